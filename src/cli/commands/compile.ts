@@ -1,0 +1,155 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import type { CompileOptions, CompileResult } from '../../compile/compile.js';
+import { MemError } from '../../errors.js';
+import { openFromCli, printJson } from '../context.js';
+import type { CliIO } from '../io.js';
+import { parseDay, parseNow, parsePositiveInt } from '../parse-options.js';
+
+interface CompileCliOptions {
+  budget?: string;
+  now?: string;
+  from?: string;
+  to?: string;
+  history?: string;
+  tokenizer?: string;
+  json?: boolean;
+  out?: string;
+  batch?: string;
+}
+
+function turnText(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (value && typeof value === 'object') {
+    const turn = value as Record<string, unknown>;
+    const text = turn['content'] ?? turn['text'];
+    const who = turn['role'] ?? turn['speaker'];
+    if (typeof text === 'string') return typeof who === 'string' ? `${who}: ${text}` : text;
+  }
+  return undefined;
+}
+
+/** History as a JSON array (strings or {role, content}), JSONL of turns, or plain text, one turn per line. */
+export function parseHistory(text: string, file: string): string[] {
+  const trimmed = text.trim();
+  if (trimmed === '') return [];
+  if (trimmed.startsWith('[')) {
+    let data: unknown;
+    try {
+      data = JSON.parse(trimmed);
+    } catch {
+      throw new MemError('INVALID_INPUT', `${file}: starts like a JSON array but is not valid JSON`);
+    }
+    return (data as unknown[]).map(turnText).filter((t): t is string => t !== undefined);
+  }
+  return trimmed.split(/\r?\n/).flatMap((line) => {
+    if (line.trim() === '') return [];
+    if (line.trimStart().startsWith('{')) {
+      try {
+        const turn = turnText(JSON.parse(line));
+        return turn === undefined ? [] : [turn];
+      } catch {
+        return [line];
+      }
+    }
+    return [line];
+  });
+}
+
+function compileOptions(
+  options: CompileCliOptions,
+  message: string,
+  overrides: { budget?: unknown; now?: unknown } = {},
+): CompileOptions {
+  if (options.tokenizer && options.tokenizer !== 'o200k_base' && options.tokenizer !== 'cl100k_base') {
+    throw new MemError('USAGE', `--tokenizer must be o200k_base or cl100k_base, got "${options.tokenizer}"`);
+  }
+  const budget = overrides.budget ?? options.budget;
+  const from = parseDay(options.from, '--from');
+  const to = parseDay(options.to, '--to');
+  return {
+    message,
+    budget: budget === undefined ? undefined : parsePositiveInt(String(budget), 'budget'),
+    now: parseNow(typeof overrides.now === 'string' ? overrides.now : options.now),
+    tokenizer: options.tokenizer as CompileOptions['tokenizer'],
+    range: from || to ? { from: from ?? '0000-01-01', to: to ?? '9999-12-31' } : undefined,
+  };
+}
+
+/** The batch line: what went in and why, nothing that was left out. */
+function batchLine(id: unknown, result: CompileResult): string {
+  const items = result.sections.flatMap((s) =>
+    s.items.map((item) => ({
+      section: s.name,
+      path: item.path,
+      anchor: item.anchor,
+      tokens: item.tokens,
+      score: item.score,
+    })),
+  );
+  return JSON.stringify({
+    id,
+    markdown: result.markdown,
+    budget: result.budget,
+    used: result.used,
+    range: result.range,
+    items,
+  });
+}
+
+export function compileCommand(program: Command, io: CliIO): void {
+  program
+    .command('compile')
+    .description("the context document for one turn: persona, the user, this turn's memories, recent entries")
+    .argument('[message]', "this turn's message")
+    .option('--budget <tokens>', 'token budget for the whole document (default: config compile.budget, 2000)')
+    .option('--now <iso>', "the turn's moment (default: now)")
+    .option(
+      '--from <date>',
+      'only episode entries on or after YYYY-MM-DD (overrides time words in the message)',
+    )
+    .option('--to <date>', 'only episode entries on or before YYYY-MM-DD')
+    .option('--history <file>', 'earlier turns: JSON array, JSONL of {role, content}, or one turn per line')
+    .option('--tokenizer <name>', 'o200k_base (default) or cl100k_base')
+    .option('--out <file>', 'write the Markdown to a file instead of stdout')
+    .option('--batch <file>', 'JSONL of {"id","message","budget"?,"now"?}; one JSON result per line')
+    .option('--json', 'the full result: sections, items, tokens, scores and reasons')
+    .action(async (message: string | undefined, options: CompileCliOptions, command: Command) => {
+      const vault = await openFromCli(command, io);
+      if (options.batch) {
+        const text = await readFile(resolve(io.cwd, options.batch), 'utf8');
+        text.split('\n').forEach((line, i) => {
+          if (line.trim() === '') return;
+          let item: Record<string, unknown>;
+          try {
+            item = JSON.parse(line);
+          } catch {
+            throw new MemError('INVALID_INPUT', `${options.batch}:${i + 1}: not valid JSON`);
+          }
+          if (typeof item['message'] !== 'string') {
+            throw new MemError('INVALID_INPUT', `${options.batch}:${i + 1}: "message" must be a string`);
+          }
+          const result = vault.compile(
+            compileOptions(options, item['message'], { budget: item['budget'], now: item['now'] }),
+          );
+          io.stdout(`${batchLine(item['id'] ?? i + 1, result)}\n`);
+        });
+        return;
+      }
+      if (message === undefined) throw new MemError('USAGE', 'compile needs a message (or --batch FILE)');
+      const request = compileOptions(options, message);
+      if (options.history) {
+        const file = resolve(io.cwd, options.history);
+        request.history = parseHistory(await readFile(file, 'utf8'), options.history);
+      }
+      const result = vault.compile(request);
+      if (options.out) await writeFile(resolve(io.cwd, options.out), result.markdown);
+      if (options.json) printJson(io, result);
+      else if (!options.out)
+        io.stdout(
+          result.markdown.endsWith('\n') || result.markdown === '' ? result.markdown : `${result.markdown}\n`,
+        );
+      else io.stderr(`wrote ${result.used} of ${result.budget} tokens to ${options.out}\n`);
+    });
+}

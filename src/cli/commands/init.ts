@@ -1,0 +1,24 @@
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { initVault } from '../../init-vault.js';
+import { printJson } from '../context.js';
+import type { CliIO } from '../io.js';
+
+export function initCommand(program: Command, io: CliIO): void {
+  program
+    .command('init')
+    .description('create a vault: layered folders, mem.config.json, .gitignore, git repository')
+    .argument('[dir]', 'where (default: the current folder)', '.')
+    .option('--no-git', 'do not create a git repository')
+    .option('--json', 'machine-readable output')
+    .action(async (dir: string, options: { git: boolean; json?: boolean }) => {
+      const result = await initVault(resolve(io.cwd, dir), { git: options.git });
+      if (options.json) printJson(io, result);
+      else {
+        io.stdout(
+          `created a vault in ${result.root}${result.gitInitialized ? ' (new git repository)' : ''}\n`,
+        );
+        for (const file of result.created) io.stdout(`  ${file}\n`);
+      }
+    });
+}

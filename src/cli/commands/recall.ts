@@ -1,0 +1,92 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { MemError } from '../../errors.js';
+import type { RecallOptions } from '../../recall/recall.js';
+import { LAYERS, type Layer } from '../../types.js';
+import { openFromCli, printJson } from '../context.js';
+import { formatHits } from '../format.js';
+import type { CliIO } from '../io.js';
+import { parseDay, parseNow, parsePositiveInt } from '../parse-options.js';
+
+interface RecallCliOptions {
+  k?: string;
+  layer?: string[];
+  now?: string;
+  from?: string;
+  to?: string;
+  all?: boolean;
+  json?: boolean;
+  explain?: boolean;
+  batch?: string;
+}
+
+export function toRecallOptions(options: RecallCliOptions, now?: string): RecallOptions {
+  const layers = (options.layer ?? []).flatMap((l) => l.split(','));
+  for (const layer of layers) {
+    if (!LAYERS.includes(layer as Layer)) {
+      throw new MemError('USAGE', `unknown layer "${layer}"; expected one of ${LAYERS.join(', ')}`);
+    }
+  }
+  const range =
+    options.from || options.to
+      ? {
+          from: parseDay(options.from, '--from') ?? '0000-01-01',
+          to: parseDay(options.to, '--to') ?? '9999-12-31',
+        }
+      : undefined;
+  return {
+    k: options.k === undefined ? undefined : parsePositiveInt(options.k, '-k'),
+    layers: layers as Layer[],
+    now: parseNow(now ?? options.now),
+    all: options.all,
+    range,
+  };
+}
+
+export function recallCommand(program: Command, io: CliIO): void {
+  program
+    .command('recall')
+    .description('rank memories for a query and say why')
+    .argument('[query]', 'what to look for')
+    .option('-k <n>', 'how many results (default: 8)')
+    .option('--layer <layer...>', `only these layers (${LAYERS.join(', ')})`)
+    .option('--now <iso>', 'the moment recency is measured from (default: now)')
+    .option('--from <date>', 'only episode entries on or after YYYY-MM-DD')
+    .option('--to <date>', 'only episode entries on or before YYYY-MM-DD')
+    .option('--all', 'include superseded and archived notes')
+    .option('--explain', 'show every part of each score')
+    .option('--batch <file>', 'JSONL of {"id","query","now"?}; one JSON result per line')
+    .option('--json', 'machine-readable output')
+    .action(async (query: string | undefined, options: RecallCliOptions, command: Command) => {
+      const vault = await openFromCli(command, io);
+      if (options.batch) {
+        const text = await readFile(resolve(io.cwd, options.batch), 'utf8');
+        text.split('\n').forEach((line, i) => {
+          if (line.trim() === '') return;
+          let item: { id?: unknown; query?: unknown; now?: unknown };
+          try {
+            item = JSON.parse(line);
+          } catch {
+            throw new MemError('INVALID_INPUT', `${options.batch}:${i + 1}: not valid JSON`);
+          }
+          if (typeof item.query !== 'string') {
+            throw new MemError('INVALID_INPUT', `${options.batch}:${i + 1}: "query" must be a string`);
+          }
+          const result = vault.recall(
+            item.query,
+            toRecallOptions(options, typeof item.now === 'string' ? item.now : undefined),
+          );
+          io.stdout(`${JSON.stringify({ id: item.id ?? i + 1, ...result })}\n`);
+        });
+        return;
+      }
+      if (query === undefined) throw new MemError('USAGE', 'recall needs a query (or --batch FILE)');
+      const result = vault.recall(query, toRecallOptions(options));
+      if (options.json) printJson(io, result);
+      else {
+        if (result.range) io.stdout(`range: ${result.range.reason}\n\n`);
+        io.stdout(formatHits(result.hits, Boolean(options.explain)));
+      }
+    });
+}

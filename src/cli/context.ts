@@ -1,0 +1,22 @@
+import type { Command } from 'commander';
+import { openVault, type Vault } from '../open-vault.js';
+import type { CliIO } from './io.js';
+
+export interface GlobalOptions {
+  vault?: string;
+}
+
+/** Opens the vault named by `--vault`, `MEM_VAULT` or the folders above the working directory. */
+export function openFromCli(command: Command, io: CliIO, extra: { rebuild?: boolean } = {}): Promise<Vault> {
+  const globals = command.optsWithGlobals() as GlobalOptions;
+  return openVault({
+    path: globals.vault ?? io.env['MEM_VAULT'],
+    cwd: io.cwd,
+    rebuild: extra.rebuild,
+    onNotice: (message) => io.stderr(`${message}\n`),
+  });
+}
+
+export function printJson(io: CliIO, value: unknown): void {
+  io.stdout(`${JSON.stringify(value, null, 2)}\n`);
+}

@@ -1,0 +1,68 @@
+import type { DoctorReport } from '../doctor.js';
+import type { RecallHit } from '../recall/recall.js';
+import type { Edge, Note } from '../types.js';
+
+function when(hit: { date?: string; time?: string; speaker?: string }): string {
+  return [hit.date && hit.time ? `${hit.date} ${hit.time}` : hit.date, hit.speaker]
+    .filter(Boolean)
+    .join(' · ');
+}
+
+export function formatHits(hits: RecallHit[], explain: boolean): string {
+  if (hits.length === 0) return 'no memories found\n';
+  return hits
+    .map((hit, i) => {
+      const head = [`${i + 1}. ${hit.link}`, hit.layer, when(hit), hit.title !== hit.link ? hit.title : '']
+        .filter(Boolean)
+        .join('  ·  ');
+      const lines = [`${head}   ${hit.score.toFixed(3)}`, `   ${hit.snippet}`];
+      if (explain) {
+        const p = hit.parts;
+        lines.push(
+          `   score: text ${p.text} · graph ${p.graph} · recency ${p.recency} · importance ${p.importance} · layer ${p.layer}`,
+        );
+      }
+      lines.push(`   why: ${hit.reasons.join('; ')}`);
+      return lines.join('\n');
+    })
+    .join('\n\n')
+    .concat('\n');
+}
+
+function edgeLine(edge: Edge, side: 'to' | 'from'): string {
+  const where = side === 'to' ? (edge.to ?? 'unresolved') : edge.from;
+  const section = side === 'from' && edge.section ? ` (in ${edge.section})` : '';
+  return `${edge.link.raw}  ->  ${where}${section}  line ${edge.link.line}`;
+}
+
+export function formatEdges(edges: Edge[], side: 'to' | 'from'): string {
+  if (edges.length === 0) return side === 'to' ? 'no links\n' : 'no backlinks\n';
+  return `${edges.map((e) => edgeLine(e, side)).join('\n')}\n`;
+}
+
+export function formatNote(note: Note, links: Edge[], backlinks: Edge[]): string {
+  const lines = [`# ${note.title}`, `path: ${note.path}  ·  layer: ${note.layer}`];
+  if (note.aliases.length > 0) lines.push(`aliases: ${note.aliases.join(', ')}`);
+  if (note.tags.length > 0) lines.push(`tags: ${note.tags.map((t) => `#${t}`).join(' ')}`);
+  const keys = Object.entries(note.frontmatter).filter(([k]) => !['title', 'aliases', 'tags'].includes(k));
+  for (const [key, value] of keys)
+    lines.push(`${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`);
+  for (const warning of note.warnings) lines.push(`warning: ${warning}`);
+  lines.push('', ...note.sections.map((s) => (s.anchor ? `## ${s.anchor}\n${s.text}` : s.text)), '');
+  lines.push(`links (${links.length}):`, ...links.map((e) => `  ${edgeLine(e, 'to')}`));
+  lines.push(`backlinks (${backlinks.length}):`, ...backlinks.map((e) => `  ${edgeLine(e, 'from')}`));
+  return `${lines.join('\n')}\n`;
+}
+
+export function formatDoctor(report: DoctorReport): string {
+  const lines = [`${report.notes} notes`];
+  const list = <T>(title: string, items: T[], line: (item: T) => string) => {
+    lines.push(`${title}: ${items.length}`);
+    for (const item of items) lines.push(`  ${line(item)}`);
+  };
+  list('unresolved links', report.unresolved, (u) => `${u.from}:${u.line}  ${u.link}`);
+  list('duplicate file names', report.duplicateNames, (d) => `${d.name}: ${d.paths.join(', ')}`);
+  list('invalid frontmatter', report.invalidFrontmatter, (f) => f.message);
+  list('orphans (no links in or out)', report.orphans, (o) => o);
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,24 @@
+import { MemError } from '../errors.js';
+
+export function parsePositiveInt(value: string, name: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0)
+    throw new MemError('USAGE', `${name} must be a positive whole number, got "${value}"`);
+  return n;
+}
+
+export function parseNow(value: string | undefined): Date | undefined {
+  if (value === undefined) return undefined;
+  const time = Date.parse(value);
+  if (!Number.isFinite(time))
+    throw new MemError('USAGE', `--now must be an ISO 8601 date or time, got "${value}"`);
+  return new Date(time);
+}
+
+export function parseDay(value: string | undefined, name: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || !Number.isFinite(Date.parse(`${value}T00:00:00Z`))) {
+    throw new MemError('USAGE', `${name} must be a date YYYY-MM-DD, got "${value}"`);
+  }
+  return value;
+}

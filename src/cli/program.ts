@@ -1,0 +1,53 @@
+import { Command, CommanderError } from 'commander';
+import { MemError } from '../errors.js';
+import { compileCommand } from './commands/compile.js';
+import { indexCommand } from './commands/index-cmd.js';
+import { initCommand } from './commands/init.js';
+import { noteCommands } from './commands/notes.js';
+import { recallCommand } from './commands/recall.js';
+import { type CliIO, processIO } from './io.js';
+
+export function buildProgram(io: CliIO): Command {
+  const program = new Command('mem')
+    .description('memvault: long-term memory for LLM agents, kept as Markdown notes')
+    .option(
+      '--vault <dir>',
+      'the vault folder (default: MEM_VAULT, else the nearest folder with mem.config.json)',
+    )
+    .showHelpAfterError()
+    .exitOverride()
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
+  initCommand(program, io);
+  indexCommand(program, io);
+  recallCommand(program, io);
+  compileCommand(program, io);
+  noteCommands(program, io);
+  for (const command of program.commands)
+    command.exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
+  return program;
+}
+
+/** Runs `mem` with `argv` (without node and script) and returns the exit code; never exits the process. */
+export async function runCli(argv: string[], io: CliIO = processIO()): Promise<number> {
+  const program = buildProgram(io);
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and version are not errors; commander has already printed its message.
+      return error.code === 'commander.helpDisplayed' ||
+        error.code === 'commander.version' ||
+        error.exitCode === 0
+        ? 0
+        : 2;
+    }
+    if (error instanceof MemError) {
+      io.stderr(`mem: ${error.message}\n`);
+      return error.exitCode;
+    }
+    const err = error as NodeJS.ErrnoException;
+    io.stderr(`mem: ${err.code ? `${err.code}: ` : ''}${err.message ?? String(error)}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,302 @@
+import type { MemConfig } from '../config.js';
+import type { VaultIndex } from '../indexing/vault-index.js';
+import { type AppliedRange, chooseRange } from '../recall/choose-range.js';
+import { isRetired } from '../recall/rank.js';
+import { citation, type DateRange, type RecallHit, recall } from '../recall/recall.js';
+import type { Note, Section } from '../types.js';
+import { type Encoding, getTokenizer, type Tokenizer } from './count-tokens.js';
+import { cutToTokens } from './cut-text.js';
+import {
+  type CompileSectionName,
+  noteBody,
+  renderMemoryItem,
+  renderNoteItem,
+  sectionHeading,
+} from './render.js';
+import { formatDay, zonedDate } from './zoned-date.js';
+
+export interface CompileOptions {
+  /** This turn's user message */
+  message: string;
+  /** Earlier turns, oldest first; the last few sharpen what is recalled */
+  history?: string[];
+  /** Token budget for the whole document (default: config `compile.budget`, 2000) */
+  budget?: number;
+  /** The turn's moment (default: now) */
+  now?: Date;
+  /** BPE encoding that counts tokens (default: config `compile.tokenizer`, o200k_base) */
+  tokenizer?: Encoding;
+  /** Share of the budget per section (default: config `compile.shares`) */
+  shares?: Partial<MemConfig['compile']['shares']>;
+  /** An explicit episode date range; overrides the time expressions in the message */
+  range?: DateRange;
+}
+
+export interface CompiledItem {
+  path: string;
+  anchor: string;
+  title: string;
+  /** The text as it went into the document (cut ones end with `…`) */
+  text: string;
+  tokens: number;
+  score: number;
+  reason: string;
+  cut: boolean;
+}
+
+export interface CompiledSection {
+  name: CompileSectionName;
+  budget: number;
+  used: number;
+  items: CompiledItem[];
+}
+
+export interface CompileResult {
+  markdown: string;
+  budget: number;
+  used: number;
+  tokenizer: Encoding;
+  range?: AppliedRange;
+  sections: CompiledSection[];
+}
+
+/** Items shorter than this after a cut say too little to be worth their citation. */
+const MIN_CUT_TOKENS = 16;
+/** How many history turns join the message for recall */
+const HISTORY_TURNS = 2;
+
+interface Candidate {
+  key: string;
+  path: string;
+  anchor: string;
+  title: string;
+  score: number;
+  reason: string;
+  /** Renders the item around a (possibly cut) text */
+  render: (text: string) => string;
+  text: string;
+}
+
+interface Filled {
+  section: CompiledSection;
+  /** The rendered Markdown of each item, parallel to section.items */
+  rendered: string[];
+}
+
+/**
+ * Fills one section from `candidates`, best first, within `budget` tokens (heading included).
+ * An item too long for what is left is cut at a sentence boundary when enough of it fits.
+ */
+function fill(
+  name: CompileSectionName,
+  budget: number,
+  candidates: Candidate[],
+  tokenizer: Tokenizer,
+  taken: Set<string>,
+): Filled {
+  const headingTokens = tokenizer.count(`${sectionHeading(name)}\n`);
+  const filled: Filled = { section: { name, budget, used: 0, items: [] }, rendered: [] };
+  let left = budget - headingTokens;
+  for (const candidate of candidates) {
+    if (left < MIN_CUT_TOKENS) break;
+    if (taken.has(candidate.key)) continue;
+    let text = candidate.text;
+    let rendered = candidate.render(text);
+    let tokens = tokenizer.count(rendered);
+    let cut = false;
+    if (tokens > left) {
+      const room = left - tokenizer.count(candidate.render(''));
+      if (room < MIN_CUT_TOKENS) continue;
+      const shortened = cutToTokens(text, room, tokenizer.count);
+      if (shortened.text === '') continue;
+      text = shortened.text;
+      rendered = candidate.render(text);
+      tokens = tokenizer.count(rendered);
+      if (tokens > left) continue;
+      cut = true;
+    }
+    taken.add(candidate.key);
+    left -= tokens;
+    filled.section.used += tokens;
+    filled.rendered.push(rendered);
+    const { path, anchor, title, score, reason } = candidate;
+    filled.section.items.push({ path, anchor, title, text, tokens, score, reason, cut });
+  }
+  if (filled.section.items.length > 0) filled.section.used += headingTokens;
+  return filled;
+}
+
+function assemble(filled: Filled[]): string {
+  return filled
+    .filter((f) => f.rendered.length > 0)
+    .map((f) => sectionHeading(f.section.name) + f.rendered.join(''))
+    .join('\n');
+}
+
+function noteCandidate(index: VaultIndex, note: Note, reason: string): Candidate {
+  const cite = citation(index, note.path, '');
+  return {
+    key: note.path,
+    path: note.path,
+    anchor: '',
+    title: note.title,
+    score: 1,
+    reason,
+    text: noteBody(note),
+    render: (text) => renderNoteItem(note.title, cite, text),
+  };
+}
+
+function sectionCandidate(
+  index: VaultIndex,
+  note: Note,
+  section: Section,
+  score: number,
+  reason: string,
+): Candidate {
+  const cite = citation(index, note.path, section.anchor);
+  return {
+    key: section.id,
+    path: note.path,
+    anchor: section.anchor,
+    title: note.title,
+    score,
+    reason,
+    text: section.text,
+    render: (text) => renderMemoryItem(cite, section, text),
+  };
+}
+
+const byPath = (a: Note, b: Note) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+
+function isPinned(note: Note): boolean {
+  return note.frontmatter['pinned'] === true;
+}
+
+function personaNotes(index: VaultIndex): Note[] {
+  return [...index.notes.values()]
+    .filter((n) => !isRetired(n) && (n.layer === 'persona' || (isPinned(n) && n.layer !== 'profile')))
+    .sort(byPath);
+}
+
+/** `profile/user.md` first, then other pinned or high-importance profile notes by path. */
+function coreProfileNotes(index: VaultIndex): Note[] {
+  const core = [...index.notes.values()].filter(
+    (n) =>
+      n.layer === 'profile' &&
+      !isRetired(n) &&
+      (n.path === 'profile/user.md' || isPinned(n) || Number(n.frontmatter['importance']) >= 0.9),
+  );
+  return core.sort((a, b) =>
+    a.path === 'profile/user.md' ? -1 : b.path === 'profile/user.md' ? 1 : byPath(a, b),
+  );
+}
+
+function recentEntries(
+  index: VaultIndex,
+  count: number,
+  today: string,
+): Array<{ note: Note; section: Section }> {
+  const entries: Array<{ note: Note; section: Section; key: string }> = [];
+  for (const note of index.notes.values()) {
+    if (note.layer !== 'episodes' || isRetired(note)) continue;
+    for (const section of note.sections) {
+      // Entries dated after the turn's moment are not "recent" for it (replays and evaluations).
+      if (section.kind !== 'block' || !section.date || section.date > today) continue;
+      entries.push({ note, section, key: `${section.date} ${section.time ?? ''} ${section.id}` });
+    }
+  }
+  entries.sort((a, b) => (a.key < b.key ? 1 : a.key > b.key ? -1 : 0));
+  return entries.slice(0, count);
+}
+
+function hitCandidate(index: VaultIndex, hit: RecallHit): Candidate | undefined {
+  const found = index.section(hit.id);
+  if (!found) return undefined;
+  return sectionCandidate(index, found.note, found.section, hit.score, hit.reasons.join('; '));
+}
+
+/**
+ * One Markdown document for one turn, never over budget: persona, the core profile, what this
+ * turn's message recalls, then the newest episode entries. The first two come out byte-identical
+ * while their notes are unchanged, so a provider's prompt cache can reuse that prefix.
+ */
+export function compile(index: VaultIndex, config: MemConfig, options: CompileOptions): CompileResult {
+  const budget = Math.max(0, Math.floor(options.budget ?? config.compile.budget));
+  const encoding = options.tokenizer ?? config.compile.tokenizer;
+  const tokenizer = getTokenizer(encoding);
+  const now = options.now ?? new Date();
+  const shares = { ...config.compile.shares, ...options.shares };
+  const taken = new Set<string>();
+
+  const history = (options.history ?? []).slice(-HISTORY_TURNS);
+  const query = [...history, options.message].join('\n');
+  const range = chooseRange(index, options.message, now, config.timezone, options.range);
+
+  const persona = personaNotes(index).map((n) => noteCandidate(index, n, 'persona'));
+  const user = coreProfileNotes(index).map((n) => noteCandidate(index, n, 'core profile'));
+  const personaPaths = new Set([...persona, ...user].map((c) => c.path));
+  const hits = recall(index, config, range?.onlyTime ? '' : query, {
+    k: 40,
+    now,
+    range: range ? { from: range.from, to: range.to } : undefined,
+  });
+  const relevant = hits
+    .filter((h) => !personaPaths.has(h.path))
+    .map((h) => hitCandidate(index, h))
+    .filter((c): c is Candidate => c !== undefined);
+  const recent = recentEntries(
+    index,
+    config.compile.recentEntries,
+    formatDay(zonedDate(now, config.timezone)),
+  ).map(({ note, section }) => sectionCandidate(index, note, section, 0, 'recent'));
+
+  const plan: Array<[CompileSectionName, Candidate[], number]> = [
+    ['persona', persona, shares.persona],
+    ['user', user, shares.user],
+    ['relevant', relevant, shares.relevant],
+    ['recent', recent, shares.recent],
+  ];
+  const totalShare = plan.reduce((sum, [, , share]) => sum + Math.max(0, share), 0) || 1;
+  const filled: Filled[] = [];
+  let spent = 0;
+  let carried = 0;
+  for (const [i, [name, candidates, share]] of plan.entries()) {
+    // What a section leaves unused flows to the next; the last may use whatever is left.
+    const own =
+      i === plan.length - 1
+        ? budget - spent
+        : Math.floor((budget * Math.max(0, share)) / totalShare) + carried;
+    const sectionBudget = Math.max(0, Math.min(own, budget - spent));
+    const result = fill(name, sectionBudget, candidates, tokenizer, taken);
+    if (name === 'recent') {
+      // Picked newest first, shown oldest first, as a conversation reads.
+      result.section.items.reverse();
+      result.rendered.reverse();
+    }
+    filled.push(result);
+    spent += result.section.used;
+    carried = sectionBudget - result.section.used;
+  }
+
+  // BPE counts are not additive across joins: check the whole, and drop from the end until it fits.
+  let markdown = assemble(filled);
+  let used = tokenizer.count(markdown);
+  while (used > budget) {
+    const last = [...filled].reverse().find((f) => f.rendered.length > 0);
+    if (!last) break;
+    last.rendered.pop();
+    const dropped = last.section.items.pop();
+    last.section.used -= dropped?.tokens ?? 0;
+    markdown = assemble(filled);
+    used = tokenizer.count(markdown);
+  }
+  return {
+    markdown,
+    budget,
+    used,
+    tokenizer: encoding,
+    ...(range ? { range } : {}),
+    sections: filled.map((f) => f.section),
+  };
+}

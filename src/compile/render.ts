@@ -1,0 +1,37 @@
+import type { Note, Section } from '../types.js';
+
+/** Section titles of the compiled document, in order. */
+export const SECTION_TITLES = {
+  persona: 'Persona',
+  user: 'About the user',
+  relevant: 'Relevant memories',
+  recent: 'Recent',
+} as const;
+
+export type CompileSectionName = keyof typeof SECTION_TITLES;
+
+export function sectionHeading(name: CompileSectionName): string {
+  return `## ${SECTION_TITLES[name]}\n`;
+}
+
+/** A whole note (persona, core profile): its title with a citation, then its body without frontmatter. */
+export function noteBody(note: Note): string {
+  return note.sections
+    .map((s) => (s.kind === 'heading' ? `#### ${s.heading ?? s.anchor}\n${s.text}` : s.text))
+    .filter((text) => text.trim() !== '')
+    .join('\n\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
+
+export function renderNoteItem(title: string, cite: string, body: string): string {
+  return `### ${title} ${cite}\n${body}\n`;
+}
+
+/** One memory as a list item: citation, when and who (episodes), then the text on one line. */
+export function renderMemoryItem(cite: string, section: Section, text: string): string {
+  const when = [section.date, section.time].filter(Boolean).join(' ');
+  const meta = [when, section.speaker].filter(Boolean).join(', ');
+  const flat = text.replace(/\s*\n\s*/g, ' ').trim();
+  return `- ${cite}${meta ? ` (${meta})` : ''} ${flat}\n`;
+}

@@ -1,0 +1,284 @@
+import { MemError } from '../errors.js';
+import type { Edge, LinkKind, LinkRef, Note } from '../types.js';
+import { basenameOf, compareStrings, foldPath, PathIndex, resolveLink } from './resolve-link.js';
+
+/** Bumped whenever the shape of `toJSON()` changes; an older cache is rebuilt, never trusted. */
+export const LINK_GRAPH_VERSION = 1;
+
+/** An edge as held inside the graph: mutable target, plus the key that finds it when files appear. */
+interface EdgeRecord {
+  readonly from: string;
+  to: string | undefined;
+  readonly link: LinkRef;
+  readonly section: string;
+  /** Folded file name of the link target (`note` for `[[x/Note]]`); `''` for same-note links */
+  readonly name: string;
+}
+
+/**
+ * One link as cached, a tuple to keep the file small (key names would double it):
+ * `[kind, raw, target, start, end, line, section, subpath, alias, property]`, absent ones null, trailing nulls cut.
+ */
+type StoredLink = [LinkKind, string, string, number, number, number, string, ...(string | null)[]];
+
+export interface LinkGraphJSON {
+  version: number;
+  /** Paths that links can point to but that hold no links of their own (images, PDFs …) */
+  files: string[];
+  /** Each note's path and its links in source order */
+  notes: [string, StoredLink[]][];
+}
+
+/**
+ * Out-links, backlinks and unresolved links of the vault, kept up to date one note at a time.
+ * Adding a file re-resolves only the links that name it, found through a map by file name,
+ * so an update never rescans the whole graph.
+ */
+export class LinkGraph {
+  private readonly index = new PathIndex();
+  /** Out-edges of each note, in source order */
+  private readonly outgoing = new Map<string, EdgeRecord[]>();
+  /** Folded target file name → edges naming it, resolved or not */
+  private readonly byName = new Map<string, Set<EdgeRecord>>();
+  /** Target path → edges resolved to it */
+  private readonly incoming = new Map<string, Set<EdgeRecord>>();
+  private readonly dangling = new Set<EdgeRecord>();
+
+  /** Adds a note or replaces its out-links; a new path may change where other notes' links point. */
+  upsert(note: Note): void {
+    this.dropEdges(note.path);
+    if (this.index.add(note.path)) this.reresolveNamed(note.path);
+    const records = note.links.map(
+      (link): EdgeRecord => ({
+        from: note.path,
+        to: undefined,
+        link,
+        section: sectionOf(note, link),
+        name: nameOf(link.target),
+      }),
+    );
+    this.attach(note.path, records);
+  }
+
+  /** Adds a file that links can point to but that is not a note (an image, a PDF). */
+  addFile(path: string): void {
+    if (this.index.add(path)) this.reresolveNamed(path);
+  }
+
+  /** Drops a note (or file) and its out-links; links that pointed to it are resolved again. */
+  remove(path: string): void {
+    this.dropEdges(path);
+    this.outgoing.delete(path);
+    if (!this.index.remove(path)) return;
+    // Removing a file only affects links that resolved to it: the order among the other
+    // candidates does not depend on which files exist.
+    for (const edge of [...(this.incoming.get(path) ?? [])]) this.retarget(edge);
+  }
+
+  /** A rename is a delete plus a create, as on disk; `note.path` must be `to`. */
+  rename(from: string, to: string, note: Note): void {
+    if (note.path !== to) {
+      throw new MemError(
+        'INVALID_INPUT',
+        `mem: rename ${from} -> ${to}: the note given has path ${note.path}`,
+      );
+    }
+    this.remove(from);
+    this.upsert(note);
+  }
+
+  /** The note's links in source order, each with where it points (or `to` absent when unresolved). */
+  outEdges(path: string): Edge[] {
+    return (this.outgoing.get(path) ?? []).map(toEdge);
+  }
+
+  /** Links resolved to `path` (its own same-note links included), by linking note then offset. */
+  backlinks(path: string): Edge[] {
+    return [...(this.incoming.get(path) ?? [])].sort(bySource).map(toEdge);
+  }
+
+  /** Links that point to no file, by linking note then offset. */
+  unresolved(): Edge[] {
+    return [...this.dangling].sort(bySource).map(toEdge);
+  }
+
+  /** Distinct notes that `path` links to or that link to it, itself excluded, sorted. */
+  neighbours(path: string): string[] {
+    const found = new Set<string>();
+    for (const edge of this.outgoing.get(path) ?? []) if (edge.to !== undefined) found.add(edge.to);
+    for (const edge of this.incoming.get(path) ?? []) found.add(edge.from);
+    found.delete(path);
+    return [...found].sort(compareStrings);
+  }
+
+  has(path: string): boolean {
+    return this.index.has(path);
+  }
+
+  /** Every note and file path known to the graph, sorted. */
+  paths(): string[] {
+    return this.index.paths();
+  }
+
+  /** Where `target` (a link's path part) points from the note at `fromPath`, as of now. */
+  resolve(target: string, fromPath: string): string | undefined {
+    return resolveLink(target, fromPath, this.index);
+  }
+
+  /** Plain JSON for the `.mem/` cache: the links as parsed; everything derived is rebuilt on load. */
+  toJSON(): LinkGraphJSON {
+    const files = this.index.paths().filter((path) => !this.outgoing.has(path));
+    const notes = [...this.outgoing].map(([path, edges]): [string, StoredLink[]] => [
+      path,
+      edges.map(storeLink),
+    ]);
+    return { version: LINK_GRAPH_VERSION, files, notes };
+  }
+
+  /** Rebuilds a graph from `toJSON()` output; throws INVALID_INPUT when the data is not such output. */
+  static fromJSON(data: unknown): LinkGraph {
+    const json = checkJSON(data);
+    const graph = new LinkGraph();
+    // Every path first, so each link is resolved once, against the complete vault.
+    for (const path of json.files) graph.index.add(path);
+    for (const [path] of json.notes) graph.index.add(path);
+    for (const [path, links] of json.notes) {
+      graph.attach(
+        path,
+        links.map((stored) => loadLink(path, stored)),
+      );
+    }
+    return graph;
+  }
+
+  private attach(path: string, records: EdgeRecord[]): void {
+    this.outgoing.set(path, records);
+    for (const edge of records) {
+      if (edge.name !== '') addTo(this.byName, edge.name, edge);
+      edge.to = resolveLink(edge.link.target, edge.from, this.index);
+      this.track(edge);
+    }
+  }
+
+  private dropEdges(path: string): void {
+    for (const edge of this.outgoing.get(path) ?? []) {
+      this.untrack(edge);
+      if (edge.name !== '') deleteFrom(this.byName, edge.name, edge);
+    }
+    this.outgoing.set(path, []);
+  }
+
+  /** A new file can take over links naming it: an unresolved one, or one that found a farther duplicate. */
+  private reresolveNamed(path: string): void {
+    const name = foldPath(basenameOf(path));
+    // `[[Note]]` is looked up as `note`, then as `note.md`: a new `Note.md` concerns both spellings.
+    const names = name.endsWith('.md') ? [name, name.slice(0, -3)] : [name];
+    for (const key of names) {
+      for (const edge of [...(this.byName.get(key) ?? [])]) this.retarget(edge);
+    }
+  }
+
+  private retarget(edge: EdgeRecord): void {
+    const to = resolveLink(edge.link.target, edge.from, this.index);
+    if (to === edge.to) return;
+    this.untrack(edge);
+    edge.to = to;
+    this.track(edge);
+  }
+
+  private track(edge: EdgeRecord): void {
+    if (edge.to === undefined) this.dangling.add(edge);
+    else addTo(this.incoming, edge.to, edge);
+  }
+
+  private untrack(edge: EdgeRecord): void {
+    if (edge.to === undefined) this.dangling.delete(edge);
+    else deleteFrom(this.incoming, edge.to, edge);
+  }
+}
+
+/** Anchor of the innermost section holding the link; `''` for frontmatter links and links outside any. */
+function sectionOf(note: Note, link: LinkRef): string {
+  if (link.kind === 'frontmatter') return '';
+  let best: { anchor: string; start: number; end: number } | undefined;
+  for (const section of note.sections) {
+    if (section.start > link.start || link.start >= section.end) continue;
+    if (!best || section.end - section.start < best.end - best.start) best = section;
+  }
+  return best?.anchor ?? '';
+}
+
+function nameOf(target: string): string {
+  return target === '' ? '' : foldPath(basenameOf(target));
+}
+
+function toEdge(edge: EdgeRecord): Edge {
+  const out: Edge = { from: edge.from, link: edge.link, section: edge.section };
+  if (edge.to !== undefined) out.to = edge.to;
+  return out;
+}
+
+function bySource(a: EdgeRecord, b: EdgeRecord): number {
+  return compareStrings(a.from, b.from) || a.link.start - b.link.start;
+}
+
+function addTo<T>(map: Map<string, Set<T>>, key: string, value: T): void {
+  const set = map.get(key);
+  if (set) set.add(value);
+  else map.set(key, new Set([value]));
+}
+
+function deleteFrom<T>(map: Map<string, Set<T>>, key: string, value: T): void {
+  const set = map.get(key);
+  if (!set) return;
+  set.delete(value);
+  if (set.size === 0) map.delete(key);
+}
+
+function storeLink(edge: EdgeRecord): StoredLink {
+  const { kind, raw, target, start, end, line, subpath, alias, property } = edge.link;
+  const stored: StoredLink = [kind, raw, target, start, end, line, edge.section];
+  const optional = [subpath ?? null, alias ?? null, property ?? null];
+  while (optional.length > 0 && optional[optional.length - 1] === null) optional.pop();
+  stored.push(...optional);
+  return stored;
+}
+
+function loadLink(from: string, stored: StoredLink): EdgeRecord {
+  const [kind, raw, target, start, end, line, section, subpath, alias, property] = stored;
+  const link: LinkRef = { kind, raw, target, start, end, line };
+  if (typeof subpath === 'string') link.subpath = subpath;
+  if (typeof alias === 'string') link.alias = alias;
+  if (typeof property === 'string') link.property = property;
+  return { from, to: undefined, link, section, name: nameOf(target) };
+}
+
+const LINK_FIELD_TYPES = ['string', 'string', 'string', 'number', 'number', 'number', 'string'];
+
+function checkJSON(data: unknown): LinkGraphJSON {
+  const fail = (why: string): never => {
+    throw new MemError('INVALID_INPUT', `mem: link graph cache: ${why}; rebuild it from the notes`);
+  };
+  if (typeof data !== 'object' || data === null) return fail('not an object');
+  const json = data as Partial<LinkGraphJSON>;
+  if (json.version !== LINK_GRAPH_VERSION) {
+    return fail(`version ${String(json.version)}, expected ${LINK_GRAPH_VERSION}`);
+  }
+  if (!Array.isArray(json.files) || !json.files.every((p) => typeof p === 'string')) {
+    return fail('files must be a list of paths');
+  }
+  if (!Array.isArray(json.notes)) return fail('notes must be a list');
+  for (const note of json.notes as unknown[]) {
+    if (!Array.isArray(note) || typeof note[0] !== 'string' || !Array.isArray(note[1])) {
+      return fail('each note must be [path, links]');
+    }
+    for (const link of note[1] as unknown[]) {
+      const ok =
+        Array.isArray(link) &&
+        LINK_FIELD_TYPES.every((type, i) => typeof link[i] === type) &&
+        link.slice(LINK_FIELD_TYPES.length).every((v) => v === null || typeof v === 'string');
+      if (!ok) return fail(`${note[0]}: a link is not [kind, raw, target, start, end, line, section, …]`);
+    }
+  }
+  return json as LinkGraphJSON;
+}

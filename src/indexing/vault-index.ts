@@ -1,0 +1,104 @@
+import type { Note, Section } from '../types.js';
+import { LinkGraph } from './link-graph.js';
+import { TextIndex } from './text-index.js';
+
+/**
+ * Everything derived from the files, kept together so that one change updates all of it:
+ * the parsed notes, the text index over their sections and the link graph.
+ */
+export class VaultIndex {
+  readonly notes = new Map<string, Note>();
+  private readonly sectionsById = new Map<string, { note: Note; section: Section }>();
+  /** How many notes share each lower-cased file name, so citations can use the short form when unique */
+  private readonly basenameCounts = new Map<string, number>();
+  text: TextIndex;
+  graph: LinkGraph;
+
+  constructor(text = new TextIndex(), graph = new LinkGraph()) {
+    this.text = text;
+    this.graph = graph;
+  }
+
+  /** Adds a note or replaces the version held, in all three structures. */
+  upsert(note: Note): void {
+    const previous = this.notes.get(note.path);
+    if (previous) this.forgetSections(previous);
+    else this.countBasename(note.path, 1);
+    this.notes.set(note.path, note);
+    for (const section of note.sections) this.sectionsById.set(section.id, { note, section });
+    if (previous) this.text.replace(note);
+    else this.text.add(note);
+    this.graph.upsert(note);
+  }
+
+  remove(path: string): boolean {
+    const previous = this.notes.get(path);
+    if (!previous) return false;
+    this.forgetSections(previous);
+    this.countBasename(path, -1);
+    this.notes.delete(path);
+    this.text.remove(path);
+    this.graph.remove(path);
+    return true;
+  }
+
+  section(id: string): { note: Note; section: Section } | undefined {
+    return this.sectionsById.get(id);
+  }
+
+  /** Finds a section of `path` by anchor (`''`, heading text or `^id`); falls back to the first section. */
+  sectionByAnchor(path: string, anchor: string | undefined): { note: Note; section: Section } | undefined {
+    const note = this.notes.get(path);
+    if (!note) return undefined;
+    const wanted = (anchor ?? '').replace(/^#/, '');
+    const lower = wanted.toLowerCase();
+    const section =
+      note.sections.find((s) => s.anchor === wanted) ??
+      note.sections.find((s) => s.anchor.toLowerCase() === lower) ??
+      // `[[Note#H1#H2]]` names the innermost heading last.
+      note.sections.find((s) => s.anchor.toLowerCase() === lower.split('#').pop()) ??
+      note.sections[0];
+    return section ? { note, section } : undefined;
+  }
+
+  /**
+   * The shortest wiki-link text that Obsidian resolves to `path` from anywhere: the bare file name
+   * when no other note shares it, else the full path. Without `.md`.
+   */
+  linkText(path: string): string {
+    const full = path.replace(/\.md$/i, '');
+    const base = basenameOf(path);
+    return (this.basenameCounts.get(base) ?? 0) > 1 ? full : full.slice(full.lastIndexOf('/') + 1);
+  }
+
+  private countBasename(path: string, delta: number): void {
+    const base = basenameOf(path);
+    const next = (this.basenameCounts.get(base) ?? 0) + delta;
+    if (next > 0) this.basenameCounts.set(base, next);
+    else this.basenameCounts.delete(base);
+  }
+
+  private forgetSections(note: Note): void {
+    for (const section of note.sections) this.sectionsById.delete(section.id);
+  }
+
+  toJSON(): { notes: Note[]; text: unknown } {
+    return { notes: [...this.notes.values()], text: this.text.toJSON() };
+  }
+
+  /** The graph is rebuilt from the notes on load: it is cheap, and one less thing to keep in sync. */
+  static fromJSON(data: { notes: Note[]; text: unknown }): VaultIndex {
+    const index = new VaultIndex(TextIndex.fromJSON(data.text), new LinkGraph());
+    for (const note of data.notes) {
+      index.notes.set(note.path, note);
+      index.countBasename(note.path, 1);
+      for (const section of note.sections) index.sectionsById.set(section.id, { note, section });
+      index.graph.upsert(note);
+    }
+    return index;
+  }
+}
+
+function basenameOf(path: string): string {
+  return path.slice(path.lastIndexOf('/') + 1).toLowerCase();
+}

@@ -1,0 +1,59 @@
+import { execFile } from 'node:child_process';
+import { cp, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { promisify } from 'node:util';
+import { CONFIG_FILE } from './config.js';
+import { MemError } from './errors.js';
+import { gitRoot, isGitAvailable } from './git/git.js';
+import { TEMPLATES_DIR } from './templates-dir.js';
+
+const run = promisify(execFile);
+
+export interface InitResult {
+  root: string;
+  created: string[];
+  gitInitialized: boolean;
+}
+
+async function listFiles(dir: string, base = dir): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const abs = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...(await listFiles(abs, base)));
+    else out.push(relative(base, abs).split('\\').join('/'));
+  }
+  return out.sort();
+}
+
+const exists = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
+
+/**
+ * Creates a vault from `templates/vault/`: the layered folders, `mem.config.json` (with this
+ * machine's time zone), `.gitignore`, and a git repository when the folder is not in one yet.
+ * Refuses before writing anything when a file it would create already exists.
+ */
+export async function initVault(root: string, options: { git?: boolean } = {}): Promise<InitResult> {
+  const source = join(TEMPLATES_DIR, 'vault');
+  const files = await listFiles(source);
+  const clashes: string[] = [];
+  for (const file of files) if (await exists(join(root, file))) clashes.push(file);
+  if (clashes.length > 0) {
+    throw new MemError('EXISTS', `${root} already has ${clashes.join(', ')}; nothing was written`);
+  }
+  await mkdir(root, { recursive: true });
+  await cp(source, root, { recursive: true, errorOnExist: true, force: false });
+  const configPath = join(root, CONFIG_FILE);
+  const config = JSON.parse(await readFile(configPath, 'utf8')) as Record<string, unknown>;
+  config['timezone'] = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+  await writeFile(configPath, `${JSON.stringify(config, null, 2)}\n`);
+  let gitInitialized = false;
+  if (options.git !== false && (await isGitAvailable()) && !(await gitRoot(root))) {
+    await run('git', ['init', '-q'], { cwd: root });
+    gitInitialized = true;
+  }
+  return { root, created: files, gitInitialized };
+}

@@ -1,0 +1,125 @@
+import { type CompileOptions, type CompileResult, compile } from './compile/compile.js';
+import { loadConfig, type MemConfig } from './config.js';
+import { type DoctorReport, diagnose } from './doctor.js';
+import { MemError } from './errors.js';
+import { loadIndexCache, saveIndexCache } from './indexing/index-cache.js';
+import { type RefreshStats, refreshIndex } from './indexing/refresh-index.js';
+import { VaultIndex } from './indexing/vault-index.js';
+import { type AppliedRange, chooseRange } from './recall/choose-range.js';
+import { type RecallHit, type RecallOptions, recall } from './recall/recall.js';
+import type { Edge, Note } from './types.js';
+import { findVault } from './vault/find-vault.js';
+
+export interface OpenVaultOptions {
+  /** The vault folder; else `MEM_VAULT`, else the nearest folder upward from `cwd` with `mem.config.json` */
+  path?: string;
+  /** Where discovery starts (default: process.cwd()) */
+  cwd?: string;
+  /** Read and write the index cache in `.mem/` (default: true) */
+  cache?: boolean;
+  /** Ignore the cache and index every note again (default: false) */
+  rebuild?: boolean;
+  /** Receives one-line notices such as "rebuilding the index cache" */
+  onNotice?: (message: string) => void;
+}
+
+export interface RecallResult {
+  query: string;
+  /** The episode date range applied, when the query named a time or one was given */
+  range?: AppliedRange;
+  hits: RecallHit[];
+}
+
+/** One vault: its config, and an index kept in step with the files. The library's entry point. */
+export class Vault {
+  readonly root: string;
+  readonly config: MemConfig;
+  index: VaultIndex;
+  /** What the last refresh changed */
+  lastRefresh: RefreshStats = { added: 0, changed: 0, removed: 0, unchanged: 0 };
+  private readonly useCache: boolean;
+
+  private constructor(root: string, config: MemConfig, index: VaultIndex, useCache: boolean) {
+    this.root = root;
+    this.config = config;
+    this.index = index;
+    this.useCache = useCache;
+  }
+
+  static async open(options: OpenVaultOptions = {}): Promise<Vault> {
+    const root = await findVault(options.path, options.cwd);
+    const config = await loadConfig(root);
+    const useCache = options.cache ?? true;
+    let index = new VaultIndex();
+    if (useCache && !options.rebuild) {
+      const cached = await loadIndexCache(root);
+      if (cached.status === 'loaded') index = cached.index;
+      else if (cached.status !== 'missing') options.onNotice?.(`mem: ${cached.reason}; rebuilding it`);
+    }
+    const vault = new Vault(root, config, index, useCache);
+    await vault.refresh();
+    return vault;
+  }
+
+  /** Re-reads what changed on disk; saves the cache when anything did. */
+  async refresh(): Promise<RefreshStats> {
+    this.lastRefresh = await refreshIndex(this.root, this.index);
+    const { added, changed, removed } = this.lastRefresh;
+    if (this.useCache && added + changed + removed > 0) await this.save();
+    return this.lastRefresh;
+  }
+
+  async save(): Promise<void> {
+    await saveIndexCache(this.root, this.index);
+  }
+
+  /**
+   * Ranked memories for a query. Time words in the query (昨天, last weekend) narrow episode
+   * entries to that range unless `range` is given; the result says which range applied and why.
+   */
+  recall(query: string, options: RecallOptions = {}): RecallResult {
+    const now = options.now ?? new Date();
+    const range = chooseRange(this.index, query, now, this.config.timezone, options.range);
+    const hits = recall(this.index, this.config, range?.onlyTime ? '' : query, {
+      ...options,
+      now,
+      range: range ? { from: range.from, to: range.to } : undefined,
+    });
+    return { query, ...(range ? { range } : {}), hits };
+  }
+
+  /** The context document for one conversation turn, within a token budget. */
+  compile(options: CompileOptions): CompileResult {
+    return compile(this.index, this.config, options);
+  }
+
+  /**
+   * Finds a note by vault path (with or without `.md`) or by link text resolved from the vault root,
+   * the way Obsidian would resolve `[[ref]]`.
+   */
+  note(ref: string): Note {
+    const clean = ref.normalize('NFC').replace(/^\.\//, '').replace(/^\//, '');
+    const direct = this.index.notes.get(clean) ?? this.index.notes.get(`${clean}.md`);
+    if (direct) return direct;
+    const resolved = this.index.graph.resolve(clean.replace(/\.md$/i, ''), '');
+    const note = resolved ? this.index.notes.get(resolved) : undefined;
+    if (!note) throw new MemError('NOT_FOUND', `note not found: ${ref}`);
+    return note;
+  }
+
+  links(ref: string): Edge[] {
+    return this.index.graph.outEdges(this.note(ref).path);
+  }
+
+  backlinks(ref: string): Edge[] {
+    return this.index.graph.backlinks(this.note(ref).path);
+  }
+
+  doctor(): DoctorReport {
+    return diagnose(this.index);
+  }
+}
+
+export function openVault(options: OpenVaultOptions = {}): Promise<Vault> {
+  return Vault.open(options);
+}

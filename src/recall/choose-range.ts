@@ -1,0 +1,77 @@
+import { parseTimeRange } from '../compile/time-range.js';
+import { dayFromYmd, formatDay } from '../compile/zoned-date.js';
+import type { VaultIndex } from '../indexing/vault-index.js';
+import type { DateRange } from './recall.js';
+
+/** The episode date range a turn was narrowed to, and why, as the JSON output reports it. */
+export interface AppliedRange extends DateRange {
+  source: 'message' | 'explicit';
+  /** The words read as a time (`上周末`), when the range came from the message */
+  expression?: string;
+  /** The message asks about nothing but that time: the newest entries of the range answer it */
+  onlyTime: boolean;
+  /** No entry fell inside the range, so it was widened by one day each side */
+  widened: boolean;
+  reason: string;
+}
+
+function hasEntries(index: VaultIndex, range: DateRange): boolean {
+  for (const note of index.notes.values()) {
+    if (note.layer !== 'episodes') continue;
+    for (const section of note.sections) {
+      if (section.date && section.date >= range.from && section.date <= range.to) return true;
+    }
+  }
+  return false;
+}
+
+function shift(date: string, days: number): string {
+  const [y, m, d] = date.split('-').map(Number);
+  if (!y || !m || !d) return date;
+  return formatDay(dayFromYmd(y, m, d) + days);
+}
+
+/**
+ * An explicit range wins over the time words of the message. A range with no entries at all is
+ * widened by one day each side once (people misremember by a day), and says so.
+ */
+export function chooseRange(
+  index: VaultIndex,
+  message: string,
+  now: Date,
+  timeZone: string,
+  explicit?: DateRange,
+): AppliedRange | undefined {
+  let range: AppliedRange;
+  if (explicit) {
+    range = {
+      ...explicit,
+      source: 'explicit',
+      onlyTime: false,
+      widened: false,
+      reason: 'given with --from/--to',
+    };
+  } else {
+    const parsed = parseTimeRange(message, now, timeZone);
+    if (!parsed) return undefined;
+    range = {
+      from: parsed.from,
+      to: parsed.to,
+      source: 'message',
+      expression: parsed.expression,
+      onlyTime: parsed.onlyTime,
+      widened: false,
+      reason: `"${parsed.expression}" read as ${parsed.from === parsed.to ? parsed.from : `${parsed.from} to ${parsed.to}`}`,
+    };
+  }
+  if (!hasEntries(index, range)) {
+    const wider = { from: shift(range.from, -1), to: shift(range.to, 1) };
+    range = {
+      ...range,
+      ...wider,
+      widened: true,
+      reason: `${range.reason}; no entries then, widened to ${wider.from} to ${wider.to}`,
+    };
+  }
+  return range;
+}

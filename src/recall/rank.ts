@@ -1,0 +1,72 @@
+import type { MemConfig } from '../config.js';
+import type { Layer, Note, Section } from '../types.js';
+
+/** Each part of a recall score, every one in 0..1, so `--explain` can show why a hit ranks where it does. */
+export interface ScoreParts {
+  /** BPE-free lexical relevance: the BM25 score divided by the best hit's */
+  text: number;
+  /** Strength of the link from a strong text hit (0 when reached by text alone) */
+  graph: number;
+  /** Exponential decay of the memory's age at `now` (0.5 when it has no date) */
+  recency: number;
+  /** Frontmatter `importance`, else a default by layer */
+  importance: number;
+  /** Prior for the note's layer from the config */
+  layer: number;
+}
+
+const DEFAULT_IMPORTANCE: Record<Layer, number> = {
+  persona: 0.8,
+  profile: 0.7,
+  insights: 0.6,
+  episodes: 0.4,
+  archive: 0.1,
+  other: 0.3,
+};
+
+const DAY_MS = 86_400_000;
+
+export function importanceOf(note: Note): number {
+  const value = Number(note.frontmatter['importance']);
+  return Number.isFinite(value) &&
+    note.frontmatter['importance'] !== null &&
+    note.frontmatter['importance'] !== ''
+    ? Math.min(1, Math.max(0, value))
+    : DEFAULT_IMPORTANCE[note.layer];
+}
+
+/** When a memory happened (episode entries) or was last known true (other notes), as epoch ms. */
+export function memoryTime(note: Note, section: Section): number | undefined {
+  if (section.date) return Date.parse(`${section.date}T${section.time ?? '12:00'}:00Z`);
+  for (const key of ['updated', 'created', 'date']) {
+    const value = note.frontmatter[key];
+    if (typeof value === 'string' && value !== '') {
+      const time = Date.parse(value);
+      if (Number.isFinite(time)) return time;
+    }
+  }
+  return undefined;
+}
+
+export function recencyOf(time: number | undefined, now: Date, halfLifeDays: number): number {
+  if (time === undefined) return 0.5;
+  const ageDays = Math.max(0, (now.getTime() - time) / DAY_MS);
+  return 0.5 ** (ageDays / halfLifeDays);
+}
+
+/**
+ * Relevance (text and graph) decides whether a memory belongs at all; recency, importance and
+ * layer only scale it, so a recent but unrelated note can never outrank a real match.
+ */
+export function combineScore(parts: ScoreParts, weights: MemConfig['recall']['weights']): number {
+  const relevance = weights.text * parts.text + weights.graph * parts.graph;
+  const prior =
+    1 + weights.recency * parts.recency + weights.importance * parts.importance + weights.layer * parts.layer;
+  return relevance * prior;
+}
+
+/** Notes that recall leaves out unless asked for everything. */
+export function isRetired(note: Note): boolean {
+  const status = String(note.frontmatter['status'] ?? 'active').toLowerCase();
+  return note.layer === 'archive' || status === 'superseded' || status === 'archived';
+}

@@ -1,0 +1,170 @@
+import type { MemConfig } from '../config.js';
+import type { VaultIndex } from '../indexing/vault-index.js';
+import type { Layer, Note, Section } from '../types.js';
+import { graphNeighbours } from './graph-neighbours.js';
+import { combineScore, importanceOf, isRetired, memoryTime, recencyOf, type ScoreParts } from './rank.js';
+import { makeSnippet } from './snippet.js';
+
+export interface DateRange {
+  /** Inclusive `YYYY-MM-DD` */
+  from: string;
+  /** Inclusive `YYYY-MM-DD` */
+  to: string;
+}
+
+export interface RecallOptions {
+  /** How many hits (default: config `recall.k`, 8) */
+  k?: number;
+  /** Only these layers */
+  layers?: Layer[];
+  /** The moment recency is measured from (default: now) */
+  now?: Date;
+  /** Include superseded and archived notes (default: false) */
+  all?: boolean;
+  /** Only episode entries dated inside this range; other layers are never date-filtered */
+  range?: DateRange;
+}
+
+export interface RecallHit {
+  /** `path#anchor` */
+  id: string;
+  path: string;
+  anchor: string;
+  /** Wiki link that cites this memory, e.g. `[[2026-11-29#^e7]]` */
+  link: string;
+  title: string;
+  layer: Layer;
+  date?: string;
+  time?: string;
+  speaker?: string;
+  snippet: string;
+  text: string;
+  score: number;
+  parts: ScoreParts;
+  reasons: string[];
+}
+
+/** How many strong text hits pass relevance to their neighbours */
+const GRAPH_SEEDS = 10;
+/** How many text hits are considered before ranking */
+const TEXT_CANDIDATES = 200;
+
+interface Candidate {
+  note: Note;
+  section: Section;
+  text: number;
+  graph: number;
+  reasons: string[];
+}
+
+export function citation(index: VaultIndex, path: string, anchor: string): string {
+  const target = index.linkText(path);
+  return `[[${target}${anchor ? `#${anchor}` : ''}]]`;
+}
+
+function inRange(date: string | undefined, note: Note, range: DateRange | undefined): boolean {
+  if (!range || note.layer !== 'episodes' || !date) return true;
+  return date >= range.from && date <= range.to;
+}
+
+/**
+ * Ranks sections for a query: BM25 text relevance, plus the neighbours of the strongest hits
+ * through links and backlinks, each scaled by recency, importance and layer.
+ */
+export function recall(
+  index: VaultIndex,
+  config: MemConfig,
+  query: string,
+  options: RecallOptions = {},
+): RecallHit[] {
+  const k = options.k ?? config.recall.k;
+  const now = options.now ?? new Date();
+  const layers = options.layers && options.layers.length > 0 ? new Set(options.layers) : undefined;
+  const admit = (note: Note, date: string | undefined): boolean =>
+    (options.all || !isRetired(note)) &&
+    (!layers || layers.has(note.layer)) &&
+    inRange(date, note, options.range);
+
+  const candidates = new Map<string, Candidate>();
+  const textHits = index.text.search(query, {
+    limit: TEXT_CANDIDATES,
+    filter: (hit) => {
+      const note = index.notes.get(hit.path);
+      return note !== undefined && admit(note, hit.date);
+    },
+  });
+  const best = textHits[0]?.score ?? 0;
+  for (const hit of textHits) {
+    const found = index.section(hit.id);
+    if (!found) continue;
+    const text = best > 0 ? hit.score / best : 0;
+    const terms = [...new Set(hit.terms)].slice(0, 5).join(', ');
+    candidates.set(hit.id, { ...found, text, graph: 0, reasons: [`text match: ${terms}`] });
+  }
+
+  for (const seed of [...candidates.values()].slice(0, GRAPH_SEEDS)) {
+    if (seed.text < 0.2) continue;
+    for (const neighbour of graphNeighbours(index, seed.note, seed.section)) {
+      if (!admit(neighbour.note, neighbour.section.date)) continue;
+      const strength = seed.text * neighbour.weight;
+      const existing = candidates.get(neighbour.section.id);
+      if (existing) {
+        if (strength > existing.graph) existing.graph = strength;
+        if (existing.reasons.length < 4 && !existing.reasons.includes(neighbour.reason))
+          existing.reasons.push(neighbour.reason);
+      } else {
+        candidates.set(neighbour.section.id, {
+          ...neighbour,
+          text: 0,
+          graph: strength,
+          reasons: [neighbour.reason],
+        });
+      }
+    }
+  }
+
+  // A question that is only about a time ("what happened yesterday") has no words to match:
+  // then the entries of that range are the answer.
+  if (candidates.size === 0 && options.range) {
+    for (const note of index.notes.values()) {
+      if (note.layer !== 'episodes') continue;
+      for (const section of note.sections) {
+        if (section.kind === 'block' && section.date && admit(note, section.date)) {
+          candidates.set(section.id, { note, section, text: 0, graph: 0.5, reasons: ['in the date range'] });
+        }
+      }
+    }
+  }
+
+  const hits = [...candidates.values()].map((c): RecallHit => {
+    const parts: ScoreParts = {
+      text: round(c.text),
+      graph: round(c.graph),
+      recency: round(recencyOf(memoryTime(c.note, c.section), now, config.recall.halfLifeDays)),
+      importance: round(importanceOf(c.note)),
+      layer: round(config.recall.layerPrior[c.note.layer] ?? 0.5),
+    };
+    return {
+      id: c.section.id,
+      path: c.note.path,
+      anchor: c.section.anchor,
+      link: citation(index, c.note.path, c.section.anchor),
+      title: c.note.title,
+      layer: c.note.layer,
+      ...(c.section.date ? { date: c.section.date } : {}),
+      ...(c.section.time ? { time: c.section.time } : {}),
+      ...(c.section.speaker ? { speaker: c.section.speaker } : {}),
+      snippet: makeSnippet(c.section.text, query),
+      text: c.section.text,
+      score: round(combineScore(parts, config.recall.weights)),
+      parts,
+      reasons: c.reasons,
+    };
+  });
+  hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return hits.slice(0, k);
+}
+
+function round(value: number): number {
+  return Math.round(value * 10_000) / 10_000;
+}
