@@ -169,6 +169,17 @@ function sectionCandidate(
 
 const byPath = (a: Note, b: Note) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
 
+function numberKey(note: Note, key: string, fallback: number): number {
+  const value = note.frontmatter[key];
+  return typeof value === 'number' && Number.isFinite(value) ? value : fallback;
+}
+
+/** Frontmatter `order` first (lowest first), then importance (highest first), then path: stable across turns. */
+const byOrder = (a: Note, b: Note) =>
+  numberKey(a, 'order', Number.MAX_SAFE_INTEGER) - numberKey(b, 'order', Number.MAX_SAFE_INTEGER) ||
+  numberKey(b, 'importance', 0) - numberKey(a, 'importance', 0) ||
+  byPath(a, b);
+
 function isPinned(note: Note): boolean {
   return note.frontmatter['pinned'] === true;
 }
@@ -176,7 +187,7 @@ function isPinned(note: Note): boolean {
 function personaNotes(index: VaultIndex): Note[] {
   return [...index.notes.values()]
     .filter((n) => !isRetired(n) && (n.layer === 'persona' || (isPinned(n) && n.layer !== 'profile')))
-    .sort(byPath);
+    .sort(byOrder);
 }
 
 /** `profile/user.md` first, then other pinned or high-importance profile notes by path. */

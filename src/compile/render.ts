@@ -17,7 +17,11 @@ export function sectionHeading(name: CompileSectionName): string {
 /** A whole note (persona, core profile): its title with a citation, then its body without frontmatter. */
 export function noteBody(note: Note): string {
   return note.sections
-    .map((s) => (s.kind === 'heading' ? `#### ${s.heading ?? s.anchor}\n${s.text}` : s.text))
+    .map((s) => {
+      // The item's own title already names the note: its top heading would say it twice.
+      if (s.kind !== 'heading' || s.text.trim() === '' || (s.heading ?? s.anchor) === note.title) return s.text;
+      return `#### ${s.heading ?? s.anchor}\n${s.text}`;
+    })
     .filter((text) => text.trim() !== '')
     .join('\n\n')
     .replace(/\n{3,}/g, '\n\n')

@@ -46,6 +46,8 @@ export interface RecallHit {
 
 /** How many strong text hits pass relevance to their neighbours */
 const GRAPH_SEEDS = 10;
+/** Score factor for each further section of a note already in the list */
+const SAME_NOTE_DECAY = 0.7;
 /** How many text hits are considered before ranking */
 const TEXT_CANDIDATES = 200;
 
@@ -161,8 +163,27 @@ export function recall(
       reasons: c.reasons,
     };
   });
-  hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  return hits.slice(0, k);
+  return diversify(hits).slice(0, k);
+}
+
+const byScore = (a: RecallHit, b: RecallHit) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/**
+ * Every section of a note matches its title, so one long note could fill the whole list. Each
+ * further section of the same note counts a little less, which leaves room for other sources.
+ */
+function diversify(hits: RecallHit[]): RecallHit[] {
+  hits.sort(byScore);
+  const seen = new Map<string, number>();
+  for (const hit of hits) {
+    const n = seen.get(hit.path) ?? 0;
+    seen.set(hit.path, n + 1);
+    if (n > 0) {
+      hit.score = round(hit.score * SAME_NOTE_DECAY ** n);
+      hit.reasons.push(`section ${n + 1} of the same note`);
+    }
+  }
+  return hits.sort(byScore);
 }
 
 function round(value: number): number {
