@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { cp, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { CONFIG_FILE } from './config.js';
@@ -38,7 +38,8 @@ const exists = (path: string) =>
  */
 export async function initVault(root: string, options: { git?: boolean } = {}): Promise<InitResult> {
   const source = join(TEMPLATES_DIR, 'vault');
-  const files = await listFiles(source);
+  // npm drops `.gitignore` from published packages, so the template ships it as `gitignore`.
+  const files = (await listFiles(source)).map((f) => (f === 'gitignore' ? '.gitignore' : f));
   const clashes: string[] = [];
   for (const file of files) if (await exists(join(root, file))) clashes.push(file);
   if (clashes.length > 0) {
@@ -46,6 +47,7 @@ export async function initVault(root: string, options: { git?: boolean } = {}): 
   }
   await mkdir(root, { recursive: true });
   await cp(source, root, { recursive: true, errorOnExist: true, force: false });
+  await rename(join(root, 'gitignore'), join(root, '.gitignore'));
   const configPath = join(root, CONFIG_FILE);
   const config = JSON.parse(await readFile(configPath, 'utf8')) as Record<string, unknown>;
   config['timezone'] = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';

@@ -1,0 +1,179 @@
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { countTokens } from '../../src/compile/count-tokens.js';
+import { openVault } from '../../src/index.js';
+import { cleanupVaults, copyExampleVault, makeVault } from '../helpers/make-vault.js';
+
+afterAll(cleanupVaults);
+
+const NOW = new Date('2026-11-30T10:00:00+08:00');
+
+const SMALL: Record<string, string> = {
+  'persona/identity.md':
+    '---\npinned: true\norder: 1\n---\n# 小满\n我是小满，一个温暖、细心的陪伴者。I listen first and answer briefly.\n',
+  'persona/voice.md': '---\npinned: true\norder: 2\n---\n# Voice\nShort sentences. 中文和英文混着说。\n',
+  'profile/user.md': '---\ntitle: Rain\npinned: true\n---\n# Rain\n## Home\nLives in [[Shanghai]].\n',
+  'profile/places/Shanghai.md': '# Shanghai\nThe city Rain moved to in November.\n',
+  'episodes/daily/2026-11-28.md':
+    '---\ndate: 2026-11-28\n---\n# 2026-11-28\n\n- 10:00 (event) Rain went hiking with Mei. ^e1\n- 18:00 **Rain:** 爬山好累但是很开心。 ^e2\n',
+  'episodes/daily/2026-11-29.md':
+    '---\ndate: 2026-11-29\n---\n# 2026-11-29\n\n- 09:00 **Rain:** Cooked tomato eggs for the first time. ^e1\n',
+};
+
+describe('compile', () => {
+  it('puts persona, the user, relevant memories and recent entries in that order', async () => {
+    const vault = await openVault({ path: await makeVault(SMALL), cache: false });
+    const result = vault.compile({ message: 'how was the hiking?', budget: 2000, now: NOW });
+    expect(result.sections.map((s) => s.name)).toEqual(['persona', 'user', 'relevant', 'recent']);
+    const headings = result.markdown.split('\n').filter((l) => l.startsWith('## '));
+    expect(headings).toEqual(['## Persona', '## About the user', '## Relevant memories', '## Recent']);
+    expect(result.sections[0]?.items.map((i) => i.path)).toEqual(['persona/identity.md', 'persona/voice.md']);
+    expect(result.sections[2]?.items[0]?.anchor).toBe('^e1');
+    expect(result.markdown).toContain(
+      '- [[2026-11-28#^e1]] (2026-11-28 10:00) (event) Rain went hiking with Mei.',
+    );
+    expect(result.used).toBe(countTokens(result.markdown));
+  });
+
+  it('never lists an item twice, even when recall and recency both find it', async () => {
+    const vault = await openVault({ path: await makeVault(SMALL), cache: false });
+    const result = vault.compile({ message: 'tomato eggs', budget: 2000, now: NOW });
+    const keys = result.sections.flatMap((s) => s.items.map((i) => `${i.path}#${i.anchor}`));
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(result.sections[2]?.items.map((i) => i.anchor)).toContain('^e1');
+  });
+
+  it('lets budget a section leaves unused flow to the next', async () => {
+    const files = { ...SMALL };
+    delete files['persona/identity.md'];
+    delete files['persona/voice.md'];
+    const vault = await openVault({ path: await makeVault(files), cache: false });
+    const result = vault.compile({ message: 'hiking', budget: 1000, now: NOW });
+    expect(result.sections[0]?.used).toBe(0);
+    // Persona's 20% and whatever the user section left both reach the relevant memories.
+    expect(result.sections[2]?.budget).toBeGreaterThan(450);
+  });
+
+  it('keeps the persona and user prefix byte-identical across turns', async () => {
+    const vault = await openVault({ path: await makeVault(SMALL), cache: false });
+    const prefix = (message: string) => {
+      const md = vault.compile({ message, budget: 1500, now: NOW }).markdown;
+      return md.slice(0, md.indexOf('## Relevant memories'));
+    };
+    expect(prefix('hiking')).toBe(prefix('what did I cook?'));
+    expect(prefix('hiking').length).toBeGreaterThan(50);
+  });
+
+  it('cites every item with a link that resolves to a real note and anchor', async () => {
+    const vault = await openVault({ path: await copyExampleVault(), cache: false });
+    const result = vault.compile({ message: '阿哲 and the bookshelf from IKEA', budget: 3000, now: NOW });
+    const items = result.sections.flatMap((s) => s.items);
+    expect(items.length).toBeGreaterThan(5);
+    for (const item of items) {
+      const note = vault.note(item.path);
+      if (item.anchor) expect(note.sections.map((s) => s.anchor)).toContain(item.anchor);
+    }
+    const cites = [...result.markdown.matchAll(/\[\[(\d{4}-\d{2}-\d{2})#\^([\w-]+)\]\]/g)];
+    expect(cites.length).toBeGreaterThan(0);
+    for (const [, day, block] of cites) {
+      expect(vault.note(day as string).blocks.map((b) => b.id)).toContain(block);
+    }
+  });
+
+  it('answers a question about the new city with the current city, not the superseded one', async () => {
+    const vault = await openVault({ path: await copyExampleVault(), cache: false });
+    const result = vault.compile({ message: '我现在住在哪个城市？', budget: 2000, now: NOW });
+    const paths = result.sections.flatMap((s) => s.items.map((i) => i.path));
+    expect(paths).not.toContain('insights/facts/lives-in-hangzhou.md');
+    expect(result.markdown).toMatch(/Shanghai|上海/);
+    expect(result.used).toBeLessThanOrEqual(2000);
+  });
+
+  it('cuts Chinese text at a sentence boundary and marks the cut', async () => {
+    const long = Array.from(
+      { length: 40 },
+      (_, i) => `这是第${i + 1}句关于小满性格的描述，她很温柔也很认真。`,
+    ).join('');
+    const vault = await openVault({
+      path: await makeVault({ 'persona/identity.md': `---\npinned: true\n---\n# 小满\n${long}\n` }),
+      cache: false,
+    });
+    const result = vault.compile({ message: 'hi', budget: 400, now: NOW });
+    const item = result.sections[0]?.items[0];
+    expect(item?.cut).toBe(true);
+    expect(item?.text.endsWith('。 …')).toBe(true);
+    expect(result.markdown).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/);
+    expect(result.used).toBeLessThanOrEqual(400);
+  });
+
+  it('gives a small valid document for an empty vault, an empty message or a tiny budget', async () => {
+    const empty = await openVault({ path: await makeVault({}), cache: false });
+    expect(empty.compile({ message: 'hello', budget: 500, now: NOW })).toMatchObject({
+      markdown: '',
+      used: 0,
+    });
+    const vault = await openVault({ path: await makeVault(SMALL), cache: false });
+    expect(vault.compile({ message: '', budget: 500, now: NOW }).used).toBeLessThanOrEqual(500);
+    const tiny = vault.compile({ message: 'hiking', budget: 5, now: NOW });
+    expect(tiny.used).toBeLessThanOrEqual(5);
+  });
+
+  it('is deterministic: the same vault, message, budget and now give the same bytes', async () => {
+    const vault = await openVault({ path: await copyExampleVault(), cache: false });
+    const a = vault.compile({ message: 'sleep and tea', budget: 1200, now: NOW });
+    const b = vault.compile({ message: 'sleep and tea', budget: 1200, now: NOW });
+    expect(a.markdown).toBe(b.markdown);
+  });
+
+  it('never exceeds its budget, whatever the vault, message and budget', async () => {
+    const word = fc.constantFrom(
+      'Rain',
+      'hiking',
+      '上海',
+      '搬家',
+      'coffee',
+      '汤圆',
+      '🐱',
+      'the',
+      'sleep',
+      '工作',
+      'Mei',
+      '。',
+      '.',
+      '\n',
+    );
+    const text = fc.array(word, { minLength: 1, maxLength: 120 }).map((w) => w.join(' '));
+    const note = fc.record({
+      layer: fc.constantFrom('persona', 'profile', 'insights', 'episodes/daily', 'other'),
+      body: text,
+      pinned: fc.boolean(),
+    });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(note, { maxLength: 8 }),
+        text,
+        fc.oneof(fc.integer({ min: 0, max: 60 }), fc.integer({ min: 61, max: 3000 })),
+        async (notes, message, budget) => {
+          const files: Record<string, string> = {};
+          notes.forEach((n, i) => {
+            const name =
+              n.layer === 'episodes/daily' ? `2026-11-${String(10 + i).padStart(2, '0')}` : `n${i}`;
+            const body =
+              n.layer === 'episodes/daily'
+                ? n.body
+                    .split('\n')
+                    .map((line, j) => `- 10:${String(j % 60).padStart(2, '0')} **Rain:** ${line} ^e${j + 1}`)
+                    .join('\n')
+                : n.body;
+            files[`${n.layer}/${name}.md`] = `---\npinned: ${n.pinned}\n---\n# ${name}\n${body}\n`;
+          });
+          const vault = await openVault({ path: await makeVault(files), cache: false });
+          const result = vault.compile({ message, budget, now: NOW });
+          expect(countTokens(result.markdown)).toBeLessThanOrEqual(budget);
+          expect(result.used).toBe(countTokens(result.markdown));
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+});

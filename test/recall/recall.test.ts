@@ -1,0 +1,123 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openVault, type Vault } from '../../src/index.js';
+import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
+
+const NOW = new Date('2026-11-30T10:00:00+08:00');
+
+const FILES: Record<string, string> = {
+  'persona/identity.md': '---\npinned: true\n---\n# 小满\nI am 小满, a warm companion.\n',
+  'profile/user.md':
+    '---\ntitle: Rain\npinned: true\naliases: [林雨]\n---\n# Rain\n## Home\nLives in [[Shanghai]] since November.\n',
+  'profile/places/Shanghai.md':
+    '---\naliases: [魔都]\nimportance: 0.8\n---\n# Shanghai\nA big city by the river.\n',
+  'profile/people/mei.md':
+    "---\ntitle: Mei\naliases: [美美]\n---\n# Mei\nRain's best friend from university. Loves hiking.\n",
+  'insights/facts/lives-in-hangzhou.md':
+    '---\nstatus: superseded\nsuperseded_by: "[[lives-in-shanghai]]"\n---\n# Rain lives in Hangzhou\nRain lives in Hangzhou, near the lake.\n',
+  'insights/facts/lives-in-shanghai.md':
+    '---\nsupersedes: "[[lives-in-hangzhou]]"\nsources: ["[[2026-11-12#^e3]]"]\nconfidence: 0.9\n---\n# Rain lives in Shanghai\nRain moved to [[Shanghai]] for a new job ([[2026-11-12#^e3]]).\n',
+  'episodes/daily/2026-11-12.md': [
+    '---\ndate: 2026-11-12\n---\n# 2026-11-12\n',
+    '- 09:00 **Rain:** Good morning, coffee first. ^e1',
+    '- 09:05 **小满:** 早安！今天有什么计划？ ^e2',
+    '- 09:14 **Rain:** 我下个月搬到上海工作，公司在徐汇。 ^e3',
+    '',
+  ].join('\n'),
+  'episodes/daily/2026-11-28.md': [
+    '---\ndate: 2026-11-28\n---\n# 2026-11-28\n',
+    '- 10:00 (event) Rain went hiking with [[mei|Mei]] in the hills. ^e1',
+    '- 18:00 **Rain:** The hiking trip was tiring but fun. ^e2',
+    '',
+  ].join('\n'),
+  'episodes/daily/2026-10-01.md':
+    '---\ndate: 2026-10-01\n---\n# 2026-10-01\n\n- 08:00 **Rain:** First hiking trip of the autumn. ^e1\n',
+};
+
+let vault: Vault;
+
+beforeAll(async () => {
+  vault = await openVault({ path: await makeVault(FILES), cache: false });
+});
+afterAll(cleanupVaults);
+
+const ids = (query: string, options = {}) =>
+  vault.recall(query, { now: NOW, ...options }).hits.map((h) => h.id);
+
+describe('recall ranking', () => {
+  it('finds a Chinese word inside a longer Chinese sentence', () => {
+    const result = ids('上海', { k: 4 });
+    expect(result[0]).toBe('episodes/daily/2026-11-12.md#^e3');
+  });
+
+  it('ranks the fact named by an English query above the notes that only mention it', () => {
+    const result = ids('Rain lives in Shanghai', { k: 4 });
+    expect(result[0]).toBe('insights/facts/lives-in-shanghai.md#Rain lives in Shanghai');
+    expect(result).toContain('profile/places/Shanghai.md#Shanghai');
+  });
+
+  it('finds a note by its alias', () => {
+    expect(ids('魔都')[0]).toBe('profile/places/Shanghai.md#Shanghai');
+    expect(ids('美美')[0]).toBe('profile/people/mei.md#Mei');
+  });
+
+  it('leaves superseded facts out unless asked for all', () => {
+    expect(ids('Hangzhou lake').some((id) => id.includes('lives-in-hangzhou'))).toBe(false);
+    expect(ids('Hangzhou lake', { all: true })[0]).toBe(
+      'insights/facts/lives-in-hangzhou.md#Rain lives in Hangzhou',
+    );
+  });
+
+  it("brings in a fact's source episode through its link, and says so", () => {
+    const hits = vault.recall('new job', { now: NOW }).hits;
+    expect(hits[0]?.id).toBe('insights/facts/lives-in-shanghai.md#Rain lives in Shanghai');
+    const source = hits.find((h) => h.id === 'episodes/daily/2026-11-12.md#^e3');
+    expect(source?.parts.text).toBe(0);
+    expect(source?.parts.graph).toBeGreaterThan(0);
+    expect(source?.reasons).toContain('linked from [[lives-in-shanghai]]');
+    expect(source?.link).toBe('[[2026-11-12#^e3]]');
+  });
+
+  it('ranks the newer of two similar episode entries first', () => {
+    const result = ids('hiking trip', { layers: ['episodes'] });
+    expect(result.indexOf('episodes/daily/2026-11-28.md#^e2')).toBeLessThan(
+      result.indexOf('episodes/daily/2026-10-01.md#^e1'),
+    );
+  });
+
+  it('keeps to the layers asked for', () => {
+    const hits = vault.recall('Rain', { now: NOW, layers: ['profile'] }).hits;
+    expect(hits.length).toBeGreaterThan(0);
+    expect(hits.every((h) => h.layer === 'profile')).toBe(true);
+  });
+
+  it('narrows episode entries to a date range without filtering other layers', () => {
+    const hits = vault.recall('hiking', { now: NOW, range: { from: '2026-11-28', to: '2026-11-28' } }).hits;
+    const episodes = hits.filter((h) => h.layer === 'episodes');
+    expect(episodes.map((h) => h.date)).toEqual(['2026-11-28', '2026-11-28']);
+    expect(hits.some((h) => h.path === 'profile/people/mei.md')).toBe(true);
+  });
+
+  it('reads time words in the query as a range and reports it', () => {
+    const result = vault.recall('上周末去哪了', { now: NOW });
+    expect(result.range).toMatchObject({
+      from: '2026-11-28',
+      to: '2026-11-29',
+      source: 'message',
+      onlyTime: true,
+    });
+    expect(result.hits.map((h) => h.id)).toEqual([
+      'episodes/daily/2026-11-28.md#^e2',
+      'episodes/daily/2026-11-28.md#^e1',
+    ]);
+  });
+
+  it('explains every hit with its score parts', () => {
+    const [hit] = vault.recall('Shanghai', { now: NOW }).hits;
+    expect(Object.keys(hit?.parts ?? {}).sort()).toEqual(['graph', 'importance', 'layer', 'recency', 'text']);
+    expect(hit?.reasons[0]).toMatch(/^text match: /);
+  });
+
+  it('gives the same order for the same query every time', () => {
+    expect(ids('Rain')).toEqual(ids('Rain'));
+  });
+});
