@@ -1,0 +1,134 @@
+import { lstat, realpath, stat } from 'node:fs/promises';
+import { dirname, join, sep } from 'node:path';
+import { MemError } from '../errors.js';
+
+/** Folders mem never reads or writes, at any depth (compared case-insensitively). */
+const RESERVED_DIRS = new Set(['.git', '.obsidian', '.trash', '.mem', 'node_modules']);
+
+/** Names Windows refuses, with or without an extension (`con.md` is as bad as `CON`). */
+const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[1-9]|lpt[1-9])(\..*)?$/i;
+
+/** Extensions Obsidian opens as files of their own; any other "extension" is part of a note name. */
+const FILE_EXTENSIONS = new Set(
+  'md canvas base pdf png jpg jpeg gif bmp svg webp avif mp3 webm wav m4a ogg 3gp flac mp4 ogv mov mkv'.split(
+    ' ',
+  ),
+);
+
+export interface ResolveOptions {
+  /** Throw NOT_FOUND when nothing exists at the path (default: false) */
+  mustExist?: boolean;
+  /** Accept a folder (and the vault root as `.`) as well as a file (default: false) */
+  allowDirs?: boolean;
+}
+
+function invalid(userPath: string, why: string): MemError {
+  return new MemError('INVALID_PATH', `${JSON.stringify(userPath)}: ${why}`);
+}
+
+function outside(userPath: string, why: string): MemError {
+  return new MemError(
+    'PATH_OUTSIDE_VAULT',
+    `${JSON.stringify(userPath)}: ${why}; paths must stay inside the vault`,
+  );
+}
+
+/** Checks the text of a path and returns its segments; touches no file. */
+function checkSegments(userPath: string, allowDirs: boolean): string[] {
+  if (typeof userPath !== 'string' || userPath === '') throw invalid(String(userPath), 'empty path');
+  // Control characters (NUL above all) truncate or confuse paths in C APIs and terminals.
+  if (/[\u0000-\u001f]/.test(userPath)) throw invalid(userPath, 'contains a NUL or control character');
+  if (userPath.includes('\\')) throw invalid(userPath, 'contains a backslash; use / between folders');
+  if (userPath.startsWith('/') || /^[A-Za-z]:/.test(userPath)) throw outside(userPath, 'absolute path');
+  let rest = userPath;
+  while (rest.startsWith('./')) rest = rest.slice(2);
+  if (allowDirs && rest.endsWith('/')) rest = rest.slice(0, -1);
+  if (rest === '' || rest === '.') {
+    if (allowDirs) return [];
+    throw invalid(userPath, 'names the vault itself, not a note');
+  }
+  const segments = rest.split('/');
+  for (const segment of segments) {
+    if (segment === '..') throw outside(userPath, "contains '..'");
+    if (segment === '' || segment === '.') throw invalid(userPath, 'has an empty or "." segment');
+    if (RESERVED_DIRS.has(segment.toLowerCase()))
+      throw invalid(userPath, `${segment}/ is not part of the notes`);
+    if (WINDOWS_RESERVED.test(segment)) throw invalid(userPath, `${segment} is a reserved name on Windows`);
+    if (/[ .]$/.test(segment)) throw invalid(userPath, `${JSON.stringify(segment)} ends in a space or dot`);
+  }
+  return segments;
+}
+
+function isInside(realRoot: string, realPath: string): boolean {
+  return realPath === realRoot || realPath.startsWith(realRoot.endsWith(sep) ? realRoot : realRoot + sep);
+}
+
+/**
+ * Resolves a path given by a user, a model or a client to a file inside the vault, or refuses it.
+ * The existing part of the path is resolved through symlinks and must stay inside realpath(root).
+ */
+export async function resolveInVault(
+  root: string,
+  userPath: string,
+  options: ResolveOptions = {},
+): Promise<{ abs: string; rel: string }> {
+  const segments = checkSegments(userPath, options.allowDirs ?? false);
+  const rel = segments.join('/');
+  const abs = segments.length === 0 ? root : join(root, ...segments);
+
+  let realRoot: string;
+  try {
+    realRoot = await realpath(root);
+  } catch (error) {
+    throw new MemError('NO_VAULT', `${root}: vault folder cannot be opened (${(error as Error).message})`);
+  }
+
+  // Walk up to the deepest ancestor that exists; its real path decides where a write would land.
+  let existing = abs;
+  let exists = true;
+  for (;;) {
+    try {
+      await lstat(existing);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+        throw invalid(userPath, (error as Error).message);
+      exists = false;
+      const parent = dirname(existing);
+      if (parent === existing) break;
+      existing = parent;
+    }
+  }
+  let real: string;
+  try {
+    real = await realpath(existing);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') throw invalid(userPath, 'goes through a symlink loop');
+    if (code === 'ENOENT') throw invalid(userPath, 'goes through a symlink whose target is missing');
+    throw invalid(userPath, (error as Error).message);
+  }
+  if (!isInside(realRoot, real)) throw outside(userPath, 'leads outside the vault through a symlink');
+
+  if (!exists) {
+    if (options.mustExist) throw new MemError('NOT_FOUND', `${rel}: no such file in the vault`);
+    return { abs, rel };
+  }
+  const info = await stat(abs);
+  if (info.isDirectory() && !options.allowDirs) throw invalid(userPath, 'is a folder, not a note');
+  return { abs, rel };
+}
+
+/**
+ * Normalises a note reference to a vault path ending in `.md`: NFC, without a leading `./`,
+ * with `.md` added unless the name already ends in an extension Obsidian opens (`.md`, `.pdf`, `.png` …).
+ * `Dr. Smith` and `v1.2 notes` become `Dr. Smith.md` and `v1.2 notes.md`, as in Obsidian.
+ */
+export function notePath(input: string): string {
+  let path = input.normalize('NFC');
+  while (path.startsWith('./')) path = path.slice(2);
+  const name = path.slice(path.lastIndexOf('/') + 1);
+  const dot = name.lastIndexOf('.');
+  const extension = dot > 0 ? name.slice(dot + 1).toLowerCase() : '';
+  return FILE_EXTENSIONS.has(extension) ? path : `${path}.md`;
+}

@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import { redactSecrets } from '../../src/write/redact.js';
+
+const clean = (text: string) => redactSecrets(text).text;
+
+describe('redactSecrets: caught', () => {
+  it.each([
+    ['my key is sk-proj-abcDEF1234567890ghijKLMNop ok', 'my key is [REDACTED:openai-key] ok'],
+    ['sk-abcdefghij0123456789ABCDEFGHIJ', '[REDACTED:openai-key]'],
+    ['sk-ant-api03-AbCdEf0123456789AbCdEf0123456789', '[REDACTED:anthropic-key]'],
+    ['ghp_0123456789abcdefABCDEF0123456789abcd', '[REDACTED:github-token]'],
+    ['gho_0123456789abcdefABCDEF0123456789abcd', '[REDACTED:github-token]'],
+    ['github_pat_11ABCDEFG0123456789_abcdefghijklmnop', '[REDACTED:github-token]'],
+    ['xoxb-123456789012-abcdefABCDEF', '[REDACTED:slack-token]'],
+    ['AKIAIOSFODNN7EXAMPLE', '[REDACTED:aws-access-key]'],
+    ['AIzaSyA1234567890abcdefghijklmnopqrstuv', '[REDACTED:google-api-key]'],
+    ['glpat-abcdefghij0123456789', '[REDACTED:gitlab-token]'],
+    ['npm_abcdefghijklmnopqrstuvwxyz0123456789', '[REDACTED:npm-token]'],
+    [
+      'jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U end',
+      'jwt [REDACTED:jwt] end',
+    ],
+    [
+      'a\n-----BEGIN RSA PRIVATE KEY-----\nMIIEow\nabc\n-----END RSA PRIVATE KEY-----\nb',
+      'a\n[REDACTED:private-key]\nb',
+    ],
+    ['-----BEGIN OPENSSH PRIVATE KEY-----\ncut off here', '[REDACTED:private-key]'],
+  ])('%j', (input, output) => {
+    expect(clean(input)).toBe(output);
+  });
+
+  it.each([
+    ['password: hunter2.', 'password: [REDACTED:password].'],
+    ['Password = "correct horse battery"', 'Password = "[REDACTED:password]"'],
+    ['{"password": "p@ss w0rd"}', '{"password": "[REDACTED:password]"}'],
+    ['passwd=s3cr3t!x', 'passwd=[REDACTED:password]'],
+    ['我的密码：abc123，记得保密', '我的密码：[REDACTED:password]，记得保密'],
+    ['api_key=0123456789abcdef0123', 'api_key=[REDACTED:api-key]'],
+    ['API-KEY: 0123456789abcdef', 'API-KEY: [REDACTED:api-key]'],
+    ['token: ya29.a0AfH6SMBx', 'token: [REDACTED:token]'],
+    ['https://example.com/cb?token=abcdefgh12345&x=1', 'https://example.com/cb?token=[REDACTED:token]&x=1'],
+    ['client_secret: 9f8e7d6c5b4a', 'client_secret: [REDACTED:secret]'],
+    ['Authorization: Bearer abcdef0123456789xyz', 'Authorization: Bearer [REDACTED:bearer-token]'],
+    ['https://alice:hunter2@example.com/x', 'https://alice:[REDACTED:url-password]@example.com/x'],
+  ])('labelled value %j: only the value goes', (input, output) => {
+    expect(clean(input)).toBe(output);
+  });
+
+  it('catches an unlabelled random token by its entropy', () => {
+    expect(clean('random Zx8Kq2LmP9vR4tYw7NbC3dFh6J here')).toBe('random [REDACTED:high-entropy] here');
+  });
+
+  it('reports each redaction with its kind and its offsets in the input', () => {
+    const input = 'key sk-proj-abcDEF1234567890ghijKLMNop and password: hunter2';
+    const result = redactSecrets(input);
+    expect(result.text).toBe('key [REDACTED:openai-key] and password: [REDACTED:password]');
+    expect(result.redactions).toEqual([
+      { kind: 'openai-key', start: 4, end: 38 },
+      { kind: 'password', start: 53, end: 60 },
+    ]);
+    expect(input.slice(53, 60)).toBe('hunter2');
+    expect(input.slice(4, 38)).toBe('sk-proj-abcDEF1234567890ghijKLMNop');
+  });
+
+  it('is idempotent: redacting twice changes nothing more', () => {
+    const once = clean('password: hunter2 and ghp_0123456789abcdefABCDEF0123456789abcd');
+    expect(redactSecrets(once)).toEqual({ text: once, redactions: [] });
+  });
+});
+
+describe('redactSecrets: left alone', () => {
+  it.each([
+    'Lives in Tokyo, likes ramen and long walks.',
+    '今天和朋友去了东京，天气很好。我们聊了密码学的历史。',
+    'see https://github.com/owner/repo/blob/main/src/vault/write-note.ts#L10 for details',
+    'https://example.com/search?q=memory&page=2',
+    'on 2026-11-30T10:30:00+09:00 we met; next on 2026-12-24',
+    // Decision: git SHAs and content hashes are cited in notes, they grant nothing.
+    'fixed in 3f786850e387550fdab836ed7e6dc881de23001b',
+    'hash 2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824',
+    // Decision: UUIDs are ids, not secrets.
+    'id 123e4567-e89b-12d3-a456-426614174000',
+    'getUserProfileById2024Handler is the function',
+    'see episodes/daily/2026-11-29-notes-for-alice',
+    'internationalization-localization-2024',
+    'max_tokens: 512',
+    'the token: none yet',
+    'password: ',
+    'sk-learn is a typo of sklearn',
+    '[[2026-11-29#^e7]] and ![[Note#^block-id]]',
+  ])('%j', (input) => {
+    expect(redactSecrets(input)).toEqual({ text: input, redactions: [] });
+  });
+});
