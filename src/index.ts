@@ -1,9 +1,20 @@
 /** The public API of memvault. The CLI and the servers use only what is exported here. */
+
+export type { CompiledItem, CompiledSection, CompileOptions, CompileResult } from './compile/compile.js';
 export { CONFIG_FILE, defaultConfig, loadConfig, type MemConfig } from './config.js';
 export type { DoctorReport } from './doctor.js';
 export { MemError, type MemErrorCode } from './errors.js';
 export { type InitResult, initVault } from './init-vault.js';
+export type { RecallResult } from './open-vault.js';
 export { type OpenVaultOptions, openVault, Vault } from './open-vault.js';
+export type { AppliedRange } from './recall/choose-range.js';
 export type { ScoreParts } from './recall/rank.js';
 export type { DateRange, RecallHit, RecallOptions } from './recall/recall.js';
 export type { Block, Edge, Heading, Layer, LinkRef, Note, Section } from './types.js';
+export {
+  type VaultChange,
+  type VaultWatcher,
+  type WatchVaultOptions,
+  watchVault,
+} from './vault/watch-vault.js';
+export type { RememberInput, RememberResult } from './write/remember.js';

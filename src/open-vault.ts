@@ -3,18 +3,21 @@ import { loadConfig, type MemConfig } from './config.js';
 import { type DoctorReport, diagnose } from './doctor.js';
 import { MemError } from './errors.js';
 import { loadIndexCache, saveIndexCache } from './indexing/index-cache.js';
-import { type RefreshStats, refreshIndex } from './indexing/refresh-index.js';
+import { type RefreshStats, refreshIndex, refreshPaths } from './indexing/refresh-index.js';
 import { VaultIndex } from './indexing/vault-index.js';
 import { type AppliedRange, chooseRange } from './recall/choose-range.js';
 import { type RecallHit, type RecallOptions, recall } from './recall/recall.js';
 import type { Edge, Note } from './types.js';
 import { findVault } from './vault/find-vault.js';
+import { type RememberInput, type RememberResult, remember } from './write/remember.js';
 
 export interface OpenVaultOptions {
   /** The vault folder; else `MEM_VAULT`, else the nearest folder upward from `cwd` with `mem.config.json` */
   path?: string;
   /** Where discovery starts (default: process.cwd()) */
   cwd?: string;
+  /** Environment read for `MEM_VAULT` (default: process.env) */
+  env?: NodeJS.ProcessEnv;
   /** Read and write the index cache in `.mem/` (default: true) */
   cache?: boolean;
   /** Ignore the cache and index every note again (default: false) */
@@ -36,7 +39,7 @@ export class Vault {
   readonly config: MemConfig;
   index: VaultIndex;
   /** What the last refresh changed */
-  lastRefresh: RefreshStats = { added: 0, changed: 0, removed: 0, unchanged: 0 };
+  lastRefresh: RefreshStats = { added: 0, changed: 0, removed: 0, unchanged: 0, touched: 0 };
   private readonly useCache: boolean;
 
   private constructor(root: string, config: MemConfig, index: VaultIndex, useCache: boolean) {
@@ -47,7 +50,7 @@ export class Vault {
   }
 
   static async open(options: OpenVaultOptions = {}): Promise<Vault> {
-    const root = await findVault(options.path, options.cwd);
+    const root = await findVault(options.path, options.cwd, options.env);
     const config = await loadConfig(root);
     const useCache = options.cache ?? true;
     let index = new VaultIndex();
@@ -64,9 +67,17 @@ export class Vault {
   /** Re-reads what changed on disk; saves the cache when anything did. */
   async refresh(): Promise<RefreshStats> {
     this.lastRefresh = await refreshIndex(this.root, this.index);
-    const { added, changed, removed } = this.lastRefresh;
-    if (this.useCache && added + changed + removed > 0) await this.save();
+    const { added, changed, removed, touched } = this.lastRefresh;
+    if (this.useCache && added + changed + removed + touched > 0) await this.save();
     return this.lastRefresh;
+  }
+
+  /**
+   * Re-reads just these vault-relative paths (added, changed or deleted), as a watcher reports
+   * them. Does not save the cache: a watcher saves after a quiet period.
+   */
+  async refreshPaths(paths: Iterable<string>): Promise<RefreshStats> {
+    return refreshPaths(this.root, this.index, paths);
   }
 
   async save(): Promise<void> {
@@ -86,6 +97,13 @@ export class Vault {
       range: range ? { from: range.from, to: range.to } : undefined,
     });
     return { query, ...(range ? { range } : {}), hits };
+  }
+
+  /** Appends one entry to today's (or `at`'s) episode note, commits it, and indexes it at once. */
+  async remember(input: RememberInput): Promise<RememberResult> {
+    const result = await remember(this.root, this.config, input);
+    await this.refreshPaths([result.path]);
+    return result;
   }
 
   /** The context document for one conversation turn, within a token budget. */

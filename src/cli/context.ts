@@ -10,8 +10,9 @@ export interface GlobalOptions {
 export function openFromCli(command: Command, io: CliIO, extra: { rebuild?: boolean } = {}): Promise<Vault> {
   const globals = command.optsWithGlobals() as GlobalOptions;
   return openVault({
-    path: globals.vault ?? io.env['MEM_VAULT'],
+    path: globals.vault,
     cwd: io.cwd,
+    env: io.env,
     rebuild: extra.rebuild,
     onNotice: (message) => io.stderr(`${message}\n`),
   });

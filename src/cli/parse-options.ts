@@ -17,7 +17,13 @@ export function parseNow(value: string | undefined): Date | undefined {
 
 export function parseDay(value: string | undefined, name: string): string | undefined {
   if (value === undefined) return undefined;
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || !Number.isFinite(Date.parse(`${value}T00:00:00Z`))) {
+  // Date.parse rolls 2026-02-30 over to March; a real day formats back to the same string.
+  const time = Date.parse(`${value}T00:00:00Z`);
+  if (
+    !/^\d{4}-\d{2}-\d{2}$/.test(value) ||
+    !Number.isFinite(time) ||
+    new Date(time).toISOString().slice(0, 10) !== value
+  ) {
     throw new MemError('USAGE', `${name} must be a date YYYY-MM-DD, got "${value}"`);
   }
   return value;

@@ -5,6 +5,7 @@ import { indexCommand } from './commands/index-cmd.js';
 import { initCommand } from './commands/init.js';
 import { noteCommands } from './commands/notes.js';
 import { recallCommand } from './commands/recall.js';
+import { rememberCommand } from './commands/remember.js';
 import { type CliIO, processIO } from './io.js';
 
 export function buildProgram(io: CliIO): Command {
@@ -21,6 +22,7 @@ export function buildProgram(io: CliIO): Command {
   indexCommand(program, io);
   recallCommand(program, io);
   compileCommand(program, io);
+  rememberCommand(program, io);
   noteCommands(program, io);
   for (const command of program.commands)
     command.exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr });

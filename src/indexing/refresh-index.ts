@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { lstat, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { parseNote } from '../vault/parse-note.js';
-import { readVault, type VaultFile } from '../vault/read-vault.js';
+import { isNotePath, readVault, type VaultFile } from '../vault/read-vault.js';
 import type { VaultIndex } from './vault-index.js';
 
 export interface RefreshStats {
@@ -9,6 +10,8 @@ export interface RefreshStats {
   changed: number;
   removed: number;
   unchanged: number;
+  /** Of the unchanged: files whose mtime moved but whose content did not (the cache needs their new mtime) */
+  touched: number;
 }
 
 export function hashText(text: string): string {
@@ -24,7 +27,7 @@ const READ_BATCH = 64;
  */
 export async function refreshIndex(root: string, index: VaultIndex): Promise<RefreshStats> {
   const files = await readVault(root);
-  const stats: RefreshStats = { added: 0, changed: 0, removed: 0, unchanged: 0 };
+  const stats: RefreshStats = { added: 0, changed: 0, removed: 0, unchanged: 0, touched: 0 };
   const seen = new Set<string>();
   const toRead: VaultFile[] = [];
   for (const file of files) {
@@ -33,6 +36,36 @@ export async function refreshIndex(root: string, index: VaultIndex): Promise<Ref
     if (known && known.size === file.size && known.mtimeMs === file.mtimeMs) stats.unchanged++;
     else toRead.push(file);
   }
+  await readInto(index, toRead, stats);
+  for (const path of [...index.notes.keys()]) {
+    if (!seen.has(path) && index.remove(path)) stats.removed++;
+  }
+  return stats;
+}
+
+/**
+ * Re-reads only the given vault paths (from a watcher): a path that is no longer a readable note
+ * is removed from the index. Much cheaper than walking the whole vault for one change.
+ */
+export async function refreshPaths(
+  root: string,
+  index: VaultIndex,
+  paths: Iterable<string>,
+): Promise<RefreshStats> {
+  const stats: RefreshStats = { added: 0, changed: 0, removed: 0, unchanged: 0, touched: 0 };
+  const toRead: VaultFile[] = [];
+  for (const path of new Set(paths)) {
+    const rel = path.normalize('NFC');
+    const abs = join(root, rel);
+    const info = isNotePath(rel) ? await lstat(abs).catch(() => undefined) : undefined;
+    if (info?.isFile()) toRead.push({ path: rel, abs, size: info.size, mtimeMs: info.mtimeMs });
+    else if (index.remove(rel)) stats.removed++;
+  }
+  await readInto(index, toRead, stats);
+  return stats;
+}
+
+async function readInto(index: VaultIndex, toRead: VaultFile[], stats: RefreshStats): Promise<void> {
   for (let i = 0; i < toRead.length; i += READ_BATCH) {
     const batch = toRead.slice(i, i + READ_BATCH);
     const texts = await Promise.all(batch.map((file) => readFile(file.abs, 'utf8').catch(() => undefined)));
@@ -44,6 +77,7 @@ export async function refreshIndex(root: string, index: VaultIndex): Promise<Ref
         known.mtimeMs = file.mtimeMs;
         known.size = file.size;
         stats.unchanged++;
+        stats.touched++;
         return;
       }
       index.upsert(parseNote(file.path, text, { size: file.size, mtimeMs: file.mtimeMs }));
@@ -51,8 +85,4 @@ export async function refreshIndex(root: string, index: VaultIndex): Promise<Ref
       else stats.added++;
     });
   }
-  for (const path of [...index.notes.keys()]) {
-    if (!seen.has(path) && index.remove(path)) stats.removed++;
-  }
-  return stats;
 }

@@ -116,6 +116,10 @@ export function compileCommand(program: Command, io: CliIO): void {
     .option('--batch <file>', 'JSONL of {"id","message","budget"?,"now"?}; one JSON result per line')
     .option('--json', 'the full result: sections, items, tokens, scores and reasons')
     .action(async (message: string | undefined, options: CompileCliOptions, command: Command) => {
+      // Check the options before the (slower) vault opens, so usage errors exit 2 wherever they are run.
+      compileOptions(options, '');
+      if (!options.batch && message === undefined)
+        throw new MemError('USAGE', 'compile needs a message (or --batch FILE)');
       const vault = await openFromCli(command, io);
       if (options.batch) {
         const text = await readFile(resolve(io.cwd, options.batch), 'utf8');
@@ -137,8 +141,7 @@ export function compileCommand(program: Command, io: CliIO): void {
         });
         return;
       }
-      if (message === undefined) throw new MemError('USAGE', 'compile needs a message (or --batch FILE)');
-      const request = compileOptions(options, message);
+      const request = compileOptions(options, message ?? '');
       if (options.history) {
         const file = resolve(io.cwd, options.history);
         request.history = parseHistory(await readFile(file, 'utf8'), options.history);

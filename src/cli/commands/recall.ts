@@ -59,6 +59,10 @@ export function recallCommand(program: Command, io: CliIO): void {
     .option('--batch <file>', 'JSONL of {"id","query","now"?}; one JSON result per line')
     .option('--json', 'machine-readable output')
     .action(async (query: string | undefined, options: RecallCliOptions, command: Command) => {
+      // Check the options before the (slower) vault opens, so usage errors exit 2 wherever they are run.
+      const base = toRecallOptions(options);
+      if (!options.batch && query === undefined)
+        throw new MemError('USAGE', 'recall needs a query (or --batch FILE)');
       const vault = await openFromCli(command, io);
       if (options.batch) {
         const text = await readFile(resolve(io.cwd, options.batch), 'utf8');
@@ -81,8 +85,7 @@ export function recallCommand(program: Command, io: CliIO): void {
         });
         return;
       }
-      if (query === undefined) throw new MemError('USAGE', 'recall needs a query (or --batch FILE)');
-      const result = vault.recall(query, toRecallOptions(options));
+      const result = vault.recall(query ?? '', base);
       if (options.json) printJson(io, result);
       else {
         if (result.range) io.stdout(`range: ${result.range.reason}\n\n`);

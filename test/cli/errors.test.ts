@@ -1,0 +1,249 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { DoctorReport } from '../../src/doctor.js';
+import type { RecallResult } from '../../src/open-vault.js';
+import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
+import { mem } from '../helpers/run-cli.js';
+
+const FILES = {
+  'profile/user.md': '---\ntitle: Rain\n---\nLives in [[Shanghai]].\n',
+  'profile/places/Shanghai.md': '# Shanghai\n\nThe lighthouse is far away.\n',
+  'episodes/daily/2026-11-21.md': '# 2026-11-21\n\n- 09:00 **Rain:** moved today ^e1\n',
+  // Invalid YAML: a flow sequence that is never closed.
+  'insights/broken.md':
+    '---\ntitle: [unclosed\ntags: x\n---\n# Broken\n\nThe zeppelin hangar smells of rain.\n',
+};
+
+let vault: string;
+const run = (args: string[]) => mem(['--vault', vault, ...args]);
+
+let empty: string;
+
+beforeAll(async () => {
+  vault = await makeVault(FILES);
+  empty = await mkdtemp(join(tmpdir(), 'memvault-novault-'));
+});
+
+afterAll(async () => {
+  await cleanupVaults();
+  await rm(empty, { recursive: true, force: true });
+});
+
+beforeEach(() => {
+  // Discovery falls back to the process's MEM_VAULT; a developer's own setting must not leak in.
+  vi.stubEnv('MEM_VAULT', undefined);
+});
+
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
+
+describe('usage errors exit with 2', () => {
+  it('an unknown command', async () => {
+    const result = await run(['frobnicate']);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain("error: unknown command 'frobnicate'");
+  });
+
+  it('a missing required argument', async () => {
+    const result = await run(['show']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("error: missing required argument 'note'");
+  });
+
+  it('an option without its value', async () => {
+    const result = await run(['recall', 'x', '-k']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("option '-k <n>' argument missing");
+  });
+
+  it('an unknown option', async () => {
+    const result = await run(['recall', 'x', '--frob']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("error: unknown option '--frob'");
+  });
+
+  it('-k abc names -k', async () => {
+    const result = await run(['recall', 'x', '-k', 'abc']);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe('mem: -k must be a positive whole number, got "abc"\n');
+  });
+
+  it('-k 0 and -k 1.5 are not positive whole numbers', async () => {
+    for (const k of ['0', '1.5', '-3']) {
+      const result = await run(['recall', 'x', '-k', k]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toBe(`mem: -k must be a positive whole number, got "${k}"\n`);
+    }
+  });
+
+  it('--now garbage, for recall and compile', async () => {
+    for (const command of [
+      ['recall', 'x'],
+      ['compile', 'x'],
+    ]) {
+      const result = await run([...command, '--now', 'garbage']);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toBe('mem: --now must be an ISO 8601 date or time, got "garbage"\n');
+    }
+  });
+
+  it('--from 2026-13-45 (no month 13) and other malformed days', async () => {
+    for (const day of ['2026-13-45', '2026-00-10', '2026-02-32', '26-11-21', '2026-11-21T10:00']) {
+      const result = await run(['recall', 'x', '--from', day]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toBe(`mem: --from must be a date YYYY-MM-DD, got "${day}"\n`);
+    }
+    const to = await run(['compile', 'x', '--to', '2026-13-45']);
+    expect(to.code).toBe(2);
+    expect(to.stderr).toBe('mem: --to must be a date YYYY-MM-DD, got "2026-13-45"\n');
+  });
+
+  // parseDay checks the shape and then Date.parse, but V8's Date.parse rolls 2026-02-30 over to
+  // 2026-03-02 instead of rejecting it, so a day that does not exist is accepted as a range bound.
+  it('--from 2026-02-30 (a day that does not exist) is refused', async () => {
+    const result = await run(['recall', 'x', '--from', '2026-02-30']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe('mem: --from must be a date YYYY-MM-DD, got "2026-02-30"\n');
+  });
+
+  it('--layer nope names the layers it accepts', async () => {
+    const result = await run(['recall', 'x', '--layer', 'nope']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      'mem: unknown layer "nope"; expected one of persona, profile, episodes, insights, archive, other\n',
+    );
+  });
+
+  it('--tokenizer must be a known encoding', async () => {
+    const result = await run(['compile', 'x', '--tokenizer', 'gpt2']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe('mem: --tokenizer must be o200k_base or cl100k_base, got "gpt2"\n');
+  });
+
+  it('recall and compile without a message or --batch', async () => {
+    expect(await run(['recall'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'mem: recall needs a query (or --batch FILE)\n',
+    });
+    expect(await run(['compile'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'mem: compile needs a message (or --batch FILE)\n',
+    });
+  });
+
+  // The vault is opened (and indexed) before the options are checked, so in a folder without a vault
+  // a usage error comes out as "no vault here" with exit 1, and the user fixes the wrong thing first.
+  it('a usage error is reported as one even where there is no vault', async () => {
+    const result = await mem(['recall', 'x', '-k', 'abc'], { cwd: empty });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe('mem: -k must be a positive whole number, got "abc"\n');
+  });
+});
+
+describe('runtime errors exit with 1 and one mem: line', () => {
+  it('no vault found: exit 1, one line on stderr that starts with mem:', async () => {
+    const result = await mem(['recall', 'x'], { cwd: empty });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    const lines = result.stderr.split('\n');
+    expect(lines.length).toBe(2);
+    expect(lines[1]).toBe('');
+    expect(lines[0]).toBe(
+      `mem: no vault here: no mem.config.json in ${empty} or above. Use --vault DIR, set MEM_VAULT, or run \`mem init\``,
+    );
+  });
+
+  it('--vault naming a missing folder', async () => {
+    const missing = join(empty, 'nope');
+    const result = await mem(['--vault', missing, 'doctor']);
+    expect(result).toEqual({ code: 1, stdout: '', stderr: `mem: vault folder not found: ${missing}\n` });
+  });
+
+  it('MEM_VAULT from the environment is used when --vault is not given', async () => {
+    const result = await mem(['show', 'Shanghai', '--json'], { cwd: empty, env: { MEM_VAULT: vault } });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout).note.path).toBe('profile/places/Shanghai.md');
+  });
+
+  it('show does-not-exist: exit 1 with "note not found"', async () => {
+    const result = await run(['show', 'does-not-exist']);
+    expect(result).toEqual({ code: 1, stdout: '', stderr: 'mem: note not found: does-not-exist\n' });
+  });
+
+  it('links and backlinks of a missing note: exit 1 with "note not found"', async () => {
+    for (const command of ['links', 'backlinks']) {
+      const result = await run([command, 'Tokyo']);
+      expect(result).toEqual({ code: 1, stdout: '', stderr: 'mem: note not found: Tokyo\n' });
+    }
+  });
+
+  it('an invalid mem.config.json: exit 1 naming the file', async () => {
+    const root = await makeVault({ 'profile/a.md': '# A' });
+    await writeFile(join(root, 'mem.config.json'), '{"timezone": ');
+    const result = await mem(['--vault', root, 'doctor']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^mem: mem\.config\.json: invalid JSON \(.+\)\n$/);
+  });
+
+  it('a config value of the wrong type: exit 1 naming the key', async () => {
+    const root = await makeVault({ 'profile/a.md': '# A' }, { config: { recall: { k: 'eight' } } });
+    const result = await mem(['--vault', root, 'doctor']);
+    expect(result).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'mem: mem.config.json: recall.k must be a number, got "eight"\n',
+    });
+  });
+
+  it('a --batch file with a line that is not JSON: exit 1 naming file and line', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'memvault-batch-'));
+    try {
+      await writeFile(join(dir, 'q.jsonl'), '{"id":1,"query":"lighthouse"}\nnot json\n');
+      const result = await mem(['--vault', vault, 'recall', '--batch', 'q.jsonl'], { cwd: dir });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe('mem: q.jsonl:2: not valid JSON\n');
+      // The line before the bad one was already answered.
+      expect(JSON.parse(result.stdout.split('\n')[0]!).id).toBe(1);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a missing --batch file: exit 1 with the system error', async () => {
+    const result = await mem(['--vault', vault, 'recall', '--batch', 'missing.jsonl'], { cwd: empty });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^mem: ENOENT: .*missing\.jsonl.*\n$/);
+  });
+});
+
+describe('a note with invalid YAML frontmatter', () => {
+  it('is still found by recall through its text', async () => {
+    const result = await run(['recall', 'zeppelin', '--json']);
+    expect(result.code).toBe(0);
+    const data = JSON.parse(result.stdout) as RecallResult;
+    expect(data.hits[0]?.path).toBe('insights/broken.md');
+    expect(data.hits[0]?.text).toContain('The zeppelin hangar smells of rain.');
+  });
+
+  it('is reported by doctor with its path and line', async () => {
+    const result = await run(['doctor', '--json']);
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout) as DoctorReport;
+    expect(report.invalidFrontmatter.length).toBe(1);
+    expect(report.invalidFrontmatter[0]!.path).toBe('insights/broken.md');
+    expect(report.invalidFrontmatter[0]!.message).toMatch(
+      /^insights\/broken\.md: invalid frontmatter at line \d+ \(.+\); the note is indexed as plain text$/,
+    );
+    const text = await run(['doctor']);
+    expect(text.stdout).toContain(
+      'invalid frontmatter: 1\n  insights/broken.md: invalid frontmatter at line',
+    );
+  });
+});

@@ -1,0 +1,132 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { MemError } from '../src/errors.js';
+import { openVault } from '../src/open-vault.js';
+import { cleanupVaults, makeVault } from './helpers/make-vault.js';
+
+const empties: string[] = [];
+
+/** A temp folder with no mem.config.json in it or above it. */
+async function emptyDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'memvault-empty-'));
+  empties.push(dir);
+  return dir;
+}
+
+beforeEach(() => {
+  // Discovery reads MEM_VAULT from the process; a developer's own setting must not leak in.
+  vi.stubEnv('MEM_VAULT', undefined);
+});
+
+afterEach(async () => {
+  vi.unstubAllEnvs();
+  await cleanupVaults();
+  await Promise.all(empties.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+describe('openVault discovery', () => {
+  it('an explicit path wins over MEM_VAULT and the working folder', async () => {
+    const explicit = await makeVault({ 'profile/a.md': '# A' });
+    const fromEnv = await makeVault({ 'profile/b.md': '# B' });
+    const fromCwd = await makeVault({ 'profile/c.md': '# C' });
+    vi.stubEnv('MEM_VAULT', fromEnv);
+    const vault = await openVault({ path: explicit, cwd: fromCwd, cache: false });
+    expect(vault.root).toBe(explicit);
+    expect([...vault.index.notes.keys()]).toEqual(['profile/a.md']);
+  });
+
+  it('MEM_VAULT wins over the working folder when no path is given', async () => {
+    const fromEnv = await makeVault({ 'profile/b.md': '# B' });
+    const fromCwd = await makeVault({ 'profile/c.md': '# C' });
+    vi.stubEnv('MEM_VAULT', fromEnv);
+    const vault = await openVault({ cwd: fromCwd, cache: false });
+    expect(vault.root).toBe(fromEnv);
+  });
+
+  it('a relative path is resolved from cwd', async () => {
+    const root = await makeVault({ 'profile/a.md': '# A' });
+    const vault = await openVault({ path: '../..', cwd: join(root, 'profile', 'people'), cache: false });
+    expect(vault.root).toBe(root);
+  });
+
+  it('without a path or MEM_VAULT, the nearest folder upward with mem.config.json is the vault', async () => {
+    const outer = await makeVault({ 'profile/outer.md': '# Outer' });
+    // A vault nested inside another: the inner one is nearer, so it wins.
+    const inner = join(outer, 'projects', 'inner');
+    await mkdir(inner, { recursive: true });
+    await writeFile(join(inner, 'mem.config.json'), '{"timezone":"UTC"}');
+    const deep = join(inner, 'episodes', 'daily', 'deeper');
+    await mkdir(deep, { recursive: true });
+    const vault = await openVault({ cwd: deep, cache: false });
+    expect(vault.root).toBe(inner);
+    expect(vault.config.timezone).toBe('UTC');
+    const fromOuter = await openVault({ cwd: join(outer, 'projects'), cache: false });
+    expect(fromOuter.root).toBe(outer);
+  });
+
+  it('with no vault anywhere, it throws NO_VAULT and suggests `mem init`', async () => {
+    const dir = await emptyDir();
+    const error = await openVault({ cwd: dir, cache: false }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(MemError);
+    expect((error as MemError).code).toBe('NO_VAULT');
+    expect((error as MemError).exitCode).toBe(1);
+    expect((error as MemError).message).toContain('mem init');
+    expect((error as MemError).message).toContain(dir);
+  });
+
+  it('an explicit path that is not a folder throws NO_VAULT naming it', async () => {
+    const dir = await emptyDir();
+    const missing = join(dir, 'nope');
+    await expect(openVault({ path: missing, cache: false })).rejects.toThrow(
+      new MemError('NO_VAULT', `vault folder not found: ${missing}`),
+    );
+  });
+});
+
+describe('vault.note', () => {
+  const FILES = {
+    'profile/user.md': '---\ntitle: Rain\naliases: [林雨]\n---\nLives in [[Shanghai]].\n',
+    'profile/places/Shanghai.md': '# Shanghai\n',
+    'insights/facts/lives-in-shanghai.md': '# Lives in Shanghai\n\nSee [[user]].\n',
+  };
+
+  it('finds a note by vault path, with or without .md, and with a leading ./', async () => {
+    const vault = await openVault({ path: await makeVault(FILES), cache: false });
+    expect(vault.note('profile/places/Shanghai.md').path).toBe('profile/places/Shanghai.md');
+    expect(vault.note('profile/places/Shanghai').path).toBe('profile/places/Shanghai.md');
+    expect(vault.note('./profile/user.md').title).toBe('Rain');
+  });
+
+  it('finds a note by link text, as Obsidian resolves [[ref]] (file name, any case)', async () => {
+    const vault = await openVault({ path: await makeVault(FILES), cache: false });
+    expect(vault.note('Shanghai').path).toBe('profile/places/Shanghai.md');
+    expect(vault.note('shanghai').path).toBe('profile/places/Shanghai.md');
+    expect(vault.note('user').path).toBe('profile/user.md');
+    expect(vault.note('facts/lives-in-shanghai').path).toBe('insights/facts/lives-in-shanghai.md');
+  });
+
+  it('links and backlinks follow the resolved note', async () => {
+    const vault = await openVault({ path: await makeVault(FILES), cache: false });
+    expect(vault.links('user').map((e) => [e.link.raw, e.to])).toEqual([
+      ['[[Shanghai]]', 'profile/places/Shanghai.md'],
+    ]);
+    expect(vault.backlinks('user').map((e) => e.from)).toEqual(['insights/facts/lives-in-shanghai.md']);
+  });
+
+  it('an alias does not resolve, as in Obsidian, and a missing note throws NOT_FOUND', async () => {
+    const vault = await openVault({ path: await makeVault(FILES), cache: false });
+    expect(() => vault.note('林雨')).toThrow(new MemError('NOT_FOUND', 'note not found: 林雨'));
+    expect(() => vault.note('profile/nobody.md')).toThrow(
+      new MemError('NOT_FOUND', 'note not found: profile/nobody.md'),
+    );
+    try {
+      vault.note('Tokyo');
+      expect.unreachable();
+    } catch (error) {
+      expect((error as MemError).code).toBe('NOT_FOUND');
+      expect((error as MemError).exitCode).toBe(1);
+    }
+  });
+});
