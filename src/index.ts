@@ -17,4 +17,5 @@ export {
   type WatchVaultOptions,
   watchVault,
 } from './vault/watch-vault.js';
+export type { IngestOptions, IngestResult } from './write/ingest.js';
 export type { RememberInput, RememberResult } from './write/remember.js';

@@ -9,6 +9,7 @@ import { type AppliedRange, chooseRange } from './recall/choose-range.js';
 import { type RecallHit, type RecallOptions, recall } from './recall/recall.js';
 import type { Edge, Note } from './types.js';
 import { findVault } from './vault/find-vault.js';
+import { type IngestOptions, type IngestResult, ingest } from './write/ingest.js';
 import { type RememberInput, type RememberResult, remember } from './write/remember.js';
 
 export interface OpenVaultOptions {
@@ -103,6 +104,13 @@ export class Vault {
   async remember(input: RememberInput): Promise<RememberResult> {
     const result = await remember(this.root, this.config, input);
     await this.refreshPaths([result.path]);
+    return result;
+  }
+
+  /** Imports a chat transcript (JSON messages, JSONL or `Speaker: text` lines) into daily episodes. */
+  async ingest(text: string, options: IngestOptions): Promise<IngestResult> {
+    const result = await ingest(this.root, this.config, text, options);
+    await this.refreshPaths(result.paths);
     return result;
   }
 

@@ -2,10 +2,14 @@ import { Command, CommanderError } from 'commander';
 import { MemError } from '../errors.js';
 import { compileCommand } from './commands/compile.js';
 import { indexCommand } from './commands/index-cmd.js';
+import { ingestCommand } from './commands/ingest.js';
 import { initCommand } from './commands/init.js';
+import { mcpCommand } from './commands/mcp.js';
 import { noteCommands } from './commands/notes.js';
 import { recallCommand } from './commands/recall.js';
 import { rememberCommand } from './commands/remember.js';
+import { serveCommand } from './commands/serve.js';
+import { watchCommand } from './commands/watch.js';
 import { type CliIO, processIO } from './io.js';
 
 export function buildProgram(io: CliIO): Command {
@@ -23,7 +27,11 @@ export function buildProgram(io: CliIO): Command {
   recallCommand(program, io);
   compileCommand(program, io);
   rememberCommand(program, io);
+  ingestCommand(program, io);
   noteCommands(program, io);
+  watchCommand(program, io);
+  serveCommand(program, io);
+  mcpCommand(program, io);
   for (const command of program.commands)
     command.exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
   return program;

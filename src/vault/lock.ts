@@ -130,7 +130,8 @@ export async function withLock<T>(
         : 'another process';
       throw new MemError('LOCKED', `${lockPath} is held by ${who}; gave up after ${timeoutMs} ms`);
     }
-    const backoff = Math.min(10 * 2 ** Math.min(attempt, 5), 200);
+    // Locks are held for one small write, so short waits find them free soonest.
+    const backoff = Math.min(5 * 2 ** Math.min(attempt, 3), 40);
     await sleep(backoff * (0.5 + Math.random()));
   }
 

@@ -1,0 +1,83 @@
+import { createHash } from 'node:crypto';
+import type { MemConfig } from '../config.js';
+import { commitWrite, type WriteCommit } from '../git/commit-write.js';
+import { parseTranscript } from './parse-transcript.js';
+import { redactSecrets } from './redact.js';
+import { appendToDay, type DayEntry, dayOf, zonedTime } from './remember.js';
+
+export interface IngestOptions {
+  /** Display name for the file in messages and the commit */
+  name: string;
+  /** When turns without a timestamp happened (default: now) */
+  at?: Date;
+  noRedact?: boolean;
+  /** Called after each day is written: days done, days in all */
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface IngestResult extends WriteCommit {
+  added: number;
+  /** Turns already in the vault from an earlier import */
+  skipped: number;
+  /** Daily notes that received entries */
+  days: string[];
+  paths: string[];
+  redacted: number;
+}
+
+/**
+ * A block id derived from the turn itself, so importing the same transcript twice finds the ids
+ * already written and adds nothing. The occurrence number keeps repeated identical turns apart.
+ */
+function ingestId(speaker: string, text: string, at: string, occurrence: number): string {
+  const hash = createHash('sha256').update(`${speaker}\0${text}\0${at}\0${occurrence}`).digest('hex');
+  return `i${hash.slice(0, 10)}`;
+}
+
+/** Imports a transcript into daily episode notes, one entry per turn, grouped by local date. */
+export async function ingest(
+  root: string,
+  config: MemConfig,
+  text: string,
+  options: IngestOptions,
+): Promise<IngestResult> {
+  const turns = parseTranscript(text, options.name);
+  const fallback = options.at ?? new Date();
+  const byDay = new Map<string, DayEntry[]>();
+  const seen = new Map<string, number>();
+  let redacted = 0;
+  for (const turn of turns) {
+    const at = turn.at ?? fallback;
+    const day = dayOf(at, config.timezone);
+    const key = `${turn.speaker ?? ''}\0${turn.text}\0${turn.at?.toISOString() ?? ''}`;
+    const occurrence = (seen.get(key) ?? 0) + 1;
+    seen.set(key, occurrence);
+    const clean = options.noRedact ? { text: turn.text, redactions: [] } : redactSecrets(turn.text);
+    redacted += clean.redactions.length;
+    const entry: DayEntry = {
+      text: clean.text,
+      time: zonedTime(at, config.timezone),
+      speaker: turn.speaker,
+      blockId: ingestId(turn.speaker ?? '', turn.text, turn.at?.toISOString() ?? '', occurrence),
+    };
+    byDay.set(day, [...(byDay.get(day) ?? []), entry]);
+  }
+  const days = [...byDay.keys()].sort();
+  let added = 0;
+  const touched: string[] = [];
+  const paths: string[] = [];
+  for (const [i, day] of days.entries()) {
+    const { path, ids } = await appendToDay(root, day, byDay.get(day) ?? []);
+    if (ids.length > 0) {
+      added += ids.length;
+      touched.push(day);
+      paths.push(path);
+    }
+    options.onProgress?.(i + 1, days.length);
+  }
+  const commit =
+    paths.length > 0
+      ? await commitWrite(root, config, paths, `mem: ingest ${options.name} (${added} entries)`)
+      : { committed: false, reason: 'nothing new' };
+  return { added, skipped: turns.length - added, days: touched, paths, redacted, ...commit };
+}

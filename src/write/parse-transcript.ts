@@ -1,0 +1,105 @@
+import { MemError } from '../errors.js';
+
+/** One turn of an imported conversation. */
+export interface TranscriptTurn {
+  speaker?: string;
+  text: string;
+  /** When it was said, if the transcript says */
+  at?: Date;
+}
+
+/** Roles that are not part of the conversation a person had. */
+const SKIPPED_ROLES = new Set(['system', 'tool', 'function', 'developer']);
+
+function textOf(content: unknown): string | undefined {
+  if (typeof content === 'string') return content;
+  // OpenAI-style content parts: [{ type: 'text', text: '…' }, { type: 'image_url', … }]
+  if (Array.isArray(content)) {
+    const parts = content
+      .map((part) => (typeof part === 'string' ? part : (part as { text?: unknown })?.text))
+      .filter((t): t is string => typeof t === 'string');
+    return parts.length > 0 ? parts.join('\n') : undefined;
+  }
+  return undefined;
+}
+
+function timeOf(value: unknown): Date | undefined {
+  if (typeof value === 'number' && Number.isFinite(value)) {
+    // Epoch seconds are ten digits until 2286; anything larger is milliseconds.
+    return new Date(value < 1e11 ? value * 1000 : value);
+  }
+  if (typeof value === 'string' && value.trim() !== '') {
+    const time = Date.parse(value);
+    if (Number.isFinite(time)) return new Date(time);
+  }
+  return undefined;
+}
+
+function turnOf(value: unknown, where: string): TranscriptTurn | undefined {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) {
+    throw new MemError('INVALID_INPUT', `${where}: expected an object with role/speaker and content/text`);
+  }
+  const record = value as Record<string, unknown>;
+  const role = record['speaker'] ?? record['role'] ?? record['name'];
+  if (typeof role === 'string' && SKIPPED_ROLES.has(role.toLowerCase())) return undefined;
+  const text = textOf(record['content'] ?? record['text'] ?? record['message']);
+  if (text === undefined) throw new MemError('INVALID_INPUT', `${where}: no "content" or "text" string`);
+  if (text.trim() === '') return undefined;
+  const at = timeOf(record['timestamp'] ?? record['time'] ?? record['created_at'] ?? record['date']);
+  return {
+    text,
+    ...(typeof role === 'string' && role.trim() ? { speaker: role.trim() } : {}),
+    ...(at ? { at } : {}),
+  };
+}
+
+/**
+ * Reads a chat transcript in any of three forms: a JSON array of messages (or `{ "messages": [...] }`),
+ * JSONL with one message per line, or plain text with one `Speaker: text` per line (lines without a
+ * speaker continue the previous turn).
+ */
+export function parseTranscript(text: string, file: string): TranscriptTurn[] {
+  const body = text.replace(/^\uFEFF/, '').trim();
+  if (body === '') return [];
+  if (body.startsWith('[') || (body.startsWith('{') && /^\{\s*"messages"\s*:/.test(body))) {
+    let data: unknown;
+    try {
+      data = JSON.parse(body);
+    } catch (error) {
+      throw new MemError('INVALID_INPUT', `${file}: not valid JSON (${(error as Error).message})`);
+    }
+    const list = Array.isArray(data) ? data : (data as { messages?: unknown }).messages;
+    if (!Array.isArray(list)) throw new MemError('INVALID_INPUT', `${file}: expected an array of messages`);
+    return list
+      .map((m, i) => turnOf(m, `${file}: message ${i + 1}`))
+      .filter((t): t is TranscriptTurn => t !== undefined);
+  }
+  const lines = body.split(/\r?\n/);
+  if (body.startsWith('{')) {
+    return lines.flatMap((line, i) => {
+      if (line.trim() === '') return [];
+      let data: unknown;
+      try {
+        data = JSON.parse(line);
+      } catch {
+        throw new MemError('INVALID_INPUT', `${file}:${i + 1}: not valid JSON`);
+      }
+      const turn = turnOf(data, `${file}:${i + 1}`);
+      return turn ? [turn] : [];
+    });
+  }
+  const turns: TranscriptTurn[] = [];
+  for (const line of lines) {
+    const match = /^\s*(?:\[([^\]]+)\]\s*)?([^:：]{1,40}?)\s*[:：]\s?(.*)$/.exec(line);
+    const at = match?.[1] ? timeOf(match[1]) : undefined;
+    if (match && !/^https?$/i.test(match[2] ?? '')) {
+      turns.push({ speaker: match[2]!.trim(), text: match[3] ?? '', ...(at ? { at } : {}) });
+    } else if (turns.length > 0 && line.trim() !== '') {
+      const last = turns[turns.length - 1]!;
+      last.text = `${last.text}\n${line.trim()}`;
+    } else if (line.trim() !== '') {
+      turns.push({ text: line.trim() });
+    }
+  }
+  return turns.filter((t) => t.text.trim() !== '');
+}
