@@ -1,0 +1,241 @@
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { MemError } from '../errors.js';
+import type { VaultIndex } from '../indexing/vault-index.js';
+import { setFrontmatterKeys } from '../vault/edit-frontmatter.js';
+import { readForWrite, updateFile, writeAtomic } from '../vault/write-note.js';
+import { redactSecrets } from '../write/redact.js';
+import type { Operation } from './operations.js';
+import type { Rejected } from './validate-operations.js';
+
+/** One file's planned change: the operations that touch it, applied in order to its current text. */
+interface FileChange {
+  create: boolean;
+  steps: Array<{ index: number; apply: (text: string) => string }>;
+}
+
+/** An operation that cannot apply to the note as it now is (a line to replace was edited away). */
+class Skip extends Error {}
+
+const clean = (value: string) => redactSecrets(value).text;
+
+function newNote(frontmatter: Record<string, unknown>, title: string, body: string): string {
+  const data = Object.fromEntries(Object.entries(frontmatter).filter(([, v]) => v !== undefined));
+  return `---\n${stringify(data).trimEnd()}\n---\n# ${title}\n\n${clean(body).trim()}\n`;
+}
+
+function eolOf(text: string): string {
+  return text.includes('\r\n') ? '\r\n' : '\n';
+}
+
+/** Inserts `line` at the end of the section under `heading` (any level), or in a new `## heading` at the end. */
+export function addUnderHeading(text: string, heading: string, line: string): string {
+  const eol = eolOf(text);
+  const lines = text.split(/\r?\n/);
+  const wanted = heading.trim().toLowerCase();
+  const at = lines.findIndex(
+    (l) =>
+      /^#{1,6}\s/.test(l) &&
+      l
+        .replace(/^#{1,6}\s+/, '')
+        .trim()
+        .toLowerCase() === wanted,
+  );
+  if (at < 0) {
+    const base = text.endsWith('\n') || text === '' ? text : `${text}${eol}`;
+    return `${base}${eol}## ${heading.trim()}${eol}${line}${eol}`;
+  }
+  const level = /^#+/.exec(lines[at] ?? '')?.[0].length ?? 2;
+  let end = at + 1;
+  while (
+    end < lines.length &&
+    !(/^#{1,6}\s/.test(lines[end] ?? '') && (/^#+/.exec(lines[end] ?? '')?.[0].length ?? 7) <= level)
+  )
+    end++;
+  // Insert after the section's last non-blank line.
+  let insert = end;
+  while (insert > at + 1 && (lines[insert - 1] ?? '').trim() === '') insert--;
+  lines.splice(insert, 0, line);
+  return lines.join(eol);
+}
+
+function replaceLine(text: string, old: string, line: string): string {
+  const eol = eolOf(text);
+  const lines = text.split(/\r?\n/);
+  const norm = (s: string) => s.trim().replace(/^[-*]\s+/, '');
+  const at = lines.findIndex((l) => norm(l) === norm(old));
+  if (at < 0) throw new Skip(`the line to replace is not in the note (edited since?): ${old}`);
+  lines[at] = line;
+  return lines.join(eol);
+}
+
+function profileSkeleton(path: string): string {
+  const name = path.slice(path.lastIndexOf('/') + 1).replace(/\.md$/, '');
+  return `---\ntitle: ${JSON.stringify(name)}\n---\n# ${name}\n`;
+}
+
+/** Turns validated operations into per-file changes. Nothing is read or written here. */
+export function planChanges(operations: Operation[], index: VaultIndex, now: Date): Map<string, FileChange> {
+  const plan = new Map<string, FileChange>();
+  const stamp = now.toISOString();
+  const add = (path: string, create: boolean, step: FileChange['steps'][number]) => {
+    const change = plan.get(path) ?? { create, steps: [] };
+    change.steps.push(step);
+    plan.set(path, change);
+  };
+  const linkTo = (path: string) => `[[${index.linkText(path)}]]`;
+  operations.forEach((op, i) => {
+    switch (op.op) {
+      case 'create_insight':
+        add(op.path, true, {
+          index: i,
+          apply: () =>
+            newNote(
+              {
+                id: randomBytes(6).toString('hex'),
+                title: op.title,
+                created: stamp,
+                updated: stamp,
+                confidence: op.confidence,
+                importance: op.importance,
+                tags: op.tags,
+                sources: op.sources,
+              },
+              op.title,
+              op.body,
+            ),
+        });
+        break;
+      case 'update_profile_fact': {
+        const line = clean(op.fact.startsWith('- ') ? op.fact : `- ${op.fact}`);
+        add(op.path, false, {
+          index: i,
+          apply: (text) => {
+            const base = text === '' ? profileSkeleton(op.path) : text;
+            if (op.replaces) return replaceLine(base, op.replaces, line);
+            return addUnderHeading(base, op.heading ?? 'Facts', line);
+          },
+        });
+        break;
+      }
+      case 'supersede_fact': {
+        const newLink = `[[${op.new.path.slice(op.new.path.lastIndexOf('/') + 1).replace(/\.md$/, '')}]]`;
+        add(op.new.path, true, {
+          index: i,
+          apply: () =>
+            newNote(
+              {
+                id: randomBytes(6).toString('hex'),
+                title: op.new.title,
+                created: stamp,
+                updated: stamp,
+                status: 'active',
+                supersedes: linkTo(op.old),
+                valid_from: op.valid_from,
+                confidence: op.new.confidence,
+                importance: op.new.importance,
+                sources: op.sources,
+              },
+              op.new.title,
+              op.new.body,
+            ),
+        });
+        add(op.old, false, {
+          index: i,
+          apply: (text) =>
+            setFrontmatterKeys(text, {
+              status: 'superseded',
+              superseded_by: newLink,
+              ...(op.valid_to ? { valid_to: op.valid_to } : {}),
+              updated: stamp,
+            }),
+        });
+        break;
+      }
+      case 'add_link':
+        add(op.from, false, {
+          index: i,
+          apply: (text) => {
+            const target = linkTo(op.to);
+            if (text.includes(target.slice(0, -2))) return text;
+            return addUnderHeading(text, 'Related', `- ${target}`);
+          },
+        });
+        break;
+      case 'mark_reflected':
+        add(op.path, false, { index: i, apply: (text) => setFrontmatterKeys(text, { reflected: stamp }) });
+        break;
+    }
+  });
+  return plan;
+}
+
+/** Runs a file's steps over `text`; a step that cannot apply is skipped and reported. */
+function runSteps(change: FileChange, text: string, skipped: Map<number, string>): string {
+  let current = text;
+  for (const step of change.steps) {
+    try {
+      current = step.apply(current);
+    } catch (error) {
+      if (!(error instanceof Skip) && !(error instanceof MemError)) throw error;
+      skipped.set(step.index, (error as Error).message);
+    }
+  }
+  return current;
+}
+
+export interface PlannedFile {
+  path: string;
+  before: string | undefined;
+  after: string;
+}
+
+/** What the plan would write, computed on the notes as they are now (for --dry-run). */
+export async function previewChanges(
+  root: string,
+  plan: Map<string, FileChange>,
+): Promise<{ files: PlannedFile[]; skipped: Rejected[] }> {
+  const skipped = new Map<number, string>();
+  const files: PlannedFile[] = [];
+  for (const [path, change] of plan) {
+    const before = (await readForWrite(join(root, path)))?.text;
+    if (change.create && before !== undefined) {
+      for (const step of change.steps)
+        skipped.set(step.index, `${path} already exists; nothing is overwritten`);
+      continue;
+    }
+    files.push({ path, before, after: runSteps(change, before ?? '', skipped) });
+  }
+  return { files, skipped: [...skipped].map(([index, reason]) => ({ index, op: undefined, reason })) };
+}
+
+/**
+ * Writes the plan: new notes only where nothing exists yet, edits through compare-and-swap on the
+ * note as it is at write time, so a hand edit made while the model was thinking is kept.
+ */
+export async function applyChanges(
+  root: string,
+  plan: Map<string, FileChange>,
+): Promise<{ written: string[]; skipped: Rejected[] }> {
+  const skipped = new Map<number, string>();
+  const written: string[] = [];
+  for (const [path, change] of plan) {
+    const abs = join(root, path);
+    if (change.create) {
+      try {
+        await writeAtomic(abs, runSteps(change, '', skipped), { expectedHash: null, label: path });
+        written.push(path);
+      } catch (error) {
+        if (!(error instanceof MemError)) throw error;
+        for (const step of change.steps) skipped.set(step.index, `${path}: ${error.message}`);
+      }
+      continue;
+    }
+    const result = await updateFile(abs, (current) => runSteps(change, current ?? '', skipped), {
+      label: path,
+    });
+    if (result.changed) written.push(path);
+  }
+  return { written, skipped: [...skipped].map(([index, reason]) => ({ index, op: undefined, reason })) };
+}

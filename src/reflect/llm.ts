@@ -1,0 +1,79 @@
+import OpenAI from 'openai';
+import type { MemConfig } from '../config.js';
+import { MemError } from '../errors.js';
+
+export interface LlmOptions {
+  baseURL?: string;
+  model?: string;
+  apiKey?: string;
+  timeoutMs?: number;
+}
+
+export interface Llm {
+  model: string;
+  /** Sends one system prompt, returns the model's JSON object (parsed, not yet validated) */
+  completeJson(system: string, user: string): Promise<unknown>;
+}
+
+/** Models sometimes wrap JSON in a code fence despite being told not to. */
+function stripFence(text: string): string {
+  const fenced = /^\s*```(?:json)?\s*\n([\s\S]*?)\n\s*```\s*$/i.exec(text);
+  return fenced ? (fenced[1] ?? '') : text;
+}
+
+/**
+ * The one place that talks to a model: any OpenAI-compatible chat endpoint (OpenAI, a local Ollama
+ * or llama.cpp server). Local servers need no key, so a missing key is only an error for OpenAI itself.
+ */
+export function createLlm(config: MemConfig, env: NodeJS.ProcessEnv, options: LlmOptions = {}): Llm {
+  const baseURL = options.baseURL ?? env['MEM_LLM_BASE_URL'] ?? config.llm.baseURL;
+  const model = options.model ?? env['MEM_LLM_MODEL'] ?? config.llm.model;
+  const apiKey = options.apiKey ?? env[config.llm.apiKeyEnv];
+  if (!apiKey && !baseURL) {
+    throw new MemError(
+      'LLM',
+      `no model configured: set ${config.llm.apiKeyEnv} for OpenAI, or llm.baseURL in mem.config.json (e.g. http://127.0.0.1:11434/v1 for Ollama)`,
+    );
+  }
+  const client = new OpenAI({
+    apiKey: apiKey ?? 'not-needed',
+    baseURL,
+    timeout: options.timeoutMs ?? config.llm.timeoutMs,
+    maxRetries: 1,
+  });
+  return {
+    model,
+    async completeJson(system, user) {
+      let content: string | null | undefined;
+      try {
+        const response = await client.chat.completions.create({
+          model,
+          temperature: 0.2,
+          response_format: { type: 'json_object' },
+          messages: [
+            { role: 'system', content: system },
+            { role: 'user', content: user },
+          ],
+        });
+        content = response.choices[0]?.message?.content;
+      } catch (error) {
+        throw new MemError(
+          'LLM',
+          `the model call failed (${(error as Error).message}); nothing was written`,
+          {
+            cause: error,
+          },
+        );
+      }
+      if (!content) throw new MemError('LLM', 'the model returned an empty answer; nothing was written');
+      try {
+        return JSON.parse(stripFence(content));
+      } catch {
+        throw new MemError(
+          'LLM',
+          `the model's answer is not valid JSON; nothing was written: ${content.slice(0, 200)}`,
+        );
+      }
+    },
+  };
+}

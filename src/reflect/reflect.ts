@@ -1,0 +1,102 @@
+import type { MemConfig } from '../config.js';
+import { commitWrite, type WriteCommit } from '../git/commit-write.js';
+import type { VaultIndex } from '../indexing/vault-index.js';
+import type { Note } from '../types.js';
+import { withLock } from '../vault/lock.js';
+import { lockPath } from '../write/remember.js';
+import { applyChanges, type PlannedFile, planChanges, previewChanges } from './apply-operations.js';
+import { buildPrompt, episodeSources, touchedNotes } from './build-prompt.js';
+import type { Llm } from './llm.js';
+import type { Operation } from './operations.js';
+import { type Rejected, validateOperations } from './validate-operations.js';
+
+export interface ReflectOptions {
+  /** Print what would change; write nothing (default: false) */
+  dryRun?: boolean;
+  /** Episode notes per run, oldest first (default: 7) */
+  maxEpisodes?: number;
+  /** The run's moment (default: now) */
+  now?: Date;
+}
+
+export interface ReflectResult extends WriteCommit {
+  episodes: string[];
+  accepted: Operation[];
+  rejected: Rejected[];
+  /** Files written (or, in a dry run, that would be) */
+  files: string[];
+  /** Dry run only: each file before and after */
+  preview?: PlannedFile[];
+}
+
+/**
+ * Daily notes that have entries reflect has not seen: never reflected, or reflected before the
+ * day was over (entries may have come after).
+ */
+export function pendingEpisodes(index: VaultIndex, max: number): Note[] {
+  return [...index.notes.values()]
+    .filter((note) => note.layer === 'episodes' && note.path.startsWith('episodes/daily/'))
+    .filter((note) => note.sections.some((s) => s.kind === 'block'))
+    .filter((note) => {
+      const reflected = note.frontmatter['reflected'];
+      const date = note.sections.find((s) => s.date)?.date;
+      if (typeof reflected !== 'string' || !date) return reflected === undefined || reflected === null;
+      return Date.parse(reflected) < Date.parse(`${date}T23:59:59Z`);
+    })
+    .sort((a, b) => (a.path < b.path ? -1 : 1))
+    .slice(0, max);
+}
+
+/**
+ * One reflection run: the model reads new episodes and the notes they touch and proposes
+ * operations; each is validated, then all are applied with atomic, conflict-checked writes and
+ * committed once. A model failure writes nothing.
+ */
+export async function reflect(
+  root: string,
+  config: MemConfig,
+  index: VaultIndex,
+  llm: Llm,
+  options: ReflectOptions = {},
+): Promise<ReflectResult> {
+  const now = options.now ?? new Date();
+  const episodes = pendingEpisodes(index, options.maxEpisodes ?? 7);
+  const empty = { episodes: [], accepted: [], rejected: [], files: [], committed: false };
+  if (episodes.length === 0) return { ...empty, reason: 'no new episodes to reflect on' };
+
+  const input = { episodes, notes: touchedNotes(index, episodes), sources: episodeSources(index, episodes) };
+  const prompt = await buildPrompt(root, index, input);
+  const answer = await llm.completeJson(prompt, 'Return the operations JSON object now.');
+  const { accepted, rejected } = await validateOperations(answer, {
+    root,
+    index,
+    sources: input.sources,
+    episodes: new Set(episodes.map((e) => e.path)),
+    allowPersonaEdits: config.allowPersonaEdits,
+  });
+  const plan = planChanges(accepted, index, now);
+  const base = { episodes: episodes.map((e) => e.path), accepted };
+
+  if (options.dryRun) {
+    const { files, skipped } = await previewChanges(root, plan);
+    return {
+      ...base,
+      rejected: [...rejected, ...skipped],
+      files: files.map((f) => f.path),
+      preview: files,
+      committed: false,
+      reason: 'dry run',
+    };
+  }
+  const { written, skipped } = await withLock(lockPath(root), () => applyChanges(root, plan));
+  const commit =
+    written.length > 0
+      ? await commitWrite(
+          root,
+          config,
+          written,
+          `mem: reflect ${episodes.length} episode${episodes.length === 1 ? '' : 's'}, ${accepted.length - skipped.length} operations`,
+        )
+      : { committed: false, reason: 'nothing to write' };
+  return { ...base, rejected: [...rejected, ...skipped], files: written, ...commit };
+}

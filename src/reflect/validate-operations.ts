@@ -1,0 +1,191 @@
+import type { VaultIndex } from '../indexing/vault-index.js';
+import { layerOf } from '../vault/layer.js';
+import { resolveInVault } from '../vault/paths.js';
+import type { Operation } from './operations.js';
+
+export interface ValidationContext {
+  root: string;
+  index: VaultIndex;
+  /** Citations of the entries shown to the model, e.g. `[[2026-11-29#^e7]]` */
+  sources: Set<string>;
+  /** Episode notes shown to the model (only these may be marked reflected) */
+  episodes: Set<string>;
+  allowPersonaEdits: boolean;
+}
+
+export interface Rejected {
+  index: number;
+  op: unknown;
+  reason: string;
+}
+
+class Invalid extends Error {}
+
+const MAX_TITLE = 200;
+const MAX_BODY = 6000;
+const MAX_LINE = 1000;
+
+function text(value: unknown, name: string, max: number): string {
+  if (typeof value !== 'string' || value.trim() === '')
+    throw new Invalid(`${name} must be a non-empty string`);
+  if (value.length > max) throw new Invalid(`${name} is longer than ${max} characters`);
+  if (value.includes('\0')) throw new Invalid(`${name} contains a NUL byte`);
+  return value.trim();
+}
+
+function optionalNumber(value: unknown, name: string, min: number): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'number' || !(value >= min && value <= 1))
+    throw new Invalid(`${name} must be a number from ${min} to 1`);
+  return value;
+}
+
+function optionalDay(value: unknown, name: string): string | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value))
+    throw new Invalid(`${name} must be YYYY-MM-DD`);
+  return value;
+}
+
+function sources(value: unknown, context: ValidationContext): string[] {
+  if (!Array.isArray(value) || value.length === 0)
+    throw new Invalid('sources must list at least one cited entry');
+  const unknown = value.filter((s) => typeof s !== 'string' || !context.sources.has(s.trim()));
+  if (unknown.length > 0) {
+    throw new Invalid(
+      `sources cite entries that were not shown: ${unknown.map((s) => JSON.stringify(s)).join(', ')}`,
+    );
+  }
+  return [...new Set(value.map((s: string) => s.trim()))];
+}
+
+/** Markdown that could start a second frontmatter block or smuggle in a heading above the note's own. */
+function body(value: unknown, name: string): string {
+  const result = text(value, name, MAX_BODY);
+  if (result.startsWith('---')) throw new Invalid(`${name} must not start with a frontmatter fence`);
+  return result;
+}
+
+/**
+ * Model output is data: each operation is checked against the schema, the vault's paths and its
+ * layer rules, and must cite entries that were actually shown. What fails is reported, not applied.
+ */
+export async function validateOperations(
+  raw: unknown,
+  context: ValidationContext,
+): Promise<{ accepted: Operation[]; rejected: Rejected[] }> {
+  const list = (raw as { operations?: unknown })?.operations;
+  if (!Array.isArray(list)) {
+    return {
+      accepted: [],
+      rejected: [{ index: -1, op: raw, reason: 'the answer has no "operations" array' }],
+    };
+  }
+  const accepted: Operation[] = [];
+  const rejected: Rejected[] = [];
+  const creating = new Set<string>();
+
+  const notePath = async (value: unknown, name: string, layers: string[], mustExist: boolean | 'new') => {
+    const given = text(value, name, 300);
+    let rel: string;
+    try {
+      rel = (await resolveInVault(context.root, given.endsWith('.md') ? given : `${given}.md`)).rel;
+    } catch (error) {
+      throw new Invalid(`${name}: ${(error as Error).message}`);
+    }
+    const layer = layerOf(rel);
+    const allowed = context.allowPersonaEdits ? [...layers, 'persona'] : layers;
+    if (!allowed.includes(layer))
+      throw new Invalid(`${name} ${rel} is in ${layer}/, not in ${allowed.join('/ or ')}/`);
+    const exists = context.index.notes.has(rel) || creating.has(rel);
+    if (mustExist === true && !exists) throw new Invalid(`${name} ${rel} does not exist`);
+    if (mustExist === 'new' && exists)
+      throw new Invalid(`${name} ${rel} already exists; nothing is overwritten`);
+    return rel;
+  };
+
+  for (const [index, op] of list.entries()) {
+    try {
+      if (!op || typeof op !== 'object') throw new Invalid('not an object');
+      const o = op as Record<string, unknown>;
+      switch (o['op']) {
+        case 'create_insight': {
+          const path = await notePath(o['path'], 'path', ['insights'], 'new');
+          creating.add(path);
+          accepted.push({
+            op: 'create_insight',
+            path,
+            title: text(o['title'], 'title', MAX_TITLE),
+            body: body(o['body'], 'body'),
+            sources: sources(o['sources'], context),
+            confidence: optionalNumber(o['confidence'], 'confidence', 0.5),
+            importance: optionalNumber(o['importance'], 'importance', 0),
+            tags: Array.isArray(o['tags'])
+              ? o['tags'].filter((t): t is string => typeof t === 'string').slice(0, 10)
+              : undefined,
+          });
+          break;
+        }
+        case 'update_profile_fact': {
+          const fact = text(o['fact'], 'fact', MAX_LINE);
+          if (fact.includes('\n')) throw new Invalid('fact must be one line');
+          accepted.push({
+            op: 'update_profile_fact',
+            path: await notePath(o['path'], 'path', ['profile'], false),
+            heading: o['heading'] === undefined ? undefined : text(o['heading'], 'heading', MAX_TITLE),
+            fact,
+            replaces:
+              o['replaces'] === undefined || o['replaces'] === null
+                ? undefined
+                : text(o['replaces'], 'replaces', MAX_LINE),
+            sources: sources(o['sources'], context),
+          });
+          break;
+        }
+        case 'supersede_fact': {
+          const old = await notePath(o['old'], 'old', ['insights', 'profile'], true);
+          const status = context.index.notes.get(old)?.frontmatter['status'];
+          if (status === 'superseded') throw new Invalid(`old ${old} is already superseded`);
+          const next = (o['new'] ?? {}) as Record<string, unknown>;
+          const path = await notePath(next['path'], 'new.path', ['insights'], 'new');
+          creating.add(path);
+          accepted.push({
+            op: 'supersede_fact',
+            old,
+            new: {
+              path,
+              title: text(next['title'], 'new.title', MAX_TITLE),
+              body: body(next['body'], 'new.body'),
+              confidence: optionalNumber(next['confidence'], 'new.confidence', 0.5),
+              importance: optionalNumber(next['importance'], 'new.importance', 0),
+            },
+            valid_from: optionalDay(o['valid_from'], 'valid_from'),
+            valid_to: optionalDay(o['valid_to'], 'valid_to'),
+            sources: sources(o['sources'], context),
+          });
+          break;
+        }
+        case 'add_link': {
+          const from = await notePath(o['from'], 'from', ['insights', 'profile'], true);
+          const to = await notePath(o['to'], 'to', ['insights', 'profile', 'episodes', 'persona'], true);
+          if (from === to) throw new Invalid('a note cannot link to itself');
+          accepted.push({ op: 'add_link', from, to });
+          break;
+        }
+        case 'mark_reflected': {
+          const path = text(o['path'], 'path', 300);
+          const rel = path.endsWith('.md') ? path : `${path}.md`;
+          if (!context.episodes.has(rel)) throw new Invalid(`${rel} was not among the episodes shown`);
+          accepted.push({ op: 'mark_reflected', path: rel });
+          break;
+        }
+        default:
+          throw new Invalid(`unknown operation ${JSON.stringify(o['op'])}`);
+      }
+    } catch (error) {
+      if (!(error instanceof Invalid)) throw error;
+      rejected.push({ index, op, reason: error.message });
+    }
+  }
+  return { accepted, rejected };
+}

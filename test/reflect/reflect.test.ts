@@ -1,0 +1,286 @@
+import { execFileSync } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openVault } from '../../src/index.js';
+import { type StubReply, startLlmStub } from '../helpers/llm-stub.js';
+import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
+import { mem } from '../helpers/run-cli.js';
+
+afterAll(cleanupVaults);
+
+const NOW = new Date('2026-11-30T10:00:00+08:00');
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd, encoding: 'utf8' });
+
+const FILES: Record<string, string> = {
+  'persona/identity.md': '---\npinned: true\n---\n# 小满\nA warm companion.\n',
+  'profile/user.md':
+    '---\ntitle: Rain\npinned: true\n---\n# Rain\n\n## Home\n- Lives in [[Hangzhou]] ([[2026-11-01#^e1]]).\n\n## Likes\n- Oolong tea.\n',
+  'profile/places/Hangzhou.md': '# Hangzhou\nA city by the lake.\n',
+  'insights/facts/lives-in-hangzhou.md':
+    '---\n# hand-written comment\ntitle: Rain lives in Hangzhou\nstatus: active\n---\n# Rain lives in Hangzhou\nSince 2020.\n',
+  'episodes/daily/2026-11-01.md':
+    '---\ndate: 2026-11-01\nreflected: 2026-11-02T10:00:00Z\n---\n# 2026-11-01\n\n- 09:00 **Rain:** 我住在杭州。 ^e1\n',
+  'episodes/daily/2026-11-29.md':
+    '---\ndate: 2026-11-29\n---\n# 2026-11-29\n\n- 09:00 **Rain:** We finally moved to [[Shanghai]] yesterday! ^e1\n- 09:01 **小满:** 恭喜！ ^e2\n- 20:00 **Rain:** 我开始学攀岩了，好累但是好开心 ^e3\n',
+};
+
+const GOOD = {
+  operations: [
+    {
+      op: 'supersede_fact',
+      old: 'insights/facts/lives-in-hangzhou.md',
+      new: {
+        path: 'insights/facts/lives-in-shanghai.md',
+        title: 'Rain lives in Shanghai',
+        body: 'Moved on 2026-11-28 ([[2026-11-29#^e1]]).',
+        confidence: 0.95,
+        importance: 0.9,
+      },
+      valid_from: '2026-11-28',
+      valid_to: '2026-11-27',
+      sources: ['[[2026-11-29#^e1]]'],
+    },
+    {
+      op: 'update_profile_fact',
+      path: 'profile/user.md',
+      fact: '- Lives in [[Shanghai]] since 2026-11-28 ([[2026-11-29#^e1]]).',
+      replaces: '- Lives in [[Hangzhou]] ([[2026-11-01#^e1]]).',
+      sources: ['[[2026-11-29#^e1]]'],
+    },
+    {
+      op: 'create_insight',
+      path: 'insights/patterns/started-bouldering.md',
+      title: 'Rain started bouldering',
+      body: '攀岩 is new and she enjoys it ([[2026-11-29#^e3]]).',
+      sources: ['[[2026-11-29#^e3]]'],
+      confidence: 0.8,
+    },
+    {
+      op: 'update_profile_fact',
+      path: 'profile/user.md',
+      heading: 'Likes',
+      fact: 'Bouldering (攀岩) ([[2026-11-29#^e3]]).',
+      sources: ['[[2026-11-29#^e3]]'],
+    },
+    { op: 'add_link', from: 'insights/patterns/started-bouldering.md', to: 'profile/user.md' },
+    { op: 'mark_reflected', path: 'episodes/daily/2026-11-29.md' },
+    // Each of these must be refused.
+    { op: 'create_insight', path: '../escape.md', title: 'x', body: 'x', sources: ['[[2026-11-29#^e1]]'] },
+    {
+      op: 'update_profile_fact',
+      path: 'persona/identity.md',
+      fact: 'I am a pirate.',
+      sources: ['[[2026-11-29#^e1]]'],
+    },
+    {
+      op: 'create_insight',
+      path: 'insights/made-up.md',
+      title: 'x',
+      body: 'x',
+      sources: ['[[2026-11-29#^e99]]'],
+    },
+    { op: 'delete_note', path: 'profile/user.md' },
+    {
+      op: 'create_insight',
+      path: 'insights/facts/lives-in-hangzhou.md',
+      title: 'x',
+      body: 'x',
+      sources: ['[[2026-11-29#^e1]]'],
+    },
+  ],
+};
+
+async function gitVault(): Promise<string> {
+  const root = await makeVault(FILES);
+  git(root, 'init', '-q');
+  git(root, 'add', '-A');
+  git(root, 'commit', '-qm', 'start');
+  return root;
+}
+
+async function withStub<T>(
+  reply: (body: string) => StubReply,
+  run: (baseURL: string, seen: string[]) => Promise<T>,
+): Promise<T> {
+  const seen: string[] = [];
+  const stub = await startLlmStub((request) => {
+    const prompt = request.messages[0]?.content ?? '';
+    seen.push(prompt);
+    return reply(prompt);
+  });
+  try {
+    return await run(stub.baseURL, seen);
+  } finally {
+    await stub.close();
+  }
+}
+
+describe('reflect', () => {
+  it('applies valid operations, refuses the rest with reasons, and commits once', async () => {
+    const root = await gitVault();
+    const result = await withStub(
+      () => JSON.stringify(GOOD),
+      async (baseURL, seen) => {
+        const vault = await openVault({ path: root, cache: false });
+        const r = await vault.reflect({ now: NOW, llmOptions: { baseURL } });
+        // The prompt shows only the unreflected day, and the notes it touches.
+        expect(seen[0]).toContain('[[2026-11-29#^e3]]');
+        expect(seen[0]).not.toContain('- [[2026-11-01#^e1]] 09:00');
+        expect(seen[0]).toContain('## profile/user.md');
+        expect(vault.recall('攀岩', { now: NOW }).hits.map((h) => h.path)).toContain(
+          'insights/patterns/started-bouldering.md',
+        );
+        return r;
+      },
+    );
+    expect(result.episodes).toEqual(['episodes/daily/2026-11-29.md']);
+    expect(result.accepted.map((o) => o.op)).toEqual([
+      'supersede_fact',
+      'update_profile_fact',
+      'create_insight',
+      'update_profile_fact',
+      'add_link',
+      'mark_reflected',
+    ]);
+    expect(result.rejected.map((r) => [r.index, r.reason])).toEqual([
+      [6, `path: "../escape.md": contains '..'; paths must stay inside the vault`],
+      [7, 'path persona/identity.md is in persona/, not in profile/'],
+      [8, 'sources cite entries that were not shown: "[[2026-11-29#^e99]]"'],
+      [9, 'unknown operation "delete_note"'],
+      [10, 'path insights/facts/lives-in-hangzhou.md already exists; nothing is overwritten'],
+    ]);
+    expect(result.committed).toBe(true);
+    expect(git(root, 'log', '-1', '--format=%s')).toBe('mem: reflect 1 episode, 6 operations\n');
+    expect(git(root, 'show', '--name-only', '--format=', 'HEAD').split('\n').filter(Boolean).sort()).toEqual([
+      'episodes/daily/2026-11-29.md',
+      'insights/facts/lives-in-hangzhou.md',
+      'insights/facts/lives-in-shanghai.md',
+      'insights/patterns/started-bouldering.md',
+      'profile/user.md',
+    ]);
+    expect(git(root, 'status', '--porcelain')).toBe('');
+
+    const old = await readFile(join(root, 'insights/facts/lives-in-hangzhou.md'), 'utf8');
+    expect(old).toMatch(/^---\n# hand-written comment\ntitle: Rain lives in Hangzhou\nstatus: superseded\n/);
+    expect(old).toContain('superseded_by: "[[lives-in-shanghai]]"');
+    expect(old).toContain('valid_to: 2026-11-27');
+    const created = await readFile(join(root, 'insights/facts/lives-in-shanghai.md'), 'utf8');
+    expect(created).toContain('supersedes: "[[lives-in-hangzhou]]"');
+    expect(created).toContain('  - "[[2026-11-29#^e1]]"');
+    const user = await readFile(join(root, 'profile/user.md'), 'utf8');
+    expect(user).toBe(
+      '---\ntitle: Rain\npinned: true\n---\n# Rain\n\n## Home\n- Lives in [[Shanghai]] since 2026-11-28 ([[2026-11-29#^e1]]).\n\n## Likes\n- Oolong tea.\n- Bouldering (攀岩) ([[2026-11-29#^e3]]).\n',
+    );
+    expect(await readFile(join(root, 'insights/patterns/started-bouldering.md'), 'utf8')).toMatch(
+      /## Related\n- \[\[user\]\]\n$/,
+    );
+    expect(await readFile(join(root, 'episodes/daily/2026-11-29.md'), 'utf8')).toContain(
+      `reflected: ${NOW.toISOString()}`,
+    );
+    expect(await readFile(join(root, 'persona/identity.md'), 'utf8')).toBe(FILES['persona/identity.md']);
+  });
+
+  it('a second run finds nothing new', async () => {
+    const root = await gitVault();
+    await withStub(
+      () => JSON.stringify(GOOD),
+      async (baseURL, seen) => {
+        const vault = await openVault({ path: root, cache: false });
+        await vault.reflect({ now: NOW, llmOptions: { baseURL } });
+        const again = await vault.reflect({ now: NOW, llmOptions: { baseURL } });
+        expect(again).toMatchObject({ episodes: [], reason: 'no new episodes to reflect on' });
+        expect(seen).toHaveLength(1);
+      },
+    );
+  });
+
+  it('writes nothing when the model answers with malformed JSON, an error or too late', async () => {
+    for (const reply of [
+      'Sure! Here are the operations: {',
+      { status: 500, body: '{"error":{"message":"model crashed"}}' },
+      { delayMs: 3000, content: JSON.stringify(GOOD) },
+    ] as StubReply[]) {
+      const root = await gitVault();
+      await withStub(
+        () => reply,
+        async (baseURL) => {
+          const vault = await openVault({ path: root, cache: false });
+          await expect(vault.reflect({ now: NOW, llmOptions: { baseURL, timeoutMs: 500 } })).rejects.toThrow(
+            /nothing was written/,
+          );
+        },
+      );
+      expect(git(root, 'status', '--porcelain')).toBe('');
+      expect(git(root, 'log', '--format=%s')).toBe('start\n');
+    }
+  }, 30_000);
+
+  it('keeps a hand edit made while the model was thinking', async () => {
+    const root = await gitVault();
+    const userPath = join(root, 'profile/user.md');
+    await withStub(
+      () => {
+        // Rain edits her profile in Obsidian while the model runs.
+        execFileSync('sh', ['-c', `printf '\\n## Notes\\n- typed by hand\\n' >> "${userPath}"`]);
+        return JSON.stringify({ operations: [GOOD.operations[3], GOOD.operations[1]] });
+      },
+      async (baseURL) => {
+        const vault = await openVault({ path: root, cache: false });
+        const result = await vault.reflect({ now: NOW, llmOptions: { baseURL } });
+        expect(result.files).toEqual(['profile/user.md']);
+      },
+    );
+    const user = await readFile(userPath, 'utf8');
+    expect(user).toContain('## Notes\n- typed by hand\n');
+    expect(user).toContain('- Bouldering (攀岩) ([[2026-11-29#^e3]]).');
+    expect(user).toContain('- Lives in [[Shanghai]] since 2026-11-28');
+  });
+
+  it('skips a replacement whose line was edited away, and says so', async () => {
+    const root = await gitVault();
+    await writeFile(
+      join(root, 'profile/user.md'),
+      '---\ntitle: Rain\n---\n# Rain\n\n## Home\n- Lives somewhere else now.\n',
+    );
+    await withStub(
+      () => JSON.stringify({ operations: [GOOD.operations[1]] }),
+      async (baseURL) => {
+        const vault = await openVault({ path: root, cache: false });
+        const result = await vault.reflect({ now: NOW, llmOptions: { baseURL } });
+        expect(result.rejected.map((r) => r.reason)).toEqual([
+          'the line to replace is not in the note (edited since?): - Lives in [[Hangzhou]] ([[2026-11-01#^e1]]).',
+        ]);
+        expect(result.files).toEqual([]);
+      },
+    );
+    expect(await readFile(join(root, 'profile/user.md'), 'utf8')).toContain('- Lives somewhere else now.');
+  });
+
+  it('--dry-run shows the diff and writes nothing', async () => {
+    const root = await gitVault();
+    const run = await withStub(
+      () => JSON.stringify(GOOD),
+      (baseURL) =>
+        mem(['reflect', '--dry-run', '--base-url', baseURL, '--now', NOW.toISOString()], { cwd: root }),
+    );
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(
+      '  + supersede insights/facts/lives-in-hangzhou.md with insights/facts/lives-in-shanghai.md',
+    );
+    expect(run.stdout).toContain('--- profile/user.md\n');
+    expect(run.stdout).toContain(
+      '-- Lives in [[Hangzhou]] ([[2026-11-01#^e1]]).\n+- Lives in [[Shanghai]] since 2026-11-28',
+    );
+    expect(run.stdout).toContain('dry run: nothing was written');
+    expect(git(root, 'status', '--porcelain')).toBe('');
+  });
+
+  it('says how to configure a model when none is set', async () => {
+    const root = await gitVault();
+    const run = await mem(['reflect'], { cwd: root, env: {} });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^mem: no model configured: set OPENAI_API_KEY/);
+  });
+});
