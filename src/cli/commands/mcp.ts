@@ -1,0 +1,24 @@
+import type { Command } from 'commander';
+import { watchVault } from '../../index.js';
+import { serveMcp } from '../../serve/mcp.js';
+import { openFromCli } from '../context.js';
+import type { CliIO } from '../io.js';
+import { errorText, waitForStop } from './watch.js';
+
+export function mcpCommand(program: Command, io: CliIO): void {
+  program
+    .command('mcp')
+    .description(
+      'a stdio MCP server with memory_recall, memory_compile, memory_read_note and memory_remember',
+    )
+    .action(async (_options: unknown, command: Command) => {
+      // stdout carries the protocol: every notice goes to stderr.
+      const vault = await openFromCli(command, io);
+      const watcher = watchVault(vault, { onError: (error) => io.stderr(`mem: ${errorText(error)}\n`) });
+      await watcher.ready;
+      const server = await serveMcp({ vault, watcher });
+      await Promise.race([server.closed, waitForStop()]);
+      await server.close();
+      await watcher.close();
+    });
+}

@@ -1,0 +1,79 @@
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { watchVault } from '../../index.js';
+import { serveHttp } from '../../serve/http.js';
+import { singleVault, VaultPool, type VaultSource } from '../../serve/vault-pool.js';
+import { openFromCli } from '../context.js';
+import type { CliIO } from '../io.js';
+import { parsePositiveInt } from '../parse-options.js';
+import { errorText, waitForStop } from './watch.js';
+
+interface ServeCliOptions {
+  port: string;
+  host: string;
+  token?: string;
+  vaults?: string;
+  idleMinutes?: string;
+  deadline?: string;
+}
+
+export function serveCommand(program: Command, io: CliIO): void {
+  program
+    .command('serve')
+    .description(
+      'a warm JSON API on loopback: recall, compile, remember, notes, and the companion /memory/* contract',
+    )
+    .option('--port <n>', 'TCP port (0 picks a free one)', '7411')
+    .option('--host <host>', 'interface to bind; anything but loopback needs a token', '127.0.0.1')
+    .option(
+      '--token <token>',
+      'require "Authorization: Bearer <token>" on every request (default: MEM_TOKEN)',
+    )
+    .option('--vaults <dir>', 'serve one vault per agent_id/user_id under DIR, created on first write')
+    .option('--idle-minutes <n>', 'with --vaults: unload a vault after this many idle minutes', '10')
+    .option(
+      '--deadline <ms>',
+      'longest a read waits for a running re-index before answering "partial"',
+      '1000',
+    )
+    .action(async (options: ServeCliOptions, command: Command) => {
+      const onError = (error: unknown) => io.stderr(`mem: ${errorText(error)}\n`);
+      const port = options.port === '0' ? 0 : parsePositiveInt(options.port, '--port');
+      const token = options.token ?? io.env['MEM_TOKEN'];
+      let source: VaultSource;
+      let what: string;
+      if (options.vaults) {
+        const dir = resolve(io.cwd, options.vaults);
+        source = new VaultPool({
+          dir,
+          idleMs: parsePositiveInt(options.idleMinutes ?? '10', '--idle-minutes') * 60_000,
+          watch: { onError },
+          onNotice: (message) => io.stderr(`${message}\n`),
+        });
+        what = `vaults under ${dir}`;
+      } else {
+        const vault = await openFromCli(command, io);
+        const watcher = watchVault(vault, { onError });
+        await watcher.ready;
+        source = singleVault({ vault, watcher });
+        what = `${vault.root} (${vault.index.notes.size} notes)`;
+      }
+      let server: Awaited<ReturnType<typeof serveHttp>>;
+      try {
+        server = await serveHttp({
+          source,
+          port,
+          host: options.host,
+          token,
+          deadlineMs: parsePositiveInt(options.deadline ?? '1000', '--deadline'),
+          onError,
+        });
+      } catch (error) {
+        await source.close();
+        throw error;
+      }
+      io.stdout(`mem: serving ${what} on ${server.url}\n`);
+      await waitForStop();
+      await server.close();
+    });
+}

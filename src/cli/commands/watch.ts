@@ -1,0 +1,37 @@
+import type { Command } from 'commander';
+import { watchVault } from '../../index.js';
+import { openFromCli } from '../context.js';
+import type { CliIO } from '../io.js';
+
+/** Resolves on the first SIGINT or SIGTERM, so a foreground command can close cleanly. */
+export function waitForStop(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const stop = (signal: NodeJS.Signals) => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve(signal);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}
+
+export const errorText = (error: unknown) => (error as Error).message ?? String(error);
+
+export function watchCommand(program: Command, io: CliIO): void {
+  program
+    .command('watch')
+    .description('keep the index in step with the files while they change; one line per change')
+    .option('--quiet', 'print nothing per change')
+    .action(async (options: { quiet?: boolean }, command: Command) => {
+      const vault = await openFromCli(command, io);
+      const watcher = watchVault(vault, {
+        onChange: options.quiet ? undefined : (change) => io.stdout(`${change.kind} ${change.path}\n`),
+        onError: (error) => io.stderr(`mem: ${errorText(error)}\n`),
+      });
+      await watcher.ready;
+      io.stderr(`mem: watching ${vault.root} (${vault.index.notes.size} notes); Ctrl-C to stop\n`);
+      await waitForStop();
+      await watcher.close();
+    });
+}

@@ -1,0 +1,217 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { MemError, type MemErrorCode } from '../index.js';
+import { companionRoutes } from './companion.js';
+import { apiRoutes, HttpError, type Route, type RouteContext } from './routes.js';
+import type { VaultSource } from './vault-pool.js';
+
+export interface ServeHttpOptions {
+  /** Where requests find their vault */
+  source: VaultSource;
+  /** TCP port; 0 picks a free one (default: 7411) */
+  port?: number;
+  /** Interface to bind (default: 127.0.0.1); anything but loopback needs a token */
+  host?: string;
+  /** Every request must send `Authorization: Bearer <token>` (default: none) */
+  token?: string;
+  /** How long a read waits for a running refresh before answering with `"partial": true` (default: 1000 ms) */
+  deadlineMs?: number;
+  /** Largest request body accepted (default: 1 MiB) */
+  maxBodyBytes?: number;
+  /** Receives failures no client will see: background writes, internal errors (default: ignored) */
+  onError?: (error: unknown) => void;
+}
+
+export interface HttpServer {
+  /** `http://host:port` */
+  url: string;
+  port: number;
+  host: string;
+  /** Resolves when the background writes queued so far have been applied */
+  settled(): Promise<void>;
+  /** Stops listening, finishes background writes, then closes every vault (saving caches) */
+  close(): Promise<void>;
+}
+
+const routes: Route[] = [...apiRoutes, ...companionRoutes];
+
+const STATUS: Partial<Record<MemErrorCode, number>> = {
+  USAGE: 400,
+  INVALID_INPUT: 400,
+  INVALID_PATH: 400,
+  PATH_OUTSIDE_VAULT: 403,
+  NOT_FOUND: 404,
+  NO_VAULT: 404,
+  EXISTS: 409,
+  CONFLICT: 409,
+  LOCKED: 503,
+};
+
+/** Loopback names and addresses: the only ones served without a token. */
+export function isLoopback(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h === '::1' || /^(::ffff:)?127\.\d+\.\d+\.\d+$/.test(h);
+}
+
+const digest = (text: string) => createHash('sha256').update(text).digest();
+
+/** Compares digests, so the time taken says nothing about how much of the token matched. */
+function authorized(header: string | undefined, token: string): boolean {
+  const given = /^Bearer (.+)$/.exec(header ?? '')?.[1];
+  return given !== undefined && timingSafeEqual(digest(given), digest(token));
+}
+
+/** Past this much a client that keeps sending is cut off rather than drained. */
+const DRAIN_FACTOR = 8;
+
+function readBody(request: IncomingMessage, limit: number): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      // Too big: stop keeping it, but read on so the client is still listening for the 413.
+      if (size > limit * DRAIN_FACTOR) request.destroy();
+      else if (size <= limit) chunks.push(chunk);
+    });
+    request.on('error', reject);
+    request.on('end', () => {
+      if (size > limit) return reject(new HttpError(413, `request body is over ${limit} bytes`));
+      const text = Buffer.concat(chunks).toString('utf8');
+      if (text.trim() === '') return resolve({});
+      let data: unknown;
+      try {
+        data = JSON.parse(text);
+      } catch {
+        return reject(new HttpError(400, 'request body is not valid JSON'));
+      }
+      if (typeof data !== 'object' || data === null || Array.isArray(data))
+        return reject(new HttpError(400, 'request body must be a JSON object'));
+      resolve(data as Record<string, unknown>);
+    });
+  });
+}
+
+function send(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  const json = JSON.stringify(body);
+  response.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(Buffer.byteLength(json)),
+    ...headers,
+  });
+  response.end(json);
+}
+
+/** The route for a raw path, or the error for a path no route or no method serves. */
+function findRoute(method: string, path: string): { route: Route; rest: string } {
+  const matching = routes.filter((r) => (r.path.endsWith('/') ? path.startsWith(r.path) : path === r.path));
+  if (matching.length === 0) throw new HttpError(404, `no such endpoint: ${method} ${path}`);
+  const route = matching.find((r) => r.method === method);
+  if (!route)
+    throw new HttpError(405, `${path} takes ${matching.map((r) => r.method).join(', ')}, not ${method}`);
+  if (!route.path.endsWith('/')) return { route, rest: '' };
+  let rest: string;
+  try {
+    rest = decodeURIComponent(path.slice(route.path.length));
+  } catch {
+    throw new HttpError(400, `malformed percent-encoding in ${path}`);
+  }
+  return { route, rest };
+}
+
+/**
+ * The loopback JSON API over `source`: recall, compile, remember, notes, backlinks, health and
+ * the companion `/memory/*` contract. Thin on purpose: it validates, calls the library, formats.
+ */
+export async function serveHttp(options: ServeHttpOptions): Promise<HttpServer> {
+  const host = options.host ?? '127.0.0.1';
+  const token = options.token || undefined;
+  if (!isLoopback(host) && !token) {
+    throw new MemError(
+      'USAGE',
+      `refusing to listen on ${host} without a token: anyone who can reach it could read and write this memory. Pass --token or set MEM_TOKEN, or bind to 127.0.0.1`,
+    );
+  }
+  const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
+  const onError = options.onError ?? (() => undefined);
+  const chains = new Map<string, Promise<void>>();
+  const context: RouteContext = {
+    source: options.source,
+    deadlineMs: options.deadlineMs ?? 1000,
+    background: (key, task) => {
+      const next = (chains.get(key) ?? Promise.resolve()).then(task).then(
+        () => undefined,
+        (error: unknown) => onError(error),
+      );
+      chains.set(key, next);
+      void next.then(() => {
+        if (chains.get(key) === next) chains.delete(key);
+      });
+    },
+  };
+
+  const server = createServer((request, response) => {
+    void (async () => {
+      const method = request.method ?? 'GET';
+      const [rawPath = '/', search = ''] = (request.url ?? '/').split(/\?(.*)/s);
+      if (token && !authorized(request.headers.authorization, token))
+        throw new HttpError(401, 'missing or wrong bearer token');
+      // The raw path, not a URL object's: that would fold `..` away before we could refuse it.
+      const { route, rest } = findRoute(method, rawPath);
+      const body = route.method === 'POST' ? await readBody(request, maxBodyBytes) : {};
+      const reply = await route.handle({ method, rest, query: new URLSearchParams(search), body }, context);
+      send(response, reply.status, reply.body);
+    })().catch((error: unknown) => {
+      if (response.headersSent) return;
+      if (error instanceof HttpError) {
+        const headers: Record<string, string> =
+          error.status === 401
+            ? { 'www-authenticate': 'Bearer' }
+            : error.status === 413
+              ? { connection: 'close' }
+              : {};
+        return send(response, error.status, { error: error.message }, headers);
+      }
+      if (error instanceof MemError) {
+        const status = STATUS[error.code] ?? 500;
+        if (status === 500) onError(error);
+        return send(response, status, { error: error.message, code: error.code });
+      }
+      onError(error);
+      send(response, 500, { error: `internal error: ${(error as Error).message ?? String(error)}` });
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 7411, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const settled = async () => {
+    while (chains.size > 0) await Promise.all(chains.values());
+  };
+  return {
+    url: `http://${shown}:${address.port}`,
+    port: address.port,
+    host: address.address,
+    settled,
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      await settled();
+      await options.source.close();
+    },
+  };
+}

@@ -1,0 +1,242 @@
+import { type CompileResult, defaultConfig, MemError, type RecallResult, type Vault } from '../index.js';
+import { parseVaultId, type VaultIds, type VaultSource } from './vault-pool.js';
+
+/** A request refused with this status and message, as `{"error": message}`. */
+export class HttpError extends Error {
+  readonly status: number;
+  constructor(status: number, message: string) {
+    super(message);
+    this.status = status;
+  }
+}
+
+export interface ApiRequest {
+  method: string;
+  /** What follows the route's prefix, percent-decoded (`/notes/<rest>`) */
+  rest: string;
+  query: URLSearchParams;
+  /** The JSON body of a POST (always an object) */
+  body: Record<string, unknown>;
+}
+
+export interface Reply {
+  status: number;
+  body: unknown;
+}
+
+export interface RouteContext {
+  source: VaultSource;
+  /** How long a read waits for a running refresh before answering from the index as it stands */
+  deadlineMs: number;
+  /** Runs `task` after the reply, in order with earlier tasks for the same key */
+  background: (key: string, task: () => Promise<unknown>) => void;
+}
+
+export interface Route {
+  method: 'GET' | 'POST';
+  /** Exact path, or a prefix ending in `/` that takes the rest as an argument */
+  path: string;
+  handle: (request: ApiRequest, context: RouteContext) => Promise<Reply>;
+}
+
+export function stringField(body: Record<string, unknown>, key: string, required: true): string;
+export function stringField(body: Record<string, unknown>, key: string, required?: false): string | undefined;
+export function stringField(
+  body: Record<string, unknown>,
+  key: string,
+  required = false,
+): string | undefined {
+  const value = body[key];
+  if (value === undefined || value === null) {
+    if (required) throw new HttpError(400, `"${key}" is required and must be a string`);
+    return undefined;
+  }
+  if (typeof value !== 'string') throw new HttpError(400, `"${key}" must be a string`);
+  return value;
+}
+
+export function positiveIntField(body: Record<string, unknown>, key: string): number | undefined {
+  const value = body[key];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0)
+    throw new HttpError(400, `"${key}" must be a positive whole number`);
+  return value;
+}
+
+function dateField(body: Record<string, unknown>, key: string): Date | undefined {
+  const value = stringField(body, key);
+  if (value === undefined) return undefined;
+  const time = Date.parse(value);
+  if (!Number.isFinite(time)) throw new HttpError(400, `"${key}" must be an ISO 8601 date or time`);
+  return new Date(time);
+}
+
+/** `agent_id` and `user_id` from the body, else the query string; `default` when absent. */
+export function idsOf(request: ApiRequest): VaultIds {
+  const pick = (key: string) => request.body[key] ?? request.query.get(key) ?? undefined;
+  return {
+    agentId: parseVaultId(pick('agent_id'), 'agent_id'),
+    userId: parseVaultId(pick('user_id'), 'user_id'),
+  };
+}
+
+/**
+ * Reads from the vault for `ids`: waits for a running refresh up to the deadline, then answers
+ * from the index as it stands, saying so with `partial`. A vault that does not exist reads empty.
+ */
+export function readVault<T>(
+  context: RouteContext,
+  ids: VaultIds,
+  read: (vault: Vault) => T,
+  empty: () => T,
+): Promise<{ value: T; partial: boolean }> {
+  return context.source.use(ids, false, async (live) => {
+    if (!live) return { value: empty(), partial: false };
+    const idle = await live.watcher.whenIdle(context.deadlineMs);
+    return { value: read(live.vault), partial: !idle };
+  });
+}
+
+const withPartial = <T extends object>(value: T, partial: boolean) =>
+  partial ? { ...value, partial } : value;
+
+/** A note path from a URL: never `..`, absolute, or holding NUL; the vault resolves the rest. */
+export function notePathOf(rest: string): string {
+  if (rest === '') throw new HttpError(400, 'a note path is required');
+  if (rest.includes('\0')) throw new HttpError(400, 'a note path must not contain NUL');
+  if (/^[/\\]/.test(rest) || /^[A-Za-z]:/.test(rest))
+    throw new HttpError(403, `path outside the vault: ${rest}`);
+  if (rest.split(/[/\\]/).includes('..')) throw new HttpError(403, `path outside the vault: ${rest}`);
+  return rest;
+}
+
+const kinds = ['chat', 'event', 'note'] as const;
+
+/** The JSON endpoints: the same results as the CLI's `--json`. */
+export const apiRoutes: Route[] = [
+  {
+    method: 'POST',
+    path: '/recall',
+    handle: async (request, context) => {
+      const query = stringField(request.body, 'query', true);
+      const k = positiveIntField(request.body, 'k');
+      const now = dateField(request.body, 'now');
+      const { value, partial } = await readVault<RecallResult>(
+        context,
+        idsOf(request),
+        (vault) => vault.recall(query, { k, now }),
+        () => ({ query, hits: [] }),
+      );
+      return { status: 200, body: withPartial(value, partial) };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/compile',
+    handle: async (request, context) => {
+      const message = stringField(request.body, 'message', true);
+      const budget = positiveIntField(request.body, 'budget');
+      const now = dateField(request.body, 'now');
+      const { value, partial } = await readVault<CompileResult>(
+        context,
+        idsOf(request),
+        (vault) => vault.compile({ message, budget, now }),
+        () => {
+          const config = defaultConfig().compile;
+          return {
+            markdown: '',
+            budget: budget ?? config.budget,
+            used: 0,
+            tokenizer: config.tokenizer,
+            sections: [],
+          };
+        },
+      );
+      return { status: 200, body: withPartial(value, partial) };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/remember',
+    handle: async (request, context) => {
+      const text = stringField(request.body, 'text', true);
+      if (text.trim() === '') throw new HttpError(400, '"text" must not be empty');
+      const speaker = stringField(request.body, 'speaker');
+      const kind = stringField(request.body, 'kind');
+      if (kind !== undefined && !(kinds as readonly string[]).includes(kind))
+        throw new HttpError(400, `"kind" must be one of ${kinds.join(', ')}`);
+      const importance = request.body['importance'];
+      if (
+        importance !== undefined &&
+        (typeof importance !== 'number' || !(importance >= 0 && importance <= 1))
+      )
+        throw new HttpError(400, '"importance" must be a number from 0 to 1');
+      const tags = request.body['tags'];
+      if (tags !== undefined && !(Array.isArray(tags) && tags.every((t) => typeof t === 'string')))
+        throw new HttpError(400, '"tags" must be an array of strings');
+      const at = dateField(request.body, 'at');
+      const result = await context.source.use(idsOf(request), true, (live) => {
+        if (!live) throw new MemError('NO_VAULT', 'the vault could not be created');
+        return live.watcher.exclusive(() =>
+          live.vault.remember({
+            text,
+            speaker,
+            kind: kind as (typeof kinds)[number] | undefined,
+            importance: importance as number | undefined,
+            tags: tags as string[] | undefined,
+            at,
+          }),
+        );
+      });
+      return { status: 200, body: result };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/notes/',
+    handle: async (request, context) => {
+      const ref = notePathOf(request.rest);
+      const { value } = await readVault(
+        context,
+        idsOf(request),
+        (vault) => {
+          const note = vault.note(ref);
+          return { note, links: vault.links(note.path), backlinks: vault.backlinks(note.path) };
+        },
+        () => {
+          throw new MemError('NOT_FOUND', `note not found: ${ref}`);
+        },
+      );
+      return { status: 200, body: value };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/backlinks/',
+    handle: async (request, context) => {
+      const ref = notePathOf(request.rest);
+      const { value } = await readVault(
+        context,
+        idsOf(request),
+        (vault) => ({ note: vault.note(ref).path, backlinks: vault.backlinks(ref) }),
+        () => {
+          throw new MemError('NOT_FOUND', `note not found: ${ref}`);
+        },
+      );
+      return { status: 200, body: value };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/health',
+    handle: async (request, context) => {
+      const { value } = await readVault(
+        { ...context, deadlineMs: 0 },
+        idsOf(request),
+        (vault) => vault.index.notes.size,
+        () => 0,
+      );
+      return { status: 200, body: { status: 'ok', notes: value } };
+    },
+  },
+];

@@ -1,0 +1,176 @@
+import { mkdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  CONFIG_FILE,
+  initVault,
+  MemError,
+  openVault,
+  type Vault,
+  type VaultWatcher,
+  type WatchVaultOptions,
+  watchVault,
+} from '../index.js';
+
+/** A vault with its watcher running: what a request works on. */
+export interface LiveVault {
+  vault: Vault;
+  watcher: VaultWatcher;
+}
+
+/** Whose memory a request is about; both default to `default`. */
+export interface VaultIds {
+  agentId: string;
+  userId: string;
+}
+
+/** Where requests find their vault: one fixed vault, or one per agent and user. */
+export interface VaultSource {
+  /**
+   * Runs `fn` with the vault for `ids`, kept loaded while `fn` runs. A vault that does not exist
+   * is created first when `create` is true, else `fn` gets `undefined`.
+   */
+  use<T>(ids: VaultIds, create: boolean, fn: (live: LiveVault | undefined) => Promise<T> | T): Promise<T>;
+  /** Stops every watcher and saves every cache */
+  close(): Promise<void>;
+}
+
+const ID = /^[A-Za-z0-9._-]+$/;
+
+/** An agent or user id as a folder name: letters, digits, `.`, `_`, `-`, and never `.` or `..`. */
+export function parseVaultId(value: unknown, name: string): string {
+  if (value === undefined || value === null || value === '') return 'default';
+  if (typeof value !== 'string' || !ID.test(value) || value === '.' || value === '..') {
+    throw new MemError(
+      'INVALID_INPUT',
+      `${name} must be letters, digits, ".", "_" or "-" (not "." or ".."), got ${JSON.stringify(value)}`,
+    );
+  }
+  return value;
+}
+
+/** The one vault of `mem serve` without `--vaults`; ids are not used. */
+export function singleVault(live: LiveVault): VaultSource {
+  return {
+    use: async (_ids, _create, fn) => fn(live),
+    close: () => live.watcher.close(),
+  };
+}
+
+export interface VaultPoolOptions {
+  /** The folder holding `<agent_id>/<user_id>/` vaults */
+  dir: string;
+  /** Unload a vault after this long without requests (default: 10 minutes) */
+  idleMs?: number;
+  /** Options for each vault's watcher */
+  watch?: WatchVaultOptions;
+  /** Receives one-line notices (vault created, loaded, unloaded) */
+  onNotice?: (message: string) => void;
+}
+
+interface Entry {
+  live: LiveVault;
+  active: number;
+  lastUsed: number;
+}
+
+const exists = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
+
+/**
+ * One vault per agent and user under `dir`, each with its own index and watcher, opened on first
+ * use and unloaded when idle. A request only ever reaches the vault its ids name.
+ */
+export class VaultPool implements VaultSource {
+  private readonly dir: string;
+  private readonly idleMs: number;
+  private readonly options: VaultPoolOptions;
+  private readonly entries = new Map<string, Promise<Entry>>();
+  private readonly unloading = new Map<string, Promise<void>>();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(options: VaultPoolOptions) {
+    this.options = options;
+    this.dir = options.dir;
+    this.idleMs = options.idleMs ?? 10 * 60_000;
+    this.sweeper = setInterval(() => void this.sweep(), Math.max(10, Math.min(this.idleMs / 2, 60_000)));
+    this.sweeper.unref();
+  }
+
+  /** Keys (`agent/user`) of the vaults loaded now */
+  loaded(): string[] {
+    return [...this.entries.keys()].sort();
+  }
+
+  async use<T>(
+    ids: VaultIds,
+    create: boolean,
+    fn: (live: LiveVault | undefined) => Promise<T> | T,
+  ): Promise<T> {
+    const agentId = parseVaultId(ids.agentId, 'agent_id');
+    const userId = parseVaultId(ids.userId, 'user_id');
+    const key = `${agentId}/${userId}`;
+    await this.unloading.get(key);
+    let loading = this.entries.get(key);
+    if (!loading) {
+      const root = join(this.dir, agentId, userId);
+      if (!create && !(await exists(join(root, CONFIG_FILE)))) return fn(undefined);
+      // Checked again: another request may have started loading it while we looked.
+      loading = this.entries.get(key) ?? this.load(key, root);
+    }
+    const entry = await loading;
+    entry.active++;
+    try {
+      return await fn(entry.live);
+    } finally {
+      entry.active--;
+      entry.lastUsed = Date.now();
+    }
+  }
+
+  private load(key: string, root: string): Promise<Entry> {
+    const loading = (async () => {
+      if (!(await exists(join(root, CONFIG_FILE)))) {
+        await mkdir(root, { recursive: true });
+        await initVault(root, { git: true });
+        this.options.onNotice?.(`mem: created vault ${key}`);
+      }
+      const vault = await openVault({ path: root, onNotice: this.options.onNotice });
+      const watcher = watchVault(vault, this.options.watch);
+      await watcher.ready;
+      return { live: { vault, watcher }, active: 0, lastUsed: Date.now() };
+    })();
+    this.entries.set(key, loading);
+    loading.catch(() => this.entries.delete(key));
+    return loading;
+  }
+
+  private async sweep(): Promise<void> {
+    const now = Date.now();
+    for (const [key, loading] of this.entries) {
+      const entry = await loading.catch(() => undefined);
+      if (!entry || entry.active > 0 || now - entry.lastUsed < this.idleMs) continue;
+      if (this.entries.get(key) !== loading) continue;
+      this.unload(key, entry);
+    }
+  }
+
+  private unload(key: string, entry: Entry): Promise<void> {
+    this.entries.delete(key);
+    const closing = entry.live.watcher.close().finally(() => this.unloading.delete(key));
+    this.unloading.set(key, closing);
+    this.options.onNotice?.(`mem: unloaded idle vault ${key}`);
+    return closing;
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    const entries = await Promise.all(
+      [...this.entries].map(async ([key, loading]) => [key, await loading.catch(() => undefined)] as const),
+    );
+    await Promise.all(entries.map(([key, entry]) => (entry ? this.unload(key, entry) : undefined)));
+    await Promise.all(this.unloading.values());
+  }
+}

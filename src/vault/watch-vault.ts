@@ -1,0 +1,198 @@
+import { isAbsolute, join, relative, sep } from 'node:path';
+import { watch } from 'chokidar';
+import type { Vault } from '../open-vault.js';
+import { isIgnoredPath, isNotePath, readVault } from './read-vault.js';
+
+/** One change the index has taken in. */
+export interface VaultChange {
+  /** Vault-relative POSIX path */
+  path: string;
+  kind: 'added' | 'changed' | 'removed';
+}
+
+export interface WatchVaultOptions {
+  /** Called once per applied change, after the index holds it */
+  onChange?: (change: VaultChange) => void;
+  /** Called when a refresh, a cache save or the file watcher fails; watching goes on (default: ignored) */
+  onError?: (error: unknown) => void;
+  /** How long events are gathered into one refresh after the last one arrived (default: 100 ms) */
+  debounceMs?: number;
+  /** Longest a batch waits while events keep arriving, so a long burst still shows up (default: 1000 ms) */
+  maxWaitMs?: number;
+  /** Save the index cache after this long without changes (default: 2000 ms) */
+  quietMs?: number;
+  /** A written file counts as finished once its size has held for this long (default: 150 ms) */
+  stableMs?: number;
+}
+
+export interface VaultWatcher {
+  /** Resolves once the initial scan of the folders is done and changes are being seen */
+  ready: Promise<void>;
+  /**
+   * Resolves `true` when no refresh is running or queued, or when the ones there end within
+   * `timeoutMs`; `false` when they are still running then (the index is partly updated).
+   */
+  whenIdle(timeoutMs: number): Promise<boolean>;
+  /** Runs `fn` with no refresh or save interleaved (writes go through here) */
+  exclusive<T>(fn: () => Promise<T>): Promise<T>;
+  /** Stops watching, applies the events already seen, and saves the cache when anything changed */
+  close(): Promise<void>;
+}
+
+const noop = () => undefined;
+
+function toVaultPath(root: string, path: string): string {
+  const rel = isAbsolute(path) ? relative(root, path) : path;
+  return rel.split(sep).join('/').normalize('NFC');
+}
+
+/**
+ * Keeps `vault`'s index in step with its folder. Events are gathered for a short window and
+ * applied with one `refreshPaths` call, so a `git checkout` of hundreds of files is a few
+ * refreshes rather than hundreds; a rename arrives as unlink + add and needs nothing special.
+ */
+export function watchVault(vault: Vault, options: WatchVaultOptions = {}): VaultWatcher {
+  const debounceMs = options.debounceMs ?? 100;
+  const maxWaitMs = options.maxWaitMs ?? 1000;
+  const quietMs = options.quietMs ?? 2000;
+  const onError = options.onError ?? noop;
+  const pending = new Set<string>();
+  const newDirs = new Set<string>();
+  let batchStarted = 0;
+  let flushTimer: NodeJS.Timeout | undefined;
+  let saveTimer: NodeJS.Timeout | undefined;
+  let dirty = false;
+  let closed = false;
+  // One chain for refreshes, saves and writes: none of them ever runs beside another.
+  let tail: Promise<void> = Promise.resolve();
+  let refreshing: Promise<void> | undefined;
+
+  const exclusive = <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = tail.then(fn);
+    tail = run.then(noop, noop);
+    return run;
+  };
+
+  /**
+   * chokidar lists a new folder before it starts watching it, so a file written in between is
+   * never reported (a `git checkout` that creates folders does exactly that). Listing the folder
+   * again once the batch is due catches those.
+   */
+  async function notesBelow(dirs: string[]): Promise<string[]> {
+    const found = await Promise.all(
+      dirs.map((dir) =>
+        readVault(join(vault.root, dir)).then(
+          (files) => files.map((file) => `${dir}/${file.path}`),
+          () => [],
+        ),
+      ),
+    );
+    return found.flat();
+  }
+
+  async function apply(paths: string[], dirs: string[]): Promise<void> {
+    const batch = [...new Set([...paths, ...(await notesBelow(dirs))])];
+    const before = new Map(batch.map((path) => [path, vault.index.notes.get(path)]));
+    const stats = await vault.refreshPaths(batch);
+    // A file saved unchanged moved its mtime: the cache should learn it, or the next start re-reads it.
+    if (stats.touched > 0) dirty = true;
+    for (const path of batch) {
+      const was = before.get(path);
+      const now = vault.index.notes.get(path);
+      // An unchanged note keeps its object (only its mtime is updated), so identity tells an edit.
+      const kind = !was && now ? 'added' : was && !now ? 'removed' : was !== now ? 'changed' : undefined;
+      if (!kind) continue;
+      dirty = true;
+      options.onChange?.({ path, kind });
+    }
+    if (dirty && !closed) scheduleSave();
+  }
+
+  function flush(): void {
+    clearTimeout(flushTimer);
+    flushTimer = undefined;
+    if (pending.size === 0 && newDirs.size === 0) return;
+    const paths = [...pending];
+    const dirs = [...newDirs];
+    pending.clear();
+    newDirs.clear();
+    const task = exclusive(() => apply(paths, dirs)).catch(onError);
+    refreshing = task;
+    void task.then(() => {
+      if (refreshing === task) refreshing = undefined;
+    });
+  }
+
+  function enqueue(path: string, set = pending): void {
+    if (pending.size === 0 && newDirs.size === 0) batchStarted = Date.now();
+    set.add(path);
+    clearTimeout(flushTimer);
+    const left = maxWaitMs - (Date.now() - batchStarted);
+    flushTimer = setTimeout(flush, Math.max(0, Math.min(debounceMs, left)));
+  }
+
+  function save(): Promise<void> {
+    clearTimeout(saveTimer);
+    saveTimer = undefined;
+    return exclusive(async () => {
+      if (!dirty) return;
+      dirty = false;
+      await vault.save();
+    }).catch(onError);
+  }
+
+  function scheduleSave(): void {
+    clearTimeout(saveTimer);
+    saveTimer = setTimeout(() => void save(), quietMs);
+  }
+
+  const watcher = watch(vault.root, {
+    ignoreInitial: true,
+    followSymlinks: false,
+    // Editors write in several steps; wait until the size holds before reading.
+    awaitWriteFinish: { stabilityThreshold: options.stableMs ?? 150, pollInterval: 50 },
+    ignored: (path, stats) => {
+      const rel = toVaultPath(vault.root, path);
+      if (rel === '' || rel.startsWith('..')) return false;
+      if (isIgnoredPath(rel)) return true;
+      return Boolean(stats?.isFile()) && !isNotePath(rel);
+    },
+  });
+  watcher.on('all', (event, path) => {
+    if (closed) return;
+    const rel = toVaultPath(vault.root, path);
+    if (event === 'add' || event === 'change' || event === 'unlink') {
+      if (isNotePath(rel)) enqueue(rel);
+    } else if (event === 'addDir') {
+      if (rel !== '' && !isIgnoredPath(rel)) enqueue(rel, newDirs);
+    } else if (event === 'unlinkDir') {
+      // A folder moved away: every note held below it is gone, whatever events follow.
+      for (const known of vault.index.notes.keys()) if (known.startsWith(`${rel}/`)) enqueue(known);
+    }
+  });
+  watcher.on('error', onError);
+  const ready = new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+
+  return {
+    ready,
+    exclusive,
+    async whenIdle(timeoutMs) {
+      const running = refreshing;
+      if (!running) return true;
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), timeoutMs);
+      });
+      const idle = await Promise.race([running.then(() => true), late]);
+      clearTimeout(timer);
+      return idle;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await watcher.close();
+      flush();
+      await save();
+    },
+  };
+}

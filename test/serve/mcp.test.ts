@@ -1,0 +1,108 @@
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanupVaults, makeVault, REPO_ROOT } from '../helpers/make-vault.js';
+
+// Runs the built CLI (`npm run build` first), as Claude Desktop or Claude Code would.
+let client: Client;
+let root: string;
+
+beforeAll(async () => {
+  root = await makeVault({
+    'profile/user.md': '# User\nLives in [[Tokyo]]. Loves ramen.\n',
+    'insights/Tokyo.md': '# Tokyo\nA huge city with great ramen shops.\n',
+  });
+  client = new Client({ name: 'memvault-test', version: '1.0.0' });
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [join(REPO_ROOT, 'dist/cli/main.js'), 'mcp', '--vault', root],
+      env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '' },
+      stderr: 'ignore',
+    }),
+  );
+});
+
+afterAll(async () => {
+  await client?.close();
+  await cleanupVaults();
+});
+
+async function tool(
+  name: string,
+  args: Record<string, unknown>,
+): Promise<{ isError: boolean; text: string }> {
+  const result = (await client.callTool({ name, arguments: args })) as {
+    isError?: boolean;
+    content: { type: string; text: string }[];
+  };
+  return { isError: Boolean(result.isError), text: result.content.map((c) => c.text).join('') };
+}
+
+describe('mem mcp', () => {
+  it('lists the four memory tools', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      'memory_compile',
+      'memory_read_note',
+      'memory_recall',
+      'memory_remember',
+    ]);
+    const recall = tools.find((t) => t.name === 'memory_recall');
+    expect(recall?.inputSchema.required).toEqual(['query']);
+  });
+
+  it('recalls memories as JSON text', async () => {
+    const result = await tool('memory_recall', { query: 'ramen', k: 2, now: '2026-12-01T10:00:00+08:00' });
+    expect(result.isError).toBe(false);
+    const data = JSON.parse(result.text) as { query: string; hits: { path: string }[] };
+    expect(data.query).toBe('ramen');
+    expect(data.hits.map((h) => h.path).sort()).toEqual(['insights/Tokyo.md', 'profile/user.md']);
+  });
+
+  it('compiles a context within the budget', async () => {
+    const result = await tool('memory_compile', { message: 'where should we eat ramen?', budget: 200 });
+    const data = JSON.parse(result.text) as { markdown: string; budget: number; used: number };
+    expect(data.budget).toBe(200);
+    expect(data.used).toBeLessThanOrEqual(200);
+    expect(data.markdown).toContain('ramen');
+  });
+
+  it('reads a note with its backlinks, and refuses a path outside the vault', async () => {
+    const note = JSON.parse((await tool('memory_read_note', { path: 'Tokyo' })).text) as {
+      note: { path: string };
+      backlinks: { from: string }[];
+    };
+    expect(note.note.path).toBe('insights/Tokyo.md');
+    expect(note.backlinks.map((e) => e.from)).toEqual(['profile/user.md']);
+    expect(await tool('memory_read_note', { path: '../../etc/passwd' })).toEqual({
+      isError: true,
+      text: 'path outside the vault: ../../etc/passwd',
+    });
+    expect(await tool('memory_read_note', { path: 'Osaka' })).toEqual({
+      isError: true,
+      text: 'note not found: Osaka',
+    });
+  });
+
+  it('remembers an entry that recall finds straight after', async () => {
+    const written = JSON.parse(
+      (await tool('memory_remember', { text: 'Adopted a hedgehog', speaker: 'user' })).text,
+    ) as {
+      path: string;
+      link: string;
+    };
+    expect(written.path).toMatch(/^episodes\/daily\/\d{4}-\d{2}-\d{2}\.md$/);
+    const hits = JSON.parse((await tool('memory_recall', { query: 'hedgehog' })).text) as {
+      hits: { text: string }[];
+    };
+    expect(hits.hits.map((h) => h.text)).toEqual(['Adopted a hedgehog']);
+  });
+
+  it('refuses input that does not match the schema', async () => {
+    const result = await tool('memory_recall', { query: 42 });
+    expect(result.isError).toBe(true);
+    expect(result.text).toContain('Input validation error');
+  });
+});

@@ -1,0 +1,123 @@
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { parseVaultId, VaultPool } from '../../src/serve/vault-pool.js';
+
+async function until(check: () => boolean, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`condition not met within ${ms} ms: ${check.toString()}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+const exists = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
+
+let pools: VaultPool[] = [];
+let dirs: string[] = [];
+
+async function pool(idleMs?: number): Promise<{ dir: string; pool: VaultPool }> {
+  const dir = await mkdtemp(join(tmpdir(), 'memvault-pool-'));
+  dirs.push(dir);
+  const made = new VaultPool({ dir, idleMs });
+  pools.push(made);
+  return { dir, pool: made };
+}
+
+afterEach(async () => {
+  await Promise.all(pools.map((p) => p.close()));
+  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+  pools = [];
+  dirs = [];
+});
+
+const ids = (agentId: string, userId: string) => ({ agentId, userId });
+
+describe('parseVaultId', () => {
+  it('accepts letters, digits, ".", "_" and "-", and defaults to "default"', () => {
+    expect(['rain-01', 'a.b_c', 'X', undefined, ''].map((v) => parseVaultId(v, 'user_id'))).toEqual([
+      'rain-01',
+      'a.b_c',
+      'X',
+      'default',
+      'default',
+    ]);
+  });
+
+  it('refuses "." and "..", separators, spaces and non-strings', () => {
+    for (const bad of ['.', '..', 'a/b', 'a\\b', 'a b', 'é', 5]) {
+      expect(() => parseVaultId(bad, 'user_id')).toThrow(
+        `user_id must be letters, digits, ".", "_" or "-" (not "." or ".."), got ${JSON.stringify(bad)}`,
+      );
+    }
+  });
+});
+
+describe('VaultPool', () => {
+  it('gives a read of a vault that does not exist nothing, and creates no folder', async () => {
+    const { dir, pool: p } = await pool();
+    expect(await p.use(ids('rain', 'alice'), false, (live) => live)).toBe(undefined);
+    expect(await exists(join(dir, 'rain'))).toBe(false);
+    expect(p.loaded()).toEqual([]);
+  });
+
+  it('creates a vault from the templates, with git, on first write', async () => {
+    const { dir, pool: p } = await pool();
+    const root = await p.use(ids('rain', 'alice'), true, (live) => live?.vault.root);
+    expect(root).toBe(join(dir, 'rain', 'alice'));
+    expect(await exists(join(dir, 'rain/alice/mem.config.json'))).toBe(true);
+    expect(await exists(join(dir, 'rain/alice/.git'))).toBe(true);
+    expect(p.loaded()).toEqual(['rain/alice']);
+  });
+
+  it('opens a vault once when two requests arrive together', async () => {
+    const { pool: p } = await pool();
+    const [a, b] = await Promise.all([
+      p.use(ids('rain', 'alice'), true, (live) => live?.vault),
+      p.use(ids('rain', 'alice'), true, (live) => live?.vault),
+    ]);
+    expect(a).toBeDefined();
+    expect(a).toBe(b);
+  });
+
+  it("keeps each vault's memories to itself", async () => {
+    const { pool: p } = await pool();
+    const write = (user: string, text: string) =>
+      p.use(ids('rain', user), true, (live) => live?.watcher.exclusive(() => live.vault.remember({ text })));
+    await write('alice', 'alice plays the cello');
+    await write('bob', 'bob plays the drums');
+    const hits = (user: string, query: string) =>
+      p.use(ids('rain', user), false, (live) => live?.vault.recall(query).hits.map((h) => h.text) ?? []);
+    expect(await hits('alice', 'cello')).toEqual(['alice plays the cello']);
+    expect(await hits('alice', 'drums')).toEqual([]);
+    expect(await hits('bob', 'drums')).toEqual(['bob plays the drums']);
+    expect(await hits('bob', 'cello')).toEqual([]);
+  });
+
+  it('unloads an idle vault and loads it again, memories intact, on the next request', async () => {
+    const { pool: p } = await pool(50);
+    await p.use(ids('rain', 'alice'), true, (live) =>
+      live?.watcher.exclusive(() => live.vault.remember({ text: 'the kettle is blue' })),
+    );
+    await until(() => p.loaded().length === 0);
+    const hits = await p.use(ids('rain', 'alice'), false, (live) =>
+      live?.vault.recall('kettle').hits.map((h) => h.text),
+    );
+    expect(hits).toEqual(['the kettle is blue']);
+  });
+
+  it('does not unload a vault while a request is using it', async () => {
+    const { pool: p } = await pool(20);
+    await p.use(ids('rain', 'alice'), true, async () => {
+      const start = Date.now();
+      // Several sweeps pass while this request holds the vault.
+      await until(() => Date.now() - start > 120);
+      expect(p.loaded()).toEqual(['rain/alice']);
+    });
+  });
+});

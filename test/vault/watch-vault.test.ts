@@ -1,0 +1,216 @@
+import { spawn } from 'node:child_process';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { loadIndexCache } from '../../src/indexing/index-cache.js';
+import { openVault, type Vault } from '../../src/open-vault.js';
+import { type VaultChange, type VaultWatcher, watchVault } from '../../src/vault/watch-vault.js';
+import { cleanupVaults, makeVault, REPO_ROOT } from '../helpers/make-vault.js';
+
+/** Polls `check` until it holds or the deadline passes; no fixed sleeps. */
+async function until(check: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`condition not met within ${ms} ms: ${check.toString()}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+const paths = (vault: Vault, query: string) => vault.recall(query).hits.map((h) => h.path);
+const backlinkSources = (vault: Vault, ref: string) => {
+  try {
+    return vault.backlinks(ref).map((e) => e.from);
+  } catch {
+    return [];
+  }
+};
+
+let watchers: VaultWatcher[] = [];
+
+async function start(
+  files: Record<string, string>,
+  options: Parameters<typeof watchVault>[1] = {},
+): Promise<{ root: string; vault: Vault; watcher: VaultWatcher; changes: VaultChange[] }> {
+  const root = await makeVault(files);
+  const vault = await openVault({ path: root });
+  const changes: VaultChange[] = [];
+  const watcher = watchVault(vault, { onChange: (c) => changes.push(c), ...options });
+  watchers.push(watcher);
+  await watcher.ready;
+  return { root, vault, watcher, changes };
+}
+
+afterEach(async () => {
+  await Promise.all(watchers.map((w) => w.close()));
+  watchers = [];
+  await cleanupVaults();
+});
+
+describe('watchVault', () => {
+  it('reflects a note written, edited, renamed and deleted on disk in recall and backlinks', async () => {
+    const { root, vault, changes } = await start({ 'insights/tokyo.md': '# Tokyo\nA large city.\n' });
+
+    const written = Date.now();
+    await writeFile(join(root, 'insights/trip.md'), '# Trip\nWe flew to [[tokyo]] for ramen.\n');
+    await until(() => paths(vault, 'ramen').includes('insights/trip.md'));
+    console.info(`watcher: write to searchable in ${Date.now() - written} ms`);
+    expect(backlinkSources(vault, 'insights/tokyo.md')).toEqual(['insights/trip.md']);
+
+    await writeFile(join(root, 'insights/trip.md'), '# Trip\nWe flew to [[tokyo]] for sushi.\n');
+    await until(() => paths(vault, 'sushi').includes('insights/trip.md'));
+    expect(paths(vault, 'ramen')).toEqual([]);
+
+    await rename(join(root, 'insights/trip.md'), join(root, 'insights/journey.md'));
+    await until(() => paths(vault, 'sushi').includes('insights/journey.md'));
+    await until(() => !vault.index.notes.has('insights/trip.md'));
+    expect(backlinkSources(vault, 'insights/tokyo.md')).toEqual(['insights/journey.md']);
+
+    await rm(join(root, 'insights/journey.md'));
+    await until(() => !vault.index.notes.has('insights/journey.md'));
+    expect(paths(vault, 'sushi')).toEqual([]);
+    expect(backlinkSources(vault, 'insights/tokyo.md')).toEqual([]);
+
+    expect(changes.filter((c) => c.path === 'insights/trip.md').map((c) => c.kind)).toEqual([
+      'added',
+      'changed',
+      'removed',
+    ]);
+    expect(changes.filter((c) => c.path === 'insights/journey.md').map((c) => c.kind)).toEqual([
+      'added',
+      'removed',
+    ]);
+  });
+
+  it('resolves a link that was unresolved once its target appears', async () => {
+    const { root, vault } = await start({ 'insights/trip.md': '# Trip\nWe went to [[Kyoto]].\n' });
+    expect(vault.links('insights/trip.md').map((e) => e.to)).toEqual([undefined]);
+    await writeFile(join(root, 'insights/Kyoto.md'), '# Kyoto\nTemples.\n');
+    await until(() => vault.index.notes.has('insights/Kyoto.md'));
+    expect(vault.links('insights/trip.md').map((e) => e.to)).toEqual(['insights/Kyoto.md']);
+    expect(backlinkSources(vault, 'insights/Kyoto.md')).toEqual(['insights/trip.md']);
+  });
+
+  it('takes an atomic save (temp dotfile renamed over the note) as one change and never indexes the temp file', async () => {
+    const { root, vault, changes } = await start({ 'profile/user.md': '# User\nLikes tea.\n' });
+    const tmp = join(root, 'profile/.user.md.tmp');
+    await writeFile(tmp, '# User\nLikes coffee now.\n');
+    await rename(tmp, join(root, 'profile/user.md'));
+    await until(() => paths(vault, 'coffee').includes('profile/user.md'));
+    expect(paths(vault, 'tea')).toEqual([]);
+    expect([...vault.index.notes.keys()]).toEqual(['profile/user.md']);
+    expect(changes).toEqual([{ path: 'profile/user.md', kind: 'changed' }]);
+  });
+
+  it('ignores dot folders, node_modules and files that are not Markdown', async () => {
+    const { root, vault } = await start({});
+    await mkdir(join(root, '.obsidian'), { recursive: true });
+    await mkdir(join(root, 'node_modules/pkg'), { recursive: true });
+    await writeFile(join(root, '.obsidian/workspace.md'), 'zebra\n');
+    await writeFile(join(root, 'node_modules/pkg/readme.md'), 'zebra\n');
+    await mkdir(join(root, 'insights'));
+    await writeFile(join(root, 'insights/list.txt'), 'zebra\n');
+    await writeFile(join(root, 'insights/zebra.md'), '# Zebra\nzebra\n');
+    await until(() => vault.index.notes.has('insights/zebra.md'));
+    expect([...vault.index.notes.keys()]).toEqual(['insights/zebra.md']);
+  });
+
+  it('indexes a burst of 500 files with far fewer refreshes than files', async () => {
+    const { root, vault } = await start({});
+    const refresh = vi.spyOn(vault, 'refreshPaths');
+    await mkdir(join(root, 'insights/burst'), { recursive: true });
+    const started = Date.now();
+    await Promise.all(
+      Array.from({ length: 500 }, (_, i) =>
+        writeFile(join(root, `insights/burst/n${i}.md`), `# Note ${i}\nmarker${i} quokka\n`),
+      ),
+    );
+    await until(() => vault.index.notes.size === 500, 20_000);
+    console.info(
+      `watcher: 500 files indexed in ${Date.now() - started} ms with ${refresh.mock.calls.length} refreshes`,
+    );
+    expect(paths(vault, 'marker0')[0]).toEqual('insights/burst/n0.md');
+    expect(paths(vault, 'marker499')[0]).toEqual('insights/burst/n499.md');
+    expect(refresh.mock.calls.length).toBeLessThan(50);
+  });
+
+  it('saves the cache after a quiet period, so the next open has nothing to re-read', async () => {
+    const { root } = await start({ 'insights/a.md': '# A\n' }, { quietMs: 50 });
+    await writeFile(join(root, 'insights/b.md'), '# B\nquiet\n');
+    // The cache is saved once the change is in and 50 ms passed without another.
+    await until(async () => {
+      const cached = await loadIndexCache(root);
+      return cached.status === 'loaded' && cached.index.notes.has('insights/b.md');
+    });
+    const reopened = await openVault({ path: root });
+    expect(reopened.lastRefresh).toMatchObject({ added: 0, changed: 0, removed: 0, unchanged: 2 });
+  });
+
+  it('saves the cache on close', async () => {
+    const { root, vault, watcher } = await start({ 'insights/a.md': '# A\n' }, { quietMs: 60_000 });
+    await writeFile(join(root, 'insights/b.md'), '# B\n');
+    await until(() => vault.index.notes.has('insights/b.md'));
+    await watcher.close();
+    const reopened = await openVault({ path: root });
+    expect(reopened.lastRefresh).toMatchObject({ added: 0, changed: 0, removed: 0, unchanged: 2 });
+  });
+
+  it('says it is idle when no refresh is running', async () => {
+    const { watcher } = await start({});
+    expect(await watcher.whenIdle(0)).toBe(true);
+  });
+
+  it('runs exclusive work one task at a time, in order', async () => {
+    const { watcher } = await start({});
+    const order: string[] = [];
+    let release = () => {};
+    const first = watcher.exclusive(
+      () =>
+        new Promise<void>((resolve) => {
+          order.push('first start');
+          release = () => {
+            order.push('first end');
+            resolve();
+          };
+        }),
+    );
+    const second = watcher.exclusive(async () => {
+      order.push('second');
+    });
+    await until(() => order.length === 1);
+    release();
+    await Promise.all([first, second]);
+    expect(order).toEqual(['first start', 'first end', 'second']);
+  });
+});
+
+describe('mem watch', () => {
+  // Runs the built CLI (`npm run build` first): signals only make sense for a real process.
+  it('prints one line per change and saves the cache when stopped with SIGINT', async () => {
+    const root = await makeVault({ 'insights/a.md': '# A\n' });
+    const child = spawn(process.execPath, [join(REPO_ROOT, 'dist/cli/main.js'), 'watch', '--vault', root], {
+      env: { PATH: process.env['PATH'] },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    try {
+      await until(() => stderr.includes('mem: watching'));
+      await writeFile(join(root, 'insights/b.md'), '# B\n');
+      await until(() => stdout.includes('added insights/b.md\n'));
+      await rm(join(root, 'insights/a.md'));
+      await until(() => stdout.includes('removed insights/a.md\n'));
+    } finally {
+      child.kill('SIGINT');
+    }
+    expect(await exited).toBe(0);
+    expect(stdout).toBe('added insights/b.md\nremoved insights/a.md\n');
+    const reopened = await openVault({ path: root });
+    expect(reopened.lastRefresh).toMatchObject({ added: 0, changed: 0, removed: 0, unchanged: 1 });
+  });
+});
