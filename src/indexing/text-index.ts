@@ -1,0 +1,247 @@
+import MiniSearch, { type AsPlainObject, type Options, type SearchResult } from 'minisearch';
+import { MemError } from '../errors.js';
+import type { Layer, Note, Section } from '../types.js';
+import { processTerm, tokenize } from './tokenize.js';
+
+/** Bump when the tokenizer, the stemmer, the stop words or the fields change: old caches are then rebuilt. */
+export const TEXT_INDEX_VERSION = 1;
+
+/** Where a hit points; what a search filter sees. */
+export interface TextHitSource {
+  /** Section id, `path#anchor` */
+  id: string;
+  path: string;
+  /** Section anchor: `''` (preamble), heading text, or `^blockid` */
+  anchor: string;
+  layer: Layer;
+  /** Episode date `YYYY-MM-DD` of the section, when it has one */
+  date?: string;
+}
+
+export interface TextHit extends TextHitSource {
+  /** BM25 score from MiniSearch, field boosts included */
+  score: number;
+  /** Indexed terms that matched (after stemming; a prefix or fuzzy match shows the longer term) */
+  terms: string[];
+  /** Query terms that matched */
+  queryTerms: string[];
+}
+
+export interface TextSearchOptions {
+  /** Most hits to return (default: all) */
+  limit?: number;
+  /** Keeps only the hits for which it returns true, before the limit is applied */
+  filter?: (hit: TextHitSource) => boolean;
+}
+
+interface SectionDocument extends TextHitSource {
+  title: string;
+  aliases: string;
+  tags: string;
+  headings: string;
+  text: string;
+}
+
+const FIELDS = ['title', 'aliases', 'tags', 'headings', 'text'];
+const STORED = ['path', 'anchor', 'layer', 'date'];
+// A query word in the title or an alias says more about a note than one in its body.
+const BOOST = { title: 3, aliases: 3, tags: 2, headings: 1.5, text: 1 };
+const LATIN = /^[\p{L}\p{M}\p{N}]+$/u;
+const CJK = /[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}]/u;
+
+/** A word of a spaced script (Latin, Cyrillic, Hangul …), not a CJK bigram or segment. */
+function isLatinTerm(term: string, minLength: number): boolean {
+  return term.length >= minLength && LATIN.test(term) && !CJK.test(term);
+}
+
+const OPTIONS: Options<SectionDocument> = {
+  fields: FIELDS,
+  storeFields: STORED,
+  tokenize: (text) => tokenize(text),
+  processTerm: (term) => processTerm(term),
+  searchOptions: {
+    boost: BOOST,
+    combineWith: 'OR',
+    // Prefix: `obsid` finds `obsidian`; short stems would match too much. CJK bigrams stay exact.
+    prefix: (term) => isLatinTerm(term, 4),
+    // One typo in a long word (`obsidain` is two edits, `obsidan` one). Short words have too
+    // many neighbours at distance 1 (`cat`, `car`, `hat`) to guess which one was meant.
+    fuzzy: (term) => (isLatinTerm(term, 6) ? 1 : false),
+    weights: { prefix: 0.3, fuzzy: 0.2 },
+  },
+};
+
+// The query is tokenized and processed once in search(); MiniSearch then only splits the result.
+const PROCESSED_QUERY = { tokenize: (text: string) => text.split(' '), processTerm: (term: string) => term };
+
+/** Full-text index over note sections (one MiniSearch document per section), CJK-aware. */
+export class TextIndex {
+  private miniSearch = new MiniSearch<SectionDocument>(OPTIONS);
+  /** Note path → its section ids, so remove() can discard them all */
+  private idsByPath = new Map<string, string[]>();
+
+  /** Number of indexed sections. */
+  get size(): number {
+    return this.miniSearch.documentCount;
+  }
+
+  has(path: string): boolean {
+    return this.idsByPath.has(path);
+  }
+
+  /** Indexes every section of the note; a path already indexed is replaced. */
+  add(note: Note): void {
+    if (this.idsByPath.has(note.path)) this.remove(note.path);
+    const documents = sectionDocuments(note);
+    this.miniSearch.addAll(documents);
+    this.idsByPath.set(
+      note.path,
+      documents.map((document) => document.id),
+    );
+  }
+
+  /** Drops every section of the note at `path`; an unknown path is ignored. */
+  remove(path: string): void {
+    const ids = this.idsByPath.get(path);
+    if (!ids) return;
+    // discard is O(1); MiniSearch cleans the inverted index lazily and auto-vacuums.
+    this.miniSearch.discardAll(ids);
+    this.idsByPath.delete(path);
+  }
+
+  replace(note: Note): void {
+    this.remove(note.path);
+    this.add(note);
+  }
+
+  /**
+   * Sections matching any query term (OR), best first; equal scores are ordered by id so the same
+   * index always answers the same way. An empty or stop-word-only query returns [].
+   */
+  search(query: string, options: TextSearchOptions = {}): TextHit[] {
+    const terms = [...new Set(tokenize(query).map(processTerm))].filter((term): term is string => !!term);
+    if (terms.length === 0) return [];
+    const { filter } = options;
+    const results = this.miniSearch.search(terms.join(' '), {
+      ...PROCESSED_QUERY,
+      ...(filter ? { filter: (result: SearchResult) => filter(hitSource(result)) } : {}),
+    });
+    const hits = results.map(
+      (result): TextHit => ({
+        ...hitSource(result),
+        score: result.score,
+        terms: result.terms,
+        queryTerms: result.queryTerms,
+      }),
+    );
+    hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return options.limit === undefined ? hits : hits.slice(0, Math.max(0, options.limit));
+  }
+
+  /** A plain, JSON-serialisable snapshot; give it (or its parsed JSON text) to fromJSON(). */
+  toJSON(): TextIndexJSON {
+    return {
+      version: TEXT_INDEX_VERSION,
+      paths: [...this.idsByPath],
+      miniSearch: unshared(this.miniSearch.toJSON()),
+    };
+  }
+
+  /** Restores an index saved by toJSON(); throws INVALID_INPUT for another version or shape. */
+  static fromJSON(json: unknown): TextIndex {
+    const saved = checkSaved(json);
+    return TextIndex.restore(MiniSearch.loadJS(unshared(saved.miniSearch), OPTIONS), saved);
+  }
+
+  /** Like fromJSON() but loads in batches, so a large index does not block the event loop. */
+  static async fromJSONAsync(json: unknown): Promise<TextIndex> {
+    const saved = checkSaved(json);
+    const miniSearch = await MiniSearch.loadJSAsync(unshared(saved.miniSearch), OPTIONS);
+    return TextIndex.restore(miniSearch, saved);
+  }
+
+  private static restore(miniSearch: MiniSearch<SectionDocument>, saved: TextIndexJSON): TextIndex {
+    const index = new TextIndex();
+    index.miniSearch = miniSearch;
+    index.idsByPath = new Map(saved.paths.map(([path, ids]) => [path, [...ids]]));
+    return index;
+  }
+}
+
+export interface TextIndexJSON {
+  version: number;
+  /** Note path → its section ids */
+  paths: [string, string[]][];
+  miniSearch: AsPlainObject;
+}
+
+function sectionDocuments(note: Note): SectionDocument[] {
+  const common = {
+    path: note.path,
+    layer: note.layer,
+    title: note.title,
+    aliases: note.aliases.join('\n'),
+    tags: note.tags.join(' '),
+  };
+  // A note with no sections (only frontmatter) is still found by its title, aliases and tags.
+  const sections: Section[] =
+    note.sections.length > 0
+      ? note.sections
+      : [{ id: `${note.path}#`, anchor: '', kind: 'preamble', text: '', start: 0, end: 0, line: 1 }];
+  const byId = new Map<string, SectionDocument>();
+  for (const section of sections) {
+    const seen = byId.get(section.id);
+    if (seen) {
+      // Section ids should be unique; if a parser ever repeats one, merge rather than let MiniSearch
+      // throw "duplicate ID" and leave the note half-indexed.
+      seen.text += '\n' + section.text;
+      continue;
+    }
+    byId.set(section.id, {
+      ...common,
+      id: section.id,
+      anchor: section.anchor,
+      ...(section.date === undefined ? {} : { date: section.date }),
+      headings: section.heading === undefined ? note.title : `${section.heading}\n${note.title}`,
+      text: section.text,
+    });
+  }
+  return [...byId.values()];
+}
+
+function hitSource(result: SearchResult): TextHitSource {
+  const source: TextHitSource = {
+    id: String(result.id),
+    path: result['path'],
+    anchor: result['anchor'],
+    layer: result['layer'],
+  };
+  if (typeof result['date'] === 'string') source.date = result['date'];
+  return source;
+}
+
+function checkSaved(json: unknown): TextIndexJSON {
+  const value = typeof json === 'string' ? (JSON.parse(json) as unknown) : json;
+  const saved = value as Partial<TextIndexJSON> | null;
+  if (typeof saved !== 'object' || saved === null || saved.version !== TEXT_INDEX_VERSION) {
+    throw new MemError(
+      'INVALID_INPUT',
+      `text index: saved version ${JSON.stringify(saved?.version)} does not match ${TEXT_INDEX_VERSION}; rebuild it`,
+    );
+  }
+  if (!Array.isArray(saved.paths) || typeof saved.miniSearch !== 'object' || saved.miniSearch === null) {
+    throw new MemError(
+      'INVALID_INPUT',
+      'text index: saved index is malformed (expected version, paths, miniSearch)',
+    );
+  }
+  return saved as TextIndexJSON;
+}
+
+/**
+ * MiniSearch's toJSON() and loadJS() share the live `fieldIds` and `averageFieldLength` objects, which
+ * later adds update in place; copy them so a snapshot and the index restored from it stay apart.
+ */
+function unshared(plain: AsPlainObject): AsPlainObject {
+  return { ...plain, fieldIds: { ...plain.fieldIds }, averageFieldLength: [...plain.averageFieldLength] };
+}

@@ -1,0 +1,308 @@
+import { describe, expect, it } from 'vitest';
+import { MemError } from '../../src/errors.js';
+import { TextIndex } from '../../src/indexing/text-index.js';
+import type { Layer, Note, Section } from '../../src/types.js';
+
+interface SectionSpec {
+  anchor?: string;
+  heading?: string;
+  text: string;
+  date?: string;
+}
+
+/** A Note as the parser would give it, with only what the index reads filled in. */
+function makeNote(
+  path: string,
+  options: { title?: string; aliases?: string[]; tags?: string[]; sections?: SectionSpec[] } = {},
+): Note {
+  const folder = path.includes('/') ? path.slice(0, path.indexOf('/')) : '';
+  const layer: Layer = ['persona', 'profile', 'episodes', 'insights', 'archive'].includes(folder)
+    ? (folder as Layer)
+    : 'other';
+  const sections: Section[] = (options.sections ?? []).map((spec) => {
+    const anchor = spec.anchor ?? '';
+    const section: Section = {
+      id: `${path}#${anchor}`,
+      anchor,
+      kind: anchor === '' ? 'preamble' : anchor.startsWith('^') ? 'block' : 'heading',
+      text: spec.text,
+      start: 0,
+      end: spec.text.length,
+      line: 1,
+    };
+    if (spec.heading !== undefined) section.heading = spec.heading;
+    if (spec.date !== undefined) section.date = spec.date;
+    return section;
+  });
+  return {
+    path,
+    layer,
+    frontmatter: {},
+    title: options.title ?? path.slice(path.lastIndexOf('/') + 1).replace(/\.md$/, ''),
+    aliases: options.aliases ?? [],
+    tags: options.tags ?? [],
+    links: [],
+    headings: [],
+    sections,
+    blocks: [],
+    warnings: [],
+    hash: '',
+    size: 0,
+    mtimeMs: 0,
+  };
+}
+
+function indexOf(...notes: Note[]): TextIndex {
+  const index = new TextIndex();
+  for (const note of notes) index.add(note);
+  return index;
+}
+
+function ids(index: TextIndex, query: string): string[] {
+  return index.search(query).map((hit) => hit.id);
+}
+
+describe('TextIndex', () => {
+  const moving = makeNote('episodes/daily/2026-11-29.md', {
+    sections: [
+      { anchor: '^e1', text: '我下个月搬到上海工作', date: '2026-11-29' },
+      { anchor: '^e2', text: '我在用 Obsidian 记笔记', date: '2026-11-29' },
+      { anchor: '^e3', text: 'We moved the piano downstairs.', date: '2026-11-29' },
+    ],
+  });
+
+  it('finds a Chinese word inside a longer sentence', () => {
+    expect(ids(indexOf(moving), '上海')).toEqual(['episodes/daily/2026-11-29.md#^e1']);
+    expect(ids(indexOf(moving), '工作')).toEqual(['episodes/daily/2026-11-29.md#^e1']);
+  });
+
+  it('finds mixed Chinese and English text by either script', () => {
+    const index = indexOf(moving);
+    expect(ids(index, 'Obsidian')).toEqual(['episodes/daily/2026-11-29.md#^e2']);
+    expect(ids(index, '笔记')).toEqual(['episodes/daily/2026-11-29.md#^e2']);
+  });
+
+  it('matches another form of an English word', () => {
+    expect(ids(indexOf(moving), 'moving')).toEqual(['episodes/daily/2026-11-29.md#^e3']);
+  });
+
+  it('matches a Latin prefix and a one-letter typo in a long word', () => {
+    const index = indexOf(moving);
+    expect(ids(index, 'obsid')).toEqual(['episodes/daily/2026-11-29.md#^e2']);
+    expect(ids(index, 'obsidan')).toEqual(['episodes/daily/2026-11-29.md#^e2']);
+  });
+
+  it('returns hits with their source, date and matched terms', () => {
+    expect(indexOf(moving).search('上海')).toEqual([
+      {
+        id: 'episodes/daily/2026-11-29.md#^e1',
+        path: 'episodes/daily/2026-11-29.md',
+        anchor: '^e1',
+        layer: 'episodes',
+        date: '2026-11-29',
+        score: expect.any(Number),
+        terms: ['上海'],
+        queryTerms: ['上海'],
+      },
+    ]);
+  });
+
+  it('finds a note by an alias', () => {
+    const lin = makeNote('profile/people/林小雨.md', {
+      title: '林小雨',
+      aliases: ['Lin', '小雨'],
+      sections: [{ text: '大学同学，住在杭州。' }],
+    });
+    const index = indexOf(
+      lin,
+      makeNote('insights/travel.md', { sections: [{ text: 'Trains are faster.' }] }),
+    );
+    expect(ids(index, 'Lin')).toEqual(['profile/people/林小雨.md#']);
+  });
+
+  it('ranks a title match above a mention in the body', () => {
+    const titled = makeNote('insights/shanghai.md', {
+      title: 'Shanghai',
+      sections: [{ text: 'Rent, neighbourhoods and the metro.' }],
+    });
+    const mention = makeNote('insights/cities.md', {
+      title: 'Cities',
+      sections: [{ text: 'Shanghai, Tokyo and Berlin are on the list.' }],
+    });
+    expect(ids(indexOf(mention, titled), 'shanghai')).toEqual([
+      'insights/shanghai.md#',
+      'insights/cities.md#',
+    ]);
+  });
+
+  it('weighs an alias match above the same word in the body', () => {
+    // Mirror images: one field each, same lengths, so only the field boost can break the tie.
+    const alias = makeNote('insights/z-alias.md', {
+      title: 'Alpha',
+      aliases: ['Shanghai'],
+      sections: [{ text: '' }],
+    });
+    const body = makeNote('insights/a-body.md', { title: 'Beta', sections: [{ text: 'Shanghai' }] });
+    expect(ids(indexOf(body, alias), 'shanghai')).toEqual(['insights/z-alias.md#', 'insights/a-body.md#']);
+  });
+
+  it('searches the section heading', () => {
+    const note = makeNote('profile/user.md', {
+      title: 'User',
+      sections: [
+        { anchor: 'Food', heading: 'Food', text: 'Likes noodles.' },
+        { anchor: 'Work', heading: 'Work', text: 'Designer at a studio.' },
+      ],
+    });
+    expect(ids(indexOf(note), 'work')).toEqual(['profile/user.md#Work']);
+  });
+
+  it('finds a note without sections by its title', () => {
+    const index = indexOf(makeNote('insights/empty.md', { title: 'Gardening', tags: ['hobby'] }));
+    expect(ids(index, 'gardening')).toEqual(['insights/empty.md#']);
+    expect(ids(index, 'hobby')).toEqual(['insights/empty.md#']);
+  });
+
+  it('returns nothing for an empty or stop-word-only query', () => {
+    const index = indexOf(moving);
+    expect(index.search('')).toEqual([]);
+    expect(index.search('  ?! ')).toEqual([]);
+    expect(index.search('the and of')).toEqual([]);
+  });
+
+  it('removes every section of a note', () => {
+    const index = indexOf(
+      moving,
+      makeNote('insights/piano.md', { sections: [{ text: 'The piano needs tuning.' }] }),
+    );
+    expect(index.size).toBe(4);
+    index.remove('episodes/daily/2026-11-29.md');
+    expect(index.has('episodes/daily/2026-11-29.md')).toBe(false);
+    expect(index.size).toBe(1);
+    expect(ids(index, '上海')).toEqual([]);
+    expect(ids(index, 'piano')).toEqual(['insights/piano.md#']);
+    index.remove('not/there.md');
+    expect(index.size).toBe(1);
+  });
+
+  it('replaces a note: old words are gone, new words are found', () => {
+    const index = indexOf(makeNote('insights/plan.md', { sections: [{ text: 'Move to Shanghai.' }] }));
+    index.replace(
+      makeNote('insights/plan.md', {
+        sections: [{ text: 'Stay in Berlin.' }, { anchor: 'Why', text: 'Friends.' }],
+      }),
+    );
+    expect(ids(index, 'shanghai')).toEqual([]);
+    expect(ids(index, 'berlin')).toEqual(['insights/plan.md#']);
+    expect(index.size).toBe(2);
+  });
+
+  it('treats add of a path already indexed as a replace', () => {
+    const index = indexOf(makeNote('insights/plan.md', { sections: [{ text: 'Move to Shanghai.' }] }));
+    index.add(makeNote('insights/plan.md', { sections: [{ text: 'Stay in Berlin.' }] }));
+    expect(index.size).toBe(1);
+    expect(ids(index, 'shanghai')).toEqual([]);
+  });
+
+  it('merges sections that share an id instead of failing', () => {
+    const note = makeNote('insights/dup.md', {
+      sections: [
+        { anchor: 'A', text: 'apples' },
+        { anchor: 'A', text: 'pears' },
+      ],
+    });
+    const index = indexOf(note);
+    expect(index.size).toBe(1);
+    expect(ids(index, 'pears')).toEqual(['insights/dup.md#A']);
+  });
+
+  it('filters hits by layer before applying the limit', () => {
+    const index = indexOf(
+      makeNote('profile/user.md', {
+        title: 'User',
+        sections: [{ text: 'Tea every morning, tea at night, more tea.' }],
+      }),
+      makeNote('episodes/daily/2026-11-28.md', {
+        sections: [{ anchor: '^e1', text: 'Had tea.', date: '2026-11-28' }],
+      }),
+    );
+    expect(ids(index, 'tea')).toEqual(['profile/user.md#', 'episodes/daily/2026-11-28.md#^e1']);
+    expect(
+      index.search('tea', { filter: (hit) => hit.layer === 'episodes', limit: 1 }).map((hit) => hit.id),
+    ).toEqual(['episodes/daily/2026-11-28.md#^e1']);
+    expect(index.search('tea', { limit: 1 }).map((hit) => hit.id)).toEqual(['profile/user.md#']);
+  });
+
+  it('orders equal scores by id', () => {
+    const same = { title: 'Note', sections: [{ text: 'Hiking in the hills.' }] };
+    const index = indexOf(
+      makeNote('insights/c.md', same),
+      makeNote('insights/a.md', same),
+      makeNote('insights/b.md', same),
+    );
+    const hits = index.search('hiking');
+    expect(hits.map((hit) => hit.id)).toEqual(['insights/a.md#', 'insights/b.md#', 'insights/c.md#']);
+    expect(new Set(hits.map((hit) => hit.score)).size).toBe(1);
+  });
+
+  describe('JSON', () => {
+    const notes = [
+      moving,
+      makeNote('profile/people/林小雨.md', {
+        title: '林小雨',
+        aliases: ['Lin'],
+        sections: [{ text: '喜欢爬山 and hiking.' }],
+      }),
+      makeNote('insights/hiking.md', {
+        title: 'Hiking',
+        tags: ['outdoors'],
+        sections: [{ text: 'Bring water.' }],
+      }),
+    ];
+    const queries = ['上海', 'obsidian', 'hike', 'Lin', '爬山', 'outdoors water', 'moving'];
+
+    it('round-trips through JSON text with the same search results', () => {
+      const index = indexOf(...notes);
+      index.remove('insights/hiking.md');
+      index.add(notes[2]!);
+      const restored = TextIndex.fromJSON(JSON.parse(JSON.stringify(index)));
+      for (const query of queries) expect(restored.search(query)).toEqual(index.search(query));
+      expect(restored.size).toBe(index.size);
+      expect(restored.has('insights/hiking.md')).toBe(true);
+    });
+
+    it('restores the path map, so remove works after loading', () => {
+      const restored = TextIndex.fromJSON(JSON.stringify(indexOf(...notes).toJSON()));
+      restored.remove('episodes/daily/2026-11-29.md');
+      expect(ids(restored, '上海')).toEqual([]);
+      expect(restored.size).toBe(2);
+    });
+
+    it('loads asynchronously with the same results', async () => {
+      const index = indexOf(...notes);
+      const restored = await TextIndex.fromJSONAsync(JSON.parse(JSON.stringify(index)));
+      for (const query of queries) expect(restored.search(query)).toEqual(index.search(query));
+    });
+
+    it('keeps a restored index apart from the snapshot it came from', () => {
+      const index = indexOf(...notes);
+      const before = index.search('hike');
+      const snapshot = index.toJSON();
+      const restored = TextIndex.fromJSON(snapshot);
+      restored.add(makeNote('insights/long.md', { sections: [{ text: 'hike '.repeat(200) }] }));
+      index.add(makeNote('insights/longer.md', { sections: [{ text: 'hike '.repeat(400) }] }));
+      expect(TextIndex.fromJSON(snapshot).search('hike')).toEqual(before);
+    });
+
+    it('refuses a snapshot of another version', () => {
+      const json = { ...indexOf(...notes).toJSON(), version: 999 };
+      expect(() => TextIndex.fromJSON(json)).toThrow(MemError);
+      expect(() => TextIndex.fromJSON(json)).toThrow(
+        'text index: saved version 999 does not match 1; rebuild it',
+      );
+      expect(() => TextIndex.fromJSON(null)).toThrow(
+        'text index: saved version undefined does not match 1; rebuild it',
+      );
+    });
+  });
+});
