@@ -76,7 +76,8 @@ function merge(base: Record<string, unknown>, override: Record<string, unknown>,
     if (current === undefined) {
       base[key] = value;
     } else if (isObject(current)) {
-      if (!isObject(value)) throw new MemError('INVALID_CONFIG', `${CONFIG_FILE}: ${where}${key} must be an object`);
+      if (!isObject(value))
+        throw new MemError('INVALID_CONFIG', `${CONFIG_FILE}: ${where}${key} must be an object`);
       merge(current, value, `${where}${key}.`);
     } else if (typeof current !== typeof value) {
       throw new MemError(
@@ -97,7 +98,10 @@ export function resolveConfig(raw: unknown): MemConfig {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: config.timezone });
   } catch {
-    throw new MemError('INVALID_CONFIG', `${CONFIG_FILE}: unknown timezone ${JSON.stringify(config.timezone)}`);
+    throw new MemError(
+      'INVALID_CONFIG',
+      `${CONFIG_FILE}: unknown timezone ${JSON.stringify(config.timezone)}`,
+    );
   }
   return config;
 }

@@ -4,12 +4,17 @@ export type { CompiledItem, CompiledSection, CompileOptions, CompileResult } fro
 export { CONFIG_FILE, defaultConfig, loadConfig, type MemConfig } from './config.js';
 export type { DoctorReport } from './doctor.js';
 export { MemError, type MemErrorCode } from './errors.js';
+export type { CommitResult, HistoryEntry } from './git/git.js';
+export type { UndoResult } from './git/vault-git.js';
 export { type InitResult, initVault } from './init-vault.js';
 export type { RecallResult } from './open-vault.js';
 export { type OpenVaultOptions, openVault, Vault } from './open-vault.js';
 export type { AppliedRange } from './recall/choose-range.js';
 export type { ScoreParts } from './recall/rank.js';
 export type { DateRange, RecallHit, RecallOptions } from './recall/recall.js';
+export type { Llm, LlmOptions } from './reflect/llm.js';
+export type { Operation } from './reflect/operations.js';
+export type { ReflectOptions, ReflectResult } from './reflect/reflect.js';
 export type { Block, Edge, Heading, Layer, LinkRef, Note, Section } from './types.js';
 export {
   type VaultChange,
@@ -17,5 +22,8 @@ export {
   type WatchVaultOptions,
   watchVault,
 } from './vault/watch-vault.js';
+export type { ForgetOptions, ForgetResult } from './write/forget-note.js';
 export type { IngestOptions, IngestResult } from './write/ingest.js';
+export type { MoveResult } from './write/move-note.js';
 export type { RememberInput, RememberResult } from './write/remember.js';
+export type { CreateNoteInput, NoteWriteResult, UpdateNoteInput } from './write/update-note.js';

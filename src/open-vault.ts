@@ -2,15 +2,29 @@ import { type CompileOptions, type CompileResult, compile } from './compile/comp
 import { loadConfig, type MemConfig } from './config.js';
 import { type DoctorReport, diagnose } from './doctor.js';
 import { MemError } from './errors.js';
+import type { HistoryEntry } from './git/git.js';
+import { noteHistory, type UndoResult, undoLastMemCommit, vaultDiff } from './git/vault-git.js';
 import { loadIndexCache, saveIndexCache } from './indexing/index-cache.js';
 import { type RefreshStats, refreshIndex, refreshPaths } from './indexing/refresh-index.js';
 import { VaultIndex } from './indexing/vault-index.js';
 import { type AppliedRange, chooseRange } from './recall/choose-range.js';
 import { type RecallHit, type RecallOptions, recall } from './recall/recall.js';
+import { createLlm, type Llm, type LlmOptions } from './reflect/llm.js';
+import { type ReflectOptions, type ReflectResult, reflect } from './reflect/reflect.js';
 import type { Edge, Note } from './types.js';
 import { findVault } from './vault/find-vault.js';
+import { notePath } from './vault/paths.js';
+import { type ForgetOptions, type ForgetResult, forgetNote } from './write/forget-note.js';
 import { type IngestOptions, type IngestResult, ingest } from './write/ingest.js';
+import { type MoveResult, moveNote } from './write/move-note.js';
 import { type RememberInput, type RememberResult, remember } from './write/remember.js';
+import {
+  type CreateNoteInput,
+  createNote,
+  type NoteWriteResult,
+  type UpdateNoteInput,
+  updateNote,
+} from './write/update-note.js';
 
 export interface OpenVaultOptions {
   /** The vault folder; else `MEM_VAULT`, else the nearest folder upward from `cwd` with `mem.config.json` */
@@ -107,10 +121,75 @@ export class Vault {
     return result;
   }
 
+  /** Creates a note with `id`, `title`, `created`, `updated` and the given keys; refuses an existing one. */
+  async createNote(input: CreateNoteInput): Promise<NoteWriteResult> {
+    const result = await createNote(this.root, this.config, input);
+    await this.refreshPaths([result.path]);
+    return result;
+  }
+
+  /** Sets or deletes frontmatter keys of a note, keeping every other byte; CONFLICT on a hand edit. */
+  async updateNote(ref: string, input: UpdateNoteInput): Promise<NoteWriteResult> {
+    const result = await updateNote(this.root, this.config, this.note(ref).path, input);
+    await this.refreshPaths([result.path]);
+    return result;
+  }
+
+  /** Renames a note and rewrites every link to it, keeping each link's style; one commit. */
+  async move(ref: string, to: string): Promise<MoveResult> {
+    const result = await moveNote(this.root, this.config, this.index, this.note(ref).path, to);
+    await this.refreshPaths(result.paths);
+    return result;
+  }
+
+  /** Moves a note to `archive/` with `status: archived`, or with `hard` deletes it (git only). */
+  async forget(ref: string, options: ForgetOptions = {}): Promise<ForgetResult> {
+    const result = await forgetNote(this.root, this.config, this.index, this.note(ref).path, options);
+    await this.refreshPaths(result.paths);
+    return result;
+  }
+
+  /** Commits that touched a note (also one deleted since), newest first, following renames. */
+  history(ref: string): Promise<HistoryEntry[]> {
+    let path = notePath(ref);
+    try {
+      path = this.note(ref).path;
+    } catch {
+      // A deleted note is no longer indexed; its history is still found by its path.
+    }
+    return noteHistory(this.root, path);
+  }
+
+  /** Reverts mem's last commit when its files are unchanged since, and re-indexes them. */
+  async undo(): Promise<UndoResult> {
+    const result = await undoLastMemCommit(this.root);
+    await this.refreshPaths(result.paths);
+    return result;
+  }
+
+  /** `git diff` of the vault: working tree against HEAD, a range `a..b`, or one commit. */
+  diff(rev?: string): Promise<string> {
+    return vaultDiff(this.root, rev);
+  }
+
   /** Imports a chat transcript (JSON messages, JSONL or `Speaker: text` lines) into daily episodes. */
   async ingest(text: string, options: IngestOptions): Promise<IngestResult> {
     const result = await ingest(this.root, this.config, text, options);
     await this.refreshPaths(result.paths);
+    return result;
+  }
+
+  /**
+   * Has a model turn new episodes into insights and profile facts (see `mem reflect`). Pass an
+   * `llm` to use another client; by default the config's OpenAI-compatible endpoint.
+   */
+  async reflect(
+    options: ReflectOptions & { llm?: Llm; llmOptions?: LlmOptions; env?: NodeJS.ProcessEnv } = {},
+  ): Promise<ReflectResult> {
+    await this.refresh();
+    const llm = options.llm ?? createLlm(this.config, options.env ?? process.env, options.llmOptions);
+    const result = await reflect(this.root, this.config, this.index, llm, options);
+    if (!options.dryRun) await this.refreshPaths(result.files);
     return result;
   }
 

@@ -19,7 +19,8 @@ export function noteBody(note: Note): string {
   return note.sections
     .map((s) => {
       // The item's own title already names the note: its top heading would say it twice.
-      if (s.kind !== 'heading' || s.text.trim() === '' || (s.heading ?? s.anchor) === note.title) return s.text;
+      if (s.kind !== 'heading' || s.text.trim() === '' || (s.heading ?? s.anchor) === note.title)
+        return s.text;
       return `#### ${s.heading ?? s.anchor}\n${s.text}`;
     })
     .filter((text) => text.trim() !== '')

@@ -4,7 +4,7 @@ import type { Layer, Note, Section } from '../types.js';
 import { processTerm, tokenize } from './tokenize.js';
 
 /** Bump when the tokenizer, the stemmer, the stop words or the fields change: old caches are then rebuilt. */
-export const TEXT_INDEX_VERSION = 1;
+export const TEXT_INDEX_VERSION = 2;
 
 /** Where a hit points; what a search filter sees. */
 export interface TextHitSource {

@@ -27,7 +27,7 @@ const segmenter = new Intl.Segmenter('zh', { granularity: 'word' });
  * (`don't` → `dont`, `o'neill` → `oneill`) and a possessive `'s` is dropped (`lin's` → `lin`).
  * A Chinese or Japanese run yields the words `Intl.Segmenter` finds in it plus every overlapping
  * character bigram, because the segmenter may cut a short query (`上海`) differently from the same
- * characters in a sentence (`上海工作`); the bigrams always meet. A one-character run is kept whole.
+ * characters in a sentence (`上海工作`); the bigrams always meet. Every character is a term too, for one-character words.
  */
 export function tokenize(text: string): string[] {
   const normal = text.normalize('NFKC').toLowerCase().replace(EMOJI_MARKS, '');
@@ -75,14 +75,19 @@ function pushBigrams(run: string, terms: string[]): boolean {
     terms.push(run);
     return false;
   }
-  for (let i = 0; i + 1 < chars.length; i++) terms.push(chars[i]! + chars[i + 1]!);
+  // Single characters too: many Chinese words are one character (猫, 住, 睡), and a query's
+  // neighbouring characters (的猫叫) make bigrams that a note never contains (白猫).
+  for (let i = 0; i < chars.length; i++) {
+    terms.push(chars[i]!);
+    if (i + 1 < chars.length) terms.push(chars[i]! + chars[i + 1]!);
+  }
   return true;
 }
 
 function pushSegmenterWords(runs: string, terms: string[]): void {
   for (const { segment, isWordLike } of segmenter.segment(runs)) {
-    // A two-character word is also one of the bigrams; pushing it twice would double its weight.
-    if (isWordLike && characterCount(segment) !== 2) terms.push(segment);
+    // Words of one or two characters are already among the unigrams and bigrams.
+    if (isWordLike && characterCount(segment) > 2) terms.push(segment);
   }
 }
 

@@ -101,8 +101,8 @@ describe('TextIndex', () => {
         layer: 'episodes',
         date: '2026-11-29',
         score: expect.any(Number),
-        terms: ['上海'],
-        queryTerms: ['上海'],
+        terms: ['上', '上海', '海'],
+        queryTerms: ['上', '上海', '海'],
       },
     ]);
   });
@@ -298,10 +298,10 @@ describe('TextIndex', () => {
       const json = { ...indexOf(...notes).toJSON(), version: 999 };
       expect(() => TextIndex.fromJSON(json)).toThrow(MemError);
       expect(() => TextIndex.fromJSON(json)).toThrow(
-        'text index: saved version 999 does not match 1; rebuild it',
+        'text index: saved version 999 does not match 2; rebuild it',
       );
       expect(() => TextIndex.fromJSON(null)).toThrow(
-        'text index: saved version undefined does not match 1; rebuild it',
+        'text index: saved version undefined does not match 2; rebuild it',
       );
     });
   });

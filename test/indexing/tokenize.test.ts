@@ -56,9 +56,15 @@ describe('tokenize', () => {
     expect(terms).toContain('我');
   });
 
-  it('gives a two-character query exactly one term', () => {
-    expect(tokenize('上海')).toEqual(['上海']);
-    expect(tokenize('搬家')).toEqual(['搬家']);
+  it('gives a two-character query its bigram and both characters', () => {
+    expect(tokenize('上海')).toEqual(['上', '上海', '海']);
+    expect(tokenize('搬家')).toEqual(['搬', '搬家', '家']);
+  });
+
+  it('makes one-character words findable inside longer runs', () => {
+    // 猫 in a question never forms the bigram 白猫 of the note; the unigram meets.
+    expect(tokenize('她的猫叫什么')).toContain('猫');
+    expect(tokenize('我有一只白猫')).toContain('猫');
   });
 
   it('keeps a one-character run whole', () => {
@@ -172,10 +178,13 @@ describe('processTerm', () => {
     expect(['will', 'may', 'ill'].map(processTerm)).toEqual(['will', 'may', 'ill']);
   });
 
+  it('drops Chinese function characters and words', () => {
+    expect(['的', '我', '什么', '怎么'].map(processTerm)).toEqual([null, null, null, null]);
+  });
+
   it('keeps CJK terms, digits and non-ASCII words unchanged', () => {
-    expect(['的', '我', '上海', '2026', 'café', 'москва', 'abc123'].map(processTerm)).toEqual([
-      '的',
-      '我',
+    expect(['猫', '上海', '2026', 'café', 'москва', 'abc123'].map(processTerm)).toEqual([
+      '猫',
       '上海',
       '2026',
       'café',

@@ -1,0 +1,74 @@
+import type { Command } from 'commander';
+import type { WriteCommit } from '../../git/commit-write.js';
+import { parseAssignment } from '../../write/update-note.js';
+import { openFromCli, printJson } from '../context.js';
+import type { CliIO } from '../io.js';
+
+interface NoteNewOptions {
+  title?: string;
+  set: string[];
+  json?: boolean;
+}
+
+interface NoteSetOptions {
+  unset: string[];
+  json?: boolean;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+function assignments(texts: string[]): Record<string, unknown> {
+  return Object.fromEntries(texts.map(parseAssignment));
+}
+
+/** Says why a write was not committed, unless git is simply not in use. */
+export function reportCommit(io: CliIO, result: WriteCommit): void {
+  const quiet = ['not a git repository', 'git.autoCommit is off', 'no change'];
+  if (!result.committed && result.reason && !quiet.includes(result.reason)) {
+    io.stderr(`mem: written, not committed: ${result.reason}\n`);
+  }
+}
+
+/** `mem note new` and `mem note set`: create a note, change its frontmatter keys. */
+export function noteWriteCommands(program: Command, io: CliIO): void {
+  const note = program.command('note').description('create notes and change their frontmatter');
+
+  note
+    .command('new')
+    .description('create <layer>/<name>.md with id, title, created and updated')
+    .argument('<path>', 'vault path of the new note, e.g. insights/tea (.md is added)')
+    .option('--title <title>', 'title and first heading (default: the file name)')
+    .option(
+      '--set <key=value>',
+      'a frontmatter key; the value is YAML (0.8, true, [a, b]); repeatable',
+      collect,
+      [],
+    )
+    .option('--json', 'machine-readable output')
+    .action(async (path: string, options: NoteNewOptions, command: Command) => {
+      const set = assignments(options.set);
+      const vault = await openFromCli(command, io);
+      const result = await vault.createNote({ path, title: options.title, set });
+      if (options.json) printJson(io, result);
+      else io.stdout(`${result.path}\n`);
+      reportCommit(io, result);
+    });
+
+  note
+    .command('set')
+    .description('change frontmatter keys of a note; the body and every other key stay byte for byte')
+    .argument('<note>', 'vault path (with or without .md) or link text')
+    .argument('[key=value...]', 'keys to set; the value is YAML (0.8, true, [a, b], "[[Note]]")')
+    .option('--unset <key>', 'delete a key; repeatable', collect, [])
+    .option('--json', 'machine-readable output')
+    .action(async (ref: string, texts: string[], options: NoteSetOptions, command: Command) => {
+      const set = assignments(texts);
+      const vault = await openFromCli(command, io);
+      const result = await vault.updateNote(ref, { set, unset: options.unset });
+      if (options.json) printJson(io, result);
+      else io.stdout(result.changed ? `${result.path}\n` : `${result.path}: no change\n`);
+      reportCommit(io, result);
+    });
+}

@@ -1,0 +1,86 @@
+import { realpath } from 'node:fs/promises';
+import { relative, sep } from 'node:path';
+import { MemError } from '../errors.js';
+import { ensureCacheDir } from '../indexing/index-cache.js';
+import { withLock } from '../vault/lock.js';
+import { lockPath } from '../write/remember.js';
+import {
+  type CommitResult,
+  diff,
+  gitRoot,
+  type HistoryEntry,
+  history,
+  isGitAvailable,
+  lastMemCommit,
+  revertCommit,
+} from './git.js';
+
+/** The vault's git repository and the vault's folder inside it (`''` when the vault is the top). */
+export interface VaultRepo {
+  repo: string;
+  prefix: string;
+}
+
+export interface UndoResult extends CommitResult {
+  /** The commit that was undone */
+  undone: { sha: string; date: string; subject: string };
+  /** Vault paths written back or deleted */
+  paths: string[];
+}
+
+/** The repository holding the vault, or undefined when there is none (or no git command). */
+export async function findVaultRepo(root: string): Promise<VaultRepo | undefined> {
+  if (!(await isGitAvailable())) return undefined;
+  const repo = await gitRoot(root);
+  if (!repo) return undefined;
+  const prefix = relative(await realpath(repo), await realpath(root))
+    .split(sep)
+    .join('/');
+  return { repo, prefix };
+}
+
+async function requireRepo(root: string, what: string): Promise<VaultRepo> {
+  const found = await findVaultRepo(root);
+  if (!found)
+    throw new MemError('GIT', `${root}: not in a git repository (or git is missing); ${what} needs git`);
+  return found;
+}
+
+export function toRepoPath(repo: VaultRepo, vaultPath: string): string {
+  return repo.prefix ? `${repo.prefix}/${vaultPath}` : vaultPath;
+}
+
+/** A repository path as a vault path, or undefined when it lies outside the vault's folder. */
+export function toVaultPath(repo: VaultRepo, repoPath: string): string | undefined {
+  if (!repo.prefix) return repoPath;
+  return repoPath.startsWith(`${repo.prefix}/`) ? repoPath.slice(repo.prefix.length + 1) : undefined;
+}
+
+/** Commits that touched a note, newest first, following renames; paths are vault paths. */
+export async function noteHistory(root: string, path: string): Promise<HistoryEntry[]> {
+  const repo = await requireRepo(root, 'mem history');
+  const entries = await history(repo.repo, toRepoPath(repo, path));
+  return entries.map((entry) => ({ ...entry, path: toVaultPath(repo, entry.path) ?? entry.path }));
+}
+
+/** `git diff` limited to the vault: the working tree against HEAD, a range `a..b`, or one commit's changes. */
+export async function vaultDiff(root: string, rev?: string): Promise<string> {
+  const repo = await requireRepo(root, 'mem diff');
+  return diff(repo.repo, rev, repo.prefix ? [repo.prefix] : []);
+}
+
+/**
+ * Reverts mem's newest commit (`mem: …`) under the write lock, when none of its files changed since;
+ * otherwise refuses with CONFLICT and writes nothing.
+ */
+export async function undoLastMemCommit(root: string): Promise<UndoResult> {
+  const repo = await requireRepo(root, 'mem undo');
+  const last = await lastMemCommit(repo.repo);
+  if (!last) throw new MemError('NOT_FOUND', "no mem commit to undo (none of the last 50 commits is mem's)");
+  await ensureCacheDir(root);
+  return withLock(lockPath(root), async () => {
+    const result = await revertCommit(repo.repo, last.sha);
+    const paths = result.paths.flatMap((path) => toVaultPath(repo, path) ?? []);
+    return { ...result, undone: last, paths };
+  });
+}

@@ -1,0 +1,94 @@
+import { unlink } from 'node:fs/promises';
+import type { MemConfig } from '../config.js';
+import { MemError } from '../errors.js';
+import { commitWrite, type WriteCommit } from '../git/commit-write.js';
+import { diff, history } from '../git/git.js';
+import { findVaultRepo, toRepoPath } from '../git/vault-git.js';
+import { ensureCacheDir } from '../indexing/index-cache.js';
+import type { VaultIndex } from '../indexing/vault-index.js';
+import { setFrontmatterKeys } from '../vault/edit-frontmatter.js';
+import { withLock } from '../vault/lock.js';
+import { resolveInVault } from '../vault/paths.js';
+import { readForWrite } from '../vault/write-note.js';
+import { moveNote } from './move-note.js';
+import { lockPath } from './remember.js';
+import { isoWithOffset } from './update-note.js';
+
+export interface ForgetOptions {
+  /** Why it was forgotten, written as `archived_reason` */
+  reason?: string;
+  /** Delete the file instead of archiving it; needs git with auto-commit, so `mem undo` can bring it back (default: false) */
+  hard?: boolean;
+  /** Time written as `archived` (default: now) */
+  now?: Date;
+}
+
+export interface ForgetResult extends WriteCommit {
+  /** The note's path before */
+  path: string;
+  /** Where it is now (`archive/…`); undefined after a hard delete */
+  archivedAt?: string;
+  /** Every vault path written or deleted */
+  paths: string[];
+  /** Notes whose links were rewritten to follow the note into the archive */
+  rewritten: Array<{ path: string; links: number }>;
+}
+
+/**
+ * Refuses a hard delete that git could not undo: no repository, auto-commit off, or a note whose
+ * text on disk is not the committed one (a deletion commit would lose the difference).
+ */
+async function checkUndoable(root: string, config: MemConfig, path: string): Promise<void> {
+  const refuse = (why: string) =>
+    new MemError(
+      'INVALID_INPUT',
+      `${path}: not deleted: ${why}; \`mem forget\` without --hard archives it instead`,
+    );
+  if (!config.git.autoCommit) throw refuse('git.autoCommit is off, so the deletion could not be undone');
+  const repo = await findVaultRepo(root);
+  if (!repo) throw refuse('the vault is not in a git repository, so the deletion could not be undone');
+  const repoPath = toRepoPath(repo, path);
+  if ((await history(repo.repo, repoPath)).length === 0) throw refuse('it was never committed');
+  if ((await diff(repo.repo, undefined, [repoPath])) !== '') {
+    throw refuse('it has changes that are not committed');
+  }
+}
+
+/**
+ * Forgets a note: moves it to `archive/<path>` with `status: archived` (links follow it, recall
+ * leaves it out), or with `hard` deletes it in a commit that `mem undo` can revert.
+ */
+export async function forgetNote(
+  root: string,
+  config: MemConfig,
+  index: VaultIndex,
+  path: string,
+  options: ForgetOptions = {},
+): Promise<ForgetResult> {
+  const { abs, rel } = await resolveInVault(root, path, { mustExist: true });
+  if (options.hard) {
+    await checkUndoable(root, config, rel);
+    await ensureCacheDir(root);
+    return withLock(lockPath(root), async () => {
+      if ((await readForWrite(abs)) === undefined) throw new MemError('NOT_FOUND', `${rel}: no such note`);
+      await unlink(abs);
+      const commit = await commitWrite(root, config, [rel], `mem: forget --hard ${rel}`);
+      return { path: rel, paths: [rel], rewritten: [], ...commit };
+    });
+  }
+  if (rel.split('/')[0] === 'archive') {
+    throw new MemError('INVALID_INPUT', `${rel} is already in archive/; use --hard to delete it`);
+  }
+  if (/[\r\n]/.test(options.reason ?? '')) throw new MemError('USAGE', 'the reason must be one line');
+  const changes: Record<string, unknown> = {
+    status: 'archived',
+    archived: isoWithOffset(options.now ?? new Date(), config.timezone),
+  };
+  if (options.reason?.trim()) changes['archived_reason'] = options.reason.trim();
+  const moved = await moveNote(root, config, index, rel, `archive/${rel}`, {
+    transform: (text) => setFrontmatterKeys(text, changes, { label: rel }),
+    message: `mem: forget ${rel}`,
+  });
+  const { from, to, ...rest } = moved;
+  return { ...rest, path: from, archivedAt: to };
+}

@@ -1,0 +1,170 @@
+import { randomBytes } from 'node:crypto';
+import { parse } from 'yaml';
+import type { MemConfig } from '../config.js';
+import { MemError } from '../errors.js';
+import { commitWrite, type WriteCommit } from '../git/commit-write.js';
+import { ensureCacheDir } from '../indexing/index-cache.js';
+import { setFrontmatterKeys } from '../vault/edit-frontmatter.js';
+import { withLock } from '../vault/lock.js';
+import { resolveInVault } from '../vault/paths.js';
+import { readForWrite, writeAtomic } from '../vault/write-note.js';
+import { checkNewNotePath } from './move-note.js';
+import { lockPath } from './remember.js';
+
+export interface CreateNoteInput {
+  /** Vault path, e.g. `insights/tea` (`.md` is added) */
+  path: string;
+  /** Written as `title` and as the first heading (default: the file name) */
+  title?: string;
+  /** More frontmatter keys, written after `id`, `title`, `created`, `updated` (and overriding them) */
+  set?: Record<string, unknown>;
+  /** Creation time (default: now) */
+  now?: Date;
+}
+
+export interface UpdateNoteInput {
+  /** Keys to set, with their new values */
+  set?: Record<string, unknown>;
+  /** Keys to delete */
+  unset?: string[];
+  /** sha256 the note must still have, when the caller read it earlier (default: the hash read here) */
+  expectedHash?: string;
+}
+
+export interface NoteWriteResult extends WriteCommit {
+  /** Vault path of the note */
+  path: string;
+  /** Whether the file changed (setting a key to the value it has changes nothing) */
+  changed: boolean;
+  /** The note's `id` (create only) */
+  id?: string;
+}
+
+/** `2026-11-30T09:15:00+08:00`: the time as a clock in `timeZone` shows it, with that zone's offset. */
+export function isoWithOffset(at: Date, timeZone: string): string {
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      timeZoneName: 'longOffset',
+    })
+      .formatToParts(at)
+      .map((part) => [part.type, part.value]),
+  );
+  // `GMT+08:00`, or plain `GMT` for UTC itself.
+  const offset = String(parts['timeZoneName']).replace('GMT', '') || '+00:00';
+  return `${parts['year']}-${parts['month']}-${parts['day']}T${parts['hour']}:${parts['minute']}:${parts['second']}${offset}`;
+}
+
+/** Eight characters from a-z and 0-9, starting with a letter so YAML never reads it as a number. */
+export function newNoteId(): string {
+  const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
+  const bytes = randomBytes(8);
+  return [...bytes].map((byte, i) => alphabet[byte % (i === 0 ? 26 : 36)]).join('');
+}
+
+/** A property name that YAML reads as written: not empty, no `:` `=` or line break, no leading marker. */
+const KEY = /^[^\s#\-[\]{}:=,&*!|>'"%@`?][^:=\r\n]*$/u;
+
+export function checkKey(key: string): string {
+  if (!KEY.test(key) || key !== key.trim()) {
+    throw new MemError('USAGE', `${JSON.stringify(key)} is not a property name mem can write`);
+  }
+  return key;
+}
+
+/**
+ * Reads `key=value` as a property: the value is a YAML scalar or flow collection (`0.8` is a number,
+ * `true` a boolean, `[a, b]` a list, `"007"` a string); an unquoted `[[Note]]` stays a link string.
+ */
+export function parseAssignment(text: string): [string, unknown] {
+  const eq = text.indexOf('=');
+  if (eq === -1) throw new MemError('USAGE', `${JSON.stringify(text)}: expected key=value`);
+  const key = checkKey(text.slice(0, eq).trim());
+  const raw = text.slice(eq + 1).trim();
+  if (raw === '') {
+    throw new MemError(
+      'USAGE',
+      `${key}= has no value; use --unset ${key} to delete it, or ${key}='""' for ""`,
+    );
+  }
+  if (/^!?\[\[[^[\]]*\]\]$/.test(raw)) return [key, raw];
+  try {
+    return [key, parse(raw) as unknown];
+  } catch (error) {
+    throw new MemError(
+      'USAGE',
+      `${key}: the value is not valid YAML (${(error as Error).message.split('\n')[0]})`,
+    );
+  }
+}
+
+async function locked<T>(root: string, fn: () => Promise<T>): Promise<T> {
+  await ensureCacheDir(root);
+  return withLock(lockPath(root), fn);
+}
+
+/** Creates a note with `id`, `title`, `created`, `updated` and the given keys; refuses an existing note. */
+export async function createNote(
+  root: string,
+  config: MemConfig,
+  input: CreateNoteInput,
+): Promise<NoteWriteResult> {
+  const { abs, rel } = await checkNewNotePath(root, input.path);
+  for (const key of Object.keys(input.set ?? {})) checkKey(key);
+  const name = rel.slice(rel.lastIndexOf('/') + 1, -3);
+  const title = input.title?.trim() || name;
+  if (/[\r\n]/.test(title)) throw new MemError('USAGE', `${rel}: the title must be one line`);
+  const time = isoWithOffset(input.now ?? new Date(), config.timezone);
+  const id = newNoteId();
+  const keys = { id, title, created: time, updated: time, ...input.set };
+  const text = setFrontmatterKeys(`# ${title}\n`, keys, { label: rel });
+  return locked(root, async () => {
+    if ((await readForWrite(abs)) !== undefined) {
+      throw new MemError('EXISTS', `${rel} already exists; use mem note set to change it`);
+    }
+    await writeAtomic(abs, text, { expectedHash: null, label: rel });
+    const commit = await commitWrite(root, config, [rel], `mem: note new ${rel}`);
+    return { path: rel, changed: true, id: String(keys.id), ...commit };
+  });
+}
+
+/**
+ * Sets and deletes frontmatter keys of one note, changing only those keys' lines: the body and
+ * every other byte stay as they were. A hand edit since the read stops it with CONFLICT.
+ */
+export async function updateNote(
+  root: string,
+  config: MemConfig,
+  path: string,
+  input: UpdateNoteInput,
+): Promise<NoteWriteResult> {
+  const changes: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(input.set ?? {})) changes[checkKey(key)] = value;
+  for (const key of input.unset ?? []) {
+    if (key in changes) throw new MemError('USAGE', `${key}: both set and unset`);
+    changes[checkKey(key)] = undefined;
+  }
+  const names = Object.keys(changes);
+  if (names.length === 0) throw new MemError('USAGE', `${path}: no keys to set or unset`);
+  const { abs, rel } = await resolveInVault(root, path, { mustExist: true });
+  return locked(root, async () => {
+    const read = await readForWrite(abs);
+    if (read === undefined) throw new MemError('NOT_FOUND', `${rel}: no such note in the vault`);
+    const expected = input.expectedHash ?? read.hash;
+    if (read.hash !== expected) {
+      throw new MemError('CONFLICT', `${rel} changed on disk since it was read; nothing was written`);
+    }
+    const next = setFrontmatterKeys(read.text, changes, { label: rel });
+    if (next === read.text) return { path: rel, changed: false, committed: false, reason: 'no change' };
+    await writeAtomic(abs, next, { expectedHash: expected, label: rel });
+    const commit = await commitWrite(root, config, [rel], `mem: note set ${rel} ${names.join(', ')}`);
+    return { path: rel, changed: true, ...commit };
+  });
+}
