@@ -18,4 +18,4 @@ mem('index');
 mem('recall', 'where does Rain live now?', '-k', '3', '--now', now);
 mem('recall', '上海', '-k', '3', '--now', now);
 mem('recall', '上周末去哪了', '-k', '3', '--now', now, '--explain');
-mem('compile', '最近睡得怎么样？我还在搬家后的适应期', '--budget', '900', '--now', now);
+mem('compile', '最近睡得怎么样？我还在搬家后的适应期', '--budget', '1200', '--now', now);
