@@ -1,24 +1,10 @@
-import { execFile } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { HistoryEntry } from '../../src/git/git.js';
+import { git } from '../helpers/git.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 import { mem } from '../helpers/run-cli.js';
-
-const run = promisify(execFile);
-const GIT_ENV = {
-  ...process.env,
-  GIT_AUTHOR_NAME: 'Test',
-  GIT_AUTHOR_EMAIL: 'test@example.com',
-  GIT_COMMITTER_NAME: 'Test',
-  GIT_COMMITTER_EMAIL: 'test@example.com',
-};
-
-async function git(root: string, ...args: string[]): Promise<string> {
-  return (await run('git', args, { cwd: root, env: GIT_ENV })).stdout;
-}
 
 async function gitVault(files: Record<string, string>): Promise<string> {
   const root = await makeVault(files);

@@ -1,31 +1,11 @@
-import { execFile } from 'node:child_process';
 import { access, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MemError } from '../../src/errors.js';
 import { openVault } from '../../src/open-vault.js';
+import { git, gitInit } from '../helpers/git.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 import { mem } from '../helpers/run-cli.js';
-
-const run = promisify(execFile);
-const GIT_ENV = {
-  ...process.env,
-  GIT_AUTHOR_NAME: 'Test',
-  GIT_AUTHOR_EMAIL: 'test@example.com',
-  GIT_COMMITTER_NAME: 'Test',
-  GIT_COMMITTER_EMAIL: 'test@example.com',
-};
-
-async function git(root: string, ...args: string[]): Promise<string> {
-  return (await run('git', args, { cwd: root, env: GIT_ENV })).stdout;
-}
-
-async function gitInit(root: string): Promise<void> {
-  await git(root, 'init', '-q');
-  await git(root, 'add', '-A');
-  await git(root, 'commit', '-q', '-m', 'init');
-}
 
 const read = (root: string, path: string) => readFile(join(root, path), 'utf8');
 const exists = (root: string, path: string) =>

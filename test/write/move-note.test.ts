@@ -1,31 +1,11 @@
-import { execFile } from 'node:child_process';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MemError } from '../../src/errors.js';
 import { openVault } from '../../src/open-vault.js';
 import { moveNote } from '../../src/write/move-note.js';
+import { git, gitInit } from '../helpers/git.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
-
-const run = promisify(execFile);
-const GIT_ENV = {
-  ...process.env,
-  GIT_AUTHOR_NAME: 'Test',
-  GIT_AUTHOR_EMAIL: 'test@example.com',
-  GIT_COMMITTER_NAME: 'Test',
-  GIT_COMMITTER_EMAIL: 'test@example.com',
-};
-
-async function git(root: string, ...args: string[]): Promise<string> {
-  return (await run('git', args, { cwd: root, env: GIT_ENV })).stdout;
-}
-
-async function gitInit(root: string): Promise<void> {
-  await git(root, 'init', '-q');
-  await git(root, 'add', '-A');
-  await git(root, 'commit', '-q', '-m', 'init');
-}
 
 /** Every file of the vault (except .git and .mem) with its text, for "nothing changed" checks. */
 async function snapshot(root: string): Promise<Record<string, string>> {
