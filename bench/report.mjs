@@ -1,0 +1,199 @@
+import { BUDGETS, CATEGORY_ORDER } from './locomo.mjs';
+
+const num = (value, unit = '') =>
+  value === undefined || value === null || Number.isNaN(value) ? '–' : `${value}${unit}`;
+const sec = (ms) => num(ms === undefined ? undefined : Math.round(ms / 10) / 100, ' s');
+const ms = (value) => num(value, ' ms');
+/** Recall figures with three decimals, so columns line up. */
+const r3 = (value) => (typeof value === 'number' && !Number.isNaN(value) ? value.toFixed(3) : '–');
+
+function scaleTable(scale) {
+  const sizes = scale.vaults.map((v) => v.notes);
+  const rows = [
+    [
+      'notes (persona / profile / insights / dailies)',
+      (v) => `${v.notes} (${v.plan.persona} / ${v.plan.profile} / ${v.plan.insights} / ${v.plan.dailies})`,
+    ],
+    ['episode entries · indexed sections', (v) => `${v.episodeEntries} · ${v.sections}`],
+    ['vault size on disk', (v) => num(v.vaultMiB, ' MiB')],
+    [
+      'cold index build, no cache (median)',
+      (v) =>
+        `${sec(v.coldBuild.medianMs)} (${v.coldBuild.runs} run${v.coldBuild.runs > 1 ? 's' : ''}: ${v.coldBuild.allMs.map((t) => sec(t)).join(', ')})`,
+    ],
+    ['index cache file', (v) => num(v.cacheMiB, ' MiB')],
+    ['warm open, cache valid (median of 3)', (v) => ms(v.warmOpen.medianMs)],
+    ['edit 1 note → `refresh()` incl. cache save (median of 3)', (v) => ms(v.editOneNote.refreshMedianMs)],
+    ['edit 1 note → `refreshPaths([path])` (median of 3)', (v) => ms(v.editOneNote.refreshPathsMedianMs)],
+    ['cache save alone (median of 3)', (v) => ms(v.editOneNote.saveCacheMedianMs)],
+    [
+      'RSS after warm open (library alone)',
+      (v) => `${num(v.memory.rssMiB, ' MiB')} (${num(v.memory.baselineRssMiB, ' MiB')})`,
+    ],
+    [
+      'heapUsed after warm open (library alone)',
+      (v) => `${num(v.memory.heapUsedMiB, ' MiB')} (${num(v.memory.baselineHeapUsedMiB, ' MiB')})`,
+    ],
+    [
+      'recall, 200 queries: p50 / p95 / max',
+      (v) => `${ms(v.recall.p50)} / ${ms(v.recall.p95)} / ${ms(v.recall.max)}`,
+    ],
+    [
+      'compile @2000 tokens, 200 messages: p50 / p95 / max',
+      (v) => `${ms(v.compile.p50)} / ${ms(v.compile.p95)} / ${ms(v.compile.max)}`,
+    ],
+    ['remember, 50 appends: p50 / p95', (v) => `${ms(v.remember.p50)} / ${ms(v.remember.p95)}`],
+  ];
+  const lines = [
+    `| | ${sizes.map((s) => `${s / 1000}k notes`).join(' | ')} |`,
+    `|---|${sizes.map(() => '---').join('|')}|`,
+  ];
+  for (const [label, cell] of rows) lines.push(`| ${label} | ${scale.vaults.map(cell).join(' | ')} |`);
+  return lines.join('\n');
+}
+
+function shapeTable(scale) {
+  const shapes = Object.keys(scale.vaults[0]?.recall.byShapeP50 ?? {});
+  const lines = [
+    '| p50 by query shape | ' + shapes.join(' | ') + ' |',
+    `|---|${shapes.map(() => '---').join('|')}|`,
+  ];
+  for (const v of scale.vaults) {
+    lines.push(
+      `| recall, ${v.notes / 1000}k | ${shapes.map((s) => ms(v.recall.byShapeP50[s])).join(' | ')} |`,
+    );
+    lines.push(
+      `| compile, ${v.notes / 1000}k | ${shapes.map((s) => ms(v.compile.byShapeP50[s])).join(' | ')} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+function serviceLines(scale) {
+  const out = [];
+  const w = scale.watcher;
+  if (w?.skipped) out.push(`- Watcher: skipped (${w.skipped}).`);
+  else if (w)
+    out.push(
+      `- Watcher, 1k vault, file write → found by recall: p50 ${ms(w.p50)}, p95 ${ms(w.p95)}, max ${ms(w.max)} over ${w.n} writes (${w.failures} timed out; ${w.note}).`,
+    );
+  const h = scale.http;
+  if (h?.skipped) out.push(`- HTTP: skipped (${h.skipped}).`);
+  else if (h)
+    out.push(
+      `- HTTP \`mem serve\`, 10k vault, loopback, ${h.compile.n} requests per route at concurrency ${h.concurrency} (server start to listening ${sec(h.startMs)}):`,
+      `  - \`POST /compile\` (budget 2000): p50 ${ms(h.compile.p50)}, p95 ${ms(h.compile.p95)}, max ${ms(h.compile.max)}, ${h.compile.perSecond} req/s`,
+      `  - \`POST /memory/search\` (limit 8): p50 ${ms(h.memorySearch.p50)}, p95 ${ms(h.memorySearch.p95)}, max ${ms(h.memorySearch.max)}, ${h.memorySearch.perSecond} req/s`,
+      h.serial &&
+        `  - one request at a time (${h.serial.compile.n} each): \`/compile\` p50 ${ms(h.serial.compile.p50)}, p95 ${ms(h.serial.compile.p95)}; \`/memory/search\` p50 ${ms(h.serial.memorySearch.p50)}, p95 ${ms(h.serial.memorySearch.p95)}`,
+    );
+  return out.filter(Boolean).join('\n');
+}
+
+function qualityTable(locomo) {
+  const head = `| evidence recall | ${BUDGETS.map((b) => `@${b}`).join(' | ')} |`;
+  const lines = [head, `|---|${BUDGETS.map(() => '---:').join('|')}|`];
+  const groups = [...CATEGORY_ORDER, 'overall'];
+  const row = (label, cells) => lines.push(`| ${label} | ${cells.join(' | ')} |`);
+  for (const [title, key] of [
+    ['memvault `recall`, hits by chars/4', 'memvaultRecall'],
+    ['memvault `compile`, BPE tokens, rendered', 'memvaultCompile'],
+    ['harness: MiniSearch BM25 defaults, "Speaker: text"', 'harnessBm25'],
+    ['harness: newest turns first', 'harnessRecency'],
+  ]) {
+    for (const group of groups) {
+      const cell = locomo[key][group];
+      row(
+        `${title} — ${group} (n=${cell.n})`,
+        BUDGETS.map((b) => r3(cell[b])),
+      );
+    }
+  }
+  for (const [label, values] of Object.entries(locomo.reference))
+    row(
+      `README reference: ${label} — overall`,
+      values.map((v) => r3(v)),
+    );
+  return lines.join('\n');
+}
+
+function compactQuality(locomo) {
+  const groups = [...CATEGORY_ORDER, 'overall'];
+  const lines = [
+    `| | ${groups.map((g) => `${g} (n=${locomo.memvaultRecall[g].n})`).join(' | ')} |`,
+    `|---|${groups.map(() => '---:').join('|')}|`,
+  ];
+  for (const [label, key] of [
+    ['recall', 'memvaultRecall'],
+    ['compile', 'memvaultCompile'],
+    ['BM25 (harness)', 'harnessBm25'],
+  ]) {
+    for (const b of BUDGETS)
+      lines.push(`| ${label} @${b} | ${groups.map((g) => r3(locomo[key][g][b])).join(' | ')} |`);
+  }
+  return lines.join('\n');
+}
+
+/** RESULTS.md: what was measured, on what, and every number with its unit. */
+export function renderMarkdown(results) {
+  const { machine } = results;
+  const out = [
+    '# memvault benchmark results',
+    '',
+    `Run ${results.ranAt} (${results.mode} run) on ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB RAM, Node ${machine.node}, ${machine.platform}. Total time ${sec(results.totalMs)}.`,
+    'Generated by `npm run bench` (`bench/run.mjs`); raw numbers in `results.json`. Times are wall-clock on a shared machine: compare runs on the same machine only.',
+  ];
+  const scale = results.scale;
+  if (scale?.vaults?.length) {
+    out.push(
+      '',
+      '## Scale',
+      '',
+      `Synthetic vaults (seeded, deterministic; Chinese, English and mixed entries \`- HH:MM **Speaker:** text ^eN\`, \`[[Person]]\` links, insights citing \`[[YYYY-MM-DD#^eN]]\`), written to a temp folder. Queries and messages are asked at ${scale.now}. ${scale.coldNote}`,
+      '',
+      scaleTable(scale),
+      '',
+      shapeTable(scale),
+      '',
+      scale.vaults
+        .map(
+          (v) =>
+            `${v.notes / 1000}k: ${v.recall.withTimeRange} of ${v.recall.n} queries read a date range, ${v.recall.noHits} found nothing; compile used ${v.compile.meanUsed} of ${v.compile.budget} tokens on average, ${v.compile.overBudget} over budget.`,
+        )
+        .join(' '),
+      '',
+      serviceLines(scale),
+    );
+  } else if (scale?.skipped) out.push('', '## Scale', '', `Skipped: ${scale.skipped}`);
+  const locomo = results.locomo;
+  if (locomo && !locomo.skipped) {
+    const t = locomo.timing;
+    out.push(
+      '',
+      '## Quality: LoCoMo evidence recall',
+      '',
+      `${locomo.dataset}: ${locomo.conversations} conversations, ${locomo.questions} questions in categories 1–4 (${locomo.skippedNoEvidence} skipped: no evidence id names a turn). One vault per conversation, one daily note per session date, one entry per turn (photo captions kept as \`[shares a photo: …]\`), block id from the dia_id. Evidence recall = share of a question's evidence turns inside what was retrieved, averaged over questions. \`now\` = the day after the last session.`,
+      '',
+      '- `recall`: `vault.recall(question, {k: 400})` hits, best first, until their text (characters / 4, as in the README figures) fills the budget.',
+      '- `compile`: `vault.compile({message: question, budget})`, default shares (no persona or profile, so their share flows to the recalled memories; 15% goes to the newest entries); tokens are real o200k tokens of the rendered items, each with its citation, date and speaker.',
+      "- The harness rows run plain MiniSearch in this harness over the same turns, to check it against the README's reference figures.",
+      '',
+      compactQuality(locomo),
+      '',
+      `README reference, overall @1000 / @2000 / @4000: ${Object.entries(locomo.reference)
+        .map(([label, values]) => `${label} ${values.map(r3).join(' / ')}`)
+        .join('; ')}.`,
+      '',
+      '<details><summary>All rows, with the README reference</summary>',
+      '',
+      qualityTable(locomo),
+      '',
+      '</details>',
+      '',
+      `Questions whose time words narrowed recall to a date range: ${locomo.timeRange.questions}, recall @2000 ${r3(locomo.timeRange.recallAt2000)}.`,
+      `Compile @2000 on average: ${num(locomo.compileShape.relevantItems)} recalled items and ${num(locomo.compileShape.recentItems)} recent items; a recalled item costs ${num(locomo.compileShape.tokensPerItem)} tokens rendered vs ${num(locomo.compileShape.charTokensPerItem)} as characters / 4 of its text.`,
+      `Time per question: recall (k=400) p50 ${ms(t.recallPerQuestion.p50)}, p95 ${ms(t.recallPerQuestion.p95)}; compile p50 ${BUDGETS.map((b) => `${ms(t.compilePerQuestion[b].p50)} @${b}`).join(', ')}; p95 ${BUDGETS.map((b) => `${ms(t.compilePerQuestion[b].p95)} @${b}`).join(', ')}.`,
+    );
+  } else if (locomo?.skipped) out.push('', '## Quality: LoCoMo', '', `Skipped: ${locomo.skipped}`);
+  return `${out.join('\n')}\n`;
+}

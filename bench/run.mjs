@@ -1,0 +1,98 @@
+// `npm run bench`: the scale benchmark (synthetic 1k and 10k vaults) and the quality benchmark
+// (LoCoMo evidence recall). Flags: --quick (1k vault and one conversation; results go to
+// bench/results/*.tmp), --only scale|locomo (a full run of one part, merged into results.json).
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { cpus, platform, release, totalmem } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { formatJson } from './format-json.mjs';
+import { benchHttp } from './http-latency.mjs';
+import { benchLocomo } from './locomo.mjs';
+import { makeMessages, makeQueries } from './queries.mjs';
+import { renderMarkdown } from './report.mjs';
+import { benchScale } from './scale.mjs';
+import { SYNTH_NOW } from './synth-vault.mjs';
+import { benchWatch } from './watch-latency.mjs';
+
+const RESULTS = new URL('./results/', import.meta.url);
+const log = (line) => process.stdout.write(`${line}\n`);
+
+async function runScale(quick) {
+  const sizes = quick ? [1000] : [1000, 10_000];
+  const out = {
+    now: SYNTH_NOW.toISOString(),
+    coldNote: quick
+      ? 'Cold builds: 3 runs after one warmup.'
+      : 'Cold builds: 1k median of 3 runs after one warmup; 10k run twice (no warmup: the 1k runs warmed the JIT), both shown.',
+    vaults: [],
+  };
+  for (const total of sizes) {
+    log(`scale: ${total} notes`);
+    const bench = await benchScale(total, { log, coldRuns: total >= 5000 ? 2 : 3 });
+    out.vaults.push(bench.result);
+    try {
+      if (total === 1000) {
+        const dailies = bench.meta.days.slice(-20).map((d) => `episodes/daily/${d.date}.md`);
+        out.watcher = await benchWatch(bench.vault, dailies, { writes: 20, log });
+      }
+      if (total === 10_000) {
+        out.http = await benchHttp(bench.root, {
+          messages: makeMessages(bench.meta.people, 300, 21),
+          queries: makeQueries(bench.meta.people, 300, 23),
+          now: SYNTH_NOW.toISOString(),
+          requests: 300,
+          concurrency: 4,
+          log,
+        });
+      }
+    } finally {
+      await rm(bench.root, { recursive: true, force: true });
+    }
+  }
+  return out;
+}
+
+async function previous() {
+  try {
+    return JSON.parse(await readFile(new URL('results.json', RESULTS), 'utf8'));
+  } catch {
+    return {};
+  }
+}
+
+async function main() {
+  const { values } = parseArgs({ options: { quick: { type: 'boolean' }, only: { type: 'string' } } });
+  const only = values.only;
+  if (only && only !== 'scale' && only !== 'locomo')
+    throw new Error(`--only takes scale or locomo, not ${only}`);
+  const quick = Boolean(values.quick);
+  const start = performance.now();
+  // A partial full run keeps the other part's last numbers.
+  const results = only && !quick ? await previous() : {};
+  Object.assign(results, {
+    ranAt: new Date().toISOString(),
+    mode: quick ? 'quick' : only ? `full, --only ${only}` : 'full',
+    machine: {
+      cpu: cpus()[0]?.model ?? 'unknown',
+      cores: cpus().length,
+      memoryGiB: Math.round(totalmem() / 1024 ** 3),
+      node: process.version,
+      platform: `${platform()} ${release()}`,
+    },
+  });
+  if (only !== 'locomo') results.scale = await runScale(quick);
+  if (only !== 'scale') {
+    log('quality: LoCoMo');
+    results.locomo = await benchLocomo({ conversations: quick ? 1 : undefined, log });
+  }
+  results.totalMs = Math.round(performance.now() - start);
+  const markdown = renderMarkdown(results);
+  const [json, md] = quick ? ['quick.json.tmp', 'quick.md.tmp'] : ['results.json', 'RESULTS.md'];
+  await writeFile(new URL(json, RESULTS), `${formatJson(results)}\n`);
+  await writeFile(new URL(md, RESULTS), markdown);
+  log(`\n${markdown}`);
+  log(`written: ${fileURLToPath(new URL(json, RESULTS))}, ${fileURLToPath(new URL(md, RESULTS))}`);
+}
+
+await main();
