@@ -68,7 +68,9 @@ export class VaultIndex {
   linkText(path: string): string {
     const full = path.replace(/\.md$/i, '');
     const base = basenameOf(path);
-    return (this.basenameCounts.get(base) ?? 0) > 1 ? full : full.slice(full.lastIndexOf('/') + 1);
+    // A note about to be created counts too: its name must not clash with an existing one.
+    const count = (this.basenameCounts.get(base) ?? 0) + (this.notes.has(path) ? 0 : 1);
+    return count > 1 ? full : full.slice(full.lastIndexOf('/') + 1);
   }
 
   private countBasename(path: string, delta: number): void {

@@ -6,6 +6,7 @@ import type { VaultIndex } from '../indexing/vault-index.js';
 import { setFrontmatterKeys } from '../vault/edit-frontmatter.js';
 import { readForWrite, updateFile, writeAtomic } from '../vault/write-note.js';
 import { redactSecrets } from '../write/redact.js';
+import { isoWithOffset } from '../write/update-note.js';
 import type { Operation } from './operations.js';
 import type { Rejected } from './validate-operations.js';
 
@@ -29,14 +30,38 @@ function eolOf(text: string): string {
   return text.includes('\r\n') ? '\r\n' : '\n';
 }
 
+/**
+ * Splits a note into its frontmatter (kept untouched) and its body lines, and marks which body
+ * lines are inside fenced code: edits must never land in either.
+ */
+function bodyLines(text: string): { head: string; lines: string[]; code: boolean[] } {
+  const fm = /^(\uFEFF?---\r?\n[\s\S]*?\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|$))/.exec(text);
+  const head = fm?.[1] ?? '';
+  const lines = text.slice(head.length).split(/\r?\n/);
+  let fence: string | undefined;
+  const code = lines.map((l) => {
+    const marker = /^\s*(```|~~~)/.exec(l)?.[1];
+    if (marker && (fence === undefined || fence === marker)) {
+      fence = fence === undefined ? marker : undefined;
+      return true;
+    }
+    return fence !== undefined;
+  });
+  return { head, lines, code };
+}
+
+const isHeading = (line: string) => /^#{1,6}\s/.test(line);
+const levelOf = (line: string) => /^#+/.exec(line)?.[0].length ?? 7;
+
 /** Inserts `line` at the end of the section under `heading` (any level), or in a new `## heading` at the end. */
 export function addUnderHeading(text: string, heading: string, line: string): string {
   const eol = eolOf(text);
-  const lines = text.split(/\r?\n/);
+  const { head, lines, code } = bodyLines(text);
   const wanted = heading.trim().toLowerCase();
   const at = lines.findIndex(
-    (l) =>
-      /^#{1,6}\s/.test(l) &&
+    (l, i) =>
+      !code[i] &&
+      isHeading(l) &&
       l
         .replace(/^#{1,6}\s+/, '')
         .trim()
@@ -46,28 +71,29 @@ export function addUnderHeading(text: string, heading: string, line: string): st
     const base = text.endsWith('\n') || text === '' ? text : `${text}${eol}`;
     return `${base}${eol}## ${heading.trim()}${eol}${line}${eol}`;
   }
-  const level = /^#+/.exec(lines[at] ?? '')?.[0].length ?? 2;
+  const level = levelOf(lines[at] ?? '');
   let end = at + 1;
   while (
     end < lines.length &&
-    !(/^#{1,6}\s/.test(lines[end] ?? '') && (/^#+/.exec(lines[end] ?? '')?.[0].length ?? 7) <= level)
+    (code[end] || !isHeading(lines[end] ?? '') || levelOf(lines[end] ?? '') > level)
   )
     end++;
   // Insert after the section's last non-blank line.
   let insert = end;
   while (insert > at + 1 && (lines[insert - 1] ?? '').trim() === '') insert--;
   lines.splice(insert, 0, line);
-  return lines.join(eol);
+  return head + lines.join(eol);
 }
 
+/** Replaces one fact line of the body (never a heading, frontmatter or code line). */
 function replaceLine(text: string, old: string, line: string): string {
   const eol = eolOf(text);
-  const lines = text.split(/\r?\n/);
+  const { head, lines, code } = bodyLines(text);
   const norm = (s: string) => s.trim().replace(/^[-*]\s+/, '');
-  const at = lines.findIndex((l) => norm(l) === norm(old));
+  const at = lines.findIndex((l, i) => !code[i] && !isHeading(l) && norm(l) !== '' && norm(l) === norm(old));
   if (at < 0) throw new Skip(`the line to replace is not in the note (edited since?): ${old}`);
   lines[at] = line;
-  return lines.join(eol);
+  return head + lines.join(eol);
 }
 
 function profileSkeleton(path: string): string {
@@ -76,9 +102,14 @@ function profileSkeleton(path: string): string {
 }
 
 /** Turns validated operations into per-file changes. Nothing is read or written here. */
-export function planChanges(operations: Operation[], index: VaultIndex, now: Date): Map<string, FileChange> {
+export function planChanges(
+  operations: Operation[],
+  index: VaultIndex,
+  now: Date,
+  timeZone: string,
+): Map<string, FileChange> {
   const plan = new Map<string, FileChange>();
-  const stamp = now.toISOString();
+  const stamp = isoWithOffset(now, timeZone);
   const add = (path: string, create: boolean, step: FileChange['steps'][number]) => {
     const change = plan.get(path) ?? { create, steps: [] };
     change.steps.push(step);
@@ -120,7 +151,7 @@ export function planChanges(operations: Operation[], index: VaultIndex, now: Dat
         break;
       }
       case 'supersede_fact': {
-        const newLink = `[[${op.new.path.slice(op.new.path.lastIndexOf('/') + 1).replace(/\.md$/, '')}]]`;
+        const newLink = linkTo(op.new.path);
         add(op.new.path, true, {
           index: i,
           apply: () =>
@@ -158,7 +189,8 @@ export function planChanges(operations: Operation[], index: VaultIndex, now: Dat
           index: i,
           apply: (text) => {
             const target = linkTo(op.to);
-            if (text.includes(target.slice(0, -2))) return text;
+            const name = target.slice(2, -2).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+            if (new RegExp(`\\[\\[${name}(?:\\.md)?(?:[|#\\]\\\\])`, 'i').test(text)) return text;
             return addUnderHeading(text, 'Related', `- ${target}`);
           },
         });
@@ -175,6 +207,9 @@ export function planChanges(operations: Operation[], index: VaultIndex, now: Dat
 function runSteps(change: FileChange, text: string, skipped: Map<number, string>): string {
   let current = text;
   for (const step of change.steps) {
+    // An operation whose new note could not be created must not change anything else either
+    // (an old fact marked superseded by a note that does not exist).
+    if (skipped.has(step.index)) continue;
     try {
       current = step.apply(current);
     } catch (error) {
@@ -183,6 +218,11 @@ function runSteps(change: FileChange, text: string, skipped: Map<number, string>
     }
   }
   return current;
+}
+
+/** New notes first, so a failed creation can hold back the edits that depend on it. */
+function creationsFirst(plan: Map<string, FileChange>): Array<[string, FileChange]> {
+  return [...plan].sort(([, a], [, b]) => Number(b.create) - Number(a.create));
 }
 
 export interface PlannedFile {
@@ -220,7 +260,7 @@ export async function applyChanges(
 ): Promise<{ written: string[]; skipped: Rejected[] }> {
   const skipped = new Map<number, string>();
   const written: string[] = [];
-  for (const [path, change] of plan) {
+  for (const [path, change] of creationsFirst(plan)) {
     const abs = join(root, path);
     if (change.create) {
       try {

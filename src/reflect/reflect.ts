@@ -74,7 +74,7 @@ export async function reflect(
     episodes: new Set(episodes.map((e) => e.path)),
     allowPersonaEdits: config.allowPersonaEdits,
   });
-  const plan = planChanges(accepted, index, now);
+  const plan = planChanges(accepted, index, now, config.timezone);
   const base = { episodes: episodes.map((e) => e.path), accepted };
 
   if (options.dryRun) {

@@ -59,6 +59,21 @@ function sources(value: unknown, context: ValidationContext): string[] {
   return [...new Set(value.map((s: string) => s.trim()))];
 }
 
+/** A line to replace must be a fact, not structure: no fence, heading or frontmatter marker. */
+function factLine(value: unknown): string {
+  const line = text(value, 'replaces', MAX_LINE);
+  if (
+    line.includes('\n') ||
+    /^(?:-{3,}|\.{3}|#{1,6}(?:\s|$)|```|~~~)/.test(line) ||
+    line.replace(/^[-*]\s*/, '') === ''
+  ) {
+    throw new Invalid(
+      'replaces must be one fact line of the note, not a heading, fence or frontmatter marker',
+    );
+  }
+  return line;
+}
+
 /** Markdown that could start a second frontmatter block or smuggle in a heading above the note's own. */
 function body(value: unknown, name: string): string {
   const result = text(value, name, MAX_BODY);
@@ -135,15 +150,15 @@ export async function validateOperations(
             heading: o['heading'] === undefined ? undefined : text(o['heading'], 'heading', MAX_TITLE),
             fact,
             replaces:
-              o['replaces'] === undefined || o['replaces'] === null
-                ? undefined
-                : text(o['replaces'], 'replaces', MAX_LINE),
+              o['replaces'] === undefined || o['replaces'] === null ? undefined : factLine(o['replaces']),
             sources: sources(o['sources'], context),
           });
           break;
         }
         case 'supersede_fact': {
-          const old = await notePath(o['old'], 'old', ['insights', 'profile'], true);
+          // Only insights are superseded; a profile changes through update_profile_fact, so the
+          // core profile and pinned notes can never be retired by a model.
+          const old = await notePath(o['old'], 'old', ['insights'], true);
           const status = context.index.notes.get(old)?.frontmatter['status'];
           if (status === 'superseded') throw new Invalid(`old ${old} is already superseded`);
           const next = (o['new'] ?? {}) as Record<string, unknown>;

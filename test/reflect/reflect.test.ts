@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openVault } from '../../src/index.js';
@@ -177,9 +177,68 @@ describe('reflect', () => {
       /## Related\n- \[\[user\]\]\n$/,
     );
     expect(await readFile(join(root, 'episodes/daily/2026-11-29.md'), 'utf8')).toContain(
-      `reflected: ${NOW.toISOString()}`,
+      'reflected: 2026-11-30T10:00:00+08:00',
     );
     expect(await readFile(join(root, 'persona/identity.md'), 'utf8')).toBe(FILES['persona/identity.md']);
+  });
+
+  it('refuses operations that would damage the core profile, and never edits frontmatter or code', async () => {
+    const root = await gitVault();
+    await mkdir(join(root, 'insights/patterns'), { recursive: true });
+    await writeFile(
+      join(root, 'insights/patterns/tea.md'),
+      '---\n# Likes\ntitle: Tea\n---\n# Tea\nSee [[user-notes]].\n\n```\n## Likes\n```\n',
+    );
+    await writeFile(join(root, 'insights/facts/lives-in-shanghai.md'), '# taken\n');
+    const attack = {
+      operations: [
+        {
+          op: 'update_profile_fact',
+          path: 'profile/user.md',
+          fact: 'x',
+          replaces: '---',
+          sources: ['[[2026-11-29#^e1]]'],
+        },
+        {
+          op: 'update_profile_fact',
+          path: 'profile/user.md',
+          fact: 'x',
+          replaces: '## Home',
+          sources: ['[[2026-11-29#^e1]]'],
+        },
+        {
+          op: 'supersede_fact',
+          old: 'profile/user.md',
+          new: { path: 'insights/facts/x.md', title: 'x', body: 'x' },
+          sources: ['[[2026-11-29#^e1]]'],
+        },
+        // Its new note exists already: the old fact must not be marked superseded either.
+        {
+          ...GOOD.operations[0],
+          new: { path: 'insights/facts/lives-in-shanghai.md', title: 'x', body: 'x' },
+        },
+        { op: 'add_link', from: 'insights/patterns/tea.md', to: 'profile/user.md' },
+      ],
+    };
+    const result = await withStub(
+      () => JSON.stringify(attack),
+      async (baseURL) =>
+        (await openVault({ path: root, cache: false })).reflect({ now: NOW, llmOptions: { baseURL } }),
+    );
+    expect(result.rejected.map((r) => r.reason)).toEqual([
+      'replaces must be one fact line of the note, not a heading, fence or frontmatter marker',
+      'replaces must be one fact line of the note, not a heading, fence or frontmatter marker',
+      'old profile/user.md is in profile/, not in insights/',
+      'new.path insights/facts/lives-in-shanghai.md already exists; nothing is overwritten',
+    ]);
+    expect(await readFile(join(root, 'profile/user.md'), 'utf8')).toBe(FILES['profile/user.md']);
+    expect(await readFile(join(root, 'insights/facts/lives-in-hangzhou.md'), 'utf8')).toBe(
+      FILES['insights/facts/lives-in-hangzhou.md'],
+    );
+    // [[user-notes]] is not a link to user: the link is added, below the body, not in frontmatter or code.
+    expect(await readFile(join(root, 'insights/patterns/tea.md'), 'utf8')).toBe(
+      '---\n# Likes\ntitle: Tea\n---\n# Tea\nSee [[user-notes]].\n\n```\n## Likes\n```\n\n## Related\n- [[user]]\n',
+    );
   });
 
   it('a second run finds nothing new', async () => {
