@@ -93,19 +93,23 @@ function longestFitting(
   return best;
 }
 
+/** A cut at a coarser boundary is preferred while it keeps at least this share of the finest cut. */
+const KEEP_SHARE = 0.8;
+
 /**
- * Fits `text` into `maxTokens` as counted by `count`. Returns it whole when it fits; otherwise the
- * longest prefix ending at a paragraph boundary, else at a sentence boundary, else at a word
- * boundary, followed by ` …` (counted), never splitting a grapheme cluster. When not even one word
- * and the ellipsis fit, returns `''`.
+ * Fits `text` into `maxTokens` as counted by `count`. Returns it whole when it fits; otherwise a
+ * prefix ending at a paragraph boundary, a sentence boundary or a word boundary, followed by ` …`
+ * (counted), never splitting a grapheme cluster. The coarsest boundary wins unless it would throw
+ * away much more than a finer one (a short first paragraph must not cost the rest of the room).
+ * When not even one word and the ellipsis fit, returns `''`.
  */
 export function cutToTokens(text: string, maxTokens: number, count: (s: string) => number): CutResult {
   const whole = count(text);
   if (whole <= maxTokens) return { text, tokens: whole, cut: false };
   const safe = graphemeBoundaries(text);
-  for (const cuts of [paragraphEnds, sentenceEnds, wordEnds]) {
-    const found = longestFitting(text, cuts(text), safe, maxTokens, count);
-    if (found) return found;
-  }
-  return { text: '', tokens: 0, cut: true };
+  const found = [paragraphEnds, sentenceEnds, wordEnds]
+    .map((cuts) => longestFitting(text, cuts(text), safe, maxTokens, count))
+    .filter((cut): cut is CutResult => cut !== undefined);
+  const longest = Math.max(0, ...found.map((cut) => cut.text.length));
+  return found.find((cut) => cut.text.length >= KEEP_SHARE * longest) ?? { text: '', tokens: 0, cut: true };
 }

@@ -1,4 +1,5 @@
 import type { Note, Section } from '../types.js';
+import { linkableAnchor } from './link-anchor.js';
 import { LinkGraph } from './link-graph.js';
 import { TextIndex } from './text-index.js';
 
@@ -57,6 +58,8 @@ export class VaultIndex {
       note.sections.find((s) => s.anchor.toLowerCase() === lower) ??
       // `[[Note#H1#H2]]` names the innermost heading last.
       note.sections.find((s) => s.anchor.toLowerCase() === lower.split('#').pop()) ??
+      // A heading cited with the characters a link cannot hold replaced by spaces.
+      note.sections.find((s) => linkableAnchor(s.anchor).toLowerCase() === lower) ??
       note.sections[0];
     return section ? { note, section } : undefined;
   }

@@ -1,4 +1,5 @@
 import type { MemConfig } from '../config.js';
+import { linkableAnchor } from '../indexing/link-anchor.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import type { Layer, Note, Section } from '../types.js';
 import { graphNeighbours } from './graph-neighbours.js';
@@ -61,7 +62,8 @@ interface Candidate {
 
 export function citation(index: VaultIndex, path: string, anchor: string): string {
   const target = index.linkText(path);
-  return `[[${target}${anchor ? `#${anchor}` : ''}]]`;
+  const sub = linkableAnchor(anchor);
+  return `[[${target}${sub ? `#${sub}` : ''}]]`;
 }
 
 function inRange(date: string | undefined, note: Note, range: DateRange | undefined): boolean {

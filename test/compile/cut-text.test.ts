@@ -25,7 +25,19 @@ describe('cutToTokens', () => {
       tokens: 38,
       cut: true,
     });
-    expect(cutToTokens(text, 30, codePoints)).toEqual({ text: 'First para. …', tokens: 13, cut: true });
+  });
+
+  it('takes a finer boundary when the paragraph cut would waste most of the room', () => {
+    const text = 'First para.\n\nSecond one. It goes on.\n\nThird.';
+    expect(cutToTokens(text, 30, codePoints)).toEqual({
+      text: 'First para.\n\nSecond one. …',
+      tokens: 26,
+      cut: true,
+    });
+    const long = `Short intro.\n\n${'A sentence that goes on. '.repeat(40)}`;
+    const result = cutToTokens(long, 200, codePoints);
+    expect(result.tokens).toBeGreaterThan(160);
+    expect(result.text.endsWith('on. …')).toBe(true);
   });
 
   it('falls back to a sentence boundary when no paragraph fits', () => {

@@ -121,3 +121,18 @@ describe('recall ranking', () => {
     expect(ids('Rain')).toEqual(ids('Rain'));
   });
 });
+
+describe('citations', () => {
+  it('cite a heading with link characters in a form Obsidian resolves, and that resolves back', async () => {
+    const vault = await openVault({
+      path: await makeVault({
+        'insights/plans.md': '# Plans\n\n## Move to [[Shanghai]] | the #big one: 2026\nPack the books.\n',
+      }),
+      cache: false,
+    });
+    const [hit] = vault.recall('pack books').hits;
+    expect(hit?.link).toBe('[[plans#Move to Shanghai the big one 2026]]');
+    const anchor = hit?.link.slice('[[plans#'.length, -2);
+    expect(vault.index.sectionByAnchor('insights/plans.md', anchor)?.section.text).toBe('Pack the books.');
+  });
+});
