@@ -185,22 +185,41 @@ function isPinned(note: Note): boolean {
 }
 
 function personaNotes(index: VaultIndex): Note[] {
-  return [...index.notes.values()]
-    .filter((n) => !isRetired(n) && (n.layer === 'persona' || (isPinned(n) && n.layer !== 'profile')))
-    .sort(byOrder);
+  return index.view('compile:persona', () =>
+    [...index.notes.values()]
+      .filter((n) => !isRetired(n) && (n.layer === 'persona' || (isPinned(n) && n.layer !== 'profile')))
+      .sort(byOrder),
+  );
 }
 
 /** `profile/user.md` first, then other pinned or high-importance profile notes by path. */
 function coreProfileNotes(index: VaultIndex): Note[] {
-  const core = [...index.notes.values()].filter(
-    (n) =>
-      n.layer === 'profile' &&
-      !isRetired(n) &&
-      (n.path === 'profile/user.md' || isPinned(n) || Number(n.frontmatter['importance']) >= 0.9),
+  return index.view('compile:core-profile', () =>
+    [...index.notes.values()]
+      .filter(
+        (n) =>
+          n.layer === 'profile' &&
+          !isRetired(n) &&
+          (n.path === 'profile/user.md' || isPinned(n) || Number(n.frontmatter['importance']) >= 0.9),
+      )
+      .sort((a, b) => (a.path === 'profile/user.md' ? -1 : b.path === 'profile/user.md' ? 1 : byOrder(a, b))),
   );
-  return core.sort((a, b) =>
-    a.path === 'profile/user.md' ? -1 : b.path === 'profile/user.md' ? 1 : byPath(a, b),
-  );
+}
+
+/** Every current episode entry, newest first; computed once per change of the vault. */
+function entriesNewestFirst(index: VaultIndex): Array<{ note: Note; section: Section }> {
+  return index.view('compile:entries', () => {
+    const entries: Array<{ note: Note; section: Section; key: string }> = [];
+    for (const note of index.notes.values()) {
+      if (note.layer !== 'episodes' || isRetired(note)) continue;
+      for (const section of note.sections) {
+        if (section.kind === 'block' && section.date) {
+          entries.push({ note, section, key: `${section.date} ${section.time ?? ''} ${section.id}` });
+        }
+      }
+    }
+    return entries.sort((a, b) => (a.key < b.key ? 1 : a.key > b.key ? -1 : 0));
+  });
 }
 
 function recentEntries(
@@ -208,17 +227,14 @@ function recentEntries(
   count: number,
   today: string,
 ): Array<{ note: Note; section: Section }> {
-  const entries: Array<{ note: Note; section: Section; key: string }> = [];
-  for (const note of index.notes.values()) {
-    if (note.layer !== 'episodes' || isRetired(note)) continue;
-    for (const section of note.sections) {
-      // Entries dated after the turn's moment are not "recent" for it (replays and evaluations).
-      if (section.kind !== 'block' || !section.date || section.date > today) continue;
-      entries.push({ note, section, key: `${section.date} ${section.time ?? ''} ${section.id}` });
-    }
+  const recent: Array<{ note: Note; section: Section }> = [];
+  for (const entry of entriesNewestFirst(index)) {
+    // Entries dated after the turn's moment are not "recent" for it (replays and evaluations).
+    if ((entry.section.date ?? '') > today) continue;
+    recent.push(entry);
+    if (recent.length >= count) break;
   }
-  entries.sort((a, b) => (a.key < b.key ? 1 : a.key > b.key ? -1 : 0));
-  return entries.slice(0, count);
+  return recent;
 }
 
 function hitCandidate(index: VaultIndex, hit: RecallHit): Candidate | undefined {

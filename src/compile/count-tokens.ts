@@ -1,5 +1,4 @@
 import { createRequire } from 'node:module';
-import { countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
 
 export type Encoding = 'o200k_base' | 'cl100k_base';
 
@@ -16,19 +15,25 @@ type CountFn = (text: string, options: { disallowedSpecial: Set<string> }) => nu
 const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
 
 const require = createRequire(import.meta.url);
-const counters = new Map<Encoding, CountFn>([['o200k_base', countO200k]]);
+const counters = new Map<Encoding, CountFn>();
 
 function counterFor(encoding: Encoding): CountFn {
   let counter = counters.get(encoding);
   if (!counter) {
-    // cl100k's ranks are megabytes to parse; load them only when a vault asks for them. The
-    // CommonJS build can be loaded synchronously, which keeps count() synchronous.
-    if (encoding !== 'cl100k_base') throw new TypeError(`unknown token encoding ${JSON.stringify(encoding)}`);
-    counter = (require('gpt-tokenizer/cjs/encoding/cl100k_base') as { countTokens: CountFn }).countTokens;
+    // The ranks are megabytes to parse (about 40 MiB of memory for o200k): load an encoding only
+    // when something counts with it, so a process that only recalls never pays. The CommonJS
+    // build loads synchronously, which keeps count() synchronous.
+    if (encoding !== 'cl100k_base' && encoding !== 'o200k_base') {
+      throw new TypeError(`unknown token encoding ${JSON.stringify(encoding)}`);
+    }
+    counter = (require(`gpt-tokenizer/cjs/encoding/${encoding}`) as { countTokens: CountFn }).countTokens;
     counters.set(encoding, counter);
   }
   return counter;
 }
+
+/** Counts remembered per encoding; compile counts the same persona and profile text every turn. */
+const MEMO_ENTRIES = 4096;
 
 const tokenizers = new Map<Encoding, Tokenizer>();
 
@@ -37,7 +42,21 @@ export function getTokenizer(encoding: Encoding = 'o200k_base'): Tokenizer {
   let tokenizer = tokenizers.get(encoding);
   if (!tokenizer) {
     const counter = counterFor(encoding);
-    tokenizer = { encoding, count: (text) => (text === '' ? 0 : counter(text, PLAIN_TEXT)) };
+    const memo = new Map<string, number>();
+    tokenizer = {
+      encoding,
+      count: (text) => {
+        if (text === '') return 0;
+        let tokens = memo.get(text);
+        if (tokens === undefined) {
+          tokens = counter(text, PLAIN_TEXT);
+          // Dropping everything at the cap is crude but cheap, and the turn's items come back at once.
+          if (memo.size >= MEMO_ENTRIES) memo.clear();
+          memo.set(text, tokens);
+        }
+        return tokens;
+      },
+    };
     tokenizers.set(encoding, tokenizer);
   }
   return tokenizer;

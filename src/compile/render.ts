@@ -33,9 +33,13 @@ export function renderNoteItem(title: string, cite: string, body: string): strin
   return `### ${title} ${cite}\n${body}\n`;
 }
 
-/** One memory as a list item: citation, when and who (episodes), then the text on one line. */
+/**
+ * One memory as a list item: citation, when and who (episodes), then the text on one line. A
+ * daily note's citation already names the day, so only the time is repeated.
+ */
 export function renderMemoryItem(cite: string, section: Section, text: string): string {
-  const when = [section.date, section.time].filter(Boolean).join(' ');
+  const day = section.date && !cite.startsWith(`[[${section.date}#`) ? section.date : undefined;
+  const when = [day, section.time].filter(Boolean).join(' ');
   const meta = [when, section.speaker].filter(Boolean).join(', ');
   const flat = text.replace(/\s*\n\s*/g, ' ').trim();
   return `- ${cite}${meta ? ` (${meta})` : ''} ${flat}\n`;

@@ -161,6 +161,20 @@ const monthNumber = (name: string): number | undefined => {
   return EN_MONTHS[lower.startsWith('sept') ? 'sept' : lower.slice(0, 3)];
 };
 
+/** Month names that are also everyday words: "you may 2 of them", "march 3 miles". */
+const WORD_MONTHS = new Set(['may', 'mar', 'march']);
+const BEFORE_A_DATE = /\b(?:on|in|since|until|by|before|after)\s+(?:the\s+)?$/i;
+
+/**
+ * Whether the month name in `match` means a month: any name but may/march does; those only when
+ * capitalised (`May 2`), after `of` (`3rd of may`), or after a word that introduces a date (`on may 2`).
+ */
+const meansMonth = (name: string, match: RegExpExecArray, afterOf = false): boolean =>
+  !WORD_MONTHS.has(name.toLowerCase()) ||
+  /^\p{Lu}/u.test(name) ||
+  afterOf ||
+  BEFORE_A_DATE.test(match.input.slice(0, match.index));
+
 /** Reads the weekday from a match whose groups 1 or 2 hold a Chinese weekday character. */
 const cnWeekday = (match: RegExpExecArray): number => CN_WEEKDAYS[match[1] ?? match[2] ?? ''] ?? 0;
 
@@ -268,13 +282,13 @@ const RULES: readonly Rule[] = [
   en('last\\s+year', (_, today) => year(ymdFromDay(today).year - 1)),
   en(`${EN_MONTH}\\.?\\s+(\\d{1,2})(?:st|nd|rd|th)?(?:,?\\s+(\\d{4}))?`, (m, today) => {
     const mo = monthNumber(m[1] ?? '');
-    if (mo === undefined) return undefined;
+    if (mo === undefined || !meansMonth(m[1] ?? '', m)) return undefined;
     return explicitDate(today, m[3] === undefined ? undefined : Number(m[3]), mo, Number(m[2]));
   }),
-  en(`(\\d{1,2})(?:st|nd|rd|th)?\\s+(?:of\\s+)?${EN_MONTH}(?:\\.?,?\\s+(\\d{4}))?`, (m, today) => {
-    const mo = monthNumber(m[2] ?? '');
-    if (mo === undefined) return undefined;
-    return explicitDate(today, m[3] === undefined ? undefined : Number(m[3]), mo, Number(m[1]));
+  en(`(\\d{1,2})(?:st|nd|rd|th)?\\s+(of\\s+)?${EN_MONTH}(?:\\.?,?\\s+(\\d{4}))?`, (m, today) => {
+    const mo = monthNumber(m[3] ?? '');
+    if (mo === undefined || !meansMonth(m[3] ?? '', m, m[2] !== undefined)) return undefined;
+    return explicitDate(today, m[4] === undefined ? undefined : Number(m[4]), mo, Number(m[1]));
   }),
 ];
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { lstat, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { parseNote } from '../vault/parse-note.js';
+import { findOnDisk } from '../vault/paths.js';
 import { isNotePath, readVault, type VaultFile } from '../vault/read-vault.js';
 import type { VaultIndex } from './vault-index.js';
 
@@ -56,8 +56,13 @@ export async function refreshPaths(
   const toRead: VaultFile[] = [];
   for (const path of new Set(paths)) {
     const rel = path.normalize('NFC');
-    const abs = join(root, rel);
-    const info = isNotePath(rel) ? await lstat(abs).catch(() => undefined) : undefined;
+    if (!isNotePath(rel)) {
+      if (index.remove(rel)) stats.removed++;
+      continue;
+    }
+    // The file may be stored with NFD names (written on macOS); the index keys it by its NFC path.
+    const abs = await findOnDisk(root, rel);
+    const info = await lstat(abs).catch(() => undefined);
     if (info?.isFile()) toRead.push({ path: rel, abs, size: info.size, mtimeMs: info.mtimeMs });
     else if (index.remove(rel)) stats.removed++;
   }

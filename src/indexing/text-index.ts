@@ -4,7 +4,7 @@ import type { Layer, Note, Section } from '../types.js';
 import { processTerm, tokenize } from './tokenize.js';
 
 /** Bump when the tokenizer, the stemmer, the stop words or the fields change: old caches are then rebuilt. */
-export const TEXT_INDEX_VERSION = 2;
+export const TEXT_INDEX_VERSION = 3;
 
 /** Where a hit points; what a search filter sees. */
 export interface TextHitSource {
@@ -39,13 +39,15 @@ interface SectionDocument extends TextHitSource {
   aliases: string;
   tags: string;
   headings: string;
+  /** Who said it (episode entries): most questions about a conversation name a person */
+  speaker: string;
   text: string;
 }
 
-const FIELDS = ['title', 'aliases', 'tags', 'headings', 'text'];
+const FIELDS = ['title', 'aliases', 'tags', 'headings', 'speaker', 'text'];
 const STORED = ['path', 'anchor', 'layer', 'date'];
 // A query word in the title or an alias says more about a note than one in its body.
-const BOOST = { title: 3, aliases: 3, tags: 2, headings: 1.5, text: 1 };
+const BOOST = { title: 3, aliases: 3, tags: 2, headings: 1.5, speaker: 1, text: 1 };
 const LATIN = /^[\p{L}\p{M}\p{N}]+$/u;
 const CJK = /[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}]/u;
 
@@ -203,6 +205,7 @@ function sectionDocuments(note: Note): SectionDocument[] {
       anchor: section.anchor,
       ...(section.date === undefined ? {} : { date: section.date }),
       headings: section.heading === undefined ? note.title : `${section.heading}\n${note.title}`,
+      speaker: section.speaker ?? '',
       text: section.text,
     });
   }

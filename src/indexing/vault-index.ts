@@ -14,6 +14,9 @@ export class VaultIndex {
   private readonly basenameCounts = new Map<string, number>();
   text: TextIndex;
   graph: LinkGraph;
+  /** Bumped by every change, so views derived from the whole vault know when to recompute */
+  private version = 0;
+  private readonly views = new Map<string, { version: number; value: unknown }>();
 
   constructor(text = new TextIndex(), graph = new LinkGraph()) {
     this.text = text;
@@ -23,6 +26,7 @@ export class VaultIndex {
   /** Adds a note or replaces the version held, in all three structures. */
   upsert(note: Note): void {
     const previous = this.notes.get(note.path);
+    this.version++;
     if (previous) this.forgetSections(previous);
     else this.countBasename(note.path, 1);
     this.notes.set(note.path, note);
@@ -35,12 +39,26 @@ export class VaultIndex {
   remove(path: string): boolean {
     const previous = this.notes.get(path);
     if (!previous) return false;
+    this.version++;
     this.forgetSections(previous);
     this.countBasename(path, -1);
     this.notes.delete(path);
     this.text.remove(path);
     this.graph.remove(path);
     return true;
+  }
+
+  /**
+   * A view computed from the whole vault (the persona notes, every episode entry by date …),
+   * kept until the next change. Compile runs every chat turn; scanning 10,000 notes each time
+   * would cost more than the rest of the turn.
+   */
+  view<T>(name: string, compute: () => T): T {
+    const cached = this.views.get(name);
+    if (cached && cached.version === this.version) return cached.value as T;
+    const value = compute();
+    this.views.set(name, { version: this.version, value });
+    return value;
   }
 
   section(id: string): { note: Note; section: Section } | undefined {

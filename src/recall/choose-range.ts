@@ -15,14 +15,20 @@ export interface AppliedRange extends DateRange {
   reason: string;
 }
 
-function hasEntries(index: VaultIndex, range: DateRange): boolean {
-  for (const note of index.notes.values()) {
-    if (note.layer !== 'episodes') continue;
-    for (const section of note.sections) {
-      if (section.date && section.date >= range.from && section.date <= range.to) return true;
+/** The days that have episode entries, sorted; one scan per change of the vault. */
+function entryDays(index: VaultIndex): string[] {
+  return index.view('recall:entry-days', () => {
+    const days = new Set<string>();
+    for (const note of index.notes.values()) {
+      if (note.layer !== 'episodes') continue;
+      for (const section of note.sections) if (section.date) days.add(section.date);
     }
-  }
-  return false;
+    return [...days].sort();
+  });
+}
+
+function hasEntries(index: VaultIndex, range: DateRange): boolean {
+  return entryDays(index).some((day) => day >= range.from && day <= range.to);
 }
 
 function shift(date: string, days: number): string {

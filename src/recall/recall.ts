@@ -152,20 +152,27 @@ export function recall(
       id: c.section.id,
       path: c.note.path,
       anchor: c.section.anchor,
-      link: citation(index, c.note.path, c.section.anchor),
+      link: '',
       title: c.note.title,
       layer: c.note.layer,
       ...(c.section.date ? { date: c.section.date } : {}),
       ...(c.section.time ? { time: c.section.time } : {}),
       ...(c.section.speaker ? { speaker: c.section.speaker } : {}),
-      snippet: makeSnippet(c.section.text, query),
+      snippet: '',
       text: c.section.text,
       score: round(combineScore(parts, config.recall.weights)),
       parts,
       reasons: c.reasons,
     };
   });
-  return diversify(hits).slice(0, k);
+  // Citations and snippets cost string work: only for the hits that are returned.
+  return diversify(hits)
+    .slice(0, k)
+    .map((hit) => ({
+      ...hit,
+      link: citation(index, hit.path, hit.anchor),
+      snippet: makeSnippet(hit.text, query),
+    }));
 }
 
 const byScore = (a: RecallHit, b: RecallHit) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);

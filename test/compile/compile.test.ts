@@ -29,9 +29,7 @@ describe('compile', () => {
     expect(headings).toEqual(['## Persona', '## About the user', '## Relevant memories', '## Recent']);
     expect(result.sections[0]?.items.map((i) => i.path)).toEqual(['persona/identity.md', 'persona/voice.md']);
     expect(result.sections[2]?.items[0]?.anchor).toBe('^e1');
-    expect(result.markdown).toContain(
-      '- [[2026-11-28#^e1]] (2026-11-28 10:00) (event) Rain went hiking with Mei.',
-    );
+    expect(result.markdown).toContain('- [[2026-11-28#^e1]] (10:00) (event) Rain went hiking with Mei.');
     expect(result.used).toBe(countTokens(result.markdown));
   });
 

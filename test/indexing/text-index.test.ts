@@ -298,10 +298,10 @@ describe('TextIndex', () => {
       const json = { ...indexOf(...notes).toJSON(), version: 999 };
       expect(() => TextIndex.fromJSON(json)).toThrow(MemError);
       expect(() => TextIndex.fromJSON(json)).toThrow(
-        'text index: saved version 999 does not match 2; rebuild it',
+        'text index: saved version 999 does not match 3; rebuild it',
       );
       expect(() => TextIndex.fromJSON(null)).toThrow(
-        'text index: saved version undefined does not match 2; rebuild it',
+        'text index: saved version undefined does not match 3; rebuild it',
       );
     });
   });

@@ -136,3 +136,17 @@ describe('citations', () => {
     expect(vault.index.sectionByAnchor('insights/plans.md', anchor)?.section.text).toBe('Pack the books.');
   });
 });
+
+describe('speakers', () => {
+  it('match a question that names who said it', async () => {
+    const vault = await openVault({
+      path: await makeVault({
+        'episodes/daily/2023-05-08.md':
+          '# 2023-05-08\n\n- 13:56 **Melanie:** I went to a support group yesterday. ^e1\n- 13:57 **Caroline:** I went to a support group too. ^e2\n',
+      }),
+      cache: false,
+    });
+    expect(vault.recall('When did Caroline go to the support group?').hits[0]?.anchor).toBe('^e2');
+    expect(vault.recall('When did Melanie go to the support group?').hits[0]?.anchor).toBe('^e1');
+  });
+});
