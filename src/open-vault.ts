@@ -110,6 +110,7 @@ export class Vault {
       ...options,
       now,
       range: range ? { from: range.from, to: range.to } : undefined,
+      rangeMode: range?.mode,
     });
     return { query, ...(range ? { range } : {}), hits };
   }

@@ -267,6 +267,7 @@ export function compile(index: VaultIndex, config: MemConfig, options: CompileOp
     k: 40,
     now,
     range: range ? { from: range.from, to: range.to } : undefined,
+    rangeMode: range?.mode,
   });
   const relevant = hits
     .filter((h) => !personaPaths.has(h.path))

@@ -12,6 +12,11 @@ export interface AppliedRange extends DateRange {
   onlyTime: boolean;
   /** No entry fell inside the range, so it was widened by one day each side */
   widened: boolean;
+  /**
+   * `filter`: entries outside are left out (explicit ranges, and questions only about a time);
+   * `prefer`: they rank far lower, since words like "last weekend" can be misread
+   */
+  mode: 'filter' | 'prefer';
   reason: string;
 }
 
@@ -55,6 +60,7 @@ export function chooseRange(
       source: 'explicit',
       onlyTime: false,
       widened: false,
+      mode: 'filter',
       reason: 'given with --from/--to',
     };
   } else {
@@ -67,6 +73,7 @@ export function chooseRange(
       expression: parsed.expression,
       onlyTime: parsed.onlyTime,
       widened: false,
+      mode: parsed.onlyTime ? 'filter' : 'prefer',
       reason: `"${parsed.expression}" read as ${parsed.from === parsed.to ? parsed.from : `${parsed.from} to ${parsed.to}`}`,
     };
   }

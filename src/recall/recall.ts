@@ -22,8 +22,13 @@ export interface RecallOptions {
   now?: Date;
   /** Include superseded and archived notes (default: false) */
   all?: boolean;
-  /** Only episode entries dated inside this range; other layers are never date-filtered */
+  /** Episode entries dated inside this range; other layers are never date-filtered */
   range?: DateRange;
+  /**
+   * `filter` (default) leaves entries outside the range out; `prefer` only ranks them far lower,
+   * for ranges read from a message's words, which can be misread
+   */
+  rangeMode?: 'filter' | 'prefer';
 }
 
 export interface RecallHit {
@@ -47,6 +52,8 @@ export interface RecallHit {
 
 /** How many strong text hits pass relevance to their neighbours */
 const GRAPH_SEEDS = 10;
+/** Score factor for an entry outside a preferred (not filtered) date range */
+const OUT_OF_RANGE = 0.25;
 /** Score factor for each further section of a note already in the list */
 const SAME_NOTE_DECAY = 0.7;
 /** How many text hits are considered before ranking */
@@ -84,10 +91,11 @@ export function recall(
   const k = options.k ?? config.recall.k;
   const now = options.now ?? new Date();
   const layers = options.layers && options.layers.length > 0 ? new Set(options.layers) : undefined;
+  const filterRange = options.rangeMode !== 'prefer' ? options.range : undefined;
   const admit = (note: Note, date: string | undefined): boolean =>
     (options.all || !isRetired(note)) &&
     (!layers || layers.has(note.layer)) &&
-    inRange(date, note, options.range);
+    inRange(date, note, filterRange);
 
   const candidates = new Map<string, Candidate>();
   const textHits = index.text.search(query, {
@@ -133,14 +141,21 @@ export function recall(
     for (const note of index.notes.values()) {
       if (note.layer !== 'episodes') continue;
       for (const section of note.sections) {
-        if (section.kind === 'block' && section.date && admit(note, section.date)) {
+        if (
+          section.kind === 'block' &&
+          admit(note, section.date) &&
+          inRange(section.date, note, options.range)
+        ) {
           candidates.set(section.id, { note, section, text: 0, graph: 0.5, reasons: ['in the date range'] });
         }
       }
     }
   }
 
+  const outside = (c: Candidate) =>
+    options.rangeMode === 'prefer' && !inRange(c.section.date, c.note, options.range);
   const hits = [...candidates.values()].map((c): RecallHit => {
+    if (outside(c)) c.reasons.push(`outside the date range (score × ${OUT_OF_RANGE})`);
     const parts: ScoreParts = {
       text: round(c.text),
       graph: round(c.graph),
@@ -160,7 +175,7 @@ export function recall(
       ...(c.section.speaker ? { speaker: c.section.speaker } : {}),
       snippet: '',
       text: c.section.text,
-      score: round(combineScore(parts, config.recall.weights)),
+      score: round(combineScore(parts, config.recall.weights) * (outside(c) ? OUT_OF_RANGE : 1)),
       parts,
       reasons: c.reasons,
     };

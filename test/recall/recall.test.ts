@@ -150,3 +150,26 @@ describe('speakers', () => {
     expect(vault.recall('When did Melanie go to the support group?').hits[0]?.anchor).toBe('^e1');
   });
 });
+
+describe('date ranges read from a message', () => {
+  it('rank entries outside the range lower instead of hiding them, and say so', async () => {
+    const vault = await openVault({
+      path: await makeVault({
+        'episodes/daily/2026-11-28.md': '# 2026-11-28\n\n- 10:00 **Rain:** Baked bread with Mei. ^e1\n',
+        'episodes/daily/2026-10-03.md':
+          '# 2026-10-03\n\n- 10:00 **Rain:** Went hiking with Mei in the hills. ^e1\n',
+      }),
+      cache: false,
+    });
+    const result = vault.recall('did I go hiking with Mei last weekend?', { now: NOW });
+    expect(result.range).toMatchObject({ from: '2026-11-28', to: '2026-11-29', mode: 'prefer' });
+    const hiking = result.hits.find((h) => h.path === 'episodes/daily/2026-10-03.md');
+    expect(hiking?.reasons).toContain('outside the date range (score × 0.25)');
+    // An explicit range is a filter.
+    const explicit = vault.recall('hiking with Mei', {
+      now: NOW,
+      range: { from: '2026-11-28', to: '2026-11-29' },
+    });
+    expect(explicit.hits.map((h) => h.path)).toEqual(['episodes/daily/2026-11-28.md']);
+  });
+});
