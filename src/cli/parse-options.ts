@@ -7,11 +7,12 @@ export function parsePositiveInt(value: string, name: string): number {
   return n;
 }
 
-export function parseNow(value: string | undefined): Date | undefined {
+/** Reads an ISO 8601 time given as option `name` (`--now`, `--at`), which the error names. */
+export function parseNow(value: string | undefined, name = '--now'): Date | undefined {
   if (value === undefined) return undefined;
   const time = Date.parse(value);
   if (!Number.isFinite(time))
-    throw new MemError('USAGE', `--now must be an ISO 8601 date or time, got "${value}"`);
+    throw new MemError('USAGE', `${name} must be an ISO 8601 date or time, got "${value}"`);
   return new Date(time);
 }
 
@@ -27,4 +28,19 @@ export function parseDay(value: string | undefined, name: string): string | unde
     throw new MemError('USAGE', `${name} must be a date YYYY-MM-DD, got "${value}"`);
   }
   return value;
+}
+
+/** `--from` and `--to` as an inclusive range of days (an open end reaches the first or last day), or undefined. */
+export function parseDayRange(
+  from: string | undefined,
+  to: string | undefined,
+): { from: string; to: string } | undefined {
+  const first = parseDay(from, '--from');
+  const last = parseDay(to, '--to');
+  if (first === undefined && last === undefined) return undefined;
+  // YYYY-MM-DD strings sort as the days they name.
+  if (first !== undefined && last !== undefined && first > last) {
+    throw new MemError('USAGE', `--from ${first} is after --to ${last}`);
+  }
+  return { from: first ?? '0000-01-01', to: last ?? '9999-12-31' };
 }

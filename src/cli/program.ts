@@ -67,7 +67,10 @@ export async function runCli(argv: string[], io: CliIO = processIO()): Promise<n
       return error.exitCode;
     }
     const err = error as NodeJS.ErrnoException;
-    io.stderr(`mem: ${err.code ? `${err.code}: ` : ''}${err.message ?? String(error)}\n`);
+    const message = err.message ?? String(error);
+    // Node's system errors already start with their code ("ENOENT: no such file …").
+    const code = err.code && !message.startsWith(err.code) ? `${err.code}: ` : '';
+    io.stderr(`mem: ${code}${message}\n`);
     return 1;
   }
 }

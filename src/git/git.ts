@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
 import { lstat, mkdtemp, rm, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { MemError } from '../errors.js';
-import { resolveInVault } from '../vault/paths.js';
+import { findOnDisk, resolveInVault } from '../vault/paths.js';
 import { readForWrite, writeAtomic } from '../vault/write-note.js';
 
 export interface CommitResult {
@@ -206,12 +206,31 @@ async function syncIndex(repoRoot: string, paths: string[], commit: string): Pro
 }
 
 /**
+ * The paths as git must be given them: a file that exists by its name on disk (macOS may have stored
+ * it NFD, and git on Linux compares bytes); a deleted one in both its NFC and NFD forms, so the
+ * index entry goes whichever form it was committed in.
+ */
+async function storedForms(repoRoot: string, paths: string[]): Promise<string[]> {
+  const forms: string[] = [];
+  for (const path of paths) {
+    if (/^[\x20-\x7e]*$/.test(path)) {
+      forms.push(path);
+      continue;
+    }
+    const abs = await findOnDisk(repoRoot, path);
+    if (await exists(abs)) forms.push(relative(repoRoot, abs).split(sep).join('/'));
+    else forms.push(path.normalize('NFC'), path.normalize('NFD'));
+  }
+  return [...new Set(forms)];
+}
+
+/**
  * Commits exactly `paths` (relative to the repository root; added, changed or deleted) and nothing
  * else: the commit is built in a private index and HEAD is moved by compare-and-swap, so the user's
  * staged and unstaged changes to other files stay exactly as they were. No hooks run.
  */
 export async function commitPaths(repoRoot: string, paths: string[], message: string): Promise<CommitResult> {
-  const unique = [...new Set(paths.map(checkRepoPath))];
+  const unique = await storedForms(repoRoot, [...new Set(paths.map(checkRepoPath))]);
   if (unique.length === 0) return { committed: false, reason: 'no paths to commit' };
   for (let attempt = 0; attempt < 3; attempt++) {
     const busy = await gitBusy(repoRoot);
@@ -293,17 +312,60 @@ export async function diff(repoRoot: string, rev?: string, paths: string[] = [])
   return git(repoRoot, ['show', ...plain, '--format=', '--patch', rev, ...limit]);
 }
 
-/** The newest commit whose subject starts with `mem: `, or undefined. */
-export async function lastMemCommit(
+export interface MemCommit {
+  sha: string;
+  date: string;
+  subject: string;
+}
+
+/** How far back mem looks for its own commits (undo pairs included). */
+const MEM_COMMIT_WINDOW = 200;
+
+/**
+ * The mem commit `mem undo` should revert: the newest `mem: …` commit that no later `mem: undo …`
+ * has undone, so undo, undo takes back the last two writes instead of re-doing the first.
+ * Walking newest to oldest, each `mem: undo X` marks the next older `mem: X` as undone (an undo of
+ * an undo marks that undo, which brings X back). `undone` counts the mem commits passed over.
+ */
+export async function findUndoTarget(
   repoRoot: string,
-): Promise<{ sha: string; date: string; subject: string } | undefined> {
-  if (!(await headCommit(repoRoot))) return undefined;
-  const out = await git(repoRoot, ['log', '-n', '50', '--grep=^mem: ', `--format=%H${FIELD}%aI${FIELD}%s`]);
+): Promise<{ commit: MemCommit | undefined; undone: number }> {
+  if (!(await headCommit(repoRoot))) return { commit: undefined, undone: 0 };
+  const out = await git(repoRoot, [
+    'log',
+    '-n',
+    String(MEM_COMMIT_WINDOW),
+    '--grep=^mem: ',
+    `--format=%H${FIELD}%aI${FIELD}%s`,
+  ]);
+  const pending = new Map<string, number>();
+  let undone = 0;
   for (const line of out.split('\n')) {
     const [sha = '', date = '', subject = ''] = line.split(FIELD);
-    if (subject.startsWith('mem: ')) return { sha, date, subject };
+    if (!subject.startsWith('mem: ')) continue;
+    const waiting = pending.get(subject) ?? 0;
+    if (waiting > 0) {
+      pending.set(subject, waiting - 1);
+      undone++;
+    } else if (subject.startsWith('mem: undo ')) {
+      const target = `mem: ${subject.slice('mem: undo '.length)}`;
+      pending.set(target, (pending.get(target) ?? 0) + 1);
+      undone++;
+    } else {
+      return { commit: { sha, date, subject }, undone };
+    }
   }
-  return undefined;
+  return { commit: undefined, undone };
+}
+
+/** The newest mem commit not yet undone (see findUndoTarget), or undefined. */
+export async function lastMemCommit(repoRoot: string): Promise<MemCommit | undefined> {
+  return (await findUndoTarget(repoRoot)).commit;
+}
+
+/** Raw bytes of `path` as committed in HEAD (after git's checkout filters), or undefined. */
+export function committedBlob(repoRoot: string, path: string): Promise<Buffer | undefined> {
+  return gitBlob(repoRoot, `HEAD:${checkRepoPath(path)}`);
 }
 
 /** Files a commit touched (renames as delete + add), relative to the repository root. */
@@ -346,7 +408,14 @@ export async function revertCommit(
       'CONFLICT',
       `${sha.slice(0, 7)} is not part of the current branch; nothing was undone`,
     );
-  const later = (await git(repoRoot, ['log', '--format=%h', `${sha}..HEAD`, '--', ...paths])).trim();
+  // Later commits that net to nothing (a write and its undo) leave the files as this commit made them.
+  const unchanged = await git(repoRoot, ['diff', '--quiet', sha, 'HEAD', '--', ...paths], {
+    allowFail: true,
+  });
+  const later =
+    unchanged === undefined
+      ? (await git(repoRoot, ['log', '--format=%h', `${sha}..HEAD`, '--', ...paths])).trim()
+      : '';
   if (later) {
     throw new MemError(
       'CONFLICT',

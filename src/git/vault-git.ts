@@ -7,11 +7,11 @@ import { lockPath } from '../write/remember.js';
 import {
   type CommitResult,
   diff,
+  findUndoTarget,
   gitRoot,
   type HistoryEntry,
   history,
   isGitAvailable,
-  lastMemCommit,
   revertCommit,
 } from './git.js';
 
@@ -70,13 +70,21 @@ export async function vaultDiff(root: string, rev?: string): Promise<string> {
 }
 
 /**
- * Reverts mem's newest commit (`mem: …`) under the write lock, when none of its files changed since;
- * otherwise refuses with CONFLICT and writes nothing.
+ * Reverts mem's newest commit (`mem: …`) that is not undone yet, under the write lock, when none of
+ * its files changed since; otherwise refuses with CONFLICT and writes nothing. Repeated undos walk
+ * back through mem's writes.
  */
 export async function undoLastMemCommit(root: string): Promise<UndoResult> {
   const repo = await requireRepo(root, 'mem undo');
-  const last = await lastMemCommit(repo.repo);
-  if (!last) throw new MemError('NOT_FOUND', "no mem commit to undo (none of the last 50 commits is mem's)");
+  const { commit: last, undone } = await findUndoTarget(repo.repo);
+  if (!last) {
+    throw new MemError(
+      'NOT_FOUND',
+      undone > 0
+        ? `nothing left to undo: the last ${undone} mem commits are writes that were undone and their undos`
+        : 'no mem commit to undo: no commit in this repository was made by mem',
+    );
+  }
   await ensureCacheDir(root);
   return withLock(lockPath(root), async () => {
     const result = await revertCommit(repo.repo, last.sha);

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { MemError } from '../errors.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { setFrontmatterKeys } from '../vault/edit-frontmatter.js';
+import { findOnDisk } from '../vault/paths.js';
 import { readForWrite, updateFile, writeAtomic } from '../vault/write-note.js';
 import { redactSecrets } from '../write/redact.js';
 import { isoWithOffset } from '../write/update-note.js';
@@ -239,7 +239,7 @@ export async function previewChanges(
   const skipped = new Map<number, string>();
   const files: PlannedFile[] = [];
   for (const [path, change] of plan) {
-    const before = (await readForWrite(join(root, path)))?.text;
+    const before = (await readForWrite(await findOnDisk(root, path)))?.text;
     if (change.create && before !== undefined) {
       for (const step of change.steps)
         skipped.set(step.index, `${path} already exists; nothing is overwritten`);
@@ -261,7 +261,7 @@ export async function applyChanges(
   const skipped = new Map<number, string>();
   const written: string[] = [];
   for (const [path, change] of creationsFirst(plan)) {
-    const abs = join(root, path);
+    const abs = await findOnDisk(root, path);
     if (change.create) {
       try {
         await writeAtomic(abs, runSteps(change, '', skipped), { expectedHash: null, label: path });

@@ -4,6 +4,7 @@ import type { VaultIndex } from '../indexing/vault-index.js';
 import { citation } from '../recall/recall.js';
 import { TEMPLATES_DIR } from '../templates-dir.js';
 import type { Note } from '../types.js';
+import { findOnDisk } from '../vault/paths.js';
 import { OPERATIONS_SCHEMA } from './operations.js';
 
 /** Characters of touched notes shown to the model; the episodes themselves are never cut. */
@@ -61,7 +62,7 @@ async function renderNotes(root: string, notes: Note[]): Promise<string> {
   const parts: string[] = [];
   let used = 0;
   for (const note of notes) {
-    const text = await readFile(join(root, note.path), 'utf8').catch(() => undefined);
+    const text = await readFile(await findOnDisk(root, note.path), 'utf8').catch(() => undefined);
     if (text === undefined) continue;
     const block = `## ${note.path}\n\n\`\`\`markdown\n${text.trimEnd()}\n\`\`\``;
     if (used + block.length > NOTES_CHARS && parts.length > 0) {

@@ -1,4 +1,4 @@
-import { lstat, realpath, stat } from 'node:fs/promises';
+import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
 import { MemError } from '../errors.js';
 
@@ -63,9 +63,41 @@ function isInside(realRoot: string, realPath: string): boolean {
   return realPath === realRoot || realPath.startsWith(realRoot.endsWith(sep) ? realRoot : realRoot + sep);
 }
 
+async function present(abs: string): Promise<boolean> {
+  return lstat(abs).then(
+    () => true,
+    () => false,
+  );
+}
+
+/**
+ * The absolute path of the entry a vault path (NFC) names on disk. Vault paths are NFC, but a file
+ * written on macOS may be stored with decomposed (NFD) names, and Linux compares names byte by byte.
+ * Tries the NFC form, then the NFD form, then matches each folder's listing by NFC name; when
+ * nothing exists it returns the NFC form, so new files are created NFC.
+ */
+export async function findOnDisk(root: string, rel: string): Promise<string> {
+  const nfc = join(root, rel.normalize('NFC'));
+  // ASCII has one normal form; most paths stop here without touching the disk.
+  if (/^[\x20-\x7e]*$/.test(rel) || (await present(nfc))) return nfc;
+  const nfd = join(root, rel.normalize('NFD'));
+  if (nfd !== nfc && (await present(nfd))) return nfd;
+  // Mixed forms (an NFD folder holding an NFC file): match one name at a time as the folder lists it.
+  let dir = root;
+  for (const segment of rel.split('/')) {
+    const wanted = segment.normalize('NFC');
+    const names = await readdir(dir).catch(() => [] as string[]);
+    const found = names.includes(wanted) ? wanted : names.find((name) => name.normalize('NFC') === wanted);
+    if (found === undefined) return nfc;
+    dir = join(dir, found);
+  }
+  return dir;
+}
+
 /**
  * Resolves a path given by a user, a model or a client to a file inside the vault, or refuses it.
  * The existing part of the path is resolved through symlinks and must stay inside realpath(root).
+ * `rel` is NFC, as the index keys notes; `abs` is the entry as stored on disk (see findOnDisk).
  */
 export async function resolveInVault(
   root: string,
@@ -73,8 +105,8 @@ export async function resolveInVault(
   options: ResolveOptions = {},
 ): Promise<{ abs: string; rel: string }> {
   const segments = checkSegments(userPath, options.allowDirs ?? false);
-  const rel = segments.join('/');
-  const abs = segments.length === 0 ? root : join(root, ...segments);
+  const rel = segments.join('/').normalize('NFC');
+  const abs = segments.length === 0 ? root : await findOnDisk(root, rel);
 
   let realRoot: string;
   try {

@@ -1,15 +1,16 @@
 import { unlink } from 'node:fs/promises';
+import { relative, sep } from 'node:path';
 import type { MemConfig } from '../config.js';
 import { MemError } from '../errors.js';
 import { commitWrite, type WriteCommit } from '../git/commit-write.js';
-import { diff, history } from '../git/git.js';
+import { committedBlob, diff, history } from '../git/git.js';
 import { findVaultRepo, toRepoPath } from '../git/vault-git.js';
 import { ensureCacheDir } from '../indexing/index-cache.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { setFrontmatterKeys } from '../vault/edit-frontmatter.js';
 import { withLock } from '../vault/lock.js';
 import { resolveInVault } from '../vault/paths.js';
-import { readForWrite } from '../vault/write-note.js';
+import { hashText, readForWrite } from '../vault/write-note.js';
 import { moveNote } from './move-note.js';
 import { lockPath } from './remember.js';
 import { isoWithOffset } from './update-note.js';
@@ -21,6 +22,8 @@ export interface ForgetOptions {
   hard?: boolean;
   /** Time written as `archived` (default: now) */
   now?: Date;
+  /** Runs under the write lock just before a hard delete checks the file again (tests edit it here) */
+  beforeDelete?: () => Promise<void>;
 }
 
 export interface ForgetResult extends WriteCommit {
@@ -38,7 +41,7 @@ export interface ForgetResult extends WriteCommit {
  * Refuses a hard delete that git could not undo: no repository, auto-commit off, or a note whose
  * text on disk is not the committed one (a deletion commit would lose the difference).
  */
-async function checkUndoable(root: string, config: MemConfig, path: string): Promise<void> {
+async function checkUndoable(root: string, config: MemConfig, path: string, stored: string): Promise<void> {
   const refuse = (why: string) =>
     new MemError(
       'INVALID_INPUT',
@@ -47,7 +50,7 @@ async function checkUndoable(root: string, config: MemConfig, path: string): Pro
   if (!config.git.autoCommit) throw refuse('git.autoCommit is off, so the deletion could not be undone');
   const repo = await findVaultRepo(root);
   if (!repo) throw refuse('the vault is not in a git repository, so the deletion could not be undone');
-  const repoPath = toRepoPath(repo, path);
+  const repoPath = toRepoPath(repo, stored);
   if ((await history(repo.repo, repoPath)).length === 0) throw refuse('it was never committed');
   if ((await diff(repo.repo, undefined, [repoPath])) !== '') {
     throw refuse('it has changes that are not committed');
@@ -67,10 +70,23 @@ export async function forgetNote(
 ): Promise<ForgetResult> {
   const { abs, rel } = await resolveInVault(root, path, { mustExist: true });
   if (options.hard) {
-    await checkUndoable(root, config, rel);
+    // Git knows the file by its name on disk, which may be NFD (written on macOS).
+    const stored = relative(root, abs).split(sep).join('/');
+    await checkUndoable(root, config, rel, stored);
     await ensureCacheDir(root);
     return withLock(lockPath(root), async () => {
-      if ((await readForWrite(abs)) === undefined) throw new MemError('NOT_FOUND', `${rel}: no such note`);
+      await options.beforeDelete?.();
+      const current = await readForWrite(abs);
+      if (current === undefined) throw new MemError('NOT_FOUND', `${rel}: no such note`);
+      // A hand edit since checkUndoable (which ran before the lock) would be lost with the file.
+      const repo = await findVaultRepo(root);
+      const committed = repo && (await committedBlob(repo.repo, toRepoPath(repo, stored)));
+      if (committed === undefined || hashText(committed) !== current.hash) {
+        throw new MemError(
+          'CONFLICT',
+          `${rel} changed on disk and the change is not committed; nothing was deleted`,
+        );
+      }
       await unlink(abs);
       const commit = await commitWrite(root, config, [rel], `mem: forget --hard ${rel}`);
       return { path: rel, paths: [rel], rewritten: [], ...commit };

@@ -53,12 +53,33 @@ function turnOf(value: unknown, where: string): TranscriptTurn | undefined {
   };
 }
 
+function binary(file: string): MemError {
+  return new MemError('INVALID_INPUT', `${file}: looks like a binary file, not a transcript`);
+}
+
+/**
+ * A transcript file's bytes as text; refuses (INVALID_INPUT) bytes that are not UTF-8 or hold a NUL,
+ * which a text transcript never does: an image or archive would otherwise be imported as garbage.
+ */
+export function decodeTranscript(bytes: Uint8Array, file: string): string {
+  let text: string;
+  try {
+    // ignoreBOM keeps a byte-order mark in the text, as readFile does; parseTranscript drops it.
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    throw binary(file);
+  }
+  if (text.includes('\0')) throw binary(file);
+  return text;
+}
+
 /**
  * Reads a chat transcript in any of three forms: a JSON array of messages (or `{ "messages": [...] }`),
  * JSONL with one message per line, or plain text with one `Speaker: text` per line (lines without a
  * speaker continue the previous turn).
  */
 export function parseTranscript(text: string, file: string): TranscriptTurn[] {
+  if (text.includes('\0')) throw binary(file);
   const body = text.replace(/^\uFEFF/, '').trim();
   if (body === '') return [];
   if (body.startsWith('[') || (body.startsWith('{') && /^\{\s*"messages"\s*:/.test(body))) {

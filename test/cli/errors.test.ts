@@ -103,6 +103,29 @@ describe('usage errors exit with 2', () => {
     expect(to.stderr).toBe('mem: --to must be a date YYYY-MM-DD, got "2026-13-45"\n');
   });
 
+  it('--from later than --to, for recall and compile', async () => {
+    for (const command of ['recall', 'compile']) {
+      const result = await run([command, 'x', '--from', '2026-11-05', '--to', '2026-11-01']);
+      expect(result).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: 'mem: --from 2026-11-05 is after --to 2026-11-01\n',
+      });
+    }
+  });
+
+  it('--at garbage is reported as --at, for remember and ingest', async () => {
+    const remembered = await run(['remember', 'x', '--at', 'garbage']);
+    expect(remembered).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'mem: --at must be an ISO 8601 date or time, got "garbage"\n',
+    });
+    const ingested = await run(['ingest', 'chat.jsonl', '--at', 'garbage']);
+    expect(ingested.code).toBe(2);
+    expect(ingested.stderr).toBe('mem: --at must be an ISO 8601 date or time, got "garbage"\n');
+  });
+
   // parseDay checks the shape and then Date.parse, but V8's Date.parse rolls 2026-02-30 over to
   // 2026-03-02 instead of rejecting it, so a day that does not exist is accepted as a range bound.
   it('--from 2026-02-30 (a day that does not exist) is refused', async () => {
@@ -214,6 +237,20 @@ describe('runtime errors exit with 1 and one mem: line', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+
+  it('a missing --history file: exit 1 naming the file, as ingest does', async () => {
+    const result = await mem(['--vault', vault, 'compile', 'x', '--history', 'missing.txt'], { cwd: empty });
+    expect(result).toEqual({ code: 1, stdout: '', stderr: 'mem: cannot read missing.txt: ENOENT\n' });
+  });
+
+  it('an --out file in a missing folder: the system error once, without its code repeated', async () => {
+    const result = await run(['compile', 'x', '--out', '/no/such/dir/x.md']);
+    expect(result).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: "mem: ENOENT: no such file or directory, open '/no/such/dir/x.md'\n",
+    });
   });
 
   it('a missing --batch file: exit 1 with the system error', async () => {

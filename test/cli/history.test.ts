@@ -104,6 +104,38 @@ describe('mem undo', () => {
     expect(await git(root, 'status', '--porcelain')).toBe('');
   });
 
+  it('walks back on repeated undos: undo, undo takes back the last two writes, then says nothing is left', async () => {
+    const root = await gitVault({ 'a.md': '# A\n' });
+    const cli = (...args: string[]) => mem(['--vault', root, ...args]);
+    const day = 'episodes/daily/2026-11-30.md';
+    expect((await cli('remember', 'Alpha fact', '--at', '2026-11-30T10:00:00+08:00')).code).toBe(0);
+    expect((await cli('remember', 'Beta fact', '--at', '2026-11-30T11:00:00+08:00')).code).toBe(0);
+    const [beta, alpha] = (await git(root, 'log', '-2', '--format=%s')).trim().split('\n');
+
+    const first = await cli('undo');
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/^undid [0-9a-f]{7} mem: remember 2026-11-30#\^\w+\n$/);
+    expect(first.stdout).toContain(beta?.slice('mem: '.length));
+    const kept = await read(root, day);
+    expect([kept.includes('Alpha fact'), kept.includes('Beta fact')]).toEqual([true, false]);
+
+    const second = await cli('undo');
+    expect(second.stderr).toBe('');
+    expect(second.code).toBe(0);
+    expect(second.stdout).toContain(alpha?.slice('mem: '.length));
+    await expect(read(root, day)).rejects.toThrow('ENOENT');
+
+    const third = await cli('undo');
+    expect(third).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        'mem: nothing left to undo: the last 4 mem commits are writes that were undone and their undos\n',
+    });
+    expect((await git(root, 'log', '--format=%s')).split('\n').length).toBe(6);
+    expect(await git(root, 'status', '--porcelain')).toBe('');
+  });
+
   it('refuses when a file of that commit was edited by hand since, and leaves it alone', async () => {
     const root = await gitVault({ 'insights/tea.md': NOTE });
     const cli = (...args: string[]) => mem(['--vault', root, ...args]);

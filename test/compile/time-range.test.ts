@@ -156,6 +156,22 @@ describe('parseTimeRange: explicit dates', () => {
     expect(range(message)).toEqual([day, day]);
   });
 
+  it.each([
+    ['May 2', '2026-05-02'],
+    ['what did we say on May 2?', '2026-05-02'],
+    ['March 3rd', '2026-03-03'],
+    ['MAY 2', '2026-05-02'],
+    ['on may 2', '2026-05-02'],
+    ['in march 3', '2026-03-03'],
+    ['since mar 3', '2026-03-03'],
+    ['before the may 2 meeting', '2026-05-02'],
+    ['on 2 may', '2026-05-02'],
+    ['the 3rd of march', '2026-03-03'],
+    ['jan 5', '2026-01-05'],
+  ])('%s is %s (capitalised, or after a word that introduces a date)', (message, day) => {
+    expect(range(message)).toEqual([day, day]);
+  });
+
   it('a date without a year that is still to come this year is last year’s', () => {
     expect(range('12月5号')).toEqual(['2025-12-05', '2025-12-05']);
     expect(range('December 5')).toEqual(['2025-12-05', '2025-12-05']);
@@ -222,6 +238,13 @@ describe('parseTimeRange: what is not a time', () => {
     expect(parseTimeRange('the todayshow and lastnights', MONDAY, SHANGHAI)).toBeUndefined();
     expect(parseTimeRange('tonightly', MONDAY, SHANGHAI)).toBeUndefined();
   });
+
+  it.each(['you may 2 of them', 'march 3 miles to the lake', 'we may 12 times', 'I mar 3 pages'])(
+    '%s gives no range (may and march are everyday words in lower case)',
+    (message) => {
+      expect(parseTimeRange(message, MONDAY, SHANGHAI)).toBeUndefined();
+    },
+  );
 
   it('上周一起 is "together last week", not last Monday', () => {
     expect(range('上周一起吃饭')).toEqual(['2026-11-23', '2026-11-29']);

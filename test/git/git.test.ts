@@ -8,6 +8,7 @@ import { MemError } from '../../src/errors.js';
 import {
   commitPaths,
   diff,
+  findUndoTarget,
   gitBusy,
   gitRoot,
   history,
@@ -219,6 +220,44 @@ describe('history, diff, lastMemCommit', () => {
     await sh('commit', '-q', '-am', 'user: not mem\n\nmem: in the body does not count');
     const last = await lastMemCommit(repo);
     expect([last?.sha, last?.subject]).toEqual([sha, 'mem: change a']);
+  });
+});
+
+describe('findUndoTarget', () => {
+  it('skips each undo together with the write it undid, newest first', async () => {
+    await seed();
+    await put('a.md', 'a1\n');
+    const a = await commitPaths(repo, ['a.md'], 'mem: write a');
+    await put('b.md', 'b1\n');
+    const b = await commitPaths(repo, ['b.md'], 'mem: write b');
+    expect(await lastMemCommit(repo)).toMatchObject({ sha: b.sha, subject: 'mem: write b' });
+
+    await put('b.md', 'b\n');
+    await commitPaths(repo, ['b.md'], 'mem: undo write b');
+    expect(await findUndoTarget(repo)).toMatchObject({
+      commit: { sha: a.sha, subject: 'mem: write a' },
+      undone: 2,
+    });
+
+    await put('a.md', 'a\n');
+    await commitPaths(repo, ['a.md'], 'mem: undo write a');
+    expect(await findUndoTarget(repo)).toEqual({ commit: undefined, undone: 4 });
+  });
+
+  it('an undo of an undo brings the write back as the one to undo', async () => {
+    await seed();
+    await put('a.md', 'a1\n');
+    const a = await commitPaths(repo, ['a.md'], 'mem: write a');
+    await put('a.md', 'a\n');
+    await commitPaths(repo, ['a.md'], 'mem: undo write a');
+    await put('a.md', 'a1\n');
+    await commitPaths(repo, ['a.md'], 'mem: undo undo write a');
+    expect(await findUndoTarget(repo)).toMatchObject({ commit: { sha: a.sha }, undone: 2 });
+  });
+
+  it('finds nothing, and nothing undone, in a repository without mem commits', async () => {
+    await seed();
+    expect(await findUndoTarget(repo)).toEqual({ commit: undefined, undone: 0 });
   });
 });
 

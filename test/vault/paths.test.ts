@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { MemError } from '../../src/errors.js';
-import { notePath, resolveInVault } from '../../src/vault/paths.js';
+import { findOnDisk, notePath, resolveInVault } from '../../src/vault/paths.js';
 
 let base: string;
 let root: string;
@@ -157,5 +157,35 @@ describe('notePath', () => {
   it('normalises to NFC', () => {
     const nfd = 'Cafe\u0301';
     expect(notePath(nfd)).toBe('Caf\u00e9.md');
+  });
+});
+
+describe('findOnDisk and NFD names (as macOS stores them)', () => {
+  it('resolves an NFC path to a file stored under its NFD name, and returns the NFC path', async () => {
+    await writeFile(join(root, 'Cafe\u0301.md'), 'x');
+    expect(await resolveInVault(root, 'Caf\u00e9.md', { mustExist: true })).toEqual({
+      abs: join(root, 'Cafe\u0301.md'),
+      rel: 'Caf\u00e9.md',
+    });
+    expect(await resolveInVault(root, 'Cafe\u0301.md', { mustExist: true })).toEqual({
+      abs: join(root, 'Cafe\u0301.md'),
+      rel: 'Caf\u00e9.md',
+    });
+  });
+
+  it('matches each name by its NFC form when folder and file use different forms', async () => {
+    await mkdir(join(root, 'Re\u0301sume\u0301'));
+    await writeFile(join(root, 'Re\u0301sume\u0301', 'caf\u00e9.md'), 'x');
+    expect(await findOnDisk(root, 'R\u00e9sum\u00e9/caf\u00e9.md')).toBe(
+      join(root, 'Re\u0301sume\u0301', 'caf\u00e9.md'),
+    );
+  });
+
+  it('gives the NFC form for a path that does not exist, so new files are created NFC', async () => {
+    expect(await findOnDisk(root, 'Cafe\u0301.md')).toBe(join(root, 'Caf\u00e9.md'));
+    expect(await resolveInVault(root, 'insights/Cafe\u0301.md')).toEqual({
+      abs: join(root, 'insights', 'Caf\u00e9.md'),
+      rel: 'insights/Caf\u00e9.md',
+    });
   });
 });

@@ -107,6 +107,26 @@ describe('forget', () => {
     expect(await read(root, 'insights/tea.md')).toBe(`${TEA}edited\n`);
   });
 
+  it('--hard refuses with CONFLICT, deleting nothing, when the note is edited after the first check', async () => {
+    const root = await makeVault(FILES);
+    await gitInit(root);
+    const vault = await openVault({ path: root, cache: false });
+    const edit = () => writeFile(join(root, 'insights/tea.md'), `${TEA}A hand edit.\n`);
+
+    const error = await vault
+      .forget('insights/tea', { hard: true, beforeDelete: edit })
+      .catch((e: unknown) => e);
+
+    expect(error).toEqual(
+      new MemError(
+        'CONFLICT',
+        'insights/tea.md changed on disk and the change is not committed; nothing was deleted',
+      ),
+    );
+    expect(await read(root, 'insights/tea.md')).toBe(`${TEA}A hand edit.\n`);
+    expect(await git(root, 'log', '--format=%s')).toBe('init\n');
+  });
+
   it('--hard deletes the note in one commit, and undo brings it back', async () => {
     const root = await makeVault(FILES);
     await gitInit(root);

@@ -1,9 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { MemError } from '../../src/errors.js';
 import { openVault } from '../../src/index.js';
-import { parseTranscript } from '../../src/write/parse-transcript.js';
+import { decodeTranscript, parseTranscript } from '../../src/write/parse-transcript.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 import { mem } from '../helpers/run-cli.js';
 
@@ -106,6 +107,29 @@ describe('ingest', () => {
     expect(log).toBe(
       'mem: ingest chat.jsonl (3 entries)\n\nepisodes/daily/2025-11-30.md\nepisodes/daily/2026-11-28.md\n',
     );
+  });
+
+  it('refuses a binary file (NUL bytes, or bytes that are not UTF-8) and writes nothing', async () => {
+    const root = await makeVault();
+    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]);
+    await writeFile(join(root, 'logo.png'), png);
+    await writeFile(join(root, 'latin1.txt'), Buffer.from('user: caf\xe9\n', 'latin1'));
+
+    for (const file of ['logo.png', 'latin1.txt']) {
+      expect(await mem(['ingest', file], { cwd: root })).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: `mem: ${file}: looks like a binary file, not a transcript\n`,
+      });
+    }
+    expect((await readdir(root)).sort()).toEqual(['latin1.txt', 'logo.png', 'mem.config.json']);
+  });
+
+  it('parseTranscript refuses text holding a NUL, and decodeTranscript keeps UTF-8 text as it is', () => {
+    expect(() => parseTranscript('user: hi\0there', 'x.txt')).toThrow(
+      new MemError('INVALID_INPUT', 'x.txt: looks like a binary file, not a transcript'),
+    );
+    expect(decodeTranscript(Buffer.from('\uFEFFuser: café\n'), 'x.txt')).toBe('\uFEFFuser: café\n');
   });
 
   it('exits 1 with a clear message for a file that cannot be read or parsed', async () => {

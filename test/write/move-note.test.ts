@@ -159,6 +159,38 @@ describe('moveNote', () => {
     expect(await git(root, 'status', '--porcelain')).toBe('');
   });
 
+  it('moves a note stored under an NFD name (as macOS writes Café.md) and commits its deletion', async () => {
+    const root = await makeVault({ 'Cafe\u0301.md': '# Café\n', 'a.md': 'see [[Caf\u00e9]]\n' });
+    await gitInit(root);
+    const vault = await openVault({ path: root, cache: false });
+
+    const result = await vault.move('Caf\u00e9', 'Bistro');
+
+    expect([result.from, result.to, result.rewritten]).toEqual([
+      'Caf\u00e9.md',
+      'Bistro.md',
+      [{ path: 'a.md', links: 1 }],
+    ]);
+    expect(await snapshot(root)).toEqual({
+      'Bistro.md': '# Café\n',
+      'a.md': 'see [[Bistro]]\n',
+      'mem.config.json': '{"timezone":"Asia/Shanghai"}',
+    });
+    expect(
+      await git(
+        root,
+        '-c',
+        'core.quotePath=false',
+        'show',
+        '--no-renames',
+        '--name-status',
+        '--format=',
+        'HEAD',
+      ),
+    ).toBe('A\tBistro.md\nD\tCafe\u0301.md\nM\ta.md\n');
+    expect(await git(root, 'status', '--porcelain')).toBe('');
+  });
+
   it("keeps a user's unrelated staged and unstaged changes out of the commit", async () => {
     const root = await makeVault({ 'Old.md': '# Old\n', 'a.md': 'see [[Old]]\n', 'mine.md': 'v1\n' });
     await gitInit(root);

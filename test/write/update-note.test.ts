@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MemError } from '../../src/errors.js';
@@ -221,5 +221,20 @@ describe('mem note', () => {
       stdout: '',
       stderr: 'mem: insights/tea.md already exists; use mem note set to change it\n',
     });
+  });
+});
+
+describe('a note stored under an NFD name (as macOS writes Café.md)', () => {
+  it('note set finds it, writes it in place and commits it under the name git knows', async () => {
+    const root = await makeVault({ 'Cafe\u0301.md': '---\ntitle: Café\n---\n# Café\n' });
+    await gitInit(root);
+
+    const result = await mem(['--vault', root, 'note', 'set', 'Caf\u00e9', 'importance=0.5']);
+
+    expect(result).toEqual({ code: 0, stdout: 'Caf\u00e9.md\n', stderr: '' });
+    expect(await readdir(root)).toEqual(['.git', '.mem', 'Cafe\u0301.md', 'mem.config.json']);
+    expect(await read(root, 'Cafe\u0301.md')).toBe('---\ntitle: Café\nimportance: 0.5\n---\n# Café\n');
+    expect(await git(root, 'log', '-1', '--format=%s')).toBe('mem: note set Caf\u00e9.md importance\n');
+    expect(await git(root, 'status', '--porcelain')).toBe('');
   });
 });

@@ -5,7 +5,7 @@ import type { CompileOptions, CompileResult } from '../../compile/compile.js';
 import { MemError } from '../../errors.js';
 import { openFromCli, printJson } from '../context.js';
 import type { CliIO } from '../io.js';
-import { parseDay, parseNow, parsePositiveInt } from '../parse-options.js';
+import { parseDayRange, parseNow, parsePositiveInt } from '../parse-options.js';
 
 interface CompileCliOptions {
   budget?: string;
@@ -66,14 +66,12 @@ function compileOptions(
     throw new MemError('USAGE', `--tokenizer must be o200k_base or cl100k_base, got "${options.tokenizer}"`);
   }
   const budget = overrides.budget ?? options.budget;
-  const from = parseDay(options.from, '--from');
-  const to = parseDay(options.to, '--to');
   return {
     message,
     budget: budget === undefined ? undefined : parsePositiveInt(String(budget), 'budget'),
     now: parseNow(typeof overrides.now === 'string' ? overrides.now : options.now),
     tokenizer: options.tokenizer as CompileOptions['tokenizer'],
-    range: from || to ? { from: from ?? '0000-01-01', to: to ?? '9999-12-31' } : undefined,
+    range: parseDayRange(options.from, options.to),
   };
 }
 
@@ -143,8 +141,11 @@ export function compileCommand(program: Command, io: CliIO): void {
       }
       const request = compileOptions(options, message ?? '');
       if (options.history) {
-        const file = resolve(io.cwd, options.history);
-        request.history = parseHistory(await readFile(file, 'utf8'), options.history);
+        const name = options.history;
+        const text = await readFile(resolve(io.cwd, name), 'utf8').catch((error: NodeJS.ErrnoException) => {
+          throw new MemError('NOT_FOUND', `cannot read ${name}: ${error.code ?? error.message}`);
+        });
+        request.history = parseHistory(text, name);
       }
       const result = vault.compile(request);
       if (options.out) await writeFile(resolve(io.cwd, options.out), result.markdown);

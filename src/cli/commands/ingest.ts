@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { MemError } from '../../errors.js';
+import { decodeTranscript } from '../../write/parse-transcript.js';
 import { openFromCli, printJson } from '../context.js';
 import type { CliIO } from '../io.js';
 import { parseNow } from '../parse-options.js';
@@ -27,10 +28,11 @@ export function ingestCommand(program: Command, io: CliIO): void {
     .option('--json', 'machine-readable output')
     .action(
       async (file: string, options: { at?: string; redact: boolean; json?: boolean }, command: Command) => {
-        const at = parseNow(options.at);
-        const text = await readFile(resolve(io.cwd, file), 'utf8').catch((error: NodeJS.ErrnoException) => {
+        const at = parseNow(options.at, '--at');
+        const bytes = await readFile(resolve(io.cwd, file)).catch((error: NodeJS.ErrnoException) => {
           throw new MemError('NOT_FOUND', `cannot read ${file}: ${error.code ?? error.message}`);
         });
+        const text = decodeTranscript(bytes, file);
         const vault = await openFromCli(command, io);
         const showProgress = io.isTTY && !options.json;
         const result = await vault.ingest(text, {

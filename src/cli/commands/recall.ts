@@ -7,7 +7,7 @@ import { LAYERS, type Layer } from '../../types.js';
 import { openFromCli, printJson } from '../context.js';
 import { formatHits } from '../format.js';
 import type { CliIO } from '../io.js';
-import { parseDay, parseNow, parsePositiveInt } from '../parse-options.js';
+import { parseDayRange, parseNow, parsePositiveInt } from '../parse-options.js';
 
 interface RecallCliOptions {
   k?: string;
@@ -28,13 +28,7 @@ export function toRecallOptions(options: RecallCliOptions, now?: string): Recall
       throw new MemError('USAGE', `unknown layer "${layer}"; expected one of ${LAYERS.join(', ')}`);
     }
   }
-  const range =
-    options.from || options.to
-      ? {
-          from: parseDay(options.from, '--from') ?? '0000-01-01',
-          to: parseDay(options.to, '--to') ?? '9999-12-31',
-        }
-      : undefined;
+  const range = parseDayRange(options.from, options.to);
   return {
     k: options.k === undefined ? undefined : parsePositiveInt(options.k, '-k'),
     layers: layers as Layer[],

@@ -37,6 +37,7 @@ export function rememberCommand(program: Command, io: CliIO): void {
       if (importance !== undefined && !(importance >= 0 && importance <= 1)) {
         throw new MemError('USAGE', `--importance must be a number from 0 to 1, got "${options.importance}"`);
       }
+      const at = parseNow(options.at, '--at');
       const vault = await openFromCli(command, io);
       const result = await vault.remember({
         text,
@@ -47,7 +48,7 @@ export function rememberCommand(program: Command, io: CliIO): void {
           ?.split(',')
           .map((t) => t.trim())
           .filter(Boolean),
-        at: parseNow(options.at),
+        at,
         noRedact: !options.redact,
       });
       if (options.json) {
