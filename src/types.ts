@@ -78,7 +78,7 @@ export interface Note {
   /** Vault-relative POSIX path with extension, e.g. `profile/user.md` */
   path: string;
   layer: Layer;
-  /** A copy of the parsed frontmatter (never gray-matter's cached object) */
+  /** A copy of the parsed frontmatter (read with the yaml package; dates stay the strings written) */
   frontmatter: Record<string, unknown>;
   title: string;
   aliases: string[];
