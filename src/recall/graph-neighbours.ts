@@ -9,9 +9,28 @@ export interface Neighbour {
   reason: string;
 }
 
-/** Links and backlinks of one section: the route by which a hit brings in its neighbours. */
+/** How strongly an episode entry brings in the entries just before and after it. */
+const ADJACENT_WEIGHT = 0.5;
+
+/**
+ * The entries on either side of an episode entry: a question is often answered by the reply to the
+ * turn that matched it, or the turn that led to it.
+ */
+function adjacentEntries(note: Note, section: Section): Neighbour[] {
+  if (section.kind !== 'block' || note.layer !== 'episodes') return [];
+  const blocks = note.sections.filter((s) => s.kind === 'block');
+  const at = blocks.indexOf(section);
+  return [blocks[at - 1], blocks[at + 1]]
+    .filter((s): s is Section => s !== undefined)
+    .map((s) => ({ note, section: s, weight: ADJACENT_WEIGHT, reason: `next to ${section.anchor}` }));
+}
+
+/**
+ * Links and backlinks of one section, and for an episode entry its neighbouring entries: the
+ * routes by which a hit brings in related memories.
+ */
 export function graphNeighbours(index: VaultIndex, note: Note, section: Section): Neighbour[] {
-  const found: Neighbour[] = [];
+  const found: Neighbour[] = adjacentEntries(note, section);
   const from = index.linkText(note.path);
   for (const edge of index.graph.outEdges(note.path)) {
     if (!edge.to || edge.to === note.path) continue;

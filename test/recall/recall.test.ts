@@ -173,3 +173,25 @@ describe('date ranges read from a message', () => {
     expect(explicit.hits.map((h) => h.path)).toEqual(['episodes/daily/2026-11-28.md']);
   });
 });
+
+describe('neighbouring entries', () => {
+  it('bring in the reply to the turn that matched, and say why', async () => {
+    const vault = await openVault({
+      path: await makeVault({
+        'episodes/daily/2023-05-08.md': [
+          '# 2023-05-08\n',
+          '- 13:56 **Melanie:** What did you paint last week? ^e1',
+          '- 13:57 **Caroline:** A sunset over the lake, in oils. ^e2',
+          '- 13:58 **Melanie:** Lovely. Are you going camping soon? ^e3',
+          '',
+        ].join('\n'),
+      }),
+      cache: false,
+    });
+    const hits = vault.recall('What did Caroline paint?').hits;
+    const reply = hits.find((h) => h.anchor === '^e2');
+    expect(reply).toBeDefined();
+    expect(hits.find((h) => h.anchor === '^e1')?.reasons[0]).toMatch(/^text match: /);
+    expect(reply?.reasons).toContain('next to ^e1');
+  });
+});
