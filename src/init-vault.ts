@@ -4,7 +4,7 @@ import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { CONFIG_FILE } from './config.js';
 import { MemError } from './errors.js';
-import { gitRoot, isGitAvailable } from './git/git.js';
+import { commitPaths, gitRoot, isGitAvailable } from './git/git.js';
 import { TEMPLATES_DIR } from './templates-dir.js';
 
 const run = promisify(execFile);
@@ -56,6 +56,8 @@ export async function initVault(root: string, options: { git?: boolean } = {}): 
   if (options.git !== false && (await isGitAvailable()) && !(await gitRoot(root))) {
     await run('git', ['init', '-q'], { cwd: root });
     gitInitialized = true;
+    // The vault starts as one commit, so `mem history` and `mem undo` have a base to work from.
+    await commitPaths(root, files, 'mem: init vault');
   }
   return { root, created: files, gitInitialized };
 }

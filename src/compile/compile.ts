@@ -12,6 +12,7 @@ import {
   renderMemoryItem,
   renderNoteItem,
   sectionHeading,
+  withoutComments,
 } from './render.js';
 import { formatDay, zonedDate } from './zoned-date.js';
 
@@ -99,7 +100,8 @@ function fill(
   let left = budget - headingTokens;
   for (const candidate of candidates) {
     if (left < MIN_CUT_TOKENS) break;
-    if (taken.has(candidate.key)) continue;
+    // Nothing to say (a template's empty headings, a note of comments only): no item.
+    if (taken.has(candidate.key) || candidate.text === '') continue;
     let text = candidate.text;
     let rendered = candidate.render(text);
     let tokens = tokenizer.count(rendered);
@@ -162,7 +164,7 @@ function sectionCandidate(
     title: note.title,
     score,
     reason,
-    text: section.text,
+    text: withoutComments(section.text).trim(),
     render: (text) => renderMemoryItem(cite, section, text),
   };
 }

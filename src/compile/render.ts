@@ -15,18 +15,22 @@ export function sectionHeading(name: CompileSectionName): string {
 }
 
 /** A whole note (persona, core profile): its title with a citation, then its body without frontmatter. */
+/** Obsidian comments (`%%…%%`) are notes to the person editing the vault, not to the model. */
+export function withoutComments(text: string): string {
+  return text.replace(/%%[\s\S]*?%%/g, '').replace(/[ \t]+\n/g, '\n');
+}
+
 export function noteBody(note: Note): string {
   return note.sections
     .map((s) => {
+      const text = withoutComments(s.text).trim();
       // The item's own title already names the note: its top heading would say it twice.
-      if (s.kind !== 'heading' || s.text.trim() === '' || (s.heading ?? s.anchor) === note.title)
-        return s.text;
-      return `#### ${s.heading ?? s.anchor}\n${s.text}`;
+      if (text === '' || s.kind !== 'heading' || (s.heading ?? s.anchor) === note.title) return text;
+      return `#### ${s.heading ?? s.anchor}\n${text}`;
     })
-    .filter((text) => text.trim() !== '')
+    .filter((text) => text !== '')
     .join('\n\n')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
+    .replace(/\n{3,}/g, '\n\n');
 }
 
 export function renderNoteItem(title: string, cite: string, body: string): string {

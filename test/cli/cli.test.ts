@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -324,6 +324,11 @@ describe('mem init', () => {
       expect(result.stdout).toContain(`  ${file}\n`);
     }
     expect((await stat(join(dir, '.git'))).isDirectory()).toBe(true);
+    // One first commit holds the whole new vault.
+    expect(execFileSync('git', ['log', '--format=%s'], { cwd: dir, encoding: 'utf8' })).toBe(
+      'mem: init vault\n',
+    );
+    expect(execFileSync('git', ['status', '--porcelain'], { cwd: dir, encoding: 'utf8' })).toBe('');
     const config = JSON.parse(await readFile(join(dir, 'mem.config.json'), 'utf8')) as { timezone: string };
     expect(config.timezone).toBe(Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC');
     // The new vault is usable at once.

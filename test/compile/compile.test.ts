@@ -175,3 +175,18 @@ describe('compile', () => {
     );
   });
 });
+
+describe('compile leaves out what is not for the model', () => {
+  it('drops Obsidian %%comments%% and notes with nothing to say', async () => {
+    const vault = await openVault({
+      path: await makeVault({
+        'persona/identity.md': '---\npinned: true\n---\n# Me\n%%edit me%%\n\nYou are kind. %%inline note%%\n',
+        'profile/user.md': '---\npinned: true\n---\n# User\n\n## About\n\n## Work\n',
+      }),
+      cache: false,
+    });
+    const result = vault.compile({ message: 'hi', budget: 500, now: NOW });
+    expect(result.markdown).toBe('## Persona\n### Me [[identity]]\nYou are kind.\n');
+    expect(result.sections[1]?.items).toEqual([]);
+  });
+});
