@@ -1,19 +1,18 @@
 import type { MemConfig } from '../config.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { type AppliedRange, chooseRange } from '../recall/choose-range.js';
-import { isRetired } from '../recall/rank.js';
 import { citation, type DateRange, type RecallHit, recall } from '../recall/recall.js';
 import type { Note, Section } from '../types.js';
-import { type Encoding, getTokenizer, type Tokenizer } from './count-tokens.js';
-import { cutToTokens } from './cut-text.js';
+import { type Encoding, getTokenizer } from './count-tokens.js';
+import { assemble, type Candidate, type Filled, fill } from './fill-section.js';
 import {
   type CompileSectionName,
   noteBody,
   renderMemoryItem,
   renderNoteItem,
-  sectionHeading,
   withoutComments,
 } from './render.js';
+import { coreProfileNotes, personaNotes, recentEntries } from './select-notes.js';
 import { formatDay, zonedDate } from './zoned-date.js';
 
 export interface CompileOptions {
@@ -61,79 +60,8 @@ export interface CompileResult {
   sections: CompiledSection[];
 }
 
-/** Items shorter than this after a cut say too little to be worth their citation. */
-const MIN_CUT_TOKENS = 16;
 /** How many history turns join the message for recall */
 const HISTORY_TURNS = 2;
-
-interface Candidate {
-  key: string;
-  path: string;
-  anchor: string;
-  title: string;
-  score: number;
-  reason: string;
-  /** Renders the item around a (possibly cut) text */
-  render: (text: string) => string;
-  text: string;
-}
-
-interface Filled {
-  section: CompiledSection;
-  /** The rendered Markdown of each item, parallel to section.items */
-  rendered: string[];
-}
-
-/**
- * Fills one section from `candidates`, best first, within `budget` tokens (heading included).
- * An item too long for what is left is cut at a sentence boundary when enough of it fits.
- */
-function fill(
-  name: CompileSectionName,
-  budget: number,
-  candidates: Candidate[],
-  tokenizer: Tokenizer,
-  taken: Set<string>,
-): Filled {
-  const headingTokens = tokenizer.count(`${sectionHeading(name)}\n`);
-  const filled: Filled = { section: { name, budget, used: 0, items: [] }, rendered: [] };
-  let left = budget - headingTokens;
-  for (const candidate of candidates) {
-    if (left < MIN_CUT_TOKENS) break;
-    // Nothing to say (a template's empty headings, a note of comments only): no item.
-    if (taken.has(candidate.key) || candidate.text === '') continue;
-    let text = candidate.text;
-    let rendered = candidate.render(text);
-    let tokens = tokenizer.count(rendered);
-    let cut = false;
-    if (tokens > left) {
-      const room = left - tokenizer.count(candidate.render(''));
-      if (room < MIN_CUT_TOKENS) continue;
-      const shortened = cutToTokens(text, room, tokenizer.count);
-      if (shortened.text === '') continue;
-      text = shortened.text;
-      rendered = candidate.render(text);
-      tokens = tokenizer.count(rendered);
-      if (tokens > left) continue;
-      cut = true;
-    }
-    taken.add(candidate.key);
-    left -= tokens;
-    filled.section.used += tokens;
-    filled.rendered.push(rendered);
-    const { path, anchor, title, score, reason } = candidate;
-    filled.section.items.push({ path, anchor, title, text, tokens, score, reason, cut });
-  }
-  if (filled.section.items.length > 0) filled.section.used += headingTokens;
-  return filled;
-}
-
-function assemble(filled: Filled[]): string {
-  return filled
-    .filter((f) => f.rendered.length > 0)
-    .map((f) => sectionHeading(f.section.name) + f.rendered.join(''))
-    .join('\n');
-}
 
 function noteCandidate(index: VaultIndex, note: Note, reason: string): Candidate {
   const cite = citation(index, note.path, '');
@@ -167,76 +95,6 @@ function sectionCandidate(
     text: withoutComments(section.text).trim(),
     render: (text) => renderMemoryItem(cite, section, text),
   };
-}
-
-const byPath = (a: Note, b: Note) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
-
-function numberKey(note: Note, key: string, fallback: number): number {
-  const value = note.frontmatter[key];
-  return typeof value === 'number' && Number.isFinite(value) ? value : fallback;
-}
-
-/** Frontmatter `order` first (lowest first), then importance (highest first), then path: stable across turns. */
-const byOrder = (a: Note, b: Note) =>
-  numberKey(a, 'order', Number.MAX_SAFE_INTEGER) - numberKey(b, 'order', Number.MAX_SAFE_INTEGER) ||
-  numberKey(b, 'importance', 0) - numberKey(a, 'importance', 0) ||
-  byPath(a, b);
-
-function isPinned(note: Note): boolean {
-  return note.frontmatter['pinned'] === true;
-}
-
-function personaNotes(index: VaultIndex): Note[] {
-  return index.view('compile:persona', () =>
-    [...index.notes.values()]
-      .filter((n) => !isRetired(n) && (n.layer === 'persona' || (isPinned(n) && n.layer !== 'profile')))
-      .sort(byOrder),
-  );
-}
-
-/** `profile/user.md` first, then other pinned or high-importance profile notes by path. */
-function coreProfileNotes(index: VaultIndex): Note[] {
-  return index.view('compile:core-profile', () =>
-    [...index.notes.values()]
-      .filter(
-        (n) =>
-          n.layer === 'profile' &&
-          !isRetired(n) &&
-          (n.path === 'profile/user.md' || isPinned(n) || Number(n.frontmatter['importance']) >= 0.9),
-      )
-      .sort((a, b) => (a.path === 'profile/user.md' ? -1 : b.path === 'profile/user.md' ? 1 : byOrder(a, b))),
-  );
-}
-
-/** Every current episode entry, newest first; computed once per change of the vault. */
-function entriesNewestFirst(index: VaultIndex): Array<{ note: Note; section: Section }> {
-  return index.view('compile:entries', () => {
-    const entries: Array<{ note: Note; section: Section; key: string }> = [];
-    for (const note of index.notes.values()) {
-      if (note.layer !== 'episodes' || isRetired(note)) continue;
-      for (const section of note.sections) {
-        if (section.kind === 'block' && section.date) {
-          entries.push({ note, section, key: `${section.date} ${section.time ?? ''} ${section.id}` });
-        }
-      }
-    }
-    return entries.sort((a, b) => (a.key < b.key ? 1 : a.key > b.key ? -1 : 0));
-  });
-}
-
-function recentEntries(
-  index: VaultIndex,
-  count: number,
-  today: string,
-): Array<{ note: Note; section: Section }> {
-  const recent: Array<{ note: Note; section: Section }> = [];
-  for (const entry of entriesNewestFirst(index)) {
-    // Entries dated after the turn's moment are not "recent" for it (replays and evaluations).
-    if ((entry.section.date ?? '') > today) continue;
-    recent.push(entry);
-    if (recent.length >= count) break;
-  }
-  return recent;
 }
 
 function hitCandidate(index: VaultIndex, hit: RecallHit): Candidate | undefined {

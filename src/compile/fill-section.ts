@@ -1,0 +1,77 @@
+// Fills one section of the context document within its share of the budget, and joins them.
+import type { CompiledSection } from './compile.js';
+import type { Tokenizer } from './count-tokens.js';
+import { cutToTokens } from './cut-text.js';
+import { type CompileSectionName, sectionHeading } from './render.js';
+
+/** Items shorter than this after a cut say too little to be worth their citation. */
+const MIN_CUT_TOKENS = 16;
+
+export interface Candidate {
+  key: string;
+  path: string;
+  anchor: string;
+  title: string;
+  score: number;
+  reason: string;
+  /** Renders the item around a (possibly cut) text */
+  render: (text: string) => string;
+  text: string;
+}
+
+export interface Filled {
+  section: CompiledSection;
+  /** The rendered Markdown of each item, parallel to section.items */
+  rendered: string[];
+}
+
+/**
+ * Fills one section from `candidates`, best first, within `budget` tokens (heading included).
+ * An item too long for what is left is cut at a sentence boundary when enough of it fits.
+ */
+export function fill(
+  name: CompileSectionName,
+  budget: number,
+  candidates: Candidate[],
+  tokenizer: Tokenizer,
+  taken: Set<string>,
+): Filled {
+  const headingTokens = tokenizer.count(`${sectionHeading(name)}\n`);
+  const filled: Filled = { section: { name, budget, used: 0, items: [] }, rendered: [] };
+  let left = budget - headingTokens;
+  for (const candidate of candidates) {
+    if (left < MIN_CUT_TOKENS) break;
+    // Nothing to say (a template's empty headings, a note of comments only): no item.
+    if (taken.has(candidate.key) || candidate.text === '') continue;
+    let text = candidate.text;
+    let rendered = candidate.render(text);
+    let tokens = tokenizer.count(rendered);
+    let cut = false;
+    if (tokens > left) {
+      const room = left - tokenizer.count(candidate.render(''));
+      if (room < MIN_CUT_TOKENS) continue;
+      const shortened = cutToTokens(text, room, tokenizer.count);
+      if (shortened.text === '') continue;
+      text = shortened.text;
+      rendered = candidate.render(text);
+      tokens = tokenizer.count(rendered);
+      if (tokens > left) continue;
+      cut = true;
+    }
+    taken.add(candidate.key);
+    left -= tokens;
+    filled.section.used += tokens;
+    filled.rendered.push(rendered);
+    const { path, anchor, title, score, reason } = candidate;
+    filled.section.items.push({ path, anchor, title, text, tokens, score, reason, cut });
+  }
+  if (filled.section.items.length > 0) filled.section.used += headingTokens;
+  return filled;
+}
+
+export function assemble(filled: Filled[]): string {
+  return filled
+    .filter((f) => f.rendered.length > 0)
+    .map((f) => sectionHeading(f.section.name) + f.rendered.join(''))
+    .join('\n');
+}

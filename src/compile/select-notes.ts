@@ -1,0 +1,74 @@
+// Which notes and entries compile considers, as views of the index kept until the vault changes.
+import type { VaultIndex } from '../indexing/vault-index.js';
+import { isRetired } from '../recall/rank.js';
+import type { Note, Section } from '../types.js';
+
+const byPath = (a: Note, b: Note) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+
+function numberKey(note: Note, key: string, fallback: number): number {
+  const value = note.frontmatter[key];
+  return typeof value === 'number' && Number.isFinite(value) ? value : fallback;
+}
+
+/** Frontmatter `order` first (lowest first), then importance (highest first), then path: stable across turns. */
+const byOrder = (a: Note, b: Note) =>
+  numberKey(a, 'order', Number.MAX_SAFE_INTEGER) - numberKey(b, 'order', Number.MAX_SAFE_INTEGER) ||
+  numberKey(b, 'importance', 0) - numberKey(a, 'importance', 0) ||
+  byPath(a, b);
+
+function isPinned(note: Note): boolean {
+  return note.frontmatter['pinned'] === true;
+}
+
+export function personaNotes(index: VaultIndex): Note[] {
+  return index.view('compile:persona', () =>
+    [...index.notes.values()]
+      .filter((n) => !isRetired(n) && (n.layer === 'persona' || (isPinned(n) && n.layer !== 'profile')))
+      .sort(byOrder),
+  );
+}
+
+/** `profile/user.md` first, then other pinned or high-importance profile notes by path. */
+export function coreProfileNotes(index: VaultIndex): Note[] {
+  return index.view('compile:core-profile', () =>
+    [...index.notes.values()]
+      .filter(
+        (n) =>
+          n.layer === 'profile' &&
+          !isRetired(n) &&
+          (n.path === 'profile/user.md' || isPinned(n) || Number(n.frontmatter['importance']) >= 0.9),
+      )
+      .sort((a, b) => (a.path === 'profile/user.md' ? -1 : b.path === 'profile/user.md' ? 1 : byOrder(a, b))),
+  );
+}
+
+/** Every current episode entry, newest first; computed once per change of the vault. */
+function entriesNewestFirst(index: VaultIndex): Array<{ note: Note; section: Section }> {
+  return index.view('compile:entries', () => {
+    const entries: Array<{ note: Note; section: Section; key: string }> = [];
+    for (const note of index.notes.values()) {
+      if (note.layer !== 'episodes' || isRetired(note)) continue;
+      for (const section of note.sections) {
+        if (section.kind === 'block' && section.date) {
+          entries.push({ note, section, key: `${section.date} ${section.time ?? ''} ${section.id}` });
+        }
+      }
+    }
+    return entries.sort((a, b) => (a.key < b.key ? 1 : a.key > b.key ? -1 : 0));
+  });
+}
+
+export function recentEntries(
+  index: VaultIndex,
+  count: number,
+  today: string,
+): Array<{ note: Note; section: Section }> {
+  const recent: Array<{ note: Note; section: Section }> = [];
+  for (const entry of entriesNewestFirst(index)) {
+    // Entries dated after the turn's moment are not "recent" for it (replays and evaluations).
+    if ((entry.section.date ?? '') > today) continue;
+    recent.push(entry);
+    if (recent.length >= count) break;
+  }
+  return recent;
+}
