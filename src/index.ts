@@ -4,7 +4,8 @@ export type { CompiledItem, CompiledSection, CompileOptions, CompileResult } fro
 export { CONFIG_FILE, defaultConfig, loadConfig, type MemConfig } from './config.js';
 export type { DoctorReport } from './doctor.js';
 export { MemError, type MemErrorCode } from './errors.js';
-export type { CommitResult, HistoryEntry } from './git/git.js';
+export type { CommitResult } from './git/commit-paths.js';
+export type { HistoryEntry } from './git/git-history.js';
 export type { UndoResult } from './git/vault-git.js';
 export { type InitResult, initVault } from './init-vault.js';
 export type { RecallResult } from './open-vault.js';

@@ -4,7 +4,8 @@ import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { CONFIG_FILE } from './config.js';
 import { MemError } from './errors.js';
-import { commitPaths, gitRoot, isGitAvailable } from './git/git.js';
+import { commitPaths } from './git/commit-paths.js';
+import { gitRoot, isGitAvailable } from './git/run-git.js';
 import { TEMPLATES_DIR } from './templates-dir.js';
 
 const run = promisify(execFile);

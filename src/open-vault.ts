@@ -2,7 +2,7 @@ import { type CompileOptions, type CompileResult, compile } from './compile/comp
 import { loadConfig, type MemConfig } from './config.js';
 import { type DoctorReport, diagnose } from './doctor.js';
 import { MemError } from './errors.js';
-import type { HistoryEntry } from './git/git.js';
+import type { HistoryEntry } from './git/git-history.js';
 import { noteHistory, type UndoResult, undoLastMemCommit, vaultDiff } from './git/vault-git.js';
 import { loadIndexCache, saveIndexCache } from './indexing/index-cache.js';
 import { type RefreshStats, refreshIndex, refreshPaths } from './indexing/refresh-index.js';

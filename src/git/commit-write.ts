@@ -2,7 +2,8 @@ import { access, realpath } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import type { MemConfig } from '../config.js';
 import { MemError } from '../errors.js';
-import { commitPaths, gitRoot, isGitAvailable } from './git.js';
+import { commitPaths } from './commit-paths.js';
+import { gitRoot, isGitAvailable } from './run-git.js';
 
 export interface WriteCommit {
   committed: boolean;

@@ -4,16 +4,9 @@ import { MemError } from '../errors.js';
 import { ensureCacheDir } from '../indexing/index-cache.js';
 import { withLock } from '../vault/lock.js';
 import { lockPath } from '../write/remember.js';
-import {
-  type CommitResult,
-  diff,
-  findUndoTarget,
-  gitRoot,
-  type HistoryEntry,
-  history,
-  isGitAvailable,
-  revertCommit,
-} from './git.js';
+import type { CommitResult } from './commit-paths.js';
+import { diff, findUndoTarget, type HistoryEntry, history, revertCommit } from './git-history.js';
+import { gitRoot, isGitAvailable } from './run-git.js';
 
 /** The vault's git repository and the vault's folder inside it (`''` when the vault is the top). */
 export interface VaultRepo {

@@ -3,7 +3,7 @@ import { relative, sep } from 'node:path';
 import type { MemConfig } from '../config.js';
 import { MemError } from '../errors.js';
 import { commitWrite, type WriteCommit } from '../git/commit-write.js';
-import { committedBlob, diff, history } from '../git/git.js';
+import { committedBlob, diff, history } from '../git/git-history.js';
 import { findVaultRepo, toRepoPath } from '../git/vault-git.js';
 import { ensureCacheDir } from '../indexing/index-cache.js';
 import type { VaultIndex } from '../indexing/vault-index.js';

@@ -5,17 +5,9 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { MemError } from '../../src/errors.js';
-import {
-  commitPaths,
-  diff,
-  findUndoTarget,
-  gitBusy,
-  gitRoot,
-  history,
-  isGitAvailable,
-  lastMemCommit,
-  revertCommit,
-} from '../../src/git/git.js';
+import { commitPaths } from '../../src/git/commit-paths.js';
+import { diff, findUndoTarget, history, lastMemCommit, revertCommit } from '../../src/git/git-history.js';
+import { gitBusy, gitRoot, isGitAvailable } from '../../src/git/run-git.js';
 
 // The tests must not depend on (or be changed by) the machine's git config: no user.name anywhere.
 process.env.GIT_CONFIG_GLOBAL = '/dev/null';

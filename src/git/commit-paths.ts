@@ -1,0 +1,153 @@
+// Commits exactly the given paths through a temporary index, leaving the user's index and other files alone.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative, sep } from 'node:path';
+import { findOnDisk } from '../vault/paths.js';
+import { checkRepoPath, exists, git, gitBusy, headCommit } from './run-git.js';
+
+export interface CommitResult {
+  committed: boolean;
+  sha?: string;
+  /** Why nothing was committed (or what went wrong after the commit) */
+  reason?: string;
+}
+
+/** `-c user.name=… -c user.email=…` when the repository has no identity, so a commit never fails on it. */
+async function identityArgs(repoRoot: string): Promise<string[]> {
+  const args: string[] = [];
+  const name = await git(repoRoot, ['config', 'user.name'], { allowFail: true });
+  const email = await git(repoRoot, ['config', 'user.email'], { allowFail: true });
+  if (!name?.trim()) args.push('-c', 'user.name=memvault');
+  if (!email?.trim()) args.push('-c', 'user.email=memvault@localhost');
+  return args;
+}
+
+/** Builds a commit of exactly `paths` on top of HEAD in a private index; returns the new commit and tree. */
+async function buildCommit(
+  repoRoot: string,
+  paths: string[],
+  message: string,
+  head: string | undefined,
+): Promise<{ commit: string; tree: string } | undefined> {
+  const temp = await mkdtemp(join(tmpdir(), 'mem-index-'));
+  const env = { GIT_INDEX_FILE: join(temp, 'index') };
+  try {
+    await git(repoRoot, head ? ['read-tree', head] : ['read-tree', '--empty'], { env });
+    const present: string[] = [];
+    const gone: string[] = [];
+    for (const path of paths) ((await exists(join(repoRoot, path))) ? present : gone).push(path);
+    // An untracked file the user ignores stays out of git, as `git add` would keep it.
+    const ignored = new Set(
+      (
+        await git(repoRoot, ['check-ignore', '-z', '--stdin'], {
+          env,
+          input: present.join('\0'),
+          allowFail: true,
+        })
+      )
+        ?.split('\0')
+        .filter(Boolean) ?? [],
+    );
+    const toAdd = present.filter((path) => !ignored.has(path));
+    const nul = { env, input: `${toAdd.join('\0')}\0` };
+    if (toAdd.length > 0) await git(repoRoot, ['add', '--pathspec-from-file=-', '--pathspec-file-nul'], nul);
+    if (gone.length > 0) {
+      await git(
+        repoRoot,
+        ['rm', '--cached', '-q', '--ignore-unmatch', '--pathspec-from-file=-', '--pathspec-file-nul'],
+        {
+          env,
+          input: `${gone.join('\0')}\0`,
+        },
+      );
+    }
+    const tree = (await git(repoRoot, ['write-tree'], { env })).trim();
+    const headTree = head ? (await git(repoRoot, ['rev-parse', `${head}^{tree}`])).trim() : undefined;
+    if (tree === headTree) return undefined;
+    const identity = await identityArgs(repoRoot);
+    const parents = head ? ['-p', head] : [];
+    const commit = (
+      await git(repoRoot, [...identity, 'commit-tree', tree, ...parents, '-F', '-'], { input: message })
+    ).trim();
+    return { commit, tree };
+  } finally {
+    await rm(temp, { recursive: true, force: true });
+  }
+}
+
+/** Makes the real index agree with the commit for just these paths, so `git status` shows them clean. */
+async function syncIndex(repoRoot: string, paths: string[], commit: string): Promise<void> {
+  const listing = await git(repoRoot, ['ls-tree', '-z', commit, '--', ...paths]);
+  const inTree = new Map<string, string>();
+  for (const entry of listing.split('\0').filter(Boolean)) {
+    const [meta, path] = entry.split('\t');
+    const [mode, , sha] = (meta ?? '').split(' ');
+    if (path && mode && sha) inTree.set(path, `${mode},${sha},${path}`);
+  }
+  const adds = paths.flatMap((path) => {
+    const info = inTree.get(path);
+    return info ? ['--cacheinfo', info] : [];
+  });
+  const removes = paths.filter((path) => !inTree.has(path));
+  if (adds.length > 0) await git(repoRoot, ['update-index', '--add', ...adds]);
+  if (removes.length > 0) await git(repoRoot, ['update-index', '--force-remove', '--', ...removes]);
+}
+
+/**
+ * The paths as git must be given them: a file that exists by its name on disk (macOS may have stored
+ * it NFD, and git on Linux compares bytes); a deleted one in both its NFC and NFD forms, so the
+ * index entry goes whichever form it was committed in.
+ */
+async function storedForms(repoRoot: string, paths: string[]): Promise<string[]> {
+  const forms: string[] = [];
+  for (const path of paths) {
+    if (/^[\x20-\x7e]*$/.test(path)) {
+      forms.push(path);
+      continue;
+    }
+    const abs = await findOnDisk(repoRoot, path);
+    if (await exists(abs)) forms.push(relative(repoRoot, abs).split(sep).join('/'));
+    else forms.push(path.normalize('NFC'), path.normalize('NFD'));
+  }
+  return [...new Set(forms)];
+}
+
+/**
+ * Commits exactly `paths` (relative to the repository root; added, changed or deleted) and nothing
+ * else: the commit is built in a private index and HEAD is moved by compare-and-swap, so the user's
+ * staged and unstaged changes to other files stay exactly as they were. No hooks run.
+ */
+export async function commitPaths(repoRoot: string, paths: string[], message: string): Promise<CommitResult> {
+  const unique = await storedForms(repoRoot, [...new Set(paths.map(checkRepoPath))]);
+  if (unique.length === 0) return { committed: false, reason: 'no paths to commit' };
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const busy = await gitBusy(repoRoot);
+    if (busy) return { committed: false, reason: busy };
+    const head = await headCommit(repoRoot);
+    const built = await buildCommit(repoRoot, unique, message, head);
+    if (!built) return { committed: false, reason: 'nothing to commit: the files match the last commit' };
+    // Compare-and-swap on HEAD: another tool (an auto-commit plugin) may have committed meanwhile.
+    const moved = await git(
+      repoRoot,
+      ['update-ref', '-m', message.split('\n')[0] ?? message, 'HEAD', built.commit, head ?? ''],
+      {
+        allowFail: true,
+      },
+    );
+    if (moved === undefined) continue;
+    try {
+      await syncIndex(repoRoot, unique, built.commit);
+    } catch (error) {
+      return {
+        committed: true,
+        sha: built.commit,
+        reason: `committed, but the index was not refreshed: ${(error as Error).message}`,
+      };
+    }
+    return { committed: true, sha: built.commit };
+  }
+  return {
+    committed: false,
+    reason: 'HEAD kept moving while mem committed (another tool is committing); try again',
+  };
+}

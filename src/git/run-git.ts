@@ -1,0 +1,124 @@
+// Runs git: the execFile wrapper, whether git is available, the repository root, and whether it is busy.
+import { execFile } from 'node:child_process';
+import { lstat } from 'node:fs/promises';
+import { isAbsolute, join, resolve } from 'node:path';
+import { MemError } from '../errors.js';
+
+interface RunOptions {
+  env?: Record<string, string>;
+  input?: string;
+  /** Return undefined instead of throwing when git exits non-zero */
+  allowFail?: boolean;
+}
+
+const BASE_ENV = {
+  // Never wait for a password prompt; paths are literal (a note may be called `a*b.md` or `:x.md`).
+  GIT_TERMINAL_PROMPT: '0',
+  GIT_LITERAL_PATHSPECS: '1',
+  GIT_OPTIONAL_LOCKS: '0',
+  LC_ALL: 'C',
+};
+
+export function git(
+  cwd: string,
+  args: string[],
+  options: RunOptions & { allowFail: true },
+): Promise<string | undefined>;
+export function git(cwd: string, args: string[], options?: RunOptions): Promise<string>;
+export function git(cwd: string, args: string[], options: RunOptions = {}): Promise<string | undefined> {
+  return new Promise((resolvePromise, reject) => {
+    const child = execFile(
+      'git',
+      ['-c', 'core.quotePath=false', ...args],
+      { cwd, env: { ...process.env, ...BASE_ENV, ...options.env }, maxBuffer: 256 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        if (!error) return resolvePromise(stdout);
+        if (options.allowFail) return resolvePromise(undefined);
+        const detail = String(stderr).trim() || error.message;
+        reject(new MemError('GIT', `git ${args[0]} failed in ${cwd}: ${detail}`, { cause: error }));
+      },
+    );
+    // git may exit before reading its input (an error, nothing to do); that is not a failure of ours.
+    child.stdin?.on('error', () => undefined);
+    child.stdin?.end(options.input ?? '');
+  });
+}
+
+let available: Promise<boolean> | undefined;
+
+export function isGitAvailable(): Promise<boolean> {
+  available ??= git(process.cwd(), ['--version'], { allowFail: true }).then((out) => out !== undefined);
+  return available;
+}
+
+/** Top folder of the git work tree holding `dir`, or undefined when there is none (or no git). */
+export async function gitRoot(dir: string): Promise<string | undefined> {
+  const out = await git(dir, ['rev-parse', '--show-toplevel'], { allowFail: true });
+  return out?.trim() || undefined;
+}
+
+async function gitDir(repoRoot: string): Promise<string> {
+  const out = (await git(repoRoot, ['rev-parse', '--git-dir'])).trim();
+  return isAbsolute(out) ? out : resolve(repoRoot, out);
+}
+
+export async function exists(path: string): Promise<boolean> {
+  return lstat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** A reason not to touch the repository now (another git running, a merge or rebase), or undefined. */
+export async function gitBusy(repoRoot: string): Promise<string | undefined> {
+  const dir = await gitDir(repoRoot);
+  const checks: Array<[string, string]> = [
+    ['index.lock', 'another git process is running (index.lock exists)'],
+    ['MERGE_HEAD', 'a merge is in progress'],
+    ['rebase-merge', 'a rebase is in progress'],
+    ['rebase-apply', 'a rebase or am is in progress'],
+    ['CHERRY_PICK_HEAD', 'a cherry-pick is in progress'],
+    ['REVERT_HEAD', 'a revert is in progress'],
+  ];
+  for (const [name, reason] of checks) {
+    if (await exists(join(dir, name))) return `${reason}; mem did not commit`;
+  }
+  return undefined;
+}
+
+export async function headCommit(repoRoot: string): Promise<string | undefined> {
+  const out = await git(repoRoot, ['rev-parse', '--verify', '-q', 'HEAD^{commit}'], { allowFail: true });
+  return out?.trim() || undefined;
+}
+
+export function checkRepoPath(path: string): string {
+  const posix = path.replace(/^\.\//, '');
+  if (
+    posix === '' ||
+    isAbsolute(posix) ||
+    posix.split('/').some((s) => s === '..' || s === '' || s === '.')
+  ) {
+    throw new MemError(
+      'INVALID_PATH',
+      `${JSON.stringify(path)}: expected a path relative to the repository root`,
+    );
+  }
+  return posix;
+}
+
+/** Raw bytes of `rev:path`, or undefined when the path does not exist there. */
+export function gitBlob(repoRoot: string, spec: string): Promise<Buffer | undefined> {
+  return new Promise((resolvePromise) => {
+    execFile(
+      'git',
+      ['cat-file', '--filters', spec],
+      {
+        cwd: repoRoot,
+        env: { ...process.env, ...BASE_ENV },
+        encoding: 'buffer',
+        maxBuffer: 256 * 1024 * 1024,
+      },
+      (error, stdout) => resolvePromise(error ? undefined : stdout),
+    );
+  });
+}
