@@ -12,7 +12,7 @@ import {
   renderNoteItem,
   withoutComments,
 } from './render.js';
-import { coreProfileNotes, personaNotes, recentEntries } from './select-notes.js';
+import { coreProfileNotes, latestRollup, personaNotes, recentEntries } from './select-notes.js';
 import { formatDay, zonedDate } from './zoned-date.js';
 
 export interface CompileOptions {
@@ -133,11 +133,18 @@ export function compile(index: VaultIndex, config: MemConfig, options: CompileOp
     .filter((h) => !personaPaths.has(h.path))
     .map((h) => hitCandidate(index, h))
     .filter((c): c is Candidate => c !== undefined);
-  const recent = recentEntries(
-    index,
-    config.compile.recentEntries,
-    formatDay(zonedDate(now, config.timezone)),
-  ).map(({ note, section }) => sectionCandidate(index, note, section, 0, 'recent'));
+  // Working memory: the newest raw entries, and before them the newest rollup, which stands in
+  // for the days it covers (picked after the entries, shown first).
+  const today = formatDay(zonedDate(now, config.timezone));
+  const rollup = latestRollup(index, today);
+  const recent = [
+    ...recentEntries(index, config.compile.recentEntries, today, rollup?.period.to).map(({ note, section }) =>
+      sectionCandidate(index, note, section, 0, 'recent'),
+    ),
+    ...(rollup
+      ? [noteCandidate(index, rollup.note, `rollup of ${rollup.period.from} to ${rollup.period.to}`)]
+      : []),
+  ];
 
   const plan: Array<[CompileSectionName, Candidate[], number]> = [
     ['persona', persona, shares.persona],

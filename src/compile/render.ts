@@ -21,12 +21,15 @@ export function withoutComments(text: string): string {
 }
 
 export function noteBody(note: Note): string {
+  const topHeadings = new Set(note.headings.filter((h) => h.level === 1).map((h) => h.text));
   return note.sections
     .map((s) => {
       const text = withoutComments(s.text).trim();
+      const heading = s.heading ?? s.anchor;
       // The item's own title already names the note: its top heading would say it twice.
-      if (text === '' || s.kind !== 'heading' || (s.heading ?? s.anchor) === note.title) return text;
-      return `#### ${s.heading ?? s.anchor}\n${text}`;
+      if (text === '' || s.kind !== 'heading' || heading === note.title || topHeadings.has(heading))
+        return text;
+      return `#### ${heading}\n${text}`;
     })
     .filter((text) => text !== '')
     .join('\n\n')

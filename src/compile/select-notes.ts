@@ -2,6 +2,7 @@
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { isRetired } from '../recall/rank.js';
 import type { Note, Section } from '../types.js';
+import { type Period, rollupPeriod } from './rollup-period.js';
 
 const byPath = (a: Note, b: Note) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
 
@@ -58,17 +59,50 @@ function entriesNewestFirst(index: VaultIndex): Array<{ note: Note; section: Sec
   });
 }
 
+/**
+ * The newest entries up to `today`, newest first. Entries on or before `after` (the last day of the
+ * newest rollup) are left out: the rollup stands in for them.
+ */
 export function recentEntries(
   index: VaultIndex,
   count: number,
   today: string,
+  after = '',
 ): Array<{ note: Note; section: Section }> {
   const recent: Array<{ note: Note; section: Section }> = [];
   for (const entry of entriesNewestFirst(index)) {
+    const date = entry.section.date ?? '';
     // Entries dated after the turn's moment are not "recent" for it (replays and evaluations).
-    if ((entry.section.date ?? '') > today) continue;
+    if (date > today) continue;
+    if (date <= after) break;
     recent.push(entry);
     if (recent.length >= count) break;
   }
   return recent;
+}
+
+/** Rollup notes (weekly, monthly summaries written by reflect or by hand) with the days they cover. */
+function rollups(index: VaultIndex): Array<{ note: Note; period: Period }> {
+  return index.view('compile:rollups', () =>
+    [...index.notes.values()]
+      .filter((n) => n.layer === 'episodes' && !isRetired(n) && n.frontmatter['type'] === 'rollup')
+      .flatMap((note) => {
+        const period = rollupPeriod(note.frontmatter['period']);
+        return period ? [{ note, period }] : [];
+      })
+      .sort((a, b) =>
+        a.period.to === b.period.to
+          ? a.note.path < b.note.path
+            ? -1
+            : 1
+          : a.period.to < b.period.to
+            ? 1
+            : -1,
+      ),
+  );
+}
+
+/** The rollup that ends last before `today`, if any: it stands in for the days it covers. */
+export function latestRollup(index: VaultIndex, today: string): { note: Note; period: Period } | undefined {
+  return rollups(index).find((r) => r.period.to < today);
 }

@@ -195,6 +195,19 @@ export function planChanges(
           },
         });
         break;
+      case 'write_rollup': {
+        const folder = op.period.includes('W') ? 'weekly' : 'monthly';
+        add(`episodes/${folder}/${op.period}.md`, true, {
+          index: i,
+          apply: () =>
+            newNote(
+              { type: 'rollup', period: op.period, title: op.title, created: stamp, sources: op.sources },
+              op.title,
+              op.body,
+            ),
+        });
+        break;
+      }
       case 'mark_reflected':
         add(op.path, false, { index: i, apply: (text) => setFrontmatterKeys(text, { reflected: stamp }) });
         break;

@@ -28,6 +28,14 @@ export type Operation =
       sources: string[];
     }
   | { op: 'add_link'; from: string; to: string }
+  | {
+      op: 'write_rollup';
+      /** `2026-W47` (ISO week) or `2026-11` (month) */
+      period: string;
+      title: string;
+      body: string;
+      sources: string[];
+    }
   | { op: 'mark_reflected'; path: string };
 
 /** The JSON Schema shown to the model; the validator below is what is enforced. */
@@ -100,6 +108,24 @@ export const OPERATIONS_SCHEMA = {
             type: 'object',
             required: ['op', 'from', 'to'],
             properties: { op: { const: 'add_link' }, from: { type: 'string' }, to: { type: 'string' } },
+          },
+          {
+            type: 'object',
+            required: ['op', 'period', 'title', 'body', 'sources'],
+            properties: {
+              op: { const: 'write_rollup' },
+              period: {
+                type: 'string',
+                description:
+                  'YYYY-Www (ISO week) or YYYY-MM; written to episodes/weekly/ or episodes/monthly/; must not exist',
+              },
+              title: { type: 'string' },
+              body: {
+                type: 'string',
+                description: 'a short summary, each point citing its days [[YYYY-MM-DD]] or entries',
+              },
+              sources: { type: 'array', items: { type: 'string' } },
+            },
           },
           {
             type: 'object',

@@ -59,6 +59,24 @@ function sources(value: unknown, context: ValidationContext): string[] {
   return [...new Set(value.map((s: string) => s.trim()))];
 }
 
+/** A rollup cites whole days (`[[2026-11-16]]`) of the episodes shown, or their entries. */
+function rollupSources(value: unknown, context: ValidationContext): string[] {
+  const days = new Set(
+    [...context.episodes].map((p) => `[[${p.slice(p.lastIndexOf('/') + 1).replace(/\.md$/, '')}]]`),
+  );
+  if (!Array.isArray(value) || value.length === 0)
+    throw new Invalid('sources must list at least one cited day or entry');
+  const unknown = value.filter(
+    (s) => typeof s !== 'string' || !(context.sources.has(s.trim()) || days.has(s.trim())),
+  );
+  if (unknown.length > 0) {
+    throw new Invalid(
+      `sources cite days or entries that were not shown: ${unknown.map((s) => JSON.stringify(s)).join(', ')}`,
+    );
+  }
+  return [...new Set(value.map((s: string) => s.trim()))];
+}
+
 /** A line to replace must be a fact, not structure: no fence, heading or frontmatter marker. */
 function factLine(value: unknown): string {
   const line = text(value, 'replaces', MAX_LINE);
@@ -185,6 +203,27 @@ export async function validateOperations(
           const to = await notePath(o['to'], 'to', ['insights', 'profile', 'episodes', 'persona'], true);
           if (from === to) throw new Invalid('a note cannot link to itself');
           accepted.push({ op: 'add_link', from, to });
+          break;
+        }
+        case 'write_rollup': {
+          const period = text(o['period'], 'period', 10);
+          const weekly = /^\d{4}-W\d{2}$/.test(period);
+          if (!weekly && !/^\d{4}-\d{2}$/.test(period))
+            throw new Invalid('period must be YYYY-Www or YYYY-MM');
+          const path = await notePath(
+            `episodes/${weekly ? 'weekly' : 'monthly'}/${period}.md`,
+            'period',
+            ['episodes'],
+            'new',
+          );
+          creating.add(path);
+          accepted.push({
+            op: 'write_rollup',
+            period,
+            title: text(o['title'], 'title', MAX_TITLE),
+            body: body(o['body'], 'body'),
+            sources: rollupSources(o['sources'], context),
+          });
           break;
         }
         case 'mark_reflected': {

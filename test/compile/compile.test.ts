@@ -190,3 +190,27 @@ describe('compile leaves out what is not for the model', () => {
     expect(result.sections[1]?.items).toEqual([]);
   });
 });
+
+describe('rollups', () => {
+  it('let the newest weekly summary stand in for its days in the recent section', async () => {
+    const day = (date: string, text: string) =>
+      `---\ndate: ${date}\n---\n# ${date}\n\n- 10:00 **Rain:** ${text} ^e1\n`;
+    const vault = await openVault({
+      path: await makeVault({
+        'episodes/daily/2026-11-20.md': day('2026-11-20', 'Packed the last boxes.'),
+        'episodes/daily/2026-11-27.md': day('2026-11-27', 'First bouldering session.'),
+        'episodes/daily/2026-11-29.md': day('2026-11-29', 'Called my sister.'),
+        'episodes/weekly/2026-W47.md':
+          '---\ntype: rollup\nperiod: 2026-W47\ntitle: "Week 47: the move"\n---\n# 2026-W47\nRain moved to Shanghai.\n',
+      }),
+      cache: false,
+    });
+    const recent = vault.compile({ message: 'hi', budget: 2000, now: NOW }).sections[3];
+    expect(recent?.items.map((i) => [i.path, i.reason])).toEqual([
+      ['episodes/weekly/2026-W47.md', 'rollup of 2026-11-16 to 2026-11-22'],
+      ['episodes/daily/2026-11-27.md', 'recent'],
+      ['episodes/daily/2026-11-29.md', 'recent'],
+    ]);
+    expect(recent?.items[0]?.text).toBe('Rain moved to Shanghai.');
+  });
+});

@@ -241,6 +241,36 @@ describe('reflect', () => {
     );
   });
 
+  it('writes a weekly rollup that cites the days shown, and refuses a bad period or source', async () => {
+    const root = await gitVault();
+    const rollups = {
+      operations: [
+        {
+          op: 'write_rollup',
+          period: '2026-W48',
+          title: 'Week 48: settled in Shanghai',
+          body: '- Moved in and started bouldering ([[2026-11-29]], [[2026-11-29#^e3]]).',
+          sources: ['[[2026-11-29]]', '[[2026-11-29#^e3]]'],
+        },
+        { op: 'write_rollup', period: 'last week', title: 'x', body: 'x', sources: ['[[2026-11-29]]'] },
+        { op: 'write_rollup', period: '2026-11', title: 'x', body: 'x', sources: ['[[2026-11-01]]'] },
+      ],
+    };
+    const result = await withStub(
+      () => JSON.stringify(rollups),
+      async (baseURL) =>
+        (await openVault({ path: root, cache: false })).reflect({ now: NOW, llmOptions: { baseURL } }),
+    );
+    expect(result.rejected.map((r) => r.reason)).toEqual([
+      'period must be YYYY-Www or YYYY-MM',
+      'sources cite days or entries that were not shown: "[[2026-11-01]]"',
+    ]);
+    expect(result.files).toEqual(['episodes/weekly/2026-W48.md']);
+    const note = await readFile(join(root, 'episodes/weekly/2026-W48.md'), 'utf8');
+    expect(note).toMatch(/^---\ntype: rollup\nperiod: 2026-W48\ntitle: "Week 48: settled in Shanghai"\n/);
+    expect(note).toContain('# Week 48: settled in Shanghai\n\n- Moved in and started bouldering');
+  });
+
   it('a second run finds nothing new', async () => {
     const root = await gitVault();
     await withStub(

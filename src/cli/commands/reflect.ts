@@ -24,6 +24,8 @@ function describe(op: ReflectResult['accepted'][number]): string {
       return `supersede ${op.old} with ${op.new.path}: ${op.new.title}`;
     case 'add_link':
       return `link ${op.from} -> ${op.to}`;
+    case 'write_rollup':
+      return `write the ${op.period} rollup: ${op.title}`;
     case 'mark_reflected':
       return `mark ${op.path} reflected`;
   }
