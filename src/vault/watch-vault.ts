@@ -131,13 +131,18 @@ export function watchVault(vault: Vault, options: WatchVaultOptions = {}): Vault
     flushTimer = setTimeout(flush, Math.max(0, Math.min(debounceMs, left)));
   }
 
-  function save(): Promise<void> {
+  /**
+   * After a quiet period the cache is saved only once enough is stale (saving blocks the process
+   * for a moment on a large vault, and a chat turn must not wait); on close, whatever is stale.
+   */
+  function save(final = false): Promise<void> {
     clearTimeout(saveTimer);
     saveTimer = undefined;
     return exclusive(async () => {
       if (!dirty) return;
-      dirty = false;
-      await vault.save();
+      if (final) await vault.save();
+      else await vault.saveIfStale();
+      dirty = vault.unsavedChanges > 0;
     }).catch(onError);
   }
 
@@ -192,7 +197,7 @@ export function watchVault(vault: Vault, options: WatchVaultOptions = {}): Vault
       closed = true;
       await watcher.close();
       flush();
-      await save();
+      await save(true);
     },
   };
 }

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CACHE_SCHEMA } from '../../src/indexing/index-cache.js';
 import { openVault } from '../../src/open-vault.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
+import { mem } from '../helpers/run-cli.js';
 
 afterEach(cleanupVaults);
 
@@ -165,5 +166,40 @@ describe('index cache', () => {
     const vault = await openVault({ path: root, cache: false });
     expect(vault.lastRefresh).toEqual({ added: 3, changed: 0, removed: 0, unchanged: 0, touched: 0 });
     await expect(stat(join(root, '.mem'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+});
+
+describe('when the cache is saved', () => {
+  const many = (n: number) =>
+    Object.fromEntries(
+      Array.from({ length: n }, (_, i) => [`insights/n${i}.md`, `# Note ${i}\n\nAbout topic ${i}.\n`]),
+    );
+
+  it('waits until one note in a hundred is stale, then saves; mem index always saves', async () => {
+    const root = await makeVault(many(300));
+    await openVault({ path: root });
+    const cacheFile = join(root, '.mem', 'index.json');
+    const saved = (await stat(cacheFile)).mtimeMs;
+    await writeFile(join(root, 'insights/n1.md'), '# Note 1\n\nNow about zeppelins.\n');
+    const first = await openVault({ path: root });
+    // One stale note of 300: re-reading it on the next open is cheaper than rewriting the cache.
+    expect(first.unsavedChanges).toBe(1);
+    expect((await stat(cacheFile)).mtimeMs).toBe(saved);
+    expect(first.recall('zeppelins').hits[0]?.path).toBe('insights/n1.md');
+    const second = await openVault({ path: root });
+    expect(second.lastRefresh.changed).toBe(1);
+    await writeFile(join(root, 'insights/n2.md'), '# Note 2\n\nNow about airships.\n');
+    await writeFile(join(root, 'insights/n3.md'), '# Note 3\n\nNow about balloons.\n');
+    const third = await openVault({ path: root });
+    expect(third.unsavedChanges).toBe(0);
+    expect((await openVault({ path: root })).lastRefresh.changed).toBe(0);
+  });
+
+  it('mem index saves even one stale note', async () => {
+    const root = await makeVault(many(300));
+    await openVault({ path: root });
+    await writeFile(join(root, 'insights/n1.md'), '# Note 1\n\nNow about zeppelins.\n');
+    expect((await mem(['index'], { cwd: root })).code).toBe(0);
+    expect((await openVault({ path: root })).lastRefresh).toMatchObject({ changed: 0, unchanged: 300 });
   });
 });

@@ -11,7 +11,8 @@ export function indexCommand(program: Command, io: CliIO): void {
     .action(async (options: { rebuild?: boolean; json?: boolean }, command: Command) => {
       const started = performance.now();
       const vault = await openFromCli(command, io, { rebuild: options.rebuild });
-      if (options.rebuild) await vault.save();
+      // `mem index` is asked to bring the cache up to date, however little is stale.
+      if (options.rebuild || vault.unsavedChanges > 0) await vault.save();
       const stats = {
         notes: vault.index.notes.size,
         ...vault.lastRefresh,
