@@ -213,4 +213,36 @@ describe('mem watch', () => {
     const reopened = await openVault({ path: root });
     expect(reopened.lastRefresh).toMatchObject({ added: 0, changed: 0, removed: 0, unchanged: 1 });
   });
+
+  it('prints one JSON object per change with --json', async () => {
+    const root = await makeVault({ 'insights/a.md': '# A\n' });
+    const child = spawn(
+      process.execPath,
+      [join(REPO_ROOT, 'dist/cli/main.js'), 'watch', '--json', '--vault', root],
+      { env: { PATH: process.env['PATH'] } },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    try {
+      await until(() => stderr.includes('mem: watching'));
+      await writeFile(join(root, 'insights/a.md'), '# A\nedited\n');
+      await until(() => stdout.includes('\n'));
+    } finally {
+      child.kill('SIGINT');
+    }
+    expect(await exited).toBe(0);
+    expect(
+      stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line)),
+    ).toEqual([{ path: 'insights/a.md', kind: 'changed' }]);
+  });
 });

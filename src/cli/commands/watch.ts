@@ -23,10 +23,14 @@ export function watchCommand(program: Command, io: CliIO): void {
     .command('watch')
     .description('keep the index in step with the files while they change; one line per change')
     .option('--quiet', 'print nothing per change')
-    .action(async (options: { quiet?: boolean }, command: Command) => {
+    .option('--json', 'one JSON object per change: {"kind", "path"}')
+    .action(async (options: { quiet?: boolean; json?: boolean }, command: Command) => {
       const vault = await openFromCli(command, io);
+      const print = options.json
+        ? (change: { kind: string; path: string }) => io.stdout(`${JSON.stringify(change)}\n`)
+        : (change: { kind: string; path: string }) => io.stdout(`${change.kind} ${change.path}\n`);
       const watcher = watchVault(vault, {
-        onChange: options.quiet ? undefined : (change) => io.stdout(`${change.kind} ${change.path}\n`),
+        onChange: options.quiet ? undefined : print,
         onError: (error) => io.stderr(`mem: ${errorText(error)}\n`),
       });
       await watcher.ready;
