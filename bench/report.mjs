@@ -23,7 +23,10 @@ function scaleTable(scale) {
     ],
     ['index cache file', (v) => num(v.cacheMiB, ' MiB')],
     ['warm open, cache valid (median of 3)', (v) => ms(v.warmOpen.medianMs)],
-    ['edit 1 note → `refresh()` (walks the vault; saves the cache once 1% is stale) (median of 3)', (v) => ms(v.editOneNote.refreshMedianMs)],
+    [
+      'edit 1 note → `refresh()` (walks the vault; saves the cache once 1% is stale) (median of 3)',
+      (v) => ms(v.editOneNote.refreshMedianMs),
+    ],
     ['edit 1 note → `refreshPaths([path])` (median of 3)', (v) => ms(v.editOneNote.refreshPathsMedianMs)],
     ['cache save alone (median of 3)', (v) => ms(v.editOneNote.saveCacheMedianMs)],
     [

@@ -83,8 +83,8 @@ export class Vault {
   /** Re-reads what changed on disk; saves the cache when enough did (see saveIfStale). */
   async refresh(): Promise<RefreshStats> {
     this.lastRefresh = await refreshIndex(this.root, this.index);
-    // A refresh compares every file with the cache, so what it found is exactly what the cache lacks.
-    this.stale = changes(this.lastRefresh);
+    // Changes found now are missing from the saved cache, on top of any found before.
+    this.stale += changes(this.lastRefresh);
     await this.saveIfStale();
     return this.lastRefresh;
   }

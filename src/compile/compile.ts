@@ -138,7 +138,7 @@ export function compile(index: VaultIndex, config: MemConfig, options: CompileOp
   const today = formatDay(zonedDate(now, config.timezone));
   const rollup = latestRollup(index, today);
   const recent = [
-    ...recentEntries(index, config.compile.recentEntries, today, rollup?.period.to).map(({ note, section }) =>
+    ...recentEntries(index, config.compile.recentEntries, today, rollup?.covers).map(({ note, section }) =>
       sectionCandidate(index, note, section, 0, 'recent'),
     ),
     ...(rollup

@@ -29,6 +29,20 @@ export interface Filled {
  * Fills one section from `candidates`, best first, within `budget` tokens (heading included).
  * An item too long for what is left is cut at a sentence boundary when enough of it fits.
  */
+/**
+ * A whole note (key = its path) and one of its sections would say the same thing twice, so taking
+ * either rules out the other. `taken` holds whole-note paths, section ids and `part:` markers.
+ */
+function isTaken(candidate: Candidate, taken: Set<string>): boolean {
+  const whole = candidate.key === candidate.path;
+  return taken.has(candidate.key) || taken.has(whole ? `part:${candidate.path}` : candidate.path);
+}
+
+function take(candidate: Candidate, taken: Set<string>): void {
+  taken.add(candidate.key);
+  if (candidate.key !== candidate.path) taken.add(`part:${candidate.path}`);
+}
+
 export function fill(
   name: CompileSectionName,
   budget: number,
@@ -42,7 +56,7 @@ export function fill(
   for (const candidate of candidates) {
     if (left < MIN_CUT_TOKENS) break;
     // Nothing to say (a template's empty headings, a note of comments only): no item.
-    if (taken.has(candidate.key) || candidate.text === '') continue;
+    if (candidate.text === '' || isTaken(candidate, taken)) continue;
     let text = candidate.text;
     let rendered = candidate.render(text);
     let tokens = tokenizer.count(rendered);
@@ -58,7 +72,7 @@ export function fill(
       if (tokens > left) continue;
       cut = true;
     }
-    taken.add(candidate.key);
+    take(candidate, taken);
     left -= tokens;
     filled.section.used += tokens;
     filled.rendered.push(rendered);

@@ -1,8 +1,10 @@
 // Which notes and entries compile considers, as views of the index kept until the vault changes.
 import type { VaultIndex } from '../indexing/vault-index.js';
+import { entriesNewestFirst } from '../recall/episode-entries.js';
 import { isRetired } from '../recall/rank.js';
 import type { Note, Section } from '../types.js';
 import { type Period, rollupPeriod } from './rollup-period.js';
+import { dayFromYmd, formatDay } from './zoned-date.js';
 
 const byPath = (a: Note, b: Note) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
 
@@ -43,22 +45,6 @@ export function coreProfileNotes(index: VaultIndex): Note[] {
   );
 }
 
-/** Every current episode entry, newest first; computed once per change of the vault. */
-function entriesNewestFirst(index: VaultIndex): Array<{ note: Note; section: Section }> {
-  return index.view('compile:entries', () => {
-    const entries: Array<{ note: Note; section: Section; key: string }> = [];
-    for (const note of index.notes.values()) {
-      if (note.layer !== 'episodes' || isRetired(note)) continue;
-      for (const section of note.sections) {
-        if (section.kind === 'block' && section.date) {
-          entries.push({ note, section, key: `${section.date} ${section.time ?? ''} ${section.id}` });
-        }
-      }
-    }
-    return entries.sort((a, b) => (a.key < b.key ? 1 : a.key > b.key ? -1 : 0));
-  });
-}
-
 /**
  * The newest entries up to `today`, newest first. Entries on or before `after` (the last day of the
  * newest rollup) are left out: the rollup stands in for them.
@@ -71,6 +57,7 @@ export function recentEntries(
 ): Array<{ note: Note; section: Section }> {
   const recent: Array<{ note: Note; section: Section }> = [];
   for (const entry of entriesNewestFirst(index)) {
+    if (isRetired(entry.note)) continue;
     const date = entry.section.date ?? '';
     // Entries dated after the turn's moment are not "recent" for it (replays and evaluations).
     if (date > today) continue;
@@ -102,7 +89,25 @@ function rollups(index: VaultIndex): Array<{ note: Note; period: Period }> {
   );
 }
 
-/** The rollup that ends last before `today`, if any: it stands in for the days it covers. */
-export function latestRollup(index: VaultIndex, today: string): { note: Note; period: Period } | undefined {
-  return rollups(index).find((r) => r.period.to < today);
+/**
+ * The rollup that ends last before `today`, if any, and the last day it stands in for: the end of
+ * its period, or the day before it was written if that came first (a summary written mid-period
+ * cannot speak for the days after it).
+ */
+export function latestRollup(
+  index: VaultIndex,
+  today: string,
+): { note: Note; period: Period; covers: string } | undefined {
+  const found = rollups(index).find((r) => r.period.to < today);
+  if (!found) return undefined;
+  const created = String(found.note.frontmatter['created'] ?? '').slice(0, 10);
+  const dayBefore = /^\d{4}-\d{2}-\d{2}$/.test(created) ? shiftDay(created, -1) : found.period.to;
+  // The earlier of the two days (ISO dates compare as strings).
+  const [covers = found.period.to] = [dayBefore, found.period.to].sort();
+  return { ...found, covers };
+}
+
+function shiftDay(day: string, by: number): string {
+  const [y, m, d] = day.split('-').map(Number);
+  return formatDay(dayFromYmd(y ?? 0, m ?? 1, d ?? 1) + by);
 }

@@ -2,6 +2,7 @@ import type { MemConfig } from '../config.js';
 import { linkableAnchor } from '../indexing/link-anchor.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import type { Layer, Note, Section } from '../types.js';
+import { entriesNewestFirst } from './episode-entries.js';
 import { graphNeighbours } from './graph-neighbours.js';
 import { combineScore, importanceOf, isRetired, memoryTime, recencyOf, type ScoreParts } from './rank.js';
 import { makeSnippet } from './snippet.js';
@@ -138,16 +139,9 @@ export function recall(
   // A question that is only about a time ("what happened yesterday") has no words to match:
   // then the entries of that range are the answer.
   if (candidates.size === 0 && options.range) {
-    for (const note of index.notes.values()) {
-      if (note.layer !== 'episodes') continue;
-      for (const section of note.sections) {
-        if (
-          section.kind === 'block' &&
-          admit(note, section.date) &&
-          inRange(section.date, note, options.range)
-        ) {
-          candidates.set(section.id, { note, section, text: 0, graph: 0.5, reasons: ['in the date range'] });
-        }
+    for (const { note, section } of entriesNewestFirst(index)) {
+      if (admit(note, section.date) && inRange(section.date, note, options.range)) {
+        candidates.set(section.id, { note, section, text: 0, graph: 0.5, reasons: ['in the date range'] });
       }
     }
   }

@@ -22,8 +22,10 @@ class Skip extends Error {}
 const clean = (value: string) => redactSecrets(value).text;
 
 function newNote(frontmatter: Record<string, unknown>, title: string, body: string): string {
-  const data = Object.fromEntries(Object.entries(frontmatter).filter(([, v]) => v !== undefined));
-  return `---\n${stringify(data).trimEnd()}\n---\n# ${title}\n\n${clean(body).trim()}\n`;
+  const data = Object.fromEntries(
+    Object.entries({ ...frontmatter, title: clean(title) }).filter(([, v]) => v !== undefined),
+  );
+  return `---\n${stringify(data).trimEnd()}\n---\n# ${clean(title)}\n\n${clean(body).trim()}\n`;
 }
 
 function eolOf(text: string): string {

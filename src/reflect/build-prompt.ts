@@ -64,7 +64,11 @@ async function renderNotes(root: string, notes: Note[]): Promise<string> {
   for (const note of notes) {
     const text = await readFile(await findOnDisk(root, note.path), 'utf8').catch(() => undefined);
     if (text === undefined) continue;
-    const block = `## ${note.path}\n\n\`\`\`markdown\n${text.trimEnd()}\n\`\`\``;
+    // A fence longer than any backtick run in the note, so the note cannot close it and speak as
+    // instructions: notes are data to the model.
+    const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+    const fence = '`'.repeat(longest + 1);
+    const block = `## ${note.path}\n\n${fence}markdown\n${text.trimEnd()}\n${fence}`;
     if (used + block.length > NOTES_CHARS && parts.length > 0) {
       parts.push(
         `(… ${notes.length - parts.length} more notes not shown: ${notes

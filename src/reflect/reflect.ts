@@ -1,3 +1,4 @@
+import { formatDay, zonedDate } from '../compile/zoned-date.js';
 import type { MemConfig } from '../config.js';
 import { commitWrite, type WriteCommit } from '../git/commit-write.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
@@ -73,6 +74,7 @@ export async function reflect(
     sources: input.sources,
     episodes: new Set(episodes.map((e) => e.path)),
     allowPersonaEdits: config.allowPersonaEdits,
+    today: formatDay(zonedDate(now, config.timezone)),
   });
   const plan = planChanges(accepted, index, now, config.timezone);
   const base = { episodes: episodes.map((e) => e.path), accepted };

@@ -1,3 +1,4 @@
+import { rollupPeriod } from '../compile/rollup-period.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { layerOf } from '../vault/layer.js';
 import { resolveInVault } from '../vault/paths.js';
@@ -11,6 +12,8 @@ export interface ValidationContext {
   /** Episode notes shown to the model (only these may be marked reflected) */
   episodes: Set<string>;
   allowPersonaEdits: boolean;
+  /** The run's day in the vault's time zone, `YYYY-MM-DD`: only finished periods get a rollup */
+  today: string;
 }
 
 export interface Rejected {
@@ -24,6 +27,12 @@ class Invalid extends Error {}
 const MAX_TITLE = 200;
 const MAX_BODY = 6000;
 const MAX_LINE = 1000;
+/** Operations one run may apply; a model that answers with hundreds is not reflecting */
+const MAX_OPERATIONS = 50;
+/** Line breaks of any kind: CommonMark ends a line at a lone CR too, and U+2028 is a trap */
+const LINE_BREAK = /[\r\n\u2028\u2029\u0085]/;
+/** Characters a wiki link cannot name a file with */
+const UNLINKABLE = /[#|^[\]]/;
 
 function text(value: unknown, name: string, max: number): string {
   if (typeof value !== 'string' || value.trim() === '')
@@ -31,6 +40,13 @@ function text(value: unknown, name: string, max: number): string {
   if (value.length > max) throw new Invalid(`${name} is longer than ${max} characters`);
   if (value.includes('\0')) throw new Invalid(`${name} contains a NUL byte`);
   return value.trim();
+}
+
+/** Titles, headings and facts are one line: a line break would let the model add structure. */
+function line(value: unknown, name: string, max: number): string {
+  const result = text(value, name, max);
+  if (LINE_BREAK.test(result)) throw new Invalid(`${name} must be one line`);
+  return result;
 }
 
 function optionalNumber(value: unknown, name: string, min: number): number | undefined {
@@ -79,17 +95,13 @@ function rollupSources(value: unknown, context: ValidationContext): string[] {
 
 /** A line to replace must be a fact, not structure: no fence, heading or frontmatter marker. */
 function factLine(value: unknown): string {
-  const line = text(value, 'replaces', MAX_LINE);
-  if (
-    line.includes('\n') ||
-    /^(?:-{3,}|\.{3}|#{1,6}(?:\s|$)|```|~~~)/.test(line) ||
-    line.replace(/^[-*]\s*/, '') === ''
-  ) {
+  const fact = line(value, 'replaces', MAX_LINE);
+  if (/^(?:-{3,}|\.{3}|#{1,6}(?:\s|$)|```|~~~)/.test(fact) || fact.replace(/^[-*]\s*/, '') === '') {
     throw new Invalid(
       'replaces must be one fact line of the note, not a heading, fence or frontmatter marker',
     );
   }
-  return line;
+  return fact;
 }
 
 /** Markdown that could start a second frontmatter block or smuggle in a heading above the note's own. */
@@ -117,6 +129,16 @@ export async function validateOperations(
   const accepted: Operation[] = [];
   const rejected: Rejected[] = [];
   const creating = new Set<string>();
+  if (list.length > MAX_OPERATIONS) {
+    for (const [i, op] of list.slice(MAX_OPERATIONS).entries()) {
+      rejected.push({
+        index: MAX_OPERATIONS + i,
+        op,
+        reason: `more than ${MAX_OPERATIONS} operations in one run`,
+      });
+    }
+    list.length = MAX_OPERATIONS;
+  }
 
   const notePath = async (value: unknown, name: string, layers: string[], mustExist: boolean | 'new') => {
     const given = text(value, name, 300);
@@ -125,6 +147,9 @@ export async function validateOperations(
       rel = (await resolveInVault(context.root, given.endsWith('.md') ? given : `${given}.md`)).rel;
     } catch (error) {
       throw new Invalid(`${name}: ${(error as Error).message}`);
+    }
+    if (mustExist === 'new' && UNLINKABLE.test(rel.slice(rel.lastIndexOf('/') + 1))) {
+      throw new Invalid(`${name} ${rel}: a file name with # | ^ [ ] cannot be linked to`);
     }
     const layer = layerOf(rel);
     const allowed = context.allowPersonaEdits ? [...layers, 'persona'] : layers;
@@ -148,7 +173,7 @@ export async function validateOperations(
           accepted.push({
             op: 'create_insight',
             path,
-            title: text(o['title'], 'title', MAX_TITLE),
+            title: line(o['title'], 'title', MAX_TITLE),
             body: body(o['body'], 'body'),
             sources: sources(o['sources'], context),
             confidence: optionalNumber(o['confidence'], 'confidence', 0.5),
@@ -160,12 +185,11 @@ export async function validateOperations(
           break;
         }
         case 'update_profile_fact': {
-          const fact = text(o['fact'], 'fact', MAX_LINE);
-          if (fact.includes('\n')) throw new Invalid('fact must be one line');
+          const fact = line(o['fact'], 'fact', MAX_LINE);
           accepted.push({
             op: 'update_profile_fact',
             path: await notePath(o['path'], 'path', ['profile'], false),
-            heading: o['heading'] === undefined ? undefined : text(o['heading'], 'heading', MAX_TITLE),
+            heading: o['heading'] === undefined ? undefined : line(o['heading'], 'heading', MAX_TITLE),
             fact,
             replaces:
               o['replaces'] === undefined || o['replaces'] === null ? undefined : factLine(o['replaces']),
@@ -187,7 +211,7 @@ export async function validateOperations(
             old,
             new: {
               path,
-              title: text(next['title'], 'new.title', MAX_TITLE),
+              title: line(next['title'], 'new.title', MAX_TITLE),
               body: body(next['body'], 'new.body'),
               confidence: optionalNumber(next['confidence'], 'new.confidence', 0.5),
               importance: optionalNumber(next['importance'], 'new.importance', 0),
@@ -207,22 +231,31 @@ export async function validateOperations(
         }
         case 'write_rollup': {
           const period = text(o['period'], 'period', 10);
-          const weekly = /^\d{4}-W\d{2}$/.test(period);
-          if (!weekly && !/^\d{4}-\d{2}$/.test(period))
-            throw new Invalid('period must be YYYY-Www or YYYY-MM');
+          const days = rollupPeriod(period);
+          if (!days) throw new Invalid('period must be an ISO week YYYY-Www or a month YYYY-MM');
+          // A rollup stands in for its days: one for a period still going on would hide what comes next.
+          if (days.to >= context.today)
+            throw new Invalid(`period ${period} has not ended yet (it runs to ${days.to})`);
+          const weekly = period.includes('W');
           const path = await notePath(
             `episodes/${weekly ? 'weekly' : 'monthly'}/${period}.md`,
             'period',
             ['episodes'],
             'new',
           );
+          const cited = rollupSources(o['sources'], context);
+          const outside = cited.filter((c) => {
+            const day = /^\[\[(\d{4}-\d{2}-\d{2})/.exec(c)?.[1] ?? '';
+            return day < days.from || day > days.to;
+          });
+          if (outside.length > 0) throw new Invalid(`sources outside ${period}: ${outside.join(', ')}`);
           creating.add(path);
           accepted.push({
             op: 'write_rollup',
             period,
-            title: text(o['title'], 'title', MAX_TITLE),
+            title: line(o['title'], 'title', MAX_TITLE),
             body: body(o['body'], 'body'),
-            sources: rollupSources(o['sources'], context),
+            sources: cited,
           });
           break;
         }
@@ -241,5 +274,5 @@ export async function validateOperations(
       rejected.push({ index, op, reason: error.message });
     }
   }
-  return { accepted, rejected };
+  return { accepted, rejected: rejected.sort((a, b) => a.index - b.index) };
 }

@@ -214,3 +214,41 @@ describe('rollups', () => {
     expect(recent?.items[0]?.text).toBe('Rain moved to Shanghai.');
   });
 });
+
+describe('rollups and duplicates', () => {
+  const day = (date: string, text: string) =>
+    `---\ndate: ${date}\n---\n# ${date}\n\n- 10:00 **Rain:** ${text} ^e1\n`;
+
+  it('never shows a rollup twice when recall also finds it', async () => {
+    const vault = await openVault({
+      path: await makeVault({
+        'episodes/daily/2026-11-27.md': day('2026-11-27', 'First bouldering session.'),
+        'episodes/weekly/2026-W47.md':
+          '---\ntype: rollup\nperiod: 2026-W47\ntitle: "Week 47"\n---\n# 2026-W47\nA zeppelin flew over Shanghai.\n',
+      }),
+      cache: false,
+    });
+    const result = vault.compile({ message: 'the zeppelin', budget: 2000, now: NOW });
+    expect(result.markdown.split('A zeppelin flew over Shanghai.').length - 1).toBe(1);
+    expect(result.sections[2]?.items.map((i) => i.path)).toEqual(['episodes/weekly/2026-W47.md']);
+    expect(result.sections[3]?.items.map((i) => i.path)).toEqual(['episodes/daily/2026-11-27.md']);
+  });
+
+  it('lets a rollup stand in only for the days before it was written', async () => {
+    const vault = await openVault({
+      path: await makeVault({
+        'episodes/daily/2026-11-29.md': day('2026-11-29', 'Packed for the trip.'),
+        'episodes/daily/2026-11-30.md': day('2026-11-30', 'My sister arrives on Dec 3.'),
+        'episodes/monthly/2026-11.md':
+          '---\ntype: rollup\nperiod: 2026-11\ntitle: "November"\ncreated: 2026-11-30T09:00:00+08:00\n---\n# 2026-11\nThe move.\n',
+      }),
+      cache: false,
+    });
+    const recent = vault.compile({ message: 'hi', budget: 2000, now: new Date('2026-12-01T10:00:00+08:00') })
+      .sections[3];
+    expect(recent?.items.map((i) => i.path)).toEqual([
+      'episodes/monthly/2026-11.md',
+      'episodes/daily/2026-11-30.md',
+    ]);
+  });
+});

@@ -175,7 +175,7 @@ describe('when the cache is saved', () => {
       Array.from({ length: n }, (_, i) => [`insights/n${i}.md`, `# Note ${i}\n\nAbout topic ${i}.\n`]),
     );
 
-  it('waits until one note in a hundred is stale, then saves; mem index always saves', async () => {
+  it('waits until one note in a hundred is stale, then saves', async () => {
     const root = await makeVault(many(300));
     await openVault({ path: root });
     const cacheFile = join(root, '.mem', 'index.json');
@@ -193,6 +193,17 @@ describe('when the cache is saved', () => {
     const third = await openVault({ path: root });
     expect(third.unsavedChanges).toBe(0);
     expect((await openVault({ path: root })).lastRefresh.changed).toBe(0);
+  });
+
+  it('counts changes found by later refreshes and refreshPaths on top of earlier ones', async () => {
+    const root = await makeVault(many(300));
+    const vault = await openVault({ path: root });
+    await writeFile(join(root, 'insights/n1.md'), '# Note 1\n\nzeppelins\n');
+    await vault.refreshPaths(['insights/n1.md']);
+    await writeFile(join(root, 'insights/n2.md'), '# Note 2\n\nairships\n');
+    await vault.refresh();
+    // Two stale of 300 (threshold 3): still unsaved, and neither count was lost.
+    expect(vault.unsavedChanges).toBe(2);
   });
 
   it('mem index saves even one stale note', async () => {

@@ -193,5 +193,8 @@ describe('neighbouring entries', () => {
     expect(reply).toBeDefined();
     expect(hits.find((h) => h.anchor === '^e1')?.reasons[0]).toMatch(/^text match: /);
     expect(reply?.reasons).toContain('next to ^e1');
+    // Only the entries right beside a hit come in: ^e3 is beside ^e2, not ^e1.
+    const broughtByE1 = hits.filter((h) => h.reasons.includes('next to ^e1')).map((h) => h.anchor);
+    expect(broughtByE1).toEqual(['^e2']);
   });
 });

@@ -154,6 +154,24 @@ describe('watchVault', () => {
     expect(reopened.lastRefresh).toMatchObject({ added: 0, changed: 0, removed: 0, unchanged: 2 });
   });
 
+  it('on a larger vault, leaves one change for the next open after a quiet period, and saves it on close', async () => {
+    const files = Object.fromEntries(
+      Array.from({ length: 300 }, (_, i) => [`insights/n${i}.md`, `# N${i}\n`]),
+    );
+    const { root, vault, watcher } = await start(files, { quietMs: 1 });
+    await writeFile(join(root, 'insights/n1.md'), '# N1\nzeppelin\n');
+    await until(() => vault.recall('zeppelin').hits.length > 0);
+    // Give the quiet-period timer time to run: one stale note of 300 is not worth a 44 MiB write.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const cached = await loadIndexCache(root);
+    expect(cached.status === 'loaded' && cached.index.text.search('zeppelin').length).toBe(0);
+    expect(vault.unsavedChanges).toBe(1);
+    await watcher.close();
+    expect(vault.unsavedChanges).toBe(0);
+    const reopened = await openVault({ path: root });
+    expect(reopened.lastRefresh).toMatchObject({ changed: 0, unchanged: 300 });
+  });
+
   it('says it is idle when no refresh is running', async () => {
     const { watcher } = await start({});
     expect(await watcher.whenIdle(0)).toBe(true);

@@ -12,7 +12,7 @@ export function indexCommand(program: Command, io: CliIO): void {
       const started = performance.now();
       const vault = await openFromCli(command, io, { rebuild: options.rebuild });
       // `mem index` is asked to bring the cache up to date, however little is stale.
-      if (options.rebuild || vault.unsavedChanges > 0) await vault.save();
+      if (vault.unsavedChanges > 0) await vault.save();
       const stats = {
         notes: vault.index.notes.size,
         ...vault.lastRefresh,
