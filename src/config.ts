@@ -40,6 +40,11 @@ export interface MemConfig {
   };
   /** Whether reflect may change persona notes (default: false) */
   allowPersonaEdits: boolean;
+  /**
+   * Names written for roles in transcripts and companion turns, e.g. `{"user": "Rain",
+   * "assistant": "小满"}` (default: none, the role is written as it comes)
+   */
+  speakers: Record<string, string>;
 }
 
 export const CONFIG_FILE = 'mem.config.json';
@@ -62,6 +67,7 @@ export function defaultConfig(): MemConfig {
     git: { autoCommit: true },
     llm: { model: 'gpt-4o-mini', apiKeyEnv: 'OPENAI_API_KEY', timeoutMs: 120_000 },
     allowPersonaEdits: false,
+    speakers: {},
   };
 }
 
@@ -121,4 +127,11 @@ export async function loadConfig(root: string): Promise<MemConfig> {
     throw new MemError('INVALID_CONFIG', `${CONFIG_FILE}: invalid JSON (${(error as Error).message})`);
   }
   return resolveConfig(raw);
+}
+
+/** The name to write for a speaker or role, per the config's `speakers` (matched without case). */
+export function speakerName(config: MemConfig, speaker: string | undefined): string | undefined {
+  if (speaker === undefined) return undefined;
+  const named = config.speakers[speaker] ?? config.speakers[speaker.toLowerCase()];
+  return typeof named === 'string' && named.trim() !== '' ? named : speaker;
 }

@@ -23,10 +23,7 @@ export function buildProgram(io: CliIO): Command {
     .option(
       '--vault <dir>',
       'the vault folder (default: MEM_VAULT, else the nearest folder with mem.config.json)',
-    )
-    .showHelpAfterError()
-    .exitOverride()
-    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
+    );
   initCommand(program, io);
   indexCommand(program, io);
   recallCommand(program, io);
@@ -42,9 +39,24 @@ export function buildProgram(io: CliIO): Command {
   watchCommand(program, io);
   serveCommand(program, io);
   mcpCommand(program, io);
-  for (const command of program.commands)
-    command.exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
+  configure(program, io);
   return program;
+}
+
+/**
+ * Every command, nested ones too, writes through `io`, never exits the process itself, and reports
+ * a usage mistake the way mem reports any error: one `mem: …` line, then a pointer to the help.
+ */
+function configure(command: Command, io: CliIO, path = 'mem'): void {
+  command
+    .exitOverride()
+    .configureOutput({
+      writeOut: io.stdout,
+      writeErr: io.stderr,
+      outputError: (text, write) => write(`mem: ${text.replace(/^error: /, '')}`),
+    })
+    .showHelpAfterError(`(see: ${path} --help)`);
+  for (const sub of command.commands) configure(sub, io, `${path} ${sub.name()}`);
 }
 
 /** Runs `mem` with `argv` (without node and script) and returns the exit code; never exits the process. */

@@ -25,12 +25,10 @@ export function renderEntry(entry: EntryInput): string {
     .map((line) => line.trim())
     .filter((line) => line !== '')
     .join('\n  ');
-  const who =
-    entry.kind === 'event' || entry.kind === 'note'
-      ? `(${entry.kind}) `
-      : entry.speaker && cleanSpeaker(entry.speaker)
-        ? `**${cleanSpeaker(entry.speaker)}:** `
-        : '';
+  // The speaker goes first, where the parser reads it; an event or note says so after it.
+  const name = entry.speaker ? cleanSpeaker(entry.speaker) : '';
+  const kind = entry.kind === 'event' || entry.kind === 'note' ? `(${entry.kind}) ` : '';
+  const who = `${name ? `**${name}:** ` : ''}${kind}`;
   const tags = (entry.tags ?? [])
     .map((t) => t.replace(/^#/, '').replace(/\s+/g, '-'))
     .filter(Boolean)

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { MemConfig } from '../config.js';
+import { type MemConfig, speakerName } from '../config.js';
 import { commitWrite, type WriteCommit } from '../git/commit-write.js';
 import { parseTranscript } from './parse-transcript.js';
 import { redactSecrets } from './redact.js';
@@ -57,7 +57,7 @@ export async function ingest(
     const entry: DayEntry = {
       text: clean.text,
       time: zonedTime(at, config.timezone),
-      speaker: turn.speaker,
+      speaker: speakerName(config, turn.speaker),
       blockId: ingestId(turn.speaker ?? '', turn.text, turn.at?.toISOString() ?? '', occurrence),
     };
     byDay.set(day, [...(byDay.get(day) ?? []), entry]);

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { formatDay, zonedDate } from '../compile/zoned-date.js';
-import type { MemConfig } from '../config.js';
+import { type MemConfig, speakerName } from '../config.js';
 import { MemError } from '../errors.js';
 import { commitWrite, type WriteCommit } from '../git/commit-write.js';
 import { ensureCacheDir } from '../indexing/index-cache.js';
@@ -129,7 +129,7 @@ export async function remember(
     {
       text,
       time: zonedTime(at, config.timezone),
-      speaker: input.speaker,
+      speaker: speakerName(config, input.speaker),
       kind: input.kind,
       tags: input.tags,
       importance: input.importance,

@@ -45,25 +45,36 @@ describe('usage errors exit with 2', () => {
     const result = await run(['frobnicate']);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toContain("error: unknown command 'frobnicate'");
+    expect(result.stderr).toBe("mem: unknown command 'frobnicate'\n(see: mem --help)\n");
   });
 
   it('a missing required argument', async () => {
     const result = await run(['show']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain("error: missing required argument 'note'");
+    expect(result.stderr).toBe("mem: missing required argument 'note'\n(see: mem show --help)\n");
   });
 
   it('an option without its value', async () => {
     const result = await run(['recall', 'x', '-k']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain("option '-k <n>' argument missing");
+    expect(result.stderr).toBe("mem: option '-k <n>' argument missing\n(see: mem recall --help)\n");
   });
 
   it('an unknown option', async () => {
     const result = await run(['recall', 'x', '--frob']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain("error: unknown option '--frob'");
+    expect(result.stderr).toBe(
+      "mem: unknown option '--frob'\n(Did you mean --from?)\n(see: mem recall --help)\n",
+    );
+  });
+
+  it('a usage mistake in a nested command names the whole command', async () => {
+    const result = await run(['note', 'set']);
+    expect(result).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: "mem: missing required argument 'note'\n(see: mem note set --help)\n",
+    });
   });
 
   it('-k abc names -k', async () => {

@@ -149,3 +149,32 @@ describe('remember', () => {
     }, 120_000);
   });
 });
+
+describe('speakers', () => {
+  it('keep the speaker of an event, where the parser reads it', async () => {
+    const root = await makeVault();
+    const vault = await openVault({ path: root, cache: false });
+    await vault.remember({ text: 'Went hiking', kind: 'event', speaker: 'Rain', at: AT });
+    const text = await readFile(join(root, 'episodes/daily/2026-11-30.md'), 'utf8');
+    expect(text).toContain('- 09:14 **Rain:** (event) Went hiking ^e1\n');
+    const [entry] = parseNote('episodes/daily/2026-11-30.md', text).sections.filter(
+      (s) => s.kind === 'block',
+    );
+    expect([entry?.speaker, entry?.text]).toEqual(['Rain', '(event) Went hiking']);
+  });
+
+  it('write the names the config gives for roles, in remember and ingest', async () => {
+    const root = await makeVault(
+      {},
+      { config: { timezone: 'Asia/Shanghai', speakers: { user: 'Rain', assistant: '小满' } } },
+    );
+    const vault = await openVault({ path: root, cache: false });
+    await vault.remember({ text: 'hello', speaker: 'user', at: AT });
+    await vault.ingest('{"role":"assistant","content":"你好","timestamp":"2026-11-30T09:20:00+08:00"}\n', {
+      name: 'chat.jsonl',
+    });
+    const text = await readFile(join(root, 'episodes/daily/2026-11-30.md'), 'utf8');
+    expect(text).toContain('- 09:14 **Rain:** hello ^e1\n');
+    expect(text).toMatch(/- 09:20 \*\*小满:\*\* 你好 \^i[0-9a-f]{10}\n/);
+  });
+});
