@@ -201,63 +201,59 @@ describe('watchVault', () => {
   });
 });
 
+/**
+ * Starts the built `mem watch` (`npm run build` first: signals only make sense for a real process),
+ * waits until it watches, runs `act`, then stops it with SIGINT and returns its exit code and output.
+ */
+async function runWatch(root: string, args: string[], act: (out: () => string) => Promise<void>) {
+  const child = spawn(
+    process.execPath,
+    [join(REPO_ROOT, 'dist/cli/main.js'), 'watch', ...args, '--vault', root],
+    {
+      env: { PATH: process.env['PATH'] },
+    },
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => {
+    stdout += d;
+  });
+  child.stderr.on('data', (d) => {
+    stderr += d;
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  try {
+    await until(() => stderr.includes('mem: watching'));
+    await act(() => stdout);
+  } finally {
+    child.kill('SIGINT');
+  }
+  return { code: await exited, stdout };
+}
+
 describe('mem watch', () => {
-  // Runs the built CLI (`npm run build` first): signals only make sense for a real process.
   it('prints one line per change and saves the cache when stopped with SIGINT', async () => {
     const root = await makeVault({ 'insights/a.md': '# A\n' });
-    const child = spawn(process.execPath, [join(REPO_ROOT, 'dist/cli/main.js'), 'watch', '--vault', root], {
-      env: { PATH: process.env['PATH'] },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-    try {
-      await until(() => stderr.includes('mem: watching'));
+    const result = await runWatch(root, [], async (out) => {
       await writeFile(join(root, 'insights/b.md'), '# B\n');
-      await until(() => stdout.includes('added insights/b.md\n'));
+      await until(() => out().includes('added insights/b.md\n'));
       await rm(join(root, 'insights/a.md'));
-      await until(() => stdout.includes('removed insights/a.md\n'));
-    } finally {
-      child.kill('SIGINT');
-    }
-    expect(await exited).toBe(0);
-    expect(stdout).toBe('added insights/b.md\nremoved insights/a.md\n');
+      await until(() => out().includes('removed insights/a.md\n'));
+    });
+    expect(result).toEqual({ code: 0, stdout: 'added insights/b.md\nremoved insights/a.md\n' });
     const reopened = await openVault({ path: root });
     expect(reopened.lastRefresh).toMatchObject({ added: 0, changed: 0, removed: 0, unchanged: 1 });
   });
 
   it('prints one JSON object per change with --json', async () => {
     const root = await makeVault({ 'insights/a.md': '# A\n' });
-    const child = spawn(
-      process.execPath,
-      [join(REPO_ROOT, 'dist/cli/main.js'), 'watch', '--json', '--vault', root],
-      { env: { PATH: process.env['PATH'] } },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-    try {
-      await until(() => stderr.includes('mem: watching'));
+    const result = await runWatch(root, ['--json'], async (out) => {
       await writeFile(join(root, 'insights/a.md'), '# A\nedited\n');
-      await until(() => stdout.includes('\n'));
-    } finally {
-      child.kill('SIGINT');
-    }
-    expect(await exited).toBe(0);
+      await until(() => out().includes('\n'));
+    });
+    expect(result.code).toBe(0);
     expect(
-      stdout
+      result.stdout
         .trim()
         .split('\n')
         .map((line) => JSON.parse(line)),
