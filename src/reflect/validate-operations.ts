@@ -169,7 +169,6 @@ export async function validateOperations(
       switch (o['op']) {
         case 'create_insight': {
           const path = await notePath(o['path'], 'path', ['insights'], 'new');
-          creating.add(path);
           accepted.push({
             op: 'create_insight',
             path,
@@ -182,6 +181,8 @@ export async function validateOperations(
               ? o['tags'].filter((t): t is string => typeof t === 'string').slice(0, 10)
               : undefined,
           });
+          // Counted as existing only once the whole operation passed.
+          creating.add(path);
           break;
         }
         case 'update_profile_fact': {
@@ -205,7 +206,6 @@ export async function validateOperations(
           if (status === 'superseded') throw new Invalid(`old ${old} is already superseded`);
           const next = (o['new'] ?? {}) as Record<string, unknown>;
           const path = await notePath(next['path'], 'new.path', ['insights'], 'new');
-          creating.add(path);
           accepted.push({
             op: 'supersede_fact',
             old,
@@ -220,6 +220,7 @@ export async function validateOperations(
             valid_to: optionalDay(o['valid_to'], 'valid_to'),
             sources: sources(o['sources'], context),
           });
+          creating.add(path);
           break;
         }
         case 'add_link': {

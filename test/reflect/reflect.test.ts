@@ -450,3 +450,34 @@ describe('reflect', () => {
     expect(run.stderr).toMatch(/^mem: no model configured: set OPENAI_API_KEY/);
   });
 });
+
+describe('reflect validation', () => {
+  it('does not count a refused creation as existing for the operations after it', async () => {
+    const root = await gitVault();
+    const answer = {
+      operations: [
+        {
+          op: 'create_insight',
+          path: 'insights/tea.md',
+          title: 'bad\ntitle',
+          body: 'x',
+          sources: ['[[2026-11-29#^e1]]'],
+        },
+        {
+          op: 'create_insight',
+          path: 'insights/tea.md',
+          title: 'Tea',
+          body: 'x',
+          sources: ['[[2026-11-29#^e1]]'],
+        },
+      ],
+    };
+    const result = await withStub(
+      () => JSON.stringify(answer),
+      async (baseURL) =>
+        (await openVault({ path: root, cache: false })).reflect({ now: NOW, llmOptions: { baseURL } }),
+    );
+    expect(result.rejected.map((r) => r.reason)).toEqual(['title must be one line']);
+    expect(result.files).toEqual(['insights/tea.md']);
+  });
+});
