@@ -126,9 +126,15 @@ export class TextIndex {
     const { filter } = options;
     const results = this.miniSearch.search(terms.join(' '), {
       ...PROCESSED_QUERY,
-      ...(filter ? { filter: (result: SearchResult) => filter(hitSource(result)) } : {}),
+      // A result carries the stored fields itself: no copy per matching section.
+      ...(filter ? { filter: (result: SearchResult) => filter(result as unknown as TextHitSource) } : {}),
     });
-    const hits = results.map(
+    // MiniSearch returns results best first; only the top `limit` (and any ties with the last)
+    // are turned into hits, since a common term can match thousands of sections.
+    let end =
+      options.limit === undefined ? results.length : Math.min(results.length, Math.max(0, options.limit));
+    while (end > 0 && end < results.length && results[end]?.score === results[end - 1]?.score) end++;
+    const hits = results.slice(0, end).map(
       (result): TextHit => ({
         ...hitSource(result),
         score: result.score,
