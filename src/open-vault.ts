@@ -56,7 +56,8 @@ export class Vault {
   /** What the last refresh changed */
   lastRefresh: RefreshStats = { added: 0, changed: 0, removed: 0, unchanged: 0, touched: 0 };
   private readonly useCache: boolean;
-  private stale = 0;
+  /** Vault paths whose indexed state differs from the saved cache */
+  private readonly stale = new Set<string>();
 
   private constructor(root: string, config: MemConfig, index: VaultIndex, useCache: boolean) {
     this.root = root;
@@ -82,9 +83,7 @@ export class Vault {
 
   /** Re-reads what changed on disk; saves the cache when enough did (see saveIfStale). */
   async refresh(): Promise<RefreshStats> {
-    this.lastRefresh = await refreshIndex(this.root, this.index);
-    // Changes found now are missing from the saved cache, on top of any found before.
-    this.stale += changes(this.lastRefresh);
+    this.lastRefresh = await refreshIndex(this.root, this.index, this.stale);
     await this.saveIfStale();
     return this.lastRefresh;
   }
@@ -94,30 +93,30 @@ export class Vault {
    * them. Does not save the cache: a watcher saves after a quiet period.
    */
   async refreshPaths(paths: Iterable<string>): Promise<RefreshStats> {
-    const stats = await refreshPaths(this.root, this.index, paths);
-    this.stale += changes(stats);
-    return stats;
+    return refreshPaths(this.root, this.index, paths, this.stale);
   }
 
   /** Files the saved cache does not know about yet (the next open re-reads them) */
   get unsavedChanges(): number {
-    return this.stale;
+    return this.stale.size;
   }
 
   async save(): Promise<void> {
     if (!this.useCache) return;
     await saveIndexCache(this.root, this.index);
-    this.stale = 0;
+    this.stale.clear();
   }
 
   /**
    * Saves the cache once re-reading what it lacks would cost more than a small share of writing
    * it: writing is proportional to the vault (about 1 s at 10,000 notes, and it blocks), re-reading
    * to the changed files (about 1 ms each). So one note in a hundred may be stale before a save.
+   * A file counts once however often it changes: a daily note written every chat turn is one
+   * file to re-read.
    */
   async saveIfStale(): Promise<void> {
-    if (this.stale > 0 && this.stale >= Math.max(1, Math.floor(this.index.notes.size / 100)))
-      await this.save();
+    const stale = this.stale.size;
+    if (stale > 0 && stale >= Math.max(1, Math.floor(this.index.notes.size / 100))) await this.save();
   }
 
   /**
@@ -245,10 +244,6 @@ export class Vault {
   doctor(): DoctorReport {
     return diagnose(this.index);
   }
-}
-
-function changes(stats: RefreshStats): number {
-  return stats.added + stats.changed + stats.removed + stats.touched;
 }
 
 export function openVault(options: OpenVaultOptions = {}): Promise<Vault> {

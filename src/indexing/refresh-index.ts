@@ -25,7 +25,11 @@ const READ_BATCH = 64;
  * Brings `index` up to date with the files on disk. A file whose size and mtime match the indexed
  * version is not read; one whose content hash matches is not parsed again.
  */
-export async function refreshIndex(root: string, index: VaultIndex): Promise<RefreshStats> {
+export async function refreshIndex(
+  root: string,
+  index: VaultIndex,
+  changed?: Set<string>,
+): Promise<RefreshStats> {
   const files = await readVault(root);
   const stats: RefreshStats = { added: 0, changed: 0, removed: 0, unchanged: 0, touched: 0 };
   const seen = new Set<string>();
@@ -36,11 +40,22 @@ export async function refreshIndex(root: string, index: VaultIndex): Promise<Ref
     if (known && known.size === file.size && known.mtimeMs === file.mtimeMs) stats.unchanged++;
     else toRead.push(file);
   }
-  await readInto(index, toRead, stats);
+  await readInto(index, toRead, stats, changed);
   for (const path of [...index.notes.keys()]) {
-    if (!seen.has(path) && index.remove(path)) stats.removed++;
+    if (!seen.has(path) && index.remove(path)) tally(stats, 'removed', path, changed);
   }
   return stats;
+}
+
+/** Counts one change, and remembers its path in `changed` when the caller keeps such a set. */
+function tally(
+  stats: RefreshStats,
+  kind: 'added' | 'changed' | 'removed' | 'touched',
+  path: string,
+  changed: Set<string> | undefined,
+): void {
+  stats[kind]++;
+  changed?.add(path);
 }
 
 /**
@@ -51,26 +66,32 @@ export async function refreshPaths(
   root: string,
   index: VaultIndex,
   paths: Iterable<string>,
+  changed?: Set<string>,
 ): Promise<RefreshStats> {
   const stats: RefreshStats = { added: 0, changed: 0, removed: 0, unchanged: 0, touched: 0 };
   const toRead: VaultFile[] = [];
   for (const path of new Set(paths)) {
     const rel = path.normalize('NFC');
     if (!isNotePath(rel)) {
-      if (index.remove(rel)) stats.removed++;
+      if (index.remove(rel)) tally(stats, 'removed', rel, changed);
       continue;
     }
     // The file may be stored with NFD names (written on macOS); the index keys it by its NFC path.
     const abs = await findOnDisk(root, rel);
     const info = await lstat(abs).catch(() => undefined);
     if (info?.isFile()) toRead.push({ path: rel, abs, size: info.size, mtimeMs: info.mtimeMs });
-    else if (index.remove(rel)) stats.removed++;
+    else if (index.remove(rel)) tally(stats, 'removed', rel, changed);
   }
-  await readInto(index, toRead, stats);
+  await readInto(index, toRead, stats, changed);
   return stats;
 }
 
-async function readInto(index: VaultIndex, toRead: VaultFile[], stats: RefreshStats): Promise<void> {
+async function readInto(
+  index: VaultIndex,
+  toRead: VaultFile[],
+  stats: RefreshStats,
+  changed: Set<string> | undefined,
+): Promise<void> {
   for (let i = 0; i < toRead.length; i += READ_BATCH) {
     const batch = toRead.slice(i, i + READ_BATCH);
     const texts = await Promise.all(batch.map((file) => readFile(file.abs, 'utf8').catch(() => undefined)));
@@ -82,12 +103,11 @@ async function readInto(index: VaultIndex, toRead: VaultFile[], stats: RefreshSt
         known.mtimeMs = file.mtimeMs;
         known.size = file.size;
         stats.unchanged++;
-        stats.touched++;
+        tally(stats, 'touched', file.path, changed);
         return;
       }
       index.upsert(parseNote(file.path, text, { size: file.size, mtimeMs: file.mtimeMs }));
-      if (known) stats.changed++;
-      else stats.added++;
+      tally(stats, known ? 'changed' : 'added', file.path, changed);
     });
   }
 }

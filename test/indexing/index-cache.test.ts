@@ -206,6 +206,17 @@ describe('when the cache is saved', () => {
     expect(vault.unsavedChanges).toBe(2);
   });
 
+  it('counts a file that changes again and again once, like a daily note written every turn', async () => {
+    const root = await makeVault(many(300));
+    const vault = await openVault({ path: root });
+    for (let i = 0; i < 5; i++) {
+      await writeFile(join(root, 'insights/n1.md'), `# Note 1\n\nturn ${i}\n`);
+      await vault.refreshPaths(['insights/n1.md']);
+      await vault.saveIfStale();
+    }
+    expect(vault.unsavedChanges).toBe(1);
+  });
+
   it('mem index saves even one stale note', async () => {
     const root = await makeVault(many(300));
     await openVault({ path: root });
