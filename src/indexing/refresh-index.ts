@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import { lstat, readFile } from 'node:fs/promises';
 import { parseNote } from '../vault/parse-note.js';
 import { findOnDisk } from '../vault/paths.js';
 import { isNotePath, readVault, type VaultFile } from '../vault/read-vault.js';
+import { hashText } from '../vault/write-note.js';
 import type { VaultIndex } from './vault-index.js';
 
 export interface RefreshStats {
@@ -12,10 +12,6 @@ export interface RefreshStats {
   unchanged: number;
   /** Of the unchanged: files whose mtime moved but whose content did not (the cache needs their new mtime) */
   touched: number;
-}
-
-export function hashText(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
 }
 
 /** How many files are read at once: enough to hide disk latency, few enough to keep memory flat. */

@@ -1,6 +1,7 @@
 import type { Note, Section } from '../types.js';
 import { linkableAnchor } from './link-anchor.js';
 import { LinkGraph } from './link-graph.js';
+import { basenameOf, foldPath } from './resolve-link.js';
 import { TextIndex } from './text-index.js';
 
 /**
@@ -88,14 +89,14 @@ export class VaultIndex {
    */
   linkText(path: string): string {
     const full = path.replace(/\.md$/i, '');
-    const base = basenameOf(path);
+    const base = nameKey(path);
     // A note about to be created counts too: its name must not clash with an existing one.
     const count = (this.basenameCounts.get(base) ?? 0) + (this.notes.has(path) ? 0 : 1);
     return count > 1 ? full : full.slice(full.lastIndexOf('/') + 1);
   }
 
   private countBasename(path: string, delta: number): void {
-    const base = basenameOf(path);
+    const base = nameKey(path);
     const next = (this.basenameCounts.get(base) ?? 0) + delta;
     if (next > 0) this.basenameCounts.set(base, next);
     else this.basenameCounts.delete(base);
@@ -122,6 +123,7 @@ export class VaultIndex {
   }
 }
 
-function basenameOf(path: string): string {
-  return path.slice(path.lastIndexOf('/') + 1).toLowerCase();
+/** File names compare as link resolution compares them (NFC, case-insensitive). */
+function nameKey(path: string): string {
+  return foldPath(basenameOf(path));
 }

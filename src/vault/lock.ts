@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { MemError } from '../errors.js';
 
@@ -141,4 +141,9 @@ export async function withLock<T>(
     const current = await readHolder(lockPath).catch(() => undefined);
     if (current?.holder?.token === holder.token) await unlink(lockPath).catch(() => undefined);
   }
+}
+
+/** The vault's one write lock: every mem write to the vault's files takes it. */
+export function lockPath(root: string): string {
+  return join(root, '.mem', 'write.lock');
 }

@@ -8,11 +8,10 @@ import { findVaultRepo, toRepoPath } from '../git/vault-git.js';
 import { ensureCacheDir } from '../indexing/index-cache.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { setFrontmatterKeys } from '../vault/edit-frontmatter.js';
-import { withLock } from '../vault/lock.js';
+import { lockPath, withLock } from '../vault/lock.js';
 import { resolveInVault } from '../vault/paths.js';
 import { hashText, readForWrite } from '../vault/write-note.js';
 import { moveNote } from './move-note.js';
-import { lockPath } from './remember.js';
 import { isoWithOffset } from './update-note.js';
 
 export interface ForgetOptions {

@@ -5,11 +5,10 @@ import { commitWrite, type WriteCommit } from '../git/commit-write.js';
 import { ensureCacheDir } from '../indexing/index-cache.js';
 import { basenameOf, foldPath, PathIndex, resolveLink } from '../indexing/resolve-link.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
-import { withLock } from '../vault/lock.js';
+import { lockPath, withLock } from '../vault/lock.js';
 import { parseNote } from '../vault/parse-note.js';
 import { notePath, resolveInVault } from '../vault/paths.js';
 import { hashText, readForWrite, writeAtomic } from '../vault/write-note.js';
-import { lockPath } from './remember.js';
 import { type LinkEdit, retargetLink, spliceLinks } from './rewrite-links.js';
 
 export interface MoveOptions {

@@ -6,7 +6,7 @@ import { MemError } from '../errors.js';
 import { commitWrite, type WriteCommit } from '../git/commit-write.js';
 import { ensureCacheDir } from '../indexing/index-cache.js';
 import { TEMPLATES_DIR } from '../templates-dir.js';
-import { withLock } from '../vault/lock.js';
+import { lockPath, withLock } from '../vault/lock.js';
 import { resolveInVault } from '../vault/paths.js';
 import { updateFile } from '../vault/write-note.js';
 import { appendLine, type EntryKind, nextBlockId, renderEntry } from './episode-entry.js';
@@ -61,10 +61,6 @@ export function zonedTime(at: Date, timeZone: string): string {
 
 export function dayOf(at: Date, timeZone: string): string {
   return formatDay(zonedDate(at, timeZone));
-}
-
-export function lockPath(root: string): string {
-  return join(root, '.mem', 'write.lock');
 }
 
 async function dailyTemplate(date: string): Promise<string> {

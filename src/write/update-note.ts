@@ -5,11 +5,10 @@ import { MemError } from '../errors.js';
 import { commitWrite, type WriteCommit } from '../git/commit-write.js';
 import { ensureCacheDir } from '../indexing/index-cache.js';
 import { setFrontmatterKeys } from '../vault/edit-frontmatter.js';
-import { withLock } from '../vault/lock.js';
+import { lockPath, withLock } from '../vault/lock.js';
 import { resolveInVault } from '../vault/paths.js';
 import { readForWrite, writeAtomic } from '../vault/write-note.js';
 import { checkNewNotePath } from './move-note.js';
-import { lockPath } from './remember.js';
 
 export interface CreateNoteInput {
   /** Vault path, e.g. `insights/tea` (`.md` is added) */

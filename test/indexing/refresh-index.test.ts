@@ -1,8 +1,9 @@
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { hashText, refreshIndex, refreshPaths } from '../../src/indexing/refresh-index.js';
+import { refreshIndex, refreshPaths } from '../../src/indexing/refresh-index.js';
 import { VaultIndex } from '../../src/indexing/vault-index.js';
+import { hashText } from '../../src/vault/write-note.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 
 /** `Café.md` as macOS stores it: e + combining acute accent (NFD). */
