@@ -1,22 +1,21 @@
 /** The public API of memvault. The CLI and the servers use only what is exported here. */
 
+export type { RecallResult } from './api/open-vault.js';
+export { type OpenVaultOptions, openVault, Vault } from './api/open-vault.js';
 export type { CompiledItem, CompiledSection, CompileOptions, CompileResult } from './compile/compile.js';
-export { CONFIG_FILE, defaultConfig, loadConfig, type MemConfig } from './config.js';
-export type { DoctorReport } from './doctor.js';
-export { MemError, type MemErrorCode } from './errors.js';
+export { CONFIG_FILE, defaultConfig, loadConfig, type MemConfig } from './core/config.js';
+export { MemError, type MemErrorCode } from './core/errors.js';
+export type { Block, Edge, Heading, Layer, LinkRef, Note, Section } from './core/types.js';
 export type { CommitResult } from './git/commit-paths.js';
 export type { HistoryEntry } from './git/git-history.js';
 export type { UndoResult } from './git/vault-git.js';
-export { type InitResult, initVault } from './init-vault.js';
-export type { RecallResult } from './open-vault.js';
-export { type OpenVaultOptions, openVault, Vault } from './open-vault.js';
+export type { DoctorReport } from './indexing/doctor.js';
 export type { AppliedRange } from './recall/choose-range.js';
 export type { ScoreParts } from './recall/rank.js';
 export type { DateRange, RecallHit, RecallOptions } from './recall/recall.js';
 export type { Llm, LlmOptions } from './reflect/llm.js';
 export type { Operation } from './reflect/operations.js';
 export type { ReflectOptions, ReflectResult } from './reflect/reflect.js';
-export type { Block, Edge, Heading, Layer, LinkRef, Note, Section } from './types.js';
 export {
   type VaultChange,
   type VaultWatcher,
@@ -25,6 +24,7 @@ export {
 } from './vault/watch-vault.js';
 export type { ForgetOptions, ForgetResult } from './write/forget-note.js';
 export type { IngestOptions, IngestResult } from './write/ingest.js';
+export { type InitResult, initVault } from './write/init-vault.js';
 export type { MoveResult } from './write/move-note.js';
 export type { RememberInput, RememberResult } from './write/remember.js';
 export type { CreateNoteInput, NoteWriteResult, UpdateNoteInput } from './write/update-note.js';

@@ -1,10 +1,14 @@
-import type { MemConfig } from '../config.js';
+import type { MemConfig } from '../core/config.js';
+import type { Note, Section } from '../core/types.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { type AppliedRange, chooseRange } from '../recall/choose-range.js';
 import { citation, type DateRange, type RecallHit, recall } from '../recall/recall.js';
-import type { Note, Section } from '../types.js';
 import { type Encoding, getTokenizer } from './count-tokens.js';
-import { assemble, type Candidate, type Filled, fill } from './fill-section.js';
+import { assemble, type Candidate, type CompiledSection, type Filled, fill } from './fill-section.js';
+
+export type { CompiledItem, CompiledSection } from './fill-section.js';
+
+import { formatDay, zonedDate } from '../time/zoned-date.js';
 import {
   type CompileSectionName,
   noteBody,
@@ -13,7 +17,6 @@ import {
   withoutComments,
 } from './render.js';
 import { coreProfileNotes, latestRollup, personaNotes, recentEntries } from './select-notes.js';
-import { formatDay, zonedDate } from './zoned-date.js';
 
 export interface CompileOptions {
   /** This turn's user message */
@@ -30,25 +33,6 @@ export interface CompileOptions {
   shares?: Partial<MemConfig['compile']['shares']>;
   /** An explicit episode date range; overrides the time expressions in the message */
   range?: DateRange;
-}
-
-export interface CompiledItem {
-  path: string;
-  anchor: string;
-  title: string;
-  /** The text as it went into the document (cut ones end with `…`) */
-  text: string;
-  tokens: number;
-  score: number;
-  reason: string;
-  cut: boolean;
-}
-
-export interface CompiledSection {
-  name: CompileSectionName;
-  budget: number;
-  used: number;
-  items: CompiledItem[];
 }
 
 export interface CompileResult {

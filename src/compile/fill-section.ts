@@ -1,8 +1,26 @@
 // Fills one section of the context document within its share of the budget, and joins them.
-import type { CompiledSection } from './compile.js';
 import type { Tokenizer } from './count-tokens.js';
 import { cutToTokens } from './cut-text.js';
 import { type CompileSectionName, sectionHeading } from './render.js';
+
+export interface CompiledItem {
+  path: string;
+  anchor: string;
+  title: string;
+  /** The text as it went into the document (cut ones end with `…`) */
+  text: string;
+  tokens: number;
+  score: number;
+  reason: string;
+  cut: boolean;
+}
+
+export interface CompiledSection {
+  name: CompileSectionName;
+  budget: number;
+  used: number;
+  items: CompiledItem[];
+}
 
 /** Items shorter than this after a cut say too little to be worth their citation. */
 const MIN_CUT_TOKENS = 16;

@@ -1,4 +1,4 @@
-import type { Note, Section } from '../types.js';
+import type { Note, Section } from '../core/types.js';
 
 /** Section titles of the compiled document, in order. */
 export const SECTION_TITLES = {

@@ -1,10 +1,11 @@
 // Which notes and entries compile considers, as views of the index kept until the vault changes.
+
+import type { Note, Section } from '../core/types.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { entriesNewestFirst } from '../recall/episode-entries.js';
 import { isRetired } from '../recall/rank.js';
-import type { Note, Section } from '../types.js';
-import { type Period, rollupPeriod } from './rollup-period.js';
-import { dayFromYmd, formatDay } from './zoned-date.js';
+import { type Period, rollupPeriod } from '../time/rollup-period.js';
+import { dayFromYmd, formatDay } from '../time/zoned-date.js';
 
 const byPath = (a: Note, b: Note) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
 

@@ -1,7 +1,7 @@
 import { access, realpath } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
-import type { MemConfig } from '../config.js';
-import { MemError } from '../errors.js';
+import type { MemConfig } from '../core/config.js';
+import { MemError } from '../core/errors.js';
 import { commitPaths } from './commit-paths.js';
 import { gitRoot, isGitAvailable } from './run-git.js';
 

@@ -1,6 +1,6 @@
 // Reads and rewinds history: log, diff, the mem commit to undo, reverting it, and committed file contents.
 import { unlink } from 'node:fs/promises';
-import { MemError } from '../errors.js';
+import { MemError } from '../core/errors.js';
 import { resolveInVault } from '../vault/paths.js';
 import { readForWrite, writeAtomic } from '../vault/write-note.js';
 import { type CommitResult, commitPaths } from './commit-paths.js';

@@ -2,7 +2,7 @@
 import { execFile } from 'node:child_process';
 import { lstat } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
-import { MemError } from '../errors.js';
+import { MemError } from '../core/errors.js';
 
 interface RunOptions {
   env?: Record<string, string>;

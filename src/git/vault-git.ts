@@ -1,6 +1,6 @@
 import { realpath } from 'node:fs/promises';
 import { relative, sep } from 'node:path';
-import { MemError } from '../errors.js';
+import { MemError } from '../core/errors.js';
 import { ensureCacheDir } from '../indexing/index-cache.js';
 import { lockPath, withLock } from '../vault/lock.js';
 import type { CommitResult } from './commit-paths.js';

@@ -1,6 +1,6 @@
-import { MemError } from '../errors.js';
-import type { Edge, LinkKind, LinkRef, Note } from '../types.js';
-import { basenameOf, compareStrings, foldPath, PathIndex, resolveLink } from './resolve-link.js';
+import { MemError } from '../core/errors.js';
+import type { Edge, LinkKind, LinkRef, Note } from '../core/types.js';
+import { basenameOf, compareStrings, foldPath, PathIndex, resolveLink } from '../vault/resolve-link.js';
 
 /** Bumped whenever the shape of `toJSON()` changes; an older cache is rebuilt, never trusted. */
 export const LINK_GRAPH_VERSION = 1;

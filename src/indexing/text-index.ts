@@ -1,6 +1,6 @@
 import MiniSearch, { type AsPlainObject, type Options, type SearchResult } from 'minisearch';
-import { MemError } from '../errors.js';
-import type { Layer, Note, Section } from '../types.js';
+import { MemError } from '../core/errors.js';
+import type { Layer, Note, Section } from '../core/types.js';
 import { processTerm, tokenize } from './tokenize.js';
 
 /** Bump when the tokenizer, the stemmer, the stop words or the fields change: old caches are then rebuilt. */

@@ -1,7 +1,7 @@
-import type { Note, Section } from '../types.js';
+import type { Note, Section } from '../core/types.js';
+import { basenameOf, foldPath } from '../vault/resolve-link.js';
 import { linkableAnchor } from './link-anchor.js';
 import { LinkGraph } from './link-graph.js';
-import { basenameOf, foldPath } from './resolve-link.js';
 import { TextIndex } from './text-index.js';
 
 /**

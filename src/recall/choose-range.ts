@@ -1,6 +1,6 @@
-import { parseTimeRange } from '../compile/time-range.js';
-import { dayFromYmd, formatDay } from '../compile/zoned-date.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
+import { parseTimeRange } from '../time/time-range.js';
+import { dayFromYmd, formatDay } from '../time/zoned-date.js';
 import type { DateRange } from './recall.js';
 
 /** The episode date range a turn was narrowed to, and why, as the JSON output reports it. */

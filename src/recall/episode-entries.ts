@@ -1,5 +1,5 @@
+import type { Note, Section } from '../core/types.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
-import type { Note, Section } from '../types.js';
 
 /**
  * Every dated episode entry, newest first, retired notes included (callers filter): one scan per

@@ -1,5 +1,5 @@
-import type { MemConfig } from '../config.js';
-import type { Layer, Note, Section } from '../types.js';
+import type { MemConfig } from '../core/config.js';
+import type { Layer, Note, Section } from '../core/types.js';
 
 /** Each part of a recall score, every one in 0..1, so `--explain` can show why a hit ranks where it does. */
 export interface ScoreParts {

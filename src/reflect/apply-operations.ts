@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { stringify } from 'yaml';
-import { MemError } from '../errors.js';
+import { MemError } from '../core/errors.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { setFrontmatterKeys } from '../vault/edit-frontmatter.js';
 import { findOnDisk } from '../vault/paths.js';

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { TEMPLATES_DIR } from '../core/templates-dir.js';
+import type { Note } from '../core/types.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { citation } from '../recall/recall.js';
-import { TEMPLATES_DIR } from '../templates-dir.js';
-import type { Note } from '../types.js';
 import { findOnDisk } from '../vault/paths.js';
 import { OPERATIONS_SCHEMA } from './operations.js';
 

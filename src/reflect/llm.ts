@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
-import type { MemConfig } from '../config.js';
-import { MemError } from '../errors.js';
+import type { MemConfig } from '../core/config.js';
+import { MemError } from '../core/errors.js';
 
 export interface LlmOptions {
   baseURL?: string;

@@ -1,8 +1,8 @@
-import { formatDay, zonedDate } from '../compile/zoned-date.js';
-import type { MemConfig } from '../config.js';
+import type { MemConfig } from '../core/config.js';
+import type { Note } from '../core/types.js';
 import { commitWrite, type WriteCommit } from '../git/commit-write.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
-import type { Note } from '../types.js';
+import { formatDay, zonedDate } from '../time/zoned-date.js';
 import { lockPath, withLock } from '../vault/lock.js';
 import { applyChanges, type PlannedFile, planChanges, previewChanges } from './apply-operations.js';
 import { buildPrompt, episodeSources, touchedNotes } from './build-prompt.js';

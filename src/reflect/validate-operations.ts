@@ -1,5 +1,5 @@
-import { rollupPeriod } from '../compile/rollup-period.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
+import { rollupPeriod } from '../time/rollup-period.js';
 import { layerOf } from '../vault/layer.js';
 import { resolveInVault } from '../vault/paths.js';
 import type { Operation } from './operations.js';

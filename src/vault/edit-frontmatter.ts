@@ -1,5 +1,5 @@
 import { isMap, isScalar, type Node, type Pair, parseDocument, stringify } from 'yaml';
-import { MemError } from '../errors.js';
+import { MemError } from '../core/errors.js';
 
 export interface EditFrontmatterOptions {
   /** Name used in error messages, e.g. the note's path (default: `note`) */

@@ -1,4 +1,4 @@
-import type { Layer } from '../types.js';
+import type { Layer } from '../core/types.js';
 
 const KNOWN = new Set<string>(['persona', 'profile', 'episodes', 'insights', 'archive']);
 

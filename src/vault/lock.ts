@@ -3,7 +3,7 @@ import { mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { MemError } from '../errors.js';
+import { MemError } from '../core/errors.js';
 
 export interface LockOptions {
   /** How long to wait for the lock before throwing LOCKED (default: 10000 ms) */

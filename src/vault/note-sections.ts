@@ -1,6 +1,6 @@
 // Headings, block ids and sections (episode entries with their time and speaker) from the remark tree.
 import type { Nodes, Parents } from 'mdast';
-import type { Block, Section } from '../types.js';
+import type { Block, Section } from '../core/types.js';
 import type { LineIndex } from './line-index.js';
 import type { Span } from './scan-links.js';
 

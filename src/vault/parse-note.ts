@@ -1,6 +1,6 @@
 // Reads one note's text into a Note: composes frontmatter, links, tags and sections.
 import { createHash } from 'node:crypto';
-import type { Note } from '../types.js';
+import type { Note } from '../core/types.js';
 import { layerOf } from './layer.js';
 import { LineIndex } from './line-index.js';
 import { episodeSections, headingSections, readStructure, type SectionInput } from './note-sections.js';

@@ -1,6 +1,6 @@
 import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
-import { MemError } from '../errors.js';
+import { MemError } from '../core/errors.js';
 
 /** Folders mem never reads or writes, at any depth (compared case-insensitively). */
 const RESERVED_DIRS = new Set(['.git', '.obsidian', '.trash', '.mem', 'node_modules']);

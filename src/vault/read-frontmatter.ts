@@ -1,6 +1,6 @@
 // Frontmatter: finds the `---` block, reads its YAML (a warning when invalid), and its title, aliases, tags and links.
 import { type Document, isMap, isScalar, isSeq, parseDocument, type Node as YamlNode } from 'yaml';
-import type { LinkRef } from '../types.js';
+import type { LinkRef } from '../core/types.js';
 import type { LineIndex } from './line-index.js';
 import { type Span, scanLinks } from './scan-links.js';
 

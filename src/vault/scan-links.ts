@@ -1,7 +1,7 @@
 import type { Nodes, Root } from 'mdast';
 import remarkParse from 'remark-parse';
 import { unified } from 'unified';
-import type { LinkRef } from '../types.js';
+import type { LinkRef } from '../core/types.js';
 
 /** A `[start, end)` range of offsets into a text. */
 export type Span = readonly [start: number, end: number];

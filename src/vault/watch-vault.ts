@@ -1,6 +1,6 @@
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { watch } from 'chokidar';
-import type { Vault } from '../open-vault.js';
+import type { Vault } from '../api/open-vault.js';
 import { isIgnoredPath, isNotePath, readVault } from './read-vault.js';
 
 /** One change the index has taken in. */

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { link, lstat, mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { MemError } from '../errors.js';
+import { MemError } from '../core/errors.js';
 
 export interface WriteOptions {
   /** sha256 hex the file must still have; `null`: the file must not exist; undefined: no check */

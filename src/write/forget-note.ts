@@ -1,7 +1,7 @@
 import { unlink } from 'node:fs/promises';
 import { relative, sep } from 'node:path';
-import type { MemConfig } from '../config.js';
-import { MemError } from '../errors.js';
+import type { MemConfig } from '../core/config.js';
+import { MemError } from '../core/errors.js';
 import { commitWrite, type WriteCommit } from '../git/commit-write.js';
 import { committedBlob, diff, history } from '../git/git-history.js';
 import { findVaultRepo, toRepoPath } from '../git/vault-git.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type MemConfig, speakerName } from '../config.js';
+import { type MemConfig, speakerName } from '../core/config.js';
 import { commitWrite, type WriteCommit } from '../git/commit-write.js';
 import { parseTranscript } from './parse-transcript.js';
 import { redactSecrets } from './redact.js';

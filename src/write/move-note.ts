@@ -1,13 +1,13 @@
 import { lstat, unlink } from 'node:fs/promises';
-import type { MemConfig } from '../config.js';
-import { MemError } from '../errors.js';
+import type { MemConfig } from '../core/config.js';
+import { MemError } from '../core/errors.js';
 import { commitWrite, type WriteCommit } from '../git/commit-write.js';
 import { ensureCacheDir } from '../indexing/index-cache.js';
-import { basenameOf, foldPath, PathIndex, resolveLink } from '../indexing/resolve-link.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { lockPath, withLock } from '../vault/lock.js';
 import { parseNote } from '../vault/parse-note.js';
 import { notePath, resolveInVault } from '../vault/paths.js';
+import { basenameOf, foldPath, PathIndex, resolveLink } from '../vault/resolve-link.js';
 import { hashText, readForWrite, writeAtomic } from '../vault/write-note.js';
 import { type LinkEdit, retargetLink, spliceLinks } from './rewrite-links.js';
 

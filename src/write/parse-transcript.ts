@@ -1,4 +1,4 @@
-import { MemError } from '../errors.js';
+import { MemError } from '../core/errors.js';
 
 /** One turn of an imported conversation. */
 export interface TranscriptTurn {

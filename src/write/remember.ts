@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { formatDay, zonedDate } from '../compile/zoned-date.js';
-import { type MemConfig, speakerName } from '../config.js';
-import { MemError } from '../errors.js';
+import { type MemConfig, speakerName } from '../core/config.js';
+import { MemError } from '../core/errors.js';
+import { TEMPLATES_DIR } from '../core/templates-dir.js';
 import { commitWrite, type WriteCommit } from '../git/commit-write.js';
 import { ensureCacheDir } from '../indexing/index-cache.js';
-import { TEMPLATES_DIR } from '../templates-dir.js';
+import { formatDay, zonedDate } from '../time/zoned-date.js';
 import { lockPath, withLock } from '../vault/lock.js';
 import { resolveInVault } from '../vault/paths.js';
 import { updateFile } from '../vault/write-note.js';

@@ -1,7 +1,7 @@
 import { posix } from 'node:path';
-import { MemError } from '../errors.js';
-import { basenameOf, type PathIndex, resolveLink } from '../indexing/resolve-link.js';
-import type { LinkRef } from '../types.js';
+import { MemError } from '../core/errors.js';
+import type { LinkRef } from '../core/types.js';
+import { basenameOf, type PathIndex, resolveLink } from '../vault/resolve-link.js';
 
 /** One link to replace in a file: `text.slice(start, end)` must still be `raw`. */
 export interface LinkEdit {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { parse } from 'yaml';
-import type { MemConfig } from '../config.js';
-import { MemError } from '../errors.js';
+import type { MemConfig } from '../core/config.js';
+import { MemError } from '../core/errors.js';
 import { commitWrite, type WriteCommit } from '../git/commit-write.js';
 import { ensureCacheDir } from '../indexing/index-cache.js';
 import { setFrontmatterKeys } from '../vault/edit-frontmatter.js';

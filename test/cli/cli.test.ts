@@ -5,11 +5,11 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { RecallResult } from '../../src/api/open-vault.js';
 import type { CompileResult } from '../../src/compile/compile.js';
 import { countTokens } from '../../src/compile/count-tokens.js';
-import type { DoctorReport } from '../../src/doctor.js';
-import type { RecallResult } from '../../src/open-vault.js';
-import type { Edge } from '../../src/types.js';
+import type { Edge } from '../../src/core/types.js';
+import type { DoctorReport } from '../../src/indexing/doctor.js';
 import { cleanupVaults, copyExampleVault, REPO_ROOT } from '../helpers/make-vault.js';
 import { mem, memProcess } from '../helpers/run-cli.js';
 

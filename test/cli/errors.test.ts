@@ -2,8 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { DoctorReport } from '../../src/doctor.js';
-import type { RecallResult } from '../../src/open-vault.js';
+import type { RecallResult } from '../../src/api/open-vault.js';
+import type { DoctorReport } from '../../src/indexing/doctor.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 import { mem } from '../helpers/run-cli.js';
 

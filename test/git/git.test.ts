@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { MemError } from '../../src/errors.js';
+import { MemError } from '../../src/core/errors.js';
 import { commitPaths } from '../../src/git/commit-paths.js';
 import { diff, findUndoTarget, history, lastMemCommit, revertCommit } from '../../src/git/git-history.js';
 import { gitBusy, gitRoot, isGitAvailable } from '../../src/git/run-git.js';

@@ -1,8 +1,8 @@
 import { readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { openVault } from '../../src/api/open-vault.js';
 import { CACHE_SCHEMA } from '../../src/indexing/index-cache.js';
-import { openVault } from '../../src/open-vault.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 import { mem } from '../helpers/run-cli.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { MemError } from '../../src/errors.js';
+import { MemError } from '../../src/core/errors.js';
+import type { Layer, Note, Section } from '../../src/core/types.js';
 import { TextIndex } from '../../src/indexing/text-index.js';
-import type { Layer, Note, Section } from '../../src/types.js';
 
 interface SectionSpec {
   anchor?: string;

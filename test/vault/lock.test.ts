@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { transformWithOxc } from 'vite';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { MemError } from '../../src/errors.js';
+import { MemError } from '../../src/core/errors.js';
 import { withLock } from '../../src/vault/lock.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -16,7 +16,7 @@ let dir: string;
 
 /** The child processes run plain Node, so the three modules they need are built to JS first. */
 async function buildModules(out: string): Promise<void> {
-  for (const file of ['errors.ts', 'vault/lock.ts', 'vault/write-note.ts']) {
+  for (const file of ['core/errors.ts', 'vault/lock.ts', 'vault/write-note.ts']) {
     const code = await readFile(join(src, file), 'utf8');
     const result = await transformWithOxc(code, file, { lang: 'ts' });
     const target = join(out, file.replace(/\.ts$/, '.js'));

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Note } from '../../src/types.js';
+import type { Note } from '../../src/core/types.js';
 import { layerOf } from '../../src/vault/layer.js';
 import { parseNote } from '../../src/vault/parse-note.js';
 

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, realpath, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { MemError } from '../../src/errors.js';
+import { MemError } from '../../src/core/errors.js';
 import { findOnDisk, notePath, resolveInVault } from '../../src/vault/paths.js';
 
 let base: string;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { LinkRef } from '../../src/types.js';
+import type { LinkRef } from '../../src/core/types.js';
 import { maskIgnored, scanLinks } from '../../src/vault/scan-links.js';
 
 /** The parts of a link a test cares about, without offsets. */

@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { openVault, type Vault } from '../../src/api/open-vault.js';
 import { loadIndexCache } from '../../src/indexing/index-cache.js';
-import { openVault, type Vault } from '../../src/open-vault.js';
 import { type VaultChange, type VaultWatcher, watchVault } from '../../src/vault/watch-vault.js';
 import { cleanupVaults, makeVault, REPO_ROOT } from '../helpers/make-vault.js';
 

@@ -3,7 +3,7 @@ import { chmod, mkdir, mkdtemp, readdir, readFile, stat, symlink, writeFile } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { MemError } from '../../src/errors.js';
+import { MemError } from '../../src/core/errors.js';
 import { hashText, readForWrite, updateFile, writeAtomic } from '../../src/vault/write-note.js';
 
 let dir: string;

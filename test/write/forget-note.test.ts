@@ -1,8 +1,8 @@
 import { access, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { MemError } from '../../src/errors.js';
-import { openVault } from '../../src/open-vault.js';
+import { openVault } from '../../src/api/open-vault.js';
+import { MemError } from '../../src/core/errors.js';
 import { git, gitInit } from '../helpers/git.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 import { mem } from '../helpers/run-cli.js';

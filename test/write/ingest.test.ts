@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { MemError } from '../../src/errors.js';
+import { MemError } from '../../src/core/errors.js';
 import { openVault } from '../../src/index.js';
 import { decodeTranscript, parseTranscript } from '../../src/write/parse-transcript.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';

@@ -1,8 +1,8 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { MemError } from '../../src/errors.js';
-import { openVault } from '../../src/open-vault.js';
+import { openVault } from '../../src/api/open-vault.js';
+import { MemError } from '../../src/core/errors.js';
 import { hashText } from '../../src/vault/write-note.js';
 import { isoWithOffset, parseAssignment } from '../../src/write/update-note.js';
 import { git, gitInit } from '../helpers/git.js';

@@ -1,4 +1,4 @@
-import type { VaultIndex } from './indexing/vault-index.js';
+import type { VaultIndex } from './vault-index.js';
 
 export interface DoctorReport {
   notes: number;

@@ -1,30 +1,30 @@
-import { type CompileOptions, type CompileResult, compile } from './compile/compile.js';
-import { loadConfig, type MemConfig } from './config.js';
-import { type DoctorReport, diagnose } from './doctor.js';
-import { MemError } from './errors.js';
-import type { HistoryEntry } from './git/git-history.js';
-import { noteHistory, type UndoResult, undoLastMemCommit, vaultDiff } from './git/vault-git.js';
-import { loadIndexCache, saveIndexCache } from './indexing/index-cache.js';
-import { type RefreshStats, refreshIndex, refreshPaths } from './indexing/refresh-index.js';
-import { VaultIndex } from './indexing/vault-index.js';
-import { type AppliedRange, chooseRange } from './recall/choose-range.js';
-import { type RecallHit, type RecallOptions, recall } from './recall/recall.js';
-import { createLlm, type Llm, type LlmOptions } from './reflect/llm.js';
-import { type ReflectOptions, type ReflectResult, reflect } from './reflect/reflect.js';
-import type { Edge, Note } from './types.js';
-import { findVault } from './vault/find-vault.js';
-import { notePath } from './vault/paths.js';
-import { type ForgetOptions, type ForgetResult, forgetNote } from './write/forget-note.js';
-import { type IngestOptions, type IngestResult, ingest } from './write/ingest.js';
-import { type MoveResult, moveNote } from './write/move-note.js';
-import { type RememberInput, type RememberResult, remember } from './write/remember.js';
+import { type CompileOptions, type CompileResult, compile } from '../compile/compile.js';
+import { loadConfig, type MemConfig } from '../core/config.js';
+import { MemError } from '../core/errors.js';
+import type { Edge, Note } from '../core/types.js';
+import type { HistoryEntry } from '../git/git-history.js';
+import { noteHistory, type UndoResult, undoLastMemCommit, vaultDiff } from '../git/vault-git.js';
+import { type DoctorReport, diagnose } from '../indexing/doctor.js';
+import { loadIndexCache, saveIndexCache } from '../indexing/index-cache.js';
+import { type RefreshStats, refreshIndex, refreshPaths } from '../indexing/refresh-index.js';
+import { VaultIndex } from '../indexing/vault-index.js';
+import { type AppliedRange, chooseRange } from '../recall/choose-range.js';
+import { type RecallHit, type RecallOptions, recall } from '../recall/recall.js';
+import { createLlm, type Llm, type LlmOptions } from '../reflect/llm.js';
+import { type ReflectOptions, type ReflectResult, reflect } from '../reflect/reflect.js';
+import { findVault } from '../vault/find-vault.js';
+import { notePath } from '../vault/paths.js';
+import { type ForgetOptions, type ForgetResult, forgetNote } from '../write/forget-note.js';
+import { type IngestOptions, type IngestResult, ingest } from '../write/ingest.js';
+import { type MoveResult, moveNote } from '../write/move-note.js';
+import { type RememberInput, type RememberResult, remember } from '../write/remember.js';
 import {
   type CreateNoteInput,
   createNote,
   type NoteWriteResult,
   type UpdateNoteInput,
   updateNote,
-} from './write/update-note.js';
+} from '../write/update-note.js';
 
 export interface OpenVaultOptions {
   /** The vault folder; else `MEM_VAULT`, else the nearest folder upward from `cwd` with `mem.config.json` */

@@ -2,11 +2,11 @@ import { execFile } from 'node:child_process';
 import { cp, mkdir, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
-import { CONFIG_FILE } from './config.js';
-import { MemError } from './errors.js';
-import { commitPaths } from './git/commit-paths.js';
-import { gitRoot, isGitAvailable } from './git/run-git.js';
-import { TEMPLATES_DIR } from './templates-dir.js';
+import { CONFIG_FILE } from '../core/config.js';
+import { MemError } from '../core/errors.js';
+import { TEMPLATES_DIR } from '../core/templates-dir.js';
+import { commitPaths } from '../git/commit-paths.js';
+import { gitRoot, isGitAvailable } from '../git/run-git.js';
 
 const run = promisify(execFile);
 

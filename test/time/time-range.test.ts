@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseTimeRange } from '../../src/compile/time-range.js';
+import { parseTimeRange } from '../../src/time/time-range.js';
 
 const SHANGHAI = 'Asia/Shanghai';
 /** A Monday. */

@@ -2,9 +2,9 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { MemError } from '../src/errors.js';
-import { openVault } from '../src/open-vault.js';
-import { cleanupVaults, makeVault } from './helpers/make-vault.js';
+import { openVault } from '../../src/api/open-vault.js';
+import { MemError } from '../../src/core/errors.js';
+import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 
 const empties: string[] = [];
 

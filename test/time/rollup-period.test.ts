@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { rollupPeriod } from '../../src/compile/rollup-period.js';
+import { rollupPeriod } from '../../src/time/rollup-period.js';
 
 describe('rollupPeriod', () => {
   it('reads ISO weeks, including the ones that cross a year', () => {
