@@ -5,8 +5,18 @@ export { type OpenVaultOptions, openVault, Vault } from './api/open-vault.js';
 export type { CompiledItem, CompiledSection, CompileOptions, CompileResult } from './compile/compile.js';
 export { CONFIG_FILE, defaultConfig, loadConfig, type MemConfig } from './core/config.js';
 export { MemError, type MemErrorCode } from './core/errors.js';
-export type { Block, Edge, Heading, Layer, LinkRef, Note, Section } from './core/types.js';
+export {
+  type Block,
+  type Edge,
+  type Heading,
+  LAYERS,
+  type Layer,
+  type LinkRef,
+  type Note,
+  type Section,
+} from './core/types.js';
 export type { CommitResult } from './git/commit-paths.js';
+export type { WriteCommit } from './git/commit-write.js';
 export type { HistoryEntry } from './git/git-history.js';
 export type { UndoResult } from './git/vault-git.js';
 export type { DoctorReport } from './indexing/doctor.js';
@@ -16,15 +26,16 @@ export type { DateRange, RecallHit, RecallOptions } from './recall/recall.js';
 export type { Llm, LlmOptions } from './reflect/llm.js';
 export type { Operation } from './reflect/operations.js';
 export type { ReflectOptions, ReflectResult } from './reflect/reflect.js';
-export {
-  type VaultChange,
-  type VaultWatcher,
-  type WatchVaultOptions,
-  watchVault,
-} from './vault/watch-vault.js';
+export type { VaultChange, VaultWatcher, WatchVaultOptions } from './vault/watch-vault.js';
 export type { ForgetOptions, ForgetResult } from './write/forget-note.js';
 export type { IngestOptions, IngestResult } from './write/ingest.js';
 export { type InitResult, initVault } from './write/init-vault.js';
 export type { MoveResult } from './write/move-note.js';
+export { decodeTranscript } from './write/parse-transcript.js';
 export type { RememberInput, RememberResult } from './write/remember.js';
-export type { CreateNoteInput, NoteWriteResult, UpdateNoteInput } from './write/update-note.js';
+export {
+  type CreateNoteInput,
+  type NoteWriteResult,
+  parseAssignment,
+  type UpdateNoteInput,
+} from './write/update-note.js';

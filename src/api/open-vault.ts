@@ -14,6 +14,12 @@ import { createLlm, type Llm, type LlmOptions } from '../reflect/llm.js';
 import { type ReflectOptions, type ReflectResult, reflect } from '../reflect/reflect.js';
 import { findVault } from '../vault/find-vault.js';
 import { notePath } from '../vault/paths.js';
+import {
+  type VaultChange,
+  type VaultWatcher,
+  type WatchVaultOptions,
+  watchVault,
+} from '../vault/watch-vault.js';
 import { type ForgetOptions, type ForgetResult, forgetNote } from '../write/forget-note.js';
 import { type IngestOptions, type IngestResult, ingest } from '../write/ingest.js';
 import { type MoveResult, moveNote } from '../write/move-note.js';
@@ -48,16 +54,28 @@ export interface RecallResult {
   hits: RecallHit[];
 }
 
-/** One vault: its config, and an index kept in step with the files. The library's entry point. */
+const noop = () => undefined;
+
+/**
+ * One vault: its config, and an index kept in step with the files. The library's entry point.
+ *
+ * The Vault owns one serial queue: every write, every refresh and every cache save runs alone on
+ * it, whether it came from a caller, from its watcher or from a server, so no caller ever has to
+ * order them itself. Reads (`recall`, `compile`, `note`) are synchronous and see whatever the
+ * index holds between two queued steps: never a half-applied change.
+ */
 export class Vault {
   readonly root: string;
   readonly config: MemConfig;
-  index: VaultIndex;
   /** What the last refresh changed */
   lastRefresh: RefreshStats = { added: 0, changed: 0, removed: 0, unchanged: 0, touched: 0 };
+  private index: VaultIndex;
   private readonly useCache: boolean;
   /** Vault paths whose indexed state differs from the saved cache */
   private readonly stale = new Set<string>();
+  /** The end of the write queue */
+  private tail: Promise<void> = Promise.resolve();
+  private watcher: VaultWatcher | undefined;
 
   private constructor(root: string, config: MemConfig, index: VaultIndex, useCache: boolean) {
     this.root = root;
@@ -81,10 +99,31 @@ export class Vault {
     return vault;
   }
 
+  /** Runs `fn` on the vault's one queue: after every step queued before it, before any queued after. */
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.tail.then(fn);
+    this.tail = run.then(noop, noop);
+    return run;
+  }
+
+  /** Notes indexed now */
+  get noteCount(): number {
+    return this.index.notes.size;
+  }
+
+  /** The vault path of every indexed note, sorted */
+  paths(): string[] {
+    return [...this.index.notes.keys()].sort();
+  }
+
   /** Re-reads what changed on disk; saves the cache when enough did (see saveIfStale). */
-  async refresh(): Promise<RefreshStats> {
+  refresh(): Promise<RefreshStats> {
+    return this.exclusive(() => this.refreshNow());
+  }
+
+  private async refreshNow(): Promise<RefreshStats> {
     this.lastRefresh = await refreshIndex(this.root, this.index, this.stale);
-    await this.saveIfStale();
+    await this.saveIfStaleNow();
     return this.lastRefresh;
   }
 
@@ -92,7 +131,11 @@ export class Vault {
    * Re-reads just these vault-relative paths (added, changed or deleted), as a watcher reports
    * them. Does not save the cache: a watcher saves after a quiet period.
    */
-  async refreshPaths(paths: Iterable<string>): Promise<RefreshStats> {
+  refreshPaths(paths: Iterable<string>): Promise<RefreshStats> {
+    return this.exclusive(() => this.refreshPathsNow(paths));
+  }
+
+  private refreshPathsNow(paths: Iterable<string>): Promise<RefreshStats> {
     return refreshPaths(this.root, this.index, paths, this.stale);
   }
 
@@ -101,7 +144,12 @@ export class Vault {
     return this.stale.size;
   }
 
-  async save(): Promise<void> {
+  /** Writes the index cache to `.mem/` now, whatever is stale. */
+  save(): Promise<void> {
+    return this.exclusive(() => this.saveNow());
+  }
+
+  private async saveNow(): Promise<void> {
     if (!this.useCache) return;
     await saveIndexCache(this.root, this.index);
     this.stale.clear();
@@ -114,9 +162,71 @@ export class Vault {
    * A file counts once however often it changes: a daily note written every chat turn is one
    * file to re-read.
    */
-  async saveIfStale(): Promise<void> {
+  saveIfStale(): Promise<void> {
+    return this.exclusive(() => this.saveIfStaleNow());
+  }
+
+  private async saveIfStaleNow(): Promise<void> {
     const stale = this.stale.size;
-    if (stale > 0 && stale >= Math.max(1, Math.floor(this.index.notes.size / 100))) await this.save();
+    if (stale > 0 && stale >= Math.max(1, Math.floor(this.index.notes.size / 100))) await this.saveNow();
+  }
+
+  /**
+   * Starts keeping the index in step with hand edits, `git checkout` and other processes' writes
+   * (one watcher per vault; a second call returns the first). Resolves once changes are seen.
+   */
+  async watch(options: WatchVaultOptions = {}): Promise<VaultWatcher> {
+    if (!this.watcher) {
+      this.watcher = watchVault(
+        {
+          root: this.root,
+          exclusive: (fn) => this.exclusive(fn),
+          apply: (paths) => this.applyChanges(paths),
+          pathsBelow: (dir) => [...this.index.notes.keys()].filter((path) => path.startsWith(`${dir}/`)),
+          save: async (final) => {
+            if (final) await this.saveNow();
+            else await this.saveIfStaleNow();
+            return this.stale.size > 0;
+          },
+        },
+        options,
+      );
+    }
+    await this.watcher.ready;
+    return this.watcher;
+  }
+
+  /** Re-reads paths a watcher reported and says which notes appeared, changed or went. */
+  private async applyChanges(paths: string[]): Promise<{ changes: VaultChange[]; touched: boolean }> {
+    const before = new Map(paths.map((path) => [path, this.index.notes.get(path)]));
+    const stats = await this.refreshPathsNow(paths);
+    const changes: VaultChange[] = [];
+    for (const path of paths) {
+      const was = before.get(path);
+      const now = this.index.notes.get(path);
+      // An unchanged note keeps its object (only its mtime is updated), so identity tells an edit.
+      const kind = !was && now ? 'added' : was && !now ? 'removed' : was !== now ? 'changed' : undefined;
+      if (kind) changes.push({ path, kind });
+    }
+    return { changes, touched: stats.touched > 0 };
+  }
+
+  /**
+   * Resolves `true` once no change the watcher has seen is still being applied, or `false` when
+   * one still runs after `timeoutMs` (a read may then answer from a partly updated index).
+   */
+  whenIdle(timeoutMs: number): Promise<boolean> {
+    return this.watcher ? this.watcher.whenIdle(timeoutMs) : Promise.resolve(true);
+  }
+
+  /** Stops the watcher, lets queued writes finish, and saves the cache when anything is unsaved. */
+  async close(): Promise<void> {
+    const watcher = this.watcher;
+    this.watcher = undefined;
+    if (watcher) await watcher.close();
+    await this.exclusive(async () => {
+      if (this.stale.size > 0) await this.saveNow();
+    });
   }
 
   /**
@@ -136,38 +246,48 @@ export class Vault {
   }
 
   /** Appends one entry to today's (or `at`'s) episode note, commits it, and indexes it at once. */
-  async remember(input: RememberInput): Promise<RememberResult> {
-    const result = await remember(this.root, this.config, input);
-    await this.refreshPaths([result.path]);
-    return result;
+  remember(input: RememberInput): Promise<RememberResult> {
+    return this.exclusive(async () => {
+      const result = await remember(this.root, this.config, input);
+      await this.refreshPathsNow([result.path]);
+      return result;
+    });
   }
 
   /** Creates a note with `id`, `title`, `created`, `updated` and the given keys; refuses an existing one. */
-  async createNote(input: CreateNoteInput): Promise<NoteWriteResult> {
-    const result = await createNote(this.root, this.config, input);
-    await this.refreshPaths([result.path]);
-    return result;
+  createNote(input: CreateNoteInput): Promise<NoteWriteResult> {
+    return this.exclusive(async () => {
+      const result = await createNote(this.root, this.config, input);
+      await this.refreshPathsNow([result.path]);
+      return result;
+    });
   }
 
   /** Sets or deletes frontmatter keys of a note, keeping every other byte; CONFLICT on a hand edit. */
-  async updateNote(ref: string, input: UpdateNoteInput): Promise<NoteWriteResult> {
-    const result = await updateNote(this.root, this.config, this.note(ref).path, input);
-    await this.refreshPaths([result.path]);
-    return result;
+  updateNote(ref: string, input: UpdateNoteInput): Promise<NoteWriteResult> {
+    return this.exclusive(async () => {
+      const result = await updateNote(this.root, this.config, this.note(ref).path, input);
+      await this.refreshPathsNow([result.path]);
+      return result;
+    });
   }
 
   /** Renames a note and rewrites every link to it, keeping each link's style; one commit. */
-  async move(ref: string, to: string): Promise<MoveResult> {
-    const result = await moveNote(this.root, this.config, this.index, this.note(ref).path, to);
-    await this.refreshPaths(result.paths);
-    return result;
+  move(ref: string, to: string): Promise<MoveResult> {
+    return this.exclusive(async () => {
+      const result = await moveNote(this.root, this.config, this.index, this.note(ref).path, to);
+      await this.refreshPathsNow(result.paths);
+      return result;
+    });
   }
 
   /** Moves a note to `archive/` with `status: archived`, or with `hard` deletes it (git only). */
-  async forget(ref: string, options: ForgetOptions = {}): Promise<ForgetResult> {
-    const result = await forgetNote(this.root, this.config, this.index, this.note(ref).path, options);
-    await this.refreshPaths(result.paths);
-    return result;
+  forget(ref: string, options: ForgetOptions = {}): Promise<ForgetResult> {
+    return this.exclusive(async () => {
+      const result = await forgetNote(this.root, this.config, this.index, this.note(ref).path, options);
+      await this.refreshPathsNow(result.paths);
+      return result;
+    });
   }
 
   /** Commits that touched a note (also one deleted since), newest first, following renames. */
@@ -182,10 +302,12 @@ export class Vault {
   }
 
   /** Reverts mem's last commit when its files are unchanged since, and re-indexes them. */
-  async undo(): Promise<UndoResult> {
-    const result = await undoLastMemCommit(this.root);
-    await this.refreshPaths(result.paths);
-    return result;
+  undo(): Promise<UndoResult> {
+    return this.exclusive(async () => {
+      const result = await undoLastMemCommit(this.root);
+      await this.refreshPathsNow(result.paths);
+      return result;
+    });
   }
 
   /** `git diff` of the vault: working tree against HEAD, a range `a..b`, or one commit. */
@@ -194,15 +316,19 @@ export class Vault {
   }
 
   /** Imports a chat transcript (JSON messages, JSONL or `Speaker: text` lines) into daily episodes. */
-  async ingest(text: string, options: IngestOptions): Promise<IngestResult> {
-    const result = await ingest(this.root, this.config, text, options);
-    await this.refreshPaths(result.paths);
-    return result;
+  ingest(text: string, options: IngestOptions): Promise<IngestResult> {
+    return this.exclusive(async () => {
+      const result = await ingest(this.root, this.config, text, options);
+      await this.refreshPathsNow(result.paths);
+      return result;
+    });
   }
 
   /**
    * Has a model turn new episodes into insights and profile facts (see `mem reflect`). Pass an
-   * `llm` to use another client; by default the config's OpenAI-compatible endpoint.
+   * `llm` to use another client; by default the config's OpenAI-compatible endpoint. The model
+   * call runs off the write queue, so adds and searches go on meanwhile; reflect's own writes
+   * check each file on disk before replacing it.
    */
   async reflect(
     options: ReflectOptions & { llm?: Llm; llmOptions?: LlmOptions; env?: NodeJS.ProcessEnv } = {},

@@ -33,15 +33,15 @@ export const companionRoutes: Route[] = [
       const ids = idsOf(request);
       // The chat turn does not wait for the write: it is applied after the reply, in order.
       context.background(`${ids.agentId}/${ids.userId}`, () =>
-        context.source.use(ids, true, async (live) => {
-          if (!live) return;
+        context.source.use(ids, true, async (vault) => {
+          if (!vault) return;
           const at = new Date();
           for (const [text, speaker] of [
             [userText, 'user'],
             [assistantText, 'assistant'],
           ] as const) {
             if (text === undefined || text.trim() === '') continue;
-            await live.watcher.exclusive(() => live.vault.remember({ text, speaker, at }));
+            await vault.remember({ text, speaker, at });
           }
         }),
       );

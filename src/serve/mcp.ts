@@ -4,7 +4,6 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import * as z from 'zod/v4';
 import { MemError, type Vault } from '../index.js';
 import { notePathOf } from './routes.js';
-import type { LiveVault } from './vault-pool.js';
 
 export interface McpOptions {
   /** How long a read waits for a running refresh before answering with `"partial": true` (default: 1000 ms) */
@@ -34,13 +33,13 @@ async function answer(body: () => Promise<unknown>): Promise<ToolResult> {
   }
 }
 
-/** The memvault tools over one live vault: recall, compile, read a note, remember. */
-export function createMcpServer(live: LiveVault, options: McpOptions = {}): McpServer {
+/** The memvault tools over one watched vault: recall, compile, read a note, remember. */
+export function createMcpServer(vault: Vault, options: McpOptions = {}): McpServer {
   const deadlineMs = options.deadlineMs ?? 1000;
   const server = new McpServer({ name: 'memvault', version: VERSION });
   const read = async <T extends object>(fn: (vault: Vault) => T): Promise<T | (T & { partial: true })> => {
-    const idle = await live.watcher.whenIdle(deadlineMs);
-    const value = fn(live.vault);
+    const idle = await vault.whenIdle(deadlineMs);
+    const value = fn(vault);
     return idle ? value : { ...value, partial: true as const };
   };
 
@@ -116,8 +115,7 @@ export function createMcpServer(live: LiveVault, options: McpOptions = {}): McpS
       },
       annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
     },
-    ({ text, speaker, kind }) =>
-      answer(() => live.watcher.exclusive(() => live.vault.remember({ text, speaker, kind }))),
+    ({ text, speaker, kind }) => answer(() => vault.remember({ text, speaker, kind })),
   );
 
   return server;
@@ -125,13 +123,13 @@ export function createMcpServer(live: LiveVault, options: McpOptions = {}): McpS
 
 /**
  * Serves the tools over stdin/stdout until stdin ends (the client went away) or `close()`.
- * `closed` resolves then; the caller closes the vault's watcher.
+ * `closed` resolves then; the caller closes the vault.
  */
 export async function serveMcp(
-  live: LiveVault,
+  vault: Vault,
   options: McpOptions = {},
 ): Promise<{ closed: Promise<void>; close(): Promise<void> }> {
-  const server = createMcpServer(live, options);
+  const server = createMcpServer(vault, options);
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();

@@ -90,10 +90,10 @@ export function readVault<T>(
   read: (vault: Vault) => T,
   empty: () => T,
 ): Promise<{ value: T; partial: boolean }> {
-  return context.source.use(ids, false, async (live) => {
-    if (!live) return { value: empty(), partial: false };
-    const idle = await live.watcher.whenIdle(context.deadlineMs);
-    return { value: read(live.vault), partial: !idle };
+  return context.source.use(ids, false, async (vault) => {
+    if (!vault) return { value: empty(), partial: false };
+    const idle = await vault.whenIdle(context.deadlineMs);
+    return { value: read(vault), partial: !idle };
   });
 }
 
@@ -175,18 +175,16 @@ export const apiRoutes: Route[] = [
       if (tags !== undefined && !(Array.isArray(tags) && tags.every((t) => typeof t === 'string')))
         throw new HttpError(400, '"tags" must be an array of strings');
       const at = dateField(request.body, 'at');
-      const result = await context.source.use(idsOf(request), true, (live) => {
-        if (!live) throw new MemError('NO_VAULT', 'the vault could not be created');
-        return live.watcher.exclusive(() =>
-          live.vault.remember({
-            text,
-            speaker,
-            kind: kind as (typeof kinds)[number] | undefined,
-            importance: importance as number | undefined,
-            tags: tags as string[] | undefined,
-            at,
-          }),
-        );
+      const result = await context.source.use(idsOf(request), true, (vault) => {
+        if (!vault) throw new MemError('NO_VAULT', 'the vault could not be created');
+        return vault.remember({
+          text,
+          speaker,
+          kind: kind as (typeof kinds)[number] | undefined,
+          importance: importance as number | undefined,
+          tags: tags as string[] | undefined,
+          at,
+        });
       });
       return { status: 200, body: result };
     },
@@ -233,7 +231,7 @@ export const apiRoutes: Route[] = [
       const { value } = await readVault(
         { ...context, deadlineMs: 0 },
         idsOf(request),
-        (vault) => vault.index.notes.size,
+        (vault) => vault.noteCount,
         () => 0,
       );
       return { status: 200, body: { status: 'ok', notes: value } };

@@ -1,21 +1,6 @@
 import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import {
-  CONFIG_FILE,
-  initVault,
-  MemError,
-  openVault,
-  type Vault,
-  type VaultWatcher,
-  type WatchVaultOptions,
-  watchVault,
-} from '../index.js';
-
-/** A vault with its watcher running: what a request works on. */
-export interface LiveVault {
-  vault: Vault;
-  watcher: VaultWatcher;
-}
+import { CONFIG_FILE, initVault, MemError, openVault, type Vault, type WatchVaultOptions } from '../index.js';
 
 /** Whose memory a request is about; both default to `default`. */
 export interface VaultIds {
@@ -29,8 +14,8 @@ export interface VaultSource {
    * Runs `fn` with the vault for `ids`, kept loaded while `fn` runs. A vault that does not exist
    * is created first when `create` is true, else `fn` gets `undefined`.
    */
-  use<T>(ids: VaultIds, create: boolean, fn: (live: LiveVault | undefined) => Promise<T> | T): Promise<T>;
-  /** Stops every watcher and saves every cache */
+  use<T>(ids: VaultIds, create: boolean, fn: (vault: Vault | undefined) => Promise<T> | T): Promise<T>;
+  /** Closes every vault: stops its watcher, finishes its writes and saves its cache */
   close(): Promise<void>;
 }
 
@@ -49,10 +34,10 @@ export function parseVaultId(value: unknown, name: string): string {
 }
 
 /** The one vault of `mem serve` without `--vaults`; ids are not used. */
-export function singleVault(live: LiveVault): VaultSource {
+export function singleVault(vault: Vault): VaultSource {
   return {
-    use: async (_ids, _create, fn) => fn(live),
-    close: () => live.watcher.close(),
+    use: async (_ids, _create, fn) => fn(vault),
+    close: () => vault.close(),
   };
 }
 
@@ -68,7 +53,7 @@ export interface VaultPoolOptions {
 }
 
 interface Entry {
-  live: LiveVault;
+  vault: Vault;
   active: number;
   lastUsed: number;
 }
@@ -104,11 +89,7 @@ export class VaultPool implements VaultSource {
     return [...this.entries.keys()].sort();
   }
 
-  async use<T>(
-    ids: VaultIds,
-    create: boolean,
-    fn: (live: LiveVault | undefined) => Promise<T> | T,
-  ): Promise<T> {
+  async use<T>(ids: VaultIds, create: boolean, fn: (vault: Vault | undefined) => Promise<T> | T): Promise<T> {
     const agentId = parseVaultId(ids.agentId, 'agent_id');
     const userId = parseVaultId(ids.userId, 'user_id');
     const key = `${agentId}/${userId}`;
@@ -123,7 +104,7 @@ export class VaultPool implements VaultSource {
     const entry = await loading;
     entry.active++;
     try {
-      return await fn(entry.live);
+      return await fn(entry.vault);
     } finally {
       entry.active--;
       entry.lastUsed = Date.now();
@@ -138,9 +119,8 @@ export class VaultPool implements VaultSource {
         this.options.onNotice?.(`mem: created vault ${key}`);
       }
       const vault = await openVault({ path: root, onNotice: this.options.onNotice });
-      const watcher = watchVault(vault, this.options.watch);
-      await watcher.ready;
-      return { live: { vault, watcher }, active: 0, lastUsed: Date.now() };
+      await vault.watch(this.options.watch);
+      return { vault, active: 0, lastUsed: Date.now() };
     })();
     this.entries.set(key, loading);
     loading.catch(() => this.entries.delete(key));
@@ -159,7 +139,7 @@ export class VaultPool implements VaultSource {
 
   private unload(key: string, entry: Entry): Promise<void> {
     this.entries.delete(key);
-    const closing = entry.live.watcher.close().finally(() => this.unloading.delete(key));
+    const closing = entry.vault.close().finally(() => this.unloading.delete(key));
     this.unloading.set(key, closing);
     this.options.onNotice?.(`mem: unloaded idle vault ${key}`);
     return closing;

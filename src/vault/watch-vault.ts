@@ -1,6 +1,5 @@
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { watch } from 'chokidar';
-import type { Vault } from '../api/open-vault.js';
 import { isIgnoredPath, isNotePath, readVault } from './read-vault.js';
 
 /** One change the index has taken in. */
@@ -33,10 +32,24 @@ export interface VaultWatcher {
    * `timeoutMs`; `false` when they are still running then (the index is partly updated).
    */
   whenIdle(timeoutMs: number): Promise<boolean>;
-  /** Runs `fn` with no refresh or save interleaved (writes go through here) */
-  exclusive<T>(fn: () => Promise<T>): Promise<T>;
   /** Stops watching, applies the events already seen, and saves the cache when anything changed */
   close(): Promise<void>;
+}
+
+/**
+ * What a watcher keeps in step: an index behind one serial queue. The Vault implements it; the
+ * watcher knows nothing else of it, so vault/ needs nothing from the layers above.
+ */
+export interface WatchTarget {
+  readonly root: string;
+  /** Runs `fn` with no write, refresh or save of the target interleaved */
+  exclusive<T>(fn: () => Promise<T>): Promise<T>;
+  /** Re-reads these paths; says which notes appeared, changed or went, and whether any file was touched */
+  apply(paths: string[]): Promise<{ changes: VaultChange[]; touched: boolean }>;
+  /** Indexed note paths below a folder (a folder moved away takes them all) */
+  pathsBelow(dir: string): string[];
+  /** Saves the cache: all that is stale when `final`, else only when enough is; true when some stays unsaved */
+  save(final: boolean): Promise<boolean>;
 }
 
 const noop = () => undefined;
@@ -51,7 +64,7 @@ function toVaultPath(root: string, path: string): string {
  * applied with one `refreshPaths` call, so a `git checkout` of hundreds of files is a few
  * refreshes rather than hundreds; a rename arrives as unlink + add and needs nothing special.
  */
-export function watchVault(vault: Vault, options: WatchVaultOptions = {}): VaultWatcher {
+export function watchVault(vault: WatchTarget, options: WatchVaultOptions = {}): VaultWatcher {
   const debounceMs = options.debounceMs ?? 100;
   const maxWaitMs = options.maxWaitMs ?? 1000;
   const quietMs = options.quietMs ?? 2000;
@@ -63,15 +76,9 @@ export function watchVault(vault: Vault, options: WatchVaultOptions = {}): Vault
   let saveTimer: NodeJS.Timeout | undefined;
   let dirty = false;
   let closed = false;
-  // One chain for refreshes, saves and writes: none of them ever runs beside another.
-  let tail: Promise<void> = Promise.resolve();
   let refreshing: Promise<void> | undefined;
-
-  const exclusive = <T>(fn: () => Promise<T>): Promise<T> => {
-    const run = tail.then(fn);
-    tail = run.then(noop, noop);
-    return run;
-  };
+  // The target's one queue: refreshes, saves and writes never run beside each other.
+  const exclusive = <T>(fn: () => Promise<T>): Promise<T> => vault.exclusive(fn);
 
   /**
    * chokidar lists a new folder before it starts watching it, so a file written in between is
@@ -92,19 +99,10 @@ export function watchVault(vault: Vault, options: WatchVaultOptions = {}): Vault
 
   async function apply(paths: string[], dirs: string[]): Promise<void> {
     const batch = [...new Set([...paths, ...(await notesBelow(dirs))])];
-    const before = new Map(batch.map((path) => [path, vault.index.notes.get(path)]));
-    const stats = await vault.refreshPaths(batch);
+    const { changes, touched } = await vault.apply(batch);
     // A file saved unchanged moved its mtime: the cache should learn it, or the next start re-reads it.
-    if (stats.touched > 0) dirty = true;
-    for (const path of batch) {
-      const was = before.get(path);
-      const now = vault.index.notes.get(path);
-      // An unchanged note keeps its object (only its mtime is updated), so identity tells an edit.
-      const kind = !was && now ? 'added' : was && !now ? 'removed' : was !== now ? 'changed' : undefined;
-      if (!kind) continue;
-      dirty = true;
-      options.onChange?.({ path, kind });
-    }
+    if (touched || changes.length > 0) dirty = true;
+    for (const change of changes) options.onChange?.(change);
     if (dirty && !closed) scheduleSave();
   }
 
@@ -140,9 +138,7 @@ export function watchVault(vault: Vault, options: WatchVaultOptions = {}): Vault
     saveTimer = undefined;
     return exclusive(async () => {
       if (!dirty) return;
-      if (final) await vault.save();
-      else await vault.saveIfStale();
-      dirty = vault.unsavedChanges > 0;
+      dirty = await vault.save(final);
     }).catch(onError);
   }
 
@@ -172,7 +168,7 @@ export function watchVault(vault: Vault, options: WatchVaultOptions = {}): Vault
       if (rel !== '' && !isIgnoredPath(rel)) enqueue(rel, newDirs);
     } else if (event === 'unlinkDir') {
       // A folder moved away: every note held below it is gone, whatever events follow.
-      for (const known of vault.index.notes.keys()) if (known.startsWith(`${rel}/`)) enqueue(known);
+      for (const known of vault.pathsBelow(rel)) enqueue(known);
     }
   });
   watcher.on('error', onError);
@@ -180,7 +176,6 @@ export function watchVault(vault: Vault, options: WatchVaultOptions = {}): Vault
 
   return {
     ready,
-    exclusive,
     async whenIdle(timeoutMs) {
       const running = refreshing;
       if (!running) return true;

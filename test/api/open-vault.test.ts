@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -34,7 +34,7 @@ describe('openVault discovery', () => {
     vi.stubEnv('MEM_VAULT', fromEnv);
     const vault = await openVault({ path: explicit, cwd: fromCwd, cache: false });
     expect(vault.root).toBe(explicit);
-    expect([...vault.index.notes.keys()]).toEqual(['profile/a.md']);
+    expect(vault.paths()).toEqual(['profile/a.md']);
   });
 
   it('MEM_VAULT wins over the working folder when no path is given', async () => {
@@ -128,5 +128,35 @@ describe('vault.note', () => {
       expect((error as MemError).code).toBe('NOT_FOUND');
       expect((error as MemError).exitCode).toBe(1);
     }
+  });
+});
+
+describe('the Vault write queue', () => {
+  it('writes started together land one at a time, in call order, each searchable once it resolves', async () => {
+    const vault = await openVault({ path: await makeVault({}), cache: false });
+    const at = new Date('2026-11-30T09:00:00+08:00');
+    const writes = Array.from({ length: 20 }, (_, i) =>
+      vault.remember({ text: `turn ${i + 1} mentions pelican${i + 1}`, at }).then((result) => {
+        // Read-your-writes: the entry is in the index as soon as its write resolves.
+        expect(vault.recall(`pelican${i + 1}`).hits[0]?.text).toContain(`turn ${i + 1} `);
+        return result.blockId;
+      }),
+    );
+    expect(await Promise.all(writes)).toEqual(Array.from({ length: 20 }, (_, i) => `e${i + 1}`));
+    const text = await readFile(join(vault.root, 'episodes/daily/2026-11-30.md'), 'utf8');
+    const turns = [...text.matchAll(/turn (\d+) /g)].map((m) => Number(m[1]));
+    expect(turns).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+  });
+
+  it('close() saves what is unsaved, so the next open reads nothing again', async () => {
+    const root = await makeVault({ 'insights/a.md': '# A\n' });
+    const vault = await openVault({ path: root });
+    await writeFile(join(root, 'insights/b.md'), '# B\n');
+    await vault.refreshPaths(['insights/b.md']);
+    expect(vault.unsavedChanges).toBe(1);
+    await vault.close();
+    expect(vault.unsavedChanges).toBe(0);
+    const reopened = await openVault({ path: root });
+    expect(reopened.lastRefresh).toMatchObject({ added: 0, changed: 0, unchanged: 2 });
   });
 });

@@ -2,6 +2,8 @@ import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { refreshIndex } from '../../src/indexing/refresh-index.js';
+import { VaultIndex } from '../../src/indexing/vault-index.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const EXAMPLE_VAULT = join(REPO_ROOT, 'vault-example');
@@ -39,4 +41,11 @@ export async function copyExampleVault(): Promise<string> {
 
 export async function cleanupVaults(): Promise<void> {
   await Promise.all(made.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+}
+
+/** A fresh index of the notes under `root`, for tests of modules that take an index. */
+export async function indexOf(root: string): Promise<VaultIndex> {
+  const index = new VaultIndex();
+  await refreshIndex(root, index, new Set());
+  return index;
 }

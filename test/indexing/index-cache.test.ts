@@ -49,7 +49,7 @@ describe('index cache', () => {
     const before = await stat(join(root, '.mem', 'index.json'));
     const vault = await openVault({ path: root });
     expect(vault.lastRefresh).toEqual({ added: 0, changed: 0, removed: 0, unchanged: 3, touched: 0 });
-    expect(vault.index.notes.size).toBe(3);
+    expect(vault.noteCount).toBe(3);
     // Nothing changed, so the cache is not written again.
     expect((await stat(join(root, '.mem', 'index.json'))).mtimeMs).toBe(before.mtimeMs);
     expect(vault.recall('lighthouse').hits[0]?.path).toBe('profile/places/Shanghai.md');
@@ -78,7 +78,7 @@ describe('index cache', () => {
     await utimes(file, PAST, PAST);
     const vault = await openVault({ path: root });
     expect(vault.lastRefresh).toEqual({ added: 0, changed: 0, removed: 0, unchanged: 3, touched: 1 });
-    expect(vault.index.notes.get('profile/user.md')?.mtimeMs).toBe(PAST.getTime());
+    expect(vault.note('profile/user.md').mtimeMs).toBe(PAST.getTime());
     // The new mtime was saved, so the next open does not read the file again.
     const third = await openVault({ path: root });
     expect(third.lastRefresh).toEqual({ added: 0, changed: 0, removed: 0, unchanged: 3, touched: 0 });
@@ -102,7 +102,7 @@ describe('index cache', () => {
     const vault = await openVault({ path: root });
     expect(vault.lastRefresh).toEqual({ added: 0, changed: 0, removed: 1, unchanged: 2, touched: 0 });
     expect(vault.recall('lighthouse').hits).toEqual([]);
-    expect(vault.index.notes.has('profile/places/Shanghai.md')).toBe(false);
+    expect(vault.paths().includes('profile/places/Shanghai.md')).toBe(false);
     // The link to the removed note is unresolved now.
     expect(vault.doctor().unresolved).toEqual([{ from: 'profile/user.md', line: 7, link: '[[Shanghai]]' }]);
   });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openVault, type Vault } from '../../src/index.js';
-import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
+import { cleanupVaults, indexOf, makeVault } from '../helpers/make-vault.js';
 
 const NOW = new Date('2026-11-30T10:00:00+08:00');
 
@@ -133,7 +133,8 @@ describe('citations', () => {
     const [hit] = vault.recall('pack books').hits;
     expect(hit?.link).toBe('[[plans#Move to Shanghai the big one 2026]]');
     const anchor = hit?.link.slice('[[plans#'.length, -2);
-    expect(vault.index.sectionByAnchor('insights/plans.md', anchor)?.section.text).toBe('Pack the books.');
+    const index = await indexOf(vault.root);
+    expect(index.sectionByAnchor('insights/plans.md', anchor)?.section.text).toBe('Pack the books.');
   });
 });
 

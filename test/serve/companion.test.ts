@@ -5,7 +5,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openVault } from '../../src/index.js';
 import { type HttpServer, serveHttp } from '../../src/serve/http.js';
 import { singleVault, VaultPool } from '../../src/serve/vault-pool.js';
-import { watchVault } from '../../src/vault/watch-vault.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 
 let servers: HttpServer[] = [];
@@ -24,9 +23,8 @@ async function post(server: HttpServer, path: string, body: unknown) {
 async function one(files: Record<string, string>): Promise<{ root: string; server: HttpServer }> {
   const root = await makeVault(files);
   const vault = await openVault({ path: root });
-  const watcher = watchVault(vault);
-  await watcher.ready;
-  const server = await serveHttp({ source: singleVault({ vault, watcher }), port: 0 });
+  await vault.watch();
+  const server = await serveHttp({ source: singleVault(vault), port: 0 });
   servers.push(server);
   return { root, server };
 }

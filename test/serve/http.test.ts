@@ -1,10 +1,9 @@
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openVault, type Vault } from '../../src/index.js';
 import { type HttpServer, isLoopback, serveHttp } from '../../src/serve/http.js';
 import { singleVault } from '../../src/serve/vault-pool.js';
-import { type VaultWatcher, watchVault } from '../../src/vault/watch-vault.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 import { mem } from '../helpers/run-cli.js';
 
@@ -32,13 +31,14 @@ afterEach(async () => {
 
 async function start(
   files: Record<string, string> = FILES,
-  options: { token?: string; watcher?: (vault: Vault) => VaultWatcher } = {},
+  options: { token?: string; stuck?: boolean } = {},
 ): Promise<{ root: string; vault: Vault; server: HttpServer }> {
   const root = await makeVault(files);
   const vault = await openVault({ path: root });
-  const watcher = options.watcher?.(vault) ?? watchVault(vault);
-  await watcher.ready;
-  const server = await serveHttp({ source: singleVault({ vault, watcher }), port: 0, token: options.token });
+  await vault.watch();
+  // A refresh that never ends within a read's deadline.
+  if (options.stuck) vi.spyOn(vault, 'whenIdle').mockResolvedValue(false);
+  const server = await serveHttp({ source: singleVault(vault), port: 0, token: options.token });
   servers.push(server);
   return { root, vault, server };
 }
@@ -182,11 +182,7 @@ describe('serveHttp', () => {
   });
 
   it('marks a read "partial" when a refresh runs past the deadline', async () => {
-    const stuck = (vault: Vault): VaultWatcher => {
-      const real = watchVault(vault);
-      return { ...real, whenIdle: async () => false };
-    };
-    const { server } = await start(FILES, { watcher: stuck });
+    const { server } = await start(FILES, { stuck: true });
     const reply = await call(server, 'POST', '/recall', { query: 'ramen' });
     expect(reply.status).toBe(200);
     expect(reply.json['partial']).toBe(true);
@@ -310,7 +306,8 @@ describe('serveHttp', () => {
     it('refuses to bind beyond loopback without a token', async () => {
       const root = await makeVault(FILES);
       const vault = await openVault({ path: root });
-      const source = singleVault({ vault, watcher: watchVault(vault) });
+      await vault.watch();
+      const source = singleVault(vault);
       await expect(serveHttp({ source, host: '0.0.0.0', port: 0 })).rejects.toThrow(
         'refusing to listen on 0.0.0.0 without a token',
       );

@@ -61,14 +61,14 @@ describe('parseVaultId', () => {
 describe('VaultPool', () => {
   it('gives a read of a vault that does not exist nothing, and creates no folder', async () => {
     const { dir, pool: p } = await pool();
-    expect(await p.use(ids('rain', 'alice'), false, (live) => live)).toBe(undefined);
+    expect(await p.use(ids('rain', 'alice'), false, (vault) => vault)).toBe(undefined);
     expect(await exists(join(dir, 'rain'))).toBe(false);
     expect(p.loaded()).toEqual([]);
   });
 
   it('creates a vault from the templates, with git, on first write', async () => {
     const { dir, pool: p } = await pool();
-    const root = await p.use(ids('rain', 'alice'), true, (live) => live?.vault.root);
+    const root = await p.use(ids('rain', 'alice'), true, (vault) => vault?.root);
     expect(root).toBe(join(dir, 'rain', 'alice'));
     expect(await exists(join(dir, 'rain/alice/mem.config.json'))).toBe(true);
     expect(await exists(join(dir, 'rain/alice/.git'))).toBe(true);
@@ -78,8 +78,8 @@ describe('VaultPool', () => {
   it('opens a vault once when two requests arrive together', async () => {
     const { pool: p } = await pool();
     const [a, b] = await Promise.all([
-      p.use(ids('rain', 'alice'), true, (live) => live?.vault),
-      p.use(ids('rain', 'alice'), true, (live) => live?.vault),
+      p.use(ids('rain', 'alice'), true, (vault) => vault),
+      p.use(ids('rain', 'alice'), true, (vault) => vault),
     ]);
     expect(a).toBeDefined();
     expect(a).toBe(b);
@@ -88,11 +88,11 @@ describe('VaultPool', () => {
   it("keeps each vault's memories to itself", async () => {
     const { pool: p } = await pool();
     const write = (user: string, text: string) =>
-      p.use(ids('rain', user), true, (live) => live?.watcher.exclusive(() => live.vault.remember({ text })));
+      p.use(ids('rain', user), true, (vault) => vault?.remember({ text }));
     await write('alice', 'alice plays the cello');
     await write('bob', 'bob plays the drums');
     const hits = (user: string, query: string) =>
-      p.use(ids('rain', user), false, (live) => live?.vault.recall(query).hits.map((h) => h.text) ?? []);
+      p.use(ids('rain', user), false, (vault) => vault?.recall(query).hits.map((h) => h.text) ?? []);
     expect(await hits('alice', 'cello')).toEqual(['alice plays the cello']);
     expect(await hits('alice', 'drums')).toEqual([]);
     expect(await hits('bob', 'drums')).toEqual(['bob plays the drums']);
@@ -101,12 +101,10 @@ describe('VaultPool', () => {
 
   it('unloads an idle vault and loads it again, memories intact, on the next request', async () => {
     const { pool: p } = await pool(50);
-    await p.use(ids('rain', 'alice'), true, (live) =>
-      live?.watcher.exclusive(() => live.vault.remember({ text: 'the kettle is blue' })),
-    );
+    await p.use(ids('rain', 'alice'), true, (vault) => vault?.remember({ text: 'the kettle is blue' }));
     await until(() => p.loaded().length === 0);
-    const hits = await p.use(ids('rain', 'alice'), false, (live) =>
-      live?.vault.recall('kettle').hits.map((h) => h.text),
+    const hits = await p.use(ids('rain', 'alice'), false, (vault) =>
+      vault?.recall('kettle').hits.map((h) => h.text),
     );
     expect(hits).toEqual(['the kettle is blue']);
   });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openVault, type Vault } from '../../src/api/open-vault.js';
 import { loadIndexCache } from '../../src/indexing/index-cache.js';
-import { type VaultChange, type VaultWatcher, watchVault } from '../../src/vault/watch-vault.js';
+import type { VaultChange, VaultWatcher, WatchVaultOptions } from '../../src/vault/watch-vault.js';
 import { cleanupVaults, makeVault, REPO_ROOT } from '../helpers/make-vault.js';
 
 /** Polls `check` until it holds or the deadline passes; no fixed sleeps. */
@@ -29,14 +29,13 @@ let watchers: VaultWatcher[] = [];
 
 async function start(
   files: Record<string, string>,
-  options: Parameters<typeof watchVault>[1] = {},
+  options: WatchVaultOptions = {},
 ): Promise<{ root: string; vault: Vault; watcher: VaultWatcher; changes: VaultChange[] }> {
   const root = await makeVault(files);
   const vault = await openVault({ path: root });
   const changes: VaultChange[] = [];
-  const watcher = watchVault(vault, { onChange: (c) => changes.push(c), ...options });
+  const watcher = await vault.watch({ onChange: (c) => changes.push(c), ...options });
   watchers.push(watcher);
-  await watcher.ready;
   return { root, vault, watcher, changes };
 }
 
@@ -62,11 +61,11 @@ describe('watchVault', () => {
 
     await rename(join(root, 'insights/trip.md'), join(root, 'insights/journey.md'));
     await until(() => paths(vault, 'sushi').includes('insights/journey.md'));
-    await until(() => !vault.index.notes.has('insights/trip.md'));
+    await until(() => !vault.paths().includes('insights/trip.md'));
     expect(backlinkSources(vault, 'insights/tokyo.md')).toEqual(['insights/journey.md']);
 
     await rm(join(root, 'insights/journey.md'));
-    await until(() => !vault.index.notes.has('insights/journey.md'));
+    await until(() => !vault.paths().includes('insights/journey.md'));
     expect(paths(vault, 'sushi')).toEqual([]);
     expect(backlinkSources(vault, 'insights/tokyo.md')).toEqual([]);
 
@@ -85,7 +84,7 @@ describe('watchVault', () => {
     const { root, vault } = await start({ 'insights/trip.md': '# Trip\nWe went to [[Kyoto]].\n' });
     expect(vault.links('insights/trip.md').map((e) => e.to)).toEqual([undefined]);
     await writeFile(join(root, 'insights/Kyoto.md'), '# Kyoto\nTemples.\n');
-    await until(() => vault.index.notes.has('insights/Kyoto.md'));
+    await until(() => vault.paths().includes('insights/Kyoto.md'));
     expect(vault.links('insights/trip.md').map((e) => e.to)).toEqual(['insights/Kyoto.md']);
     expect(backlinkSources(vault, 'insights/Kyoto.md')).toEqual(['insights/trip.md']);
   });
@@ -97,7 +96,7 @@ describe('watchVault', () => {
     await rename(tmp, join(root, 'profile/user.md'));
     await until(() => paths(vault, 'coffee').includes('profile/user.md'));
     expect(paths(vault, 'tea')).toEqual([]);
-    expect([...vault.index.notes.keys()]).toEqual(['profile/user.md']);
+    expect(vault.paths()).toEqual(['profile/user.md']);
     expect(changes).toEqual([{ path: 'profile/user.md', kind: 'changed' }]);
   });
 
@@ -110,13 +109,17 @@ describe('watchVault', () => {
     await mkdir(join(root, 'insights'));
     await writeFile(join(root, 'insights/list.txt'), 'zebra\n');
     await writeFile(join(root, 'insights/zebra.md'), '# Zebra\nzebra\n');
-    await until(() => vault.index.notes.has('insights/zebra.md'));
-    expect([...vault.index.notes.keys()]).toEqual(['insights/zebra.md']);
+    await until(() => vault.paths().includes('insights/zebra.md'));
+    expect(vault.paths()).toEqual(['insights/zebra.md']);
   });
 
   it('indexes a burst of 500 files with far fewer refreshes than files', async () => {
     const { root, vault } = await start({});
-    const refresh = vi.spyOn(vault, 'refreshPaths');
+    // The watcher applies each batch with one call of this private step.
+    const refresh = vi.spyOn(
+      vault as unknown as { applyChanges: (paths: string[]) => Promise<unknown> },
+      'applyChanges',
+    );
     await mkdir(join(root, 'insights/burst'), { recursive: true });
     const started = Date.now();
     await Promise.all(
@@ -124,7 +127,7 @@ describe('watchVault', () => {
         writeFile(join(root, `insights/burst/n${i}.md`), `# Note ${i}\nmarker${i} quokka\n`),
       ),
     );
-    await until(() => vault.index.notes.size === 500, 20_000);
+    await until(() => vault.noteCount === 500, 20_000);
     console.info(
       `watcher: 500 files indexed in ${Date.now() - started} ms with ${refresh.mock.calls.length} refreshes`,
     );
@@ -148,7 +151,7 @@ describe('watchVault', () => {
   it('saves the cache on close', async () => {
     const { root, vault, watcher } = await start({ 'insights/a.md': '# A\n' }, { quietMs: 60_000 });
     await writeFile(join(root, 'insights/b.md'), '# B\n');
-    await until(() => vault.index.notes.has('insights/b.md'));
+    await until(() => vault.paths().includes('insights/b.md'));
     await watcher.close();
     const reopened = await openVault({ path: root });
     expect(reopened.lastRefresh).toMatchObject({ added: 0, changed: 0, removed: 0, unchanged: 2 });
@@ -175,29 +178,6 @@ describe('watchVault', () => {
   it('says it is idle when no refresh is running', async () => {
     const { watcher } = await start({});
     expect(await watcher.whenIdle(0)).toBe(true);
-  });
-
-  it('runs exclusive work one task at a time, in order', async () => {
-    const { watcher } = await start({});
-    const order: string[] = [];
-    let release = () => {};
-    const first = watcher.exclusive(
-      () =>
-        new Promise<void>((resolve) => {
-          order.push('first start');
-          release = () => {
-            order.push('first end');
-            resolve();
-          };
-        }),
-    );
-    const second = watcher.exclusive(async () => {
-      order.push('second');
-    });
-    await until(() => order.length === 1);
-    release();
-    await Promise.all([first, second]);
-    expect(order).toEqual(['first start', 'first end', 'second']);
   });
 });
 

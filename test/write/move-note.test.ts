@@ -5,7 +5,7 @@ import { openVault } from '../../src/api/open-vault.js';
 import { MemError } from '../../src/core/errors.js';
 import { moveNote } from '../../src/write/move-note.js';
 import { git, gitInit } from '../helpers/git.js';
-import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
+import { cleanupVaults, indexOf, makeVault } from '../helpers/make-vault.js';
 
 /** Every file of the vault (except .git and .mem) with its text, for "nothing changed" checks. */
 async function snapshot(root: string): Promise<Record<string, string>> {
@@ -126,7 +126,7 @@ describe('moveNote', () => {
     });
     // The index of the open vault was refreshed as well.
     expect(vault.backlinks('notes/New Note').length).toBe(14);
-    expect(vault.index.notes.has('folder/Old Name.md')).toBe(false);
+    expect(vault.paths().includes('folder/Old Name.md')).toBe(false);
   });
 
   it('keeps percent-encoded and literal non-ASCII names, link titles, Markdown embeds and the .md-less form', async () => {
@@ -249,9 +249,10 @@ describe('moveNote', () => {
     });
     await gitInit(root);
     const vault = await openVault({ path: root, cache: false });
+    const index = await indexOf(root);
     const before = await snapshot(root);
 
-    const moving = moveNote(root, vault.config, vault.index, 'Old.md', 'New.md', {
+    const moving = moveNote(root, vault.config, index, 'Old.md', 'New.md', {
       beforeWrite: () => writeFile(join(root, 'b.md'), 'two [[Old]] and a hand edit\n'),
     });
 

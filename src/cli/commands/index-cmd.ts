@@ -14,7 +14,7 @@ export function indexCommand(program: Command, io: CliIO): void {
       // `mem index` is asked to bring the cache up to date, however little is stale.
       if (vault.unsavedChanges > 0) await vault.save();
       const stats = {
-        notes: vault.index.notes.size,
+        notes: vault.noteCount,
         ...vault.lastRefresh,
         ms: Math.round(performance.now() - started),
       };

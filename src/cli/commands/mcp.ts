@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { watchVault } from '../../index.js';
 import { serveMcp } from '../../serve/mcp.js';
 import { openFromCli } from '../context.js';
 import type { CliIO } from '../io.js';
@@ -14,11 +13,10 @@ export function mcpCommand(program: Command, io: CliIO): void {
     .action(async (_options: unknown, command: Command) => {
       // stdout carries the protocol: every notice goes to stderr.
       const vault = await openFromCli(command, io);
-      const watcher = watchVault(vault, { onError: (error) => io.stderr(`mem: ${errorText(error)}\n`) });
-      await watcher.ready;
-      const server = await serveMcp({ vault, watcher });
+      await vault.watch({ onError: (error) => io.stderr(`mem: ${errorText(error)}\n`) });
+      const server = await serveMcp(vault);
       await Promise.race([server.closed, waitForStop()]);
       await server.close();
-      await watcher.close();
+      await vault.close();
     });
 }

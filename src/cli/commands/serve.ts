@@ -1,6 +1,5 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { watchVault } from '../../index.js';
 import { serveHttp } from '../../serve/http.js';
 import { singleVault, VaultPool, type VaultSource } from '../../serve/vault-pool.js';
 import { openFromCli } from '../context.js';
@@ -53,10 +52,9 @@ export function serveCommand(program: Command, io: CliIO): void {
         what = `vaults under ${dir}`;
       } else {
         const vault = await openFromCli(command, io);
-        const watcher = watchVault(vault, { onError });
-        await watcher.ready;
-        source = singleVault({ vault, watcher });
-        what = `${vault.root} (${vault.index.notes.size} notes)`;
+        await vault.watch({ onError });
+        source = singleVault(vault);
+        what = `${vault.root} (${vault.noteCount} notes)`;
       }
       let server: Awaited<ReturnType<typeof serveHttp>>;
       try {

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { watchVault } from '../../index.js';
 import { openFromCli } from '../context.js';
 import type { CliIO } from '../io.js';
 
@@ -29,13 +28,12 @@ export function watchCommand(program: Command, io: CliIO): void {
       const print = options.json
         ? (change: { kind: string; path: string }) => io.stdout(`${JSON.stringify(change)}\n`)
         : (change: { kind: string; path: string }) => io.stdout(`${change.kind} ${change.path}\n`);
-      const watcher = watchVault(vault, {
+      await vault.watch({
         onChange: options.quiet ? undefined : print,
         onError: (error) => io.stderr(`mem: ${errorText(error)}\n`),
       });
-      await watcher.ready;
-      io.stderr(`mem: watching ${vault.root} (${vault.index.notes.size} notes); Ctrl-C to stop\n`);
+      io.stderr(`mem: watching ${vault.root} (${vault.noteCount} notes); Ctrl-C to stop\n`);
       await waitForStop();
-      await watcher.close();
+      await vault.close();
     });
 }
