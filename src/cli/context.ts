@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { openVault, type Vault } from '../api/open-vault.js';
+import { openVault, type Vault } from '../index.js';
 import type { CliIO } from './io.js';
 
 export interface GlobalOptions {

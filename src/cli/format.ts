@@ -1,6 +1,4 @@
-import type { Edge, Note } from '../core/types.js';
-import type { DoctorReport } from '../indexing/doctor.js';
-import type { RecallHit } from '../recall/recall.js';
+import type { DoctorReport, Edge, Note, RecallHit } from '../index.js';
 
 function when(hit: { date?: string; time?: string; speaker?: string }): string {
   return [hit.date && hit.time ? `${hit.date} ${hit.time}` : hit.date, hit.speaker]

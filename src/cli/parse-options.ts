@@ -1,4 +1,4 @@
-import { MemError } from '../core/errors.js';
+import { MemError } from '../index.js';
 
 export function parsePositiveInt(value: string, name: string): number {
   const n = Number(value);

@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { MemError } from '../core/errors.js';
+import { MemError } from '../index.js';
 import { compileCommand } from './commands/compile.js';
 import { forgetCommand } from './commands/forget.js';
 import { historyCommands } from './commands/history.js';

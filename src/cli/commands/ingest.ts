@@ -1,8 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { MemError } from '../../core/errors.js';
-import { decodeTranscript } from '../../write/parse-transcript.js';
+import { decodeTranscript, MemError } from '../../index.js';
 import { openFromCli, printJson } from '../context.js';
 import type { CliIO } from '../io.js';
 import { parseNow } from '../parse-options.js';

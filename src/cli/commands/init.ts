@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { initVault } from '../../write/init-vault.js';
+import { initVault } from '../../index.js';
 import { printJson } from '../context.js';
 import type { CliIO } from '../io.js';
 

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import type { WriteCommit } from '../../git/commit-write.js';
-import { parseAssignment } from '../../write/update-note.js';
+import { parseAssignment, type WriteCommit } from '../../index.js';
 import { openFromCli, printJson } from '../context.js';
 import type { CliIO } from '../io.js';
 

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { ReflectResult } from '../../reflect/reflect.js';
+import type { ReflectResult } from '../../index.js';
 import { openFromCli, printJson } from '../context.js';
 import type { CliIO } from '../io.js';
 import { lineDiff } from '../line-diff.js';
