@@ -75,7 +75,7 @@ export class Vault {
   private readonly stale = new Set<string>();
   /** The end of the write queue */
   private tail: Promise<void> = Promise.resolve();
-  private watcher: VaultWatcher | undefined;
+  private watcher: Promise<VaultWatcher> | undefined;
 
   private constructor(root: string, config: MemConfig, index: VaultIndex, useCache: boolean) {
     this.root = root;
@@ -192,8 +192,9 @@ export class Vault {
         options,
       );
     }
-    await this.watcher.ready;
-    return this.watcher;
+    const watcher = await this.watcher;
+    await watcher.ready;
+    return watcher;
   }
 
   /** Re-reads paths a watcher reported and says which notes appeared, changed or went. */
@@ -216,14 +217,14 @@ export class Vault {
    * one still runs after `timeoutMs` (a read may then answer from a partly updated index).
    */
   whenIdle(timeoutMs: number): Promise<boolean> {
-    return this.watcher ? this.watcher.whenIdle(timeoutMs) : Promise.resolve(true);
+    return this.watcher ? this.watcher.then((watcher) => watcher.whenIdle(timeoutMs)) : Promise.resolve(true);
   }
 
   /** Stops the watcher, lets queued writes finish, and saves the cache when anything is unsaved. */
   async close(): Promise<void> {
     const watcher = this.watcher;
     this.watcher = undefined;
-    if (watcher) await watcher.close();
+    if (watcher) await (await watcher).close();
     await this.exclusive(async () => {
       if (this.stale.size > 0) await this.saveNow();
     });

@@ -1,4 +1,4 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type { MemConfig } from '../core/config.js';
 import { MemError } from '../core/errors.js';
 
@@ -35,18 +35,24 @@ export function createLlm(config: MemConfig, env: NodeJS.ProcessEnv, options: Ll
       `no model configured: set ${config.llm.apiKeyEnv} for OpenAI, or llm.baseURL in mem.config.json (e.g. http://127.0.0.1:11434/v1 for Ollama)`,
     );
   }
-  const client = new OpenAI({
-    apiKey: apiKey ?? 'not-needed',
-    baseURL,
-    timeout: options.timeoutMs ?? config.llm.timeoutMs,
-    maxRetries: 1,
-  });
+  // `openai` is loaded on the first call: a command that never reflects never pays for it.
+  let client: OpenAI | undefined;
+  const connect = async (): Promise<OpenAI> => {
+    const { default: OpenAIClient } = await import('openai');
+    client ??= new OpenAIClient({
+      apiKey: apiKey ?? 'not-needed',
+      baseURL,
+      timeout: options.timeoutMs ?? config.llm.timeoutMs,
+      maxRetries: 1,
+    });
+    return client;
+  };
   return {
     model,
     async completeJson(system, user) {
       let content: string | null | undefined;
       try {
-        const response = await client.chat.completions.create({
+        const response = await (await connect()).chat.completions.create({
           model,
           temperature: 0.2,
           response_format: { type: 'json_object' },

@@ -1,5 +1,4 @@
 import { isAbsolute, join, relative, sep } from 'node:path';
-import { watch } from 'chokidar';
 import { isIgnoredPath, isNotePath, readVault } from './read-vault.js';
 
 /** One change the index has taken in. */
@@ -64,7 +63,9 @@ function toVaultPath(root: string, path: string): string {
  * applied with one `refreshPaths` call, so a `git checkout` of hundreds of files is a few
  * refreshes rather than hundreds; a rename arrives as unlink + add and needs nothing special.
  */
-export function watchVault(vault: WatchTarget, options: WatchVaultOptions = {}): VaultWatcher {
+export async function watchVault(vault: WatchTarget, options: WatchVaultOptions = {}): Promise<VaultWatcher> {
+  // Loaded here, not at the top: a command that only reads never starts a watcher.
+  const { watch } = await import('chokidar');
   const debounceMs = options.debounceMs ?? 100;
   const maxWaitMs = options.maxWaitMs ?? 1000;
   const quietMs = options.quietMs ?? 2000;
