@@ -1,14 +1,20 @@
 import type { Command } from 'commander';
-import { openVault, type Vault } from '../index.js';
+import type { Vault } from '../index.js';
 import type { CliIO } from './io.js';
+import { library } from './library.js';
 
 export interface GlobalOptions {
   vault?: string;
 }
 
 /** Opens the vault named by `--vault`, `MEM_VAULT` or the folders above the working directory. */
-export function openFromCli(command: Command, io: CliIO, extra: { rebuild?: boolean } = {}): Promise<Vault> {
+export async function openFromCli(
+  command: Command,
+  io: CliIO,
+  extra: { rebuild?: boolean } = {},
+): Promise<Vault> {
   const globals = command.optsWithGlobals() as GlobalOptions;
+  const { openVault } = await library();
   return openVault({
     path: globals.vault,
     cwd: io.cwd,

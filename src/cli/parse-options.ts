@@ -1,4 +1,4 @@
-import { MemError } from '../index.js';
+import { MemError } from '../core/errors.js';
 
 export function parsePositiveInt(value: string, name: string): number {
   const n = Number(value);

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
-import { MemError } from '../index.js';
+import { MemError } from '../core/errors.js';
+import { VERSION } from '../core/version.js';
 import { compileCommand } from './commands/compile.js';
 import { forgetCommand } from './commands/forget.js';
 import { historyCommands } from './commands/history.js';
@@ -20,6 +21,7 @@ import { type CliIO, processIO } from './io.js';
 export function buildProgram(io: CliIO): Command {
   const program = new Command('mem')
     .description('memvault: long-term memory for LLM agents, kept as Markdown notes')
+    .version(VERSION, '-V, --version', 'print the version')
     .option(
       '--vault <dir>',
       'the vault folder (default: MEM_VAULT, else the nearest folder with mem.config.json)',

@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import * as z from 'zod/v4';
+import { VERSION } from '../core/version.js';
 import { MemError, type Vault } from '../index.js';
 import { notePathOf } from './routes.js';
 
@@ -11,10 +11,6 @@ export interface McpOptions {
 }
 
 type ToolResult = { content: { type: 'text'; text: string }[]; isError?: boolean };
-
-const VERSION = (
-  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
-).version;
 
 function parseNow(value: string | undefined): Date | undefined {
   if (value === undefined) return undefined;

@@ -1,7 +1,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { type CompileOptions, type CompileResult, MemError } from '../../index.js';
+import { MemError } from '../../core/errors.js';
+import type { CompileOptions, CompileResult } from '../../index.js';
 import { openFromCli, printJson } from '../context.js';
 import type { CliIO } from '../io.js';
 import { parseDayRange, parseNow, parsePositiveInt } from '../parse-options.js';

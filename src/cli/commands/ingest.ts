@@ -1,9 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { decodeTranscript, MemError } from '../../index.js';
+import { MemError } from '../../core/errors.js';
 import { openFromCli, printJson } from '../context.js';
 import type { CliIO } from '../io.js';
+import { library } from '../library.js';
 import { parseNow } from '../parse-options.js';
 
 function progressBar(done: number, total: number): string {
@@ -31,6 +32,7 @@ export function ingestCommand(program: Command, io: CliIO): void {
         const bytes = await readFile(resolve(io.cwd, file)).catch((error: NodeJS.ErrnoException) => {
           throw new MemError('NOT_FOUND', `cannot read ${file}: ${error.code ?? error.message}`);
         });
+        const { decodeTranscript } = await library();
         const text = decodeTranscript(bytes, file);
         const vault = await openFromCli(command, io);
         const showProgress = io.isTTY && !options.json;

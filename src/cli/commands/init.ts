@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { initVault } from '../../index.js';
 import { printJson } from '../context.js';
 import type { CliIO } from '../io.js';
+import { library } from '../library.js';
 
 export function initCommand(program: Command, io: CliIO): void {
   program
@@ -12,6 +12,7 @@ export function initCommand(program: Command, io: CliIO): void {
     .option('--no-git', 'do not create a git repository')
     .option('--json', 'machine-readable output')
     .action(async (dir: string, options: { git: boolean; json?: boolean }) => {
+      const { initVault } = await library();
       const result = await initVault(resolve(io.cwd, dir), { git: options.git });
       if (options.json) printJson(io, result);
       else {

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { serveMcp } from '../../serve/mcp.js';
 import { openFromCli } from '../context.js';
 import type { CliIO } from '../io.js';
 import { errorText, waitForStop } from './watch.js';
@@ -14,6 +13,7 @@ export function mcpCommand(program: Command, io: CliIO): void {
       // stdout carries the protocol: every notice goes to stderr.
       const vault = await openFromCli(command, io);
       await vault.watch({ onError: (error) => io.stderr(`mem: ${errorText(error)}\n`) });
+      const { serveMcp } = await import('../../serve/mcp.js');
       const server = await serveMcp(vault);
       await Promise.race([server.closed, waitForStop()]);
       await server.close();

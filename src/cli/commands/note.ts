@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
-import { parseAssignment, type WriteCommit } from '../../index.js';
+import type { WriteCommit } from '../../index.js';
 import { openFromCli, printJson } from '../context.js';
 import type { CliIO } from '../io.js';
+import { library } from '../library.js';
 
 interface NoteNewOptions {
   title?: string;
@@ -18,7 +19,8 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-function assignments(texts: string[]): Record<string, unknown> {
+async function assignments(texts: string[]): Promise<Record<string, unknown>> {
+  const { parseAssignment } = await library();
   return Object.fromEntries(texts.map(parseAssignment));
 }
 
@@ -47,7 +49,7 @@ export function noteWriteCommands(program: Command, io: CliIO): void {
     )
     .option('--json', 'machine-readable output')
     .action(async (path: string, options: NoteNewOptions, command: Command) => {
-      const set = assignments(options.set);
+      const set = await assignments(options.set);
       const vault = await openFromCli(command, io);
       const result = await vault.createNote({ path, title: options.title, set });
       if (options.json) printJson(io, result);
@@ -63,7 +65,7 @@ export function noteWriteCommands(program: Command, io: CliIO): void {
     .option('--unset <key>', 'delete a key; repeatable', collect, [])
     .option('--json', 'machine-readable output')
     .action(async (ref: string, texts: string[], options: NoteSetOptions, command: Command) => {
-      const set = assignments(texts);
+      const set = await assignments(texts);
       const vault = await openFromCli(command, io);
       const result = await vault.updateNote(ref, { set, unset: options.unset });
       if (options.json) printJson(io, result);

@@ -1,7 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { LAYERS, type Layer, MemError, type RecallOptions } from '../../index.js';
+import { MemError } from '../../core/errors.js';
+import { LAYERS, type Layer } from '../../core/types.js';
+import type { RecallOptions } from '../../index.js';
 import { openFromCli, printJson } from '../context.js';
 import { formatHits } from '../format.js';
 import type { CliIO } from '../io.js';

@@ -1,7 +1,6 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { serveHttp } from '../../serve/http.js';
-import { singleVault, VaultPool, type VaultSource } from '../../serve/vault-pool.js';
+import type { VaultSource } from '../../serve/vault-pool.js';
 import { openFromCli } from '../context.js';
 import type { CliIO } from '../io.js';
 import { parsePositiveInt } from '../parse-options.js';
@@ -37,6 +36,11 @@ export function serveCommand(program: Command, io: CliIO): void {
     )
     .action(async (options: ServeCliOptions, command: Command) => {
       const onError = (error: unknown) => io.stderr(`mem: ${errorText(error)}\n`);
+      // The server's modules load only for `mem serve`, not for every command.
+      const [{ serveHttp }, { singleVault, VaultPool }] = await Promise.all([
+        import('../../serve/http.js'),
+        import('../../serve/vault-pool.js'),
+      ]);
       const port = options.port === '0' ? 0 : parsePositiveInt(options.port, '--port');
       const token = options.token ?? io.env['MEM_TOKEN'];
       let source: VaultSource;
