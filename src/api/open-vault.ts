@@ -1,5 +1,7 @@
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { type CompileOptions, type CompileResult, compile } from '../compile/compile.js';
-import { loadConfig, type MemConfig } from '../core/config.js';
+import { CONFIG_FILE, loadConfig, type MemConfig } from '../core/config.js';
 import { MemError } from '../core/errors.js';
 import type { Edge, Note } from '../core/types.js';
 import type { HistoryEntry } from '../git/git-history.js';
@@ -45,6 +47,8 @@ export interface OpenVaultOptions {
   rebuild?: boolean;
   /** Receives one-line notices such as "rebuilding the index cache" */
   onNotice?: (message: string) => void;
+  /** Refuse a folder without `mem.config.json` instead of reading it as it is (default: false) */
+  requireConfig?: boolean;
 }
 
 export interface RecallResult {
@@ -67,6 +71,12 @@ const noop = () => undefined;
 export class Vault {
   readonly root: string;
   readonly config: MemConfig;
+  /**
+   * The folder holds `mem.config.json` (made by `mem init`). A folder without it can be read, with
+   * no cache left behind in it, but not written: a mistyped `--vault` must not turn a home folder
+   * or a temp folder into a vault.
+   */
+  readonly initialized: boolean;
   /** What the last refresh changed */
   lastRefresh: RefreshStats = { added: 0, changed: 0, removed: 0, unchanged: 0, touched: 0 };
   private index: VaultIndex;
@@ -77,9 +87,16 @@ export class Vault {
   private tail: Promise<void> = Promise.resolve();
   private watcher: Promise<VaultWatcher> | undefined;
 
-  private constructor(root: string, config: MemConfig, index: VaultIndex, useCache: boolean) {
+  private constructor(
+    root: string,
+    config: MemConfig,
+    initialized: boolean,
+    index: VaultIndex,
+    useCache: boolean,
+  ) {
     this.root = root;
     this.config = config;
+    this.initialized = initialized;
     this.index = index;
     this.useCache = useCache;
   }
@@ -87,14 +104,19 @@ export class Vault {
   static async open(options: OpenVaultOptions = {}): Promise<Vault> {
     const root = await findVault(options.path, options.cwd, options.env);
     const config = await loadConfig(root);
-    const useCache = options.cache ?? true;
+    const initialized = await stat(join(root, CONFIG_FILE)).then(
+      () => true,
+      () => false,
+    );
+    if (!initialized && options.requireConfig) throw notAVault(root);
+    const useCache = (options.cache ?? true) && initialized;
     let index = new VaultIndex();
     if (useCache && !options.rebuild) {
       const cached = await loadIndexCache(root);
       if (cached.status === 'loaded') index = cached.index;
       else if (cached.status !== 'missing') options.onNotice?.(`mem: ${cached.reason}; rebuilding it`);
     }
-    const vault = new Vault(root, config, index, useCache);
+    const vault = new Vault(root, config, initialized, index, useCache);
     await vault.refresh();
     return vault;
   }
@@ -104,6 +126,12 @@ export class Vault {
     const run = this.tail.then(fn);
     this.tail = run.then(noop, noop);
     return run;
+  }
+
+  /** Runs a write on the queue, once the folder is known to be a vault. */
+  private writing<T>(fn: () => Promise<T>): Promise<T> {
+    if (!this.initialized) return Promise.reject(notAVault(this.root));
+    return this.exclusive(fn);
   }
 
   /** Notes indexed now */
@@ -248,7 +276,7 @@ export class Vault {
 
   /** Appends one entry to today's (or `at`'s) episode note, commits it, and indexes it at once. */
   remember(input: RememberInput): Promise<RememberResult> {
-    return this.exclusive(async () => {
+    return this.writing(async () => {
       const result = await remember(this.root, this.config, input);
       await this.refreshPathsNow([result.path]);
       return result;
@@ -257,7 +285,7 @@ export class Vault {
 
   /** Creates a note with `id`, `title`, `created`, `updated` and the given keys; refuses an existing one. */
   createNote(input: CreateNoteInput): Promise<NoteWriteResult> {
-    return this.exclusive(async () => {
+    return this.writing(async () => {
       const result = await createNote(this.root, this.config, input);
       await this.refreshPathsNow([result.path]);
       return result;
@@ -266,7 +294,7 @@ export class Vault {
 
   /** Sets or deletes frontmatter keys of a note, keeping every other byte; CONFLICT on a hand edit. */
   updateNote(ref: string, input: UpdateNoteInput): Promise<NoteWriteResult> {
-    return this.exclusive(async () => {
+    return this.writing(async () => {
       const result = await updateNote(this.root, this.config, this.note(ref).path, input);
       await this.refreshPathsNow([result.path]);
       return result;
@@ -275,7 +303,7 @@ export class Vault {
 
   /** Renames a note and rewrites every link to it, keeping each link's style; one commit. */
   move(ref: string, to: string): Promise<MoveResult> {
-    return this.exclusive(async () => {
+    return this.writing(async () => {
       const result = await moveNote(this.root, this.config, this.index, this.note(ref).path, to);
       await this.refreshPathsNow(result.paths);
       return result;
@@ -284,7 +312,7 @@ export class Vault {
 
   /** Moves a note to `archive/` with `status: archived`, or with `hard` deletes it (git only). */
   forget(ref: string, options: ForgetOptions = {}): Promise<ForgetResult> {
-    return this.exclusive(async () => {
+    return this.writing(async () => {
       const result = await forgetNote(this.root, this.config, this.index, this.note(ref).path, options);
       await this.refreshPathsNow(result.paths);
       return result;
@@ -304,7 +332,7 @@ export class Vault {
 
   /** Reverts mem's last commit when its files are unchanged since, and re-indexes them. */
   undo(): Promise<UndoResult> {
-    return this.exclusive(async () => {
+    return this.writing(async () => {
       const result = await undoLastMemCommit(this.root);
       await this.refreshPathsNow(result.paths);
       return result;
@@ -318,7 +346,7 @@ export class Vault {
 
   /** Imports a chat transcript (JSON messages, JSONL or `Speaker: text` lines) into daily episodes. */
   ingest(text: string, options: IngestOptions): Promise<IngestResult> {
-    return this.exclusive(async () => {
+    return this.writing(async () => {
       const result = await ingest(this.root, this.config, text, options);
       await this.refreshPathsNow(result.paths);
       return result;
@@ -334,6 +362,7 @@ export class Vault {
   async reflect(
     options: ReflectOptions & { llm?: Llm; llmOptions?: LlmOptions; env?: NodeJS.ProcessEnv } = {},
   ): Promise<ReflectResult> {
+    if (!options.dryRun && !this.initialized) throw notAVault(this.root);
     await this.refresh();
     const llm = options.llm ?? createLlm(this.config, options.env ?? process.env, options.llmOptions);
     const result = await reflect(this.root, this.config, this.index, llm, options);
@@ -371,6 +400,13 @@ export class Vault {
   doctor(): DoctorReport {
     return diagnose(this.index);
   }
+}
+
+function notAVault(root: string): MemError {
+  return new MemError(
+    'NO_VAULT',
+    `${root} is not a vault (no ${CONFIG_FILE}); run \`mem init ${root}\` to make it one. Reading works without it, writing and indexing do not`,
+  );
 }
 
 export function openVault(options: OpenVaultOptions = {}): Promise<Vault> {

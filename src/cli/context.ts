@@ -11,7 +11,7 @@ export interface GlobalOptions {
 export async function openFromCli(
   command: Command,
   io: CliIO,
-  extra: { rebuild?: boolean } = {},
+  extra: { rebuild?: boolean; requireConfig?: boolean } = {},
 ): Promise<Vault> {
   const globals = command.optsWithGlobals() as GlobalOptions;
   const { openVault } = await library();
@@ -20,6 +20,7 @@ export async function openFromCli(
     cwd: io.cwd,
     env: io.env,
     rebuild: extra.rebuild,
+    requireConfig: extra.requireConfig,
     onNotice: (message) => io.stderr(`${message}\n`),
   });
 }

@@ -1,10 +1,11 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openVault } from '../../src/api/open-vault.js';
 import { MemError } from '../../src/core/errors.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
+import { mem } from '../helpers/run-cli.js';
 
 const empties: string[] = [];
 
@@ -158,5 +159,29 @@ describe('the Vault write queue', () => {
     expect(vault.unsavedChanges).toBe(0);
     const reopened = await openVault({ path: root });
     expect(reopened.lastRefresh).toMatchObject({ added: 0, changed: 0, unchanged: 2 });
+  });
+});
+
+describe('a folder that is not a vault', () => {
+  it('is read as it is, leaves no cache behind, and refuses writes with a hint to run mem init', async () => {
+    const dir = await emptyDir();
+    await writeFile(join(dir, 'notes.md'), '# Notes\nThe kettle is blue.\n');
+    const vault = await openVault({ path: dir });
+    expect(vault.initialized).toBe(false);
+    expect(vault.recall('kettle').hits.map((h) => h.path)).toEqual(['notes.md']);
+    const refused = `${dir} is not a vault (no mem.config.json); run \`mem init ${dir}\` to make it one. Reading works without it, writing and indexing do not`;
+    await expect(vault.remember({ text: 'hello' })).rejects.toThrow(new MemError('NO_VAULT', refused));
+    await expect(vault.createNote({ path: 'insights/x' })).rejects.toThrow(refused);
+    await vault.close();
+    expect(await readdir(dir)).toEqual(['notes.md']);
+  });
+
+  it('mem index refuses it (exit 1, the hint), instead of crawling it and leaving .mem/ there', async () => {
+    const dir = await emptyDir();
+    await writeFile(join(dir, 'notes.md'), '# Notes\n');
+    const run = await mem(['--vault', dir, 'index']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('is not a vault (no mem.config.json); run `mem init');
+    expect(await readdir(dir)).toEqual(['notes.md']);
   });
 });

@@ -10,7 +10,8 @@ export function indexCommand(program: Command, io: CliIO): void {
     .option('--json', 'machine-readable output')
     .action(async (options: { rebuild?: boolean; json?: boolean }, command: Command) => {
       const started = performance.now();
-      const vault = await openFromCli(command, io, { rebuild: options.rebuild });
+      // Indexing writes a cache into the folder: only into a vault made by `mem init`.
+      const vault = await openFromCli(command, io, { rebuild: options.rebuild, requireConfig: true });
       // `mem index` is asked to bring the cache up to date, however little is stale.
       if (vault.unsavedChanges > 0) await vault.save();
       const stats = {
