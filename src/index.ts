@@ -1,5 +1,12 @@
 /** The public API of memvault. The CLI and the servers use only what is exported here. */
 
+export type {
+  CommitMode,
+  ExchangeInput,
+  ExchangeResult,
+  ExchangeWriterOptions,
+  WriterHealth,
+} from './api/exchange-writer.js';
 export type { RecallResult } from './api/open-vault.js';
 export { type OpenVaultOptions, openVault, Vault } from './api/open-vault.js';
 export type { CompiledItem, CompiledSection, CompileOptions, CompileResult } from './compile/compile.js';

@@ -4,10 +4,11 @@ import { type CompileOptions, type CompileResult, compile } from '../compile/com
 import { CONFIG_FILE, loadConfig, type MemConfig } from '../core/config.js';
 import { MemError } from '../core/errors.js';
 import type { Edge, Note } from '../core/types.js';
+import { commitWrite } from '../git/commit-write.js';
 import type { HistoryEntry } from '../git/git-history.js';
 import { noteHistory, type UndoResult, undoLastMemCommit, vaultDiff } from '../git/vault-git.js';
 import { type DoctorReport, diagnose } from '../indexing/doctor.js';
-import { loadIndexCache, saveIndexCache } from '../indexing/index-cache.js';
+import { CACHE_DIR, loadIndexCache, saveIndexCache } from '../indexing/index-cache.js';
 import { type RefreshStats, refreshIndex, refreshPaths } from '../indexing/refresh-index.js';
 import { VaultIndex } from '../indexing/vault-index.js';
 import { type AppliedRange, chooseRange } from '../recall/choose-range.js';
@@ -25,7 +26,7 @@ import {
 import { type ForgetOptions, type ForgetResult, forgetNote } from '../write/forget-note.js';
 import { type IngestOptions, type IngestResult, ingest } from '../write/ingest.js';
 import { type MoveResult, moveNote } from '../write/move-note.js';
-import { type RememberInput, type RememberResult, remember } from '../write/remember.js';
+import { isRemembered, type RememberInput, type RememberResult, remember } from '../write/remember.js';
 import {
   type CreateNoteInput,
   createNote,
@@ -33,6 +34,13 @@ import {
   type UpdateNoteInput,
   updateNote,
 } from '../write/update-note.js';
+import {
+  type ExchangeInput,
+  type ExchangeResult,
+  ExchangeWriter,
+  type ExchangeWriterOptions,
+  type WriterHealth,
+} from './exchange-writer.js';
 
 export interface OpenVaultOptions {
   /** The vault folder; else `MEM_VAULT`, else the nearest folder upward from `cwd` with `mem.config.json` */
@@ -86,6 +94,7 @@ export class Vault {
   /** The end of the write queue */
   private tail: Promise<void> = Promise.resolve();
   private watcher: Promise<VaultWatcher> | undefined;
+  private writer: Promise<ExchangeWriter> | undefined;
 
   private constructor(
     root: string,
@@ -248,8 +257,47 @@ export class Vault {
     return this.watcher ? this.watcher.then((watcher) => watcher.whenIdle(timeoutMs)) : Promise.resolve(true);
   }
 
+  /**
+   * Starts the chat write path (see `addExchange`): opens the add journal in `.mem/` and writes
+   * and commits what an earlier process accepted but did not finish. One per vault; a second
+   * call returns the first.
+   */
+  startExchanges(options: ExchangeWriterOptions = {}): Promise<ExchangeWriter> {
+    if (!this.initialized) return Promise.reject(notAVault(this.root));
+    this.writer ??= ExchangeWriter.start(
+      {
+        remember: (input) => this.remember(input),
+        isRemembered: (input) => isRemembered(this.root, this.config, input),
+        commit: (paths, message) => this.writing(() => commitWrite(this.root, this.config, paths, message)),
+      },
+      join(this.root, CACHE_DIR, 'adds.jsonl'),
+      options,
+    );
+    return this.writer;
+  }
+
+  /**
+   * Keeps one chat exchange: journaled before this resolves (so it survives a kill), written and
+   * searchable at once, and committed to git in the background with whatever else was written in
+   * the same burst. `commit` chooses the sides kept: `exchange`, `user` or `none`.
+   */
+  async addExchange(input: ExchangeInput): Promise<ExchangeResult> {
+    const writer = await this.startExchanges();
+    return writer.add(input, 'exchange');
+  }
+
+  /** The chat write path's state: adds waiting for a write or a commit, and the last failure */
+  writerHealth(): Promise<WriterHealth> {
+    return this.writer
+      ? this.writer.then((writer) => writer.health())
+      : Promise.resolve({ queued: 0, uncommitted: 0 });
+  }
+
   /** Stops the watcher, lets queued writes finish, and saves the cache when anything is unsaved. */
   async close(): Promise<void> {
+    const writer = this.writer;
+    this.writer = undefined;
+    if (writer) await (await writer).close();
     const watcher = this.watcher;
     this.watcher = undefined;
     if (watcher) await (await watcher).close();

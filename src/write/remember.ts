@@ -26,6 +26,11 @@ export interface RememberInput {
   at?: Date;
   /** Keep text that looks like a secret (default: false, secrets are redacted) */
   noRedact?: boolean;
+  /**
+   * Commit the daily note now (default: true). A caller that writes many entries in a row (a chat
+   * server) passes false and commits them together afterwards.
+   */
+  commit?: boolean;
 }
 
 export interface RememberResult extends WriteCommit {
@@ -102,12 +107,11 @@ export async function appendToDay(
   return { path: rel, ids };
 }
 
-/** Appends one entry to the day's episode note and commits it. */
-export async function remember(
-  root: string,
+/** The day and the entry `remember` would write for `input` (secrets redacted, times zoned). */
+function entryOf(
   config: MemConfig,
   input: RememberInput,
-): Promise<RememberResult> {
+): { date: string; entry: DayEntry; redacted: number } {
   if (typeof input.text !== 'string' || input.text.trim() === '') {
     throw new MemError('INVALID_INPUT', 'nothing to remember: the text is empty');
   }
@@ -120,19 +124,42 @@ export async function remember(
   const { text, redactions } = input.noRedact
     ? { text: input.text, redactions: [] }
     : redactSecrets(input.text);
-  const date = dayOf(at, config.timezone);
-  const { path, ids } = await appendToDay(root, date, [
-    {
-      text,
-      time: zonedTime(at, config.timezone),
-      speaker: speakerName(config, input.speaker),
-      kind: input.kind,
-      tags: input.tags,
-      importance: input.importance,
-    },
-  ]);
+  const entry: DayEntry = {
+    text,
+    time: zonedTime(at, config.timezone),
+    speaker: speakerName(config, input.speaker),
+    kind: input.kind,
+    tags: input.tags,
+    importance: input.importance,
+  };
+  return { date: dayOf(at, config.timezone), entry, redacted: redactions.length };
+}
+
+/** Appends one entry to the day's episode note and, unless `commit` is false, commits it. */
+export async function remember(
+  root: string,
+  config: MemConfig,
+  input: RememberInput,
+): Promise<RememberResult> {
+  const { date, entry, redacted } = entryOf(config, input);
+  const { path, ids } = await appendToDay(root, date, [entry]);
   const blockId = ids[0] ?? '';
   const link = `[[${date}#^${blockId}]]`;
-  const commit = await commitWrite(root, config, [path], `mem: remember ${date}#^${blockId}`);
-  return { path, blockId, link, redacted: redactions.length, ...commit };
+  const commit =
+    input.commit === false
+      ? { committed: false, reason: 'deferred' }
+      : await commitWrite(root, config, [path], `mem: remember ${date}#^${blockId}`);
+  return { path, blockId, link, redacted, ...commit };
+}
+
+/**
+ * Whether the day's note already holds the entry `remember(input)` would write (same time,
+ * speaker and text, any block id): a replayed add that did land before a crash is not written twice.
+ */
+export async function isRemembered(root: string, config: MemConfig, input: RememberInput): Promise<boolean> {
+  const { date, entry } = entryOf(config, input);
+  const { abs } = await resolveInVault(root, `episodes/daily/${date}.md`);
+  const text = await readFile(abs, 'utf8').catch(() => '');
+  const line = renderEntry({ ...entry, blockId: 'x' }).slice(0, -' ^x'.length);
+  return text.split(/\r?\n/).some((l) => l.startsWith(line) && /^ \^[\w-]+\s*$/.test(l.slice(line.length)));
 }

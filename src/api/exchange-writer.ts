@@ -1,0 +1,244 @@
+import { randomUUID } from 'node:crypto';
+import type { WriteCommit } from '../git/commit-write.js';
+import { AddJournal, type JournalRecord } from '../write/add-journal.js';
+import type { RememberInput, RememberResult } from '../write/remember.js';
+
+/** Which sides of an exchange are kept: both (default), only the user's words, or nothing. */
+export type CommitMode = 'exchange' | 'user' | 'none';
+
+export interface ExchangeInput {
+  /** What the user said */
+  user?: string;
+  /** What the assistant answered */
+  assistant?: string;
+  /** Which sides to keep (default: config `serve.commit`, `exchange`) */
+  commit?: CommitMode;
+  /** The user cut the reply off: it is kept as far as it was heard, tagged `#interrupted` */
+  interrupted?: boolean;
+  /** When it was said (default: now) */
+  at?: Date;
+}
+
+export interface ExchangeResult {
+  /** Entries kept (0 for `commit: "none"`) */
+  kept: number;
+  /** True when they are in the notes and searchable now; false when a retry will write them */
+  written: boolean;
+  /** Citations of the written entries */
+  links: string[];
+}
+
+export interface WriterHealth {
+  /** Accepted adds not yet in the notes (being retried) */
+  queued: number;
+  /** Written adds waiting for their git commit */
+  uncommitted: number;
+  /** The last write or commit failure, until a later one succeeds */
+  lastError?: string;
+}
+
+/** What the writer needs from its vault; the Vault runs each step on its write queue. */
+export interface ExchangeTarget {
+  remember(input: RememberInput): Promise<RememberResult>;
+  isRemembered(input: RememberInput): Promise<boolean>;
+  commit(paths: string[], message: string): Promise<WriteCommit>;
+}
+
+export interface ExchangeWriterOptions {
+  /** Commit after this long without a new write, so a burst is one commit (default: 300 ms) */
+  commitDelayMs?: number;
+  /** Longest a written entry waits for its commit while writes keep coming (default: 3000 ms) */
+  commitMaxWaitMs?: number;
+  /** First wait before a failed write is tried again; it doubles up to 30 s (default: 500 ms) */
+  retryMs?: number;
+  /** Receives failures: they are retried, and shown in health until one succeeds */
+  onError?: (error: unknown) => void;
+}
+
+const MAX_RETRY_MS = 30_000;
+
+/**
+ * The per-turn write path of a chat host. An exchange is journaled (fsync) before it is
+ * answered, written to the day's note and indexed at once (read-your-writes, milliseconds),
+ * and committed to git in the background: one commit for whatever was written in a burst
+ * (group commit). A write that fails (another process holds the lock, a full disk) stays in
+ * the journal and is retried; nothing accepted is dropped, also across a crash.
+ */
+export class ExchangeWriter {
+  private readonly target: ExchangeTarget;
+  private readonly journal: AddJournal;
+  private readonly options: ExchangeWriterOptions;
+  private commitTimer: NodeJS.Timeout | undefined;
+  private firstUncommitted = 0;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private retryMs: number;
+  private lastError: string | undefined;
+  private closed = false;
+  /** Writes in order: a retry never overtakes a newer add */
+  private tail: Promise<void> = Promise.resolve();
+
+  private constructor(target: ExchangeTarget, journal: AddJournal, options: ExchangeWriterOptions) {
+    this.target = target;
+    this.journal = journal;
+    this.options = options;
+    this.retryMs = options.retryMs ?? 500;
+  }
+
+  /** Opens the journal and writes and commits what an earlier process left in it. */
+  static async start(
+    target: ExchangeTarget,
+    journalFile: string,
+    options: ExchangeWriterOptions = {},
+  ): Promise<ExchangeWriter> {
+    const writer = new ExchangeWriter(target, await AddJournal.open(journalFile), options);
+    await writer.serial(() => writer.writeUnwritten());
+    if (writer.journal.uncommitted().size > 0) await writer.commitNow();
+    return writer;
+  }
+
+  private serial(fn: () => Promise<void>): Promise<void> {
+    const run = this.tail.then(fn);
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Keeps an exchange: journaled before this resolves, and written at once when the vault lets it. */
+  async add(input: ExchangeInput, defaultMode: CommitMode): Promise<ExchangeResult> {
+    if (this.closed) throw new Error('the writer is closed');
+    const mode = input.commit ?? defaultMode;
+    const entries = [];
+    if (mode !== 'none' && input.user !== undefined && input.user.trim() !== '')
+      entries.push({ text: input.user, speaker: 'user' });
+    if (mode === 'exchange' && input.assistant !== undefined && input.assistant.trim() !== '')
+      entries.push({
+        text: input.assistant,
+        speaker: 'assistant',
+        ...(input.interrupted ? { tags: ['interrupted'] } : {}),
+      });
+    if (entries.length === 0) return { kept: 0, written: false, links: [] };
+    const record: JournalRecord = { id: randomUUID(), at: (input.at ?? new Date()).toISOString(), entries };
+    await this.journal.add(record);
+    let links: string[] = [];
+    let written = false;
+    await this.serial(async () => {
+      // Older adds still waiting for a retry go first, so the note keeps the order they came in.
+      if (this.journal.unwritten().length > 1) await this.writeUnwritten();
+      else
+        try {
+          links = await this.write(record);
+          written = true;
+        } catch (error) {
+          this.fail(error);
+        }
+    });
+    if (!written) written = !this.journal.unwritten().some((r) => r.id === record.id);
+    return { kept: entries.length, written, links };
+  }
+
+  private async write(record: JournalRecord): Promise<string[]> {
+    const at = new Date(record.at);
+    const paths = new Set<string>();
+    const links: string[] = [];
+    for (const entry of record.entries) {
+      const input: RememberInput = { ...entry, at, commit: false };
+      // After a crash the entry may be in the note already: the journal only lacked the mark.
+      if (await this.target.isRemembered(input)) continue;
+      const result = await this.target.remember(input);
+      paths.add(result.path);
+      links.push(result.link);
+    }
+    await this.journal.markWritten(record.id, [...paths]);
+    this.succeeded();
+    this.scheduleCommit();
+    return links;
+  }
+
+  /** Writes every accepted add that is not in the notes yet, oldest first; stops at the first failure. */
+  private async writeUnwritten(): Promise<void> {
+    for (const record of this.journal.unwritten()) {
+      try {
+        await this.write(record);
+      } catch (error) {
+        this.fail(error);
+        return;
+      }
+    }
+  }
+
+  private succeeded(): void {
+    this.lastError = undefined;
+    this.retryMs = this.options.retryMs ?? 500;
+  }
+
+  private fail(error: unknown): void {
+    this.lastError = (error as Error).message ?? String(error);
+    this.options.onError?.(error);
+    if (this.closed || this.retryTimer) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      void this.serial(() => this.writeUnwritten());
+    }, this.retryMs);
+    this.retryMs = Math.min(this.retryMs * 2, MAX_RETRY_MS);
+  }
+
+  private scheduleCommit(): void {
+    if (this.closed) return;
+    const now = Date.now();
+    if (!this.commitTimer) this.firstUncommitted = now;
+    clearTimeout(this.commitTimer);
+    const maxWait = this.options.commitMaxWaitMs ?? 3000;
+    const delay = Math.min(
+      this.options.commitDelayMs ?? 300,
+      Math.max(0, this.firstUncommitted + maxWait - now),
+    );
+    this.commitTimer = setTimeout(() => {
+      this.commitTimer = undefined;
+      void this.commitNow().catch(() => undefined);
+    }, delay);
+  }
+
+  /** Commits every written, uncommitted entry in one commit. */
+  async commitNow(): Promise<void> {
+    clearTimeout(this.commitTimer);
+    this.commitTimer = undefined;
+    const pending = this.journal.uncommitted();
+    if (pending.size === 0) return;
+    const paths = [...new Set([...pending.values()].flat())].sort();
+    const entries = [...pending.keys()].length;
+    try {
+      const result = await this.target.commit(
+        paths,
+        `mem: remember ${entries} exchange${entries === 1 ? '' : 's'} (${paths.join(', ')})`,
+      );
+      // Not committed for a reason of the vault's (no git, auto-commit off, a merge in progress):
+      // the entries are kept in the notes all the same, so the journal lets them go.
+      void result;
+      await this.journal.markCommitted([...pending.keys()]);
+    } catch (error) {
+      this.lastError = (error as Error).message ?? String(error);
+      this.options.onError?.(error);
+      if (!this.closed) this.scheduleCommit();
+    }
+  }
+
+  health(): WriterHealth {
+    return {
+      queued: this.journal.unwritten().length,
+      uncommitted: this.journal.uncommitted().size,
+      ...(this.lastError ? { lastError: this.lastError } : {}),
+    };
+  }
+
+  /**
+   * Stops: one last try at what waits for a write, then one commit. What still cannot be
+   * written stays in the journal for the next start.
+   */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    await this.serial(() => this.writeUnwritten());
+    await this.commitNow();
+  }
+}

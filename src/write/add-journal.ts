@@ -1,0 +1,127 @@
+import { mkdir, open, readFile, rename, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+
+/** One entry of an exchange, as it will be remembered. */
+export interface JournalEntry {
+  text: string;
+  speaker?: string;
+  tags?: string[];
+}
+
+/** One accepted add: kept here before it is answered, until its entries are committed. */
+export interface JournalRecord {
+  id: string;
+  /** When the exchange happened (ISO 8601); decides the daily note and the entry times */
+  at: string;
+  entries: JournalEntry[];
+}
+
+type Line = { add: JournalRecord } | { written: string; paths: string[] } | { committed: string[] };
+
+interface State {
+  record: JournalRecord;
+  /** The daily notes its entries went to, once written */
+  paths?: string[];
+}
+
+/**
+ * An append-only file of adds (`.mem/adds.jsonl`), so that "accepted" means kept: an add is
+ * written here and fsynced before it is answered, then marked written and, after the git commit,
+ * committed. Whatever a crash or a kill leaves unmarked is written again at the next start (the
+ * writer checks what the note already holds, so nothing is written twice). Once every record is
+ * committed the file is emptied, so it stays as small as the work in flight.
+ */
+export class AddJournal {
+  readonly file: string;
+  private readonly records = new Map<string, State>();
+  /** Appends in order: a mark never lands before the add it marks */
+  private tail: Promise<void> = Promise.resolve();
+
+  private constructor(file: string) {
+    this.file = file;
+  }
+
+  /** Reads what an earlier process left; a torn last line (a kill mid-append) is skipped. */
+  static async open(file: string): Promise<AddJournal> {
+    const journal = new AddJournal(file);
+    const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return '';
+      throw error;
+    });
+    for (const raw of text.split('\n')) {
+      if (raw.trim() === '') continue;
+      let line: Line;
+      try {
+        line = JSON.parse(raw) as Line;
+      } catch {
+        continue;
+      }
+      journal.apply(line);
+    }
+    return journal;
+  }
+
+  private apply(line: Line): void {
+    if ('add' in line) this.records.set(line.add.id, { record: line.add });
+    else if ('written' in line) {
+      const state = this.records.get(line.written);
+      if (state) state.paths = line.paths;
+    } else if ('committed' in line) for (const id of line.committed) this.records.delete(id);
+  }
+
+  private write(line: Line, sync: boolean): Promise<void> {
+    const run = this.tail.then(async () => {
+      await mkdir(dirname(this.file), { recursive: true });
+      const handle = await open(this.file, 'a');
+      try {
+        await handle.appendFile(`${JSON.stringify(line)}\n`);
+        if (sync) await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      this.apply(line);
+    });
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Keeps `record` on disk (fsync) before anyone is told it was accepted. */
+  add(record: JournalRecord): Promise<void> {
+    return this.write({ add: record }, true);
+  }
+
+  /** Its entries are in the vault's notes (not yet committed). */
+  markWritten(id: string, paths: string[]): Promise<void> {
+    return this.write({ written: id, paths }, false);
+  }
+
+  /** Their entries are committed: they leave the journal, which is emptied once nothing is left. */
+  async markCommitted(ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.write({ committed: ids }, false);
+    if (this.records.size === 0) await this.compact();
+  }
+
+  private compact(): Promise<void> {
+    const run = this.tail.then(async () => {
+      if (this.records.size > 0) return;
+      const temp = `${this.file}.tmp`;
+      await writeFile(temp, '');
+      await rename(temp, this.file);
+    });
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Accepted adds whose entries are not in the notes yet, oldest first */
+  unwritten(): JournalRecord[] {
+    return [...this.records.values()].filter((s) => !s.paths).map((s) => s.record);
+  }
+
+  /** Written adds waiting for their commit: id → the notes they went to */
+  uncommitted(): Map<string, string[]> {
+    return new Map(
+      [...this.records].flatMap(([id, s]) => (s.paths ? [[id, s.paths] as [string, string[]]] : [])),
+    );
+  }
+}

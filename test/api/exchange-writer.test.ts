@@ -1,0 +1,175 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ExchangeWriter } from '../../src/api/exchange-writer.js';
+import { openVault, type Vault } from '../../src/api/open-vault.js';
+import type { RememberInput, RememberResult } from '../../src/write/remember.js';
+import { git, gitInit } from '../helpers/git.js';
+import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
+
+const AT = new Date('2026-11-30T09:00:00+08:00');
+const DAY = 'episodes/daily/2026-11-30.md';
+const open: Vault[] = [];
+
+async function vaultWithGit(files: Record<string, string> = {}): Promise<Vault> {
+  const root = await makeVault(files);
+  await gitInit(root);
+  const vault = await openVault({ path: root });
+  open.push(vault);
+  return vault;
+}
+
+const day = (vault: Vault) => readFile(join(vault.root, DAY), 'utf8');
+const journal = (vault: Vault) => readFile(join(vault.root, '.mem/adds.jsonl'), 'utf8').catch(() => '');
+
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((vault) => vault.close()));
+  await cleanupVaults();
+});
+
+describe('vault.addExchange', () => {
+  it('writes both sides at once, searchable before it resolves, and commits a burst as one commit', async () => {
+    const vault = await vaultWithGit();
+    await vault.startExchanges({ commitDelayMs: 60_000, commitMaxWaitMs: 60_000 });
+    const names = [
+      'Mochi',
+      'Tofu',
+      'Biscuit',
+      'Pepper',
+      'Noodle',
+      'Maple',
+      'Sesame',
+      'Pumpkin',
+      'Olive',
+      'Clover',
+    ];
+    for (const name of names) {
+      const result = await vault.addExchange({
+        user: `my cat is called ${name}`,
+        assistant: `${name} is a lovely name`,
+        at: AT,
+      });
+      expect(result).toMatchObject({ kept: 2, written: true });
+      expect(vault.recall(name, { now: AT }).hits.map((h) => h.text)).toEqual(
+        expect.arrayContaining([`my cat is called ${name}`, `${name} is a lovely name`]),
+      );
+    }
+    expect(await git(vault.root, 'log', '--format=%s')).toBe('init\n');
+    expect(await vault.writerHealth()).toEqual({ queued: 0, uncommitted: 10 });
+    await vault.close();
+    expect(await git(vault.root, 'log', '--format=%s')).toBe(`mem: remember 10 exchanges (${DAY})\ninit\n`);
+    expect(await git(vault.root, 'status', '--porcelain')).toBe('');
+    expect(await journal(vault)).toBe('');
+  });
+
+  it('keeps only the user side with commit "user", nothing with "none", and marks a cut-off reply', async () => {
+    const vault = await vaultWithGit();
+    expect(
+      await vault.addExchange({
+        user: 'I start the new job Monday',
+        assistant: 'Good luck!',
+        commit: 'user',
+        at: AT,
+      }),
+    ).toMatchObject({ kept: 1 });
+    expect(
+      await vault.addExchange({ user: '', assistant: 'Good morning! Slept well?', commit: 'none', at: AT }),
+    ).toEqual({ kept: 0, written: false, links: [] });
+    await vault.addExchange({
+      user: 'tell me about Kyoto',
+      assistant: 'Kyoto has two thousand temp',
+      interrupted: true,
+      at: AT,
+    });
+    const lines = (await day(vault)).split('\n').filter((l) => l.startsWith('- '));
+    expect(lines).toEqual([
+      '- 09:00 **user:** I start the new job Monday ^e1',
+      '- 09:00 **user:** tell me about Kyoto ^e2',
+      '- 09:00 **assistant:** Kyoto has two thousand temp #interrupted ^e3',
+    ]);
+  });
+
+  it('at start, writes and commits what a killed process had accepted, once', async () => {
+    const vault = await vaultWithGit();
+    const record = (id: string, text: string) =>
+      JSON.stringify({ add: { id, at: AT.toISOString(), entries: [{ text, speaker: 'user' }] } });
+    // `a` was written before the kill (only its mark is missing); `b` was not; the last line is torn.
+    await vault.remember({ text: 'the plant needs water', speaker: 'user', at: AT });
+    await writeFile(
+      join(vault.root, '.mem/adds.jsonl'),
+      `${record('a', 'the plant needs water')}\n${record('b', 'the bus pass expires Friday')}\n{"add":{"id":"c","at`,
+    );
+    await vault.startExchanges();
+    const lines = (await day(vault)).split('\n').filter((l) => l.startsWith('- '));
+    expect(lines).toEqual([
+      '- 09:00 **user:** the plant needs water ^e1',
+      '- 09:00 **user:** the bus pass expires Friday ^e2',
+    ]);
+    expect((await git(vault.root, 'log', '-1', '--format=%s')).trim()).toBe(
+      `mem: remember 2 exchanges (${DAY})`,
+    );
+    expect(await journal(vault)).toBe('');
+  });
+});
+
+describe('ExchangeWriter', () => {
+  it('keeps an add it cannot write yet, retries it, and keeps the order of later adds', async () => {
+    const root = await makeVault({});
+    const written: string[] = [];
+    let failures = 2;
+    const target = {
+      remember: async (input: RememberInput): Promise<RememberResult> => {
+        if (failures > 0) {
+          failures--;
+          throw new Error('LOCKED: another process holds the write lock');
+        }
+        written.push(input.text);
+        return { path: DAY, blockId: `e${written.length}`, link: '', redacted: 0, committed: false };
+      },
+      isRemembered: async () => false,
+      commit: async () => ({ committed: true }),
+    };
+    const writer = await ExchangeWriter.start(target, join(root, '.mem/adds.jsonl'), { retryMs: 5 });
+    const first = await writer.add({ user: 'one', at: AT }, 'exchange');
+    expect(first).toMatchObject({ kept: 1, written: false });
+    expect(writer.health()).toMatchObject({
+      queued: 1,
+      lastError: 'LOCKED: another process holds the write lock',
+    });
+    await vi.waitFor(() => expect(written).toEqual(['one']));
+    await writer.add({ user: 'two', at: AT }, 'exchange');
+    expect(written).toEqual(['one', 'two']);
+    expect(writer.health()).toEqual({ queued: 0, uncommitted: 2 });
+    await writer.close();
+    expect(writer.health()).toEqual({ queued: 0, uncommitted: 0 });
+  });
+
+  it('leaves what still cannot be written in the journal at close, for the next start', async () => {
+    const root = await makeVault({});
+    const file = join(root, '.mem/adds.jsonl');
+    const failing = {
+      remember: async (): Promise<RememberResult> => {
+        throw new Error('ENOSPC: no space left on device');
+      },
+      isRemembered: async () => false,
+      commit: async () => ({ committed: true }),
+    };
+    const writer = await ExchangeWriter.start(failing, file, { retryMs: 60_000 });
+    await writer.add({ user: 'keep me', at: AT }, 'exchange');
+    await writer.close();
+    const texts: string[] = [];
+    const again = await ExchangeWriter.start(
+      {
+        ...failing,
+        remember: async (input) => {
+          texts.push(input.text);
+          return { path: DAY, blockId: 'e1', link: '', redacted: 0, committed: false };
+        },
+      },
+      file,
+    );
+    expect(texts).toEqual(['keep me']);
+    await again.close();
+    expect(await readFile(file, 'utf8')).toBe('');
+  });
+});
