@@ -375,7 +375,7 @@ describe('the built mem binary', () => {
   beforeAll(async () => {
     // `npm test` builds first; build here only when running this file alone on a fresh checkout.
     if (!existsSync(join(REPO_ROOT, 'dist/cli/main.js'))) {
-      await promisify(execFile)('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: REPO_ROOT });
+      await promisify(execFile)('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: REPO_ROOT });
     }
   });
 

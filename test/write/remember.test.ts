@@ -123,7 +123,7 @@ describe('remember', () => {
   describe('two processes appending to the same day at once', () => {
     beforeAll(() => {
       if (!existsSync(join(REPO_ROOT, 'dist/index.js')))
-        execFileSync('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: REPO_ROOT });
+        execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: REPO_ROOT });
     });
 
     it('lose nothing and leave a well-formed note', async () => {
