@@ -19,7 +19,7 @@ export async function benchWatch(vault, dailyPaths, { writes, log }) {
   let waiting;
   const watcher = memvault.watchVault(vault, {
     onChange: (change) => waiting?.(change),
-    onError: (error) => log(`  watcher error: ${error.message ?? error}`),
+    onError: (error) => log(`  watcher error: ${error instanceof Error ? error.message : error}`),
   });
   await watcher.ready;
   const times = [];
