@@ -8,8 +8,8 @@ import { type VaultWatcher, watchVault } from '../../src/vault/watch-vault.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 import { mem } from '../helpers/run-cli.js';
 
-/** How long `vi.waitFor` polls for the watcher to catch up (two shared cores can be slow). */
-const WAIT = { timeout: 5_000, interval: 20 };
+/** How long `vi.waitFor` polls for the watcher to catch up: only a failing test waits this long. */
+const WAIT = { timeout: 10_000, interval: 20 };
 
 const NOW = '2026-12-01T10:00:00+08:00';
 const FILES = {

@@ -96,7 +96,7 @@ describe('VaultPool', () => {
     await p.use(ids('rain', 'alice'), true, (live) =>
       live?.watcher.exclusive(() => live.vault.remember({ text: 'the kettle is blue' })),
     );
-    await vi.waitFor(() => expect(p.loaded()).toEqual([]), { timeout: 5_000, interval: 20 });
+    await vi.waitFor(() => expect(p.loaded()).toEqual([]), { timeout: 10_000, interval: 20 });
     const hits = await p.use(ids('rain', 'alice'), false, (live) =>
       live?.vault.recall('kettle').hits.map((h) => h.text),
     );

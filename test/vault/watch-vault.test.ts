@@ -7,8 +7,8 @@ import { loadIndexCache } from '../../src/indexing/index-cache.js';
 import { type VaultChange, type VaultWatcher, watchVault } from '../../src/vault/watch-vault.js';
 import { cleanupVaults, makeVault, REPO_ROOT } from '../helpers/make-vault.js';
 
-/** How long `vi.waitFor` polls for the watcher to catch up (two shared cores can be slow). */
-const WAIT = { timeout: 5_000, interval: 20 };
+/** How long `vi.waitFor` polls for the watcher to catch up: only a failing test waits this long. */
+const WAIT = { timeout: 10_000, interval: 20 };
 
 const paths = (vault: Vault, query: string) => vault.recall(query).hits.map((h) => h.path);
 const backlinkSources = (vault: Vault, ref: string) => {
@@ -219,7 +219,8 @@ async function runWatch(root: string, args: string[], act: (out: () => string) =
   });
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   try {
-    await vi.waitFor(() => expect(stderr).toContain('mem: watching'), WAIT);
+    // Starting a process on a busy machine can take seconds.
+    await vi.waitFor(() => expect(stderr).toContain('mem: watching'), { ...WAIT, timeout: 20_000 });
     await act(() => stdout);
   } finally {
     child.kill('SIGINT');
