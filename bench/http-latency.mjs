@@ -39,11 +39,11 @@ function startServer(root) {
 
 function stopServer(child) {
   return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
+    if (child.exitCode !== null) return resolve(undefined);
     const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
     child.once('exit', () => {
       clearTimeout(timer);
-      resolve();
+      resolve(undefined);
     });
     child.kill('SIGTERM');
   });

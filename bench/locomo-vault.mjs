@@ -19,9 +19,9 @@ const MONTHS = [
 /** `"1:56 pm on 8 May, 2023"` → that moment, read as UTC (the vault's time zone). */
 export function parseSessionDate(text) {
   const m = /(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+([a-z]+),?\s+(\d{4})/i.exec(text);
-  const month = m ? MONTHS.indexOf(m[5].toLowerCase()) : -1;
+  const month = m ? MONTHS.indexOf(String(m[5]).toLowerCase()) : -1;
   if (!m || month < 0) throw new Error(`unreadable session date: ${JSON.stringify(text)}`);
-  const hour = (Number(m[1]) % 12) + (m[3].toLowerCase() === 'pm' ? 12 : 0);
+  const hour = (Number(m[1]) % 12) + (String(m[3]).toLowerCase() === 'pm' ? 12 : 0);
   return new Date(Date.UTC(Number(m[6]), month, Number(m[4]), hour, Number(m[2])));
 }
 
@@ -38,7 +38,8 @@ export function turnText(turn) {
 export function sessionsOf(conversation) {
   return Object.keys(conversation)
     .map((key) => /^session_(\d+)$/.exec(key))
-    .filter((m) => m && Array.isArray(conversation[m[0]]))
+    .filter((m) => m !== null && Array.isArray(conversation[m[0]]))
+    .map((m) => /** @type {RegExpExecArray} */ (m))
     .map((m) => ({
       n: Number(m[1]),
       at: parseSessionDate(conversation[`${m[0]}_date_time`]),

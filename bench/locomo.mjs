@@ -90,16 +90,9 @@ async function benchConversation(sample) {
       const t0 = performance.now();
       const recalled = vault.recall(question, { k: RECALL_K, now });
       const recallMs = performance.now() - t0;
-      const row = {
-        category: qa.category,
-        ranged: Boolean(recalled.range),
-        recall: [],
-        compile: [],
-        bm25: [],
-        recency: [],
-      };
-      row.recallMs = recallMs;
-      row.compileMs = [];
+      /** @type {{ recall: number[], compile: number[], bm25: number[], recency: number[], compileMs: number[], shape?: ReturnType<typeof compileShape> }} */
+      const shares = { recall: [], compile: [], bm25: [], recency: [], compileMs: [] };
+      const row = { category: qa.category, ranged: Boolean(recalled.range), recallMs, ...shares };
       // Recall hits best first, counted as characters / 4 like the reference figures.
       const hitIds = [];
       const hitText = new Map();

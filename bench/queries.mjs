@@ -4,6 +4,7 @@ import { EN_NOUNS, EN_VERBS, TIME_WORDS_EN, TIME_WORDS_ZH, ZH_WORDS } from './wo
 /**
  * Query shapes, in the proportions a companion sees them: keywords in either language, mixed,
  * a person's name, and questions about a time (昨天, last week) with or without a topic.
+ * @type {[string, (r: ReturnType<typeof makeRandom>, people: string[]) => string][]}
  */
 const SHAPES = [
   ['en', (r) => `${r.pick(EN_NOUNS)} ${r.pick(EN_NOUNS)}${r.chance(0.5) ? ` ${r.pick(EN_VERBS)}` : ''}`],
@@ -25,7 +26,7 @@ const SHAPES = [
 export function makeQueries(people, count, seed = 7) {
   const r = makeRandom(seed);
   return Array.from({ length: count }, (_, i) => {
-    const [shape, make] = SHAPES[i % SHAPES.length];
+    const [shape, make] = /** @type {(typeof SHAPES)[number]} */ (SHAPES[i % SHAPES.length]);
     return { shape, text: make(r, people) };
   });
 }

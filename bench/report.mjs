@@ -98,12 +98,12 @@ function qualityTable(locomo) {
   const lines = [head, `|---|${BUDGETS.map(() => '---:').join('|')}|`];
   const groups = [...CATEGORY_ORDER, 'overall'];
   const row = (label, cells) => lines.push(`| ${label} | ${cells.join(' | ')} |`);
-  for (const [title, key] of [
+  for (const [title, key] of /** @type {[string, string][]} */ ([
     ['memvault `recall`, hits by chars/4', 'memvaultRecall'],
     ['memvault `compile`, BPE tokens, rendered', 'memvaultCompile'],
     ['harness: MiniSearch BM25 defaults, "Speaker: text"', 'harnessBm25'],
     ['harness: newest turns first', 'harnessRecency'],
-  ]) {
+  ])) {
     for (const group of groups) {
       const cell = locomo[key][group];
       row(
@@ -126,11 +126,11 @@ function compactQuality(locomo) {
     `| | ${groups.map((g) => `${g} (n=${locomo.memvaultRecall[g].n})`).join(' | ')} |`,
     `|---|${groups.map(() => '---:').join('|')}|`,
   ];
-  for (const [label, key] of [
+  for (const [label, key] of /** @type {[string, string][]} */ ([
     ['recall', 'memvaultRecall'],
     ['compile', 'memvaultCompile'],
     ['BM25 (harness)', 'harnessBm25'],
-  ]) {
+  ])) {
     for (const b of BUDGETS)
       lines.push(`| ${label} @${b} | ${groups.map((g) => r3(locomo[key][g][b])).join(' | ')} |`);
   }

@@ -20,6 +20,7 @@ const log = (line) => process.stdout.write(`${line}\n`);
 
 async function runScale(quick) {
   const sizes = quick ? [1000] : [1000, 10_000];
+  /** @type {{ now: string, coldNote: string, vaults: object[], watcher?: object, http?: object }} */
   const out = {
     now: SYNTH_NOW.toISOString(),
     coldNote: quick

@@ -45,7 +45,7 @@ function sentenceEn(r, min, max) {
   const n = r.int(min, max);
   for (let i = 0; i < n; i++) out.push(r.pick(r.pick(pools)));
   const text = out.join(' ');
-  return `${text[0].toUpperCase()}${text.slice(1)}${r.pick(['.', '.', '!', '?'])}`;
+  return `${text.charAt(0).toUpperCase()}${text.slice(1)}${r.pick(['.', '.', '!', '?'])}`;
 }
 
 function sentenceZh(r, min, max) {
@@ -96,7 +96,7 @@ function iso(r, days) {
 }
 
 function insightNote(r, n, days, people) {
-  const kind = INSIGHT_KINDS[n % INSIGHT_KINDS.length];
+  const kind = INSIGHT_KINDS[n % INSIGHT_KINDS.length] ?? 'facts';
   const zh = r.chance(0.4);
   const title = zh ? sentenceZh(r, 2, 4).slice(0, -1) : sentenceEn(r, 3, 7).slice(0, -1);
   const slug = `${kind.slice(0, -1)}-${String(n).padStart(5, '0')}-${r.pick(EN_NOUNS)}`;
@@ -210,6 +210,7 @@ export async function writeSynthVault(root, total, seed = 42) {
   const plan = vaultPlan(total);
   const people = PEOPLE.slice(0, plan.people);
   const places = PLACES.slice(0, plan.places);
+  /** @type {[string, string][]} */
   const files = [['mem.config.json', `${JSON.stringify({ timezone: 'UTC', git: { autoCommit: false } })}\n`]];
 
   const lastMs = Date.parse(`${LAST_DAY}T00:00:00Z`);

@@ -1,7 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import * as memvault from '../dist/index.js';
 import { summarize } from './stats.mjs';
 
 const TIMEOUT_MS = 5000;
@@ -12,16 +11,11 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
  * timings (what `mem watch` and `mem serve` use). Each write rewrites a daily note, as an editor saves.
  */
 export async function benchWatch(vault, dailyPaths, { writes, log }) {
-  if (typeof memvault.watchVault !== 'function') {
-    log('  watcher: skipped (watchVault is not exported by this build)');
-    return { skipped: 'watchVault is not exported' };
-  }
   let waiting;
-  const watcher = memvault.watchVault(vault, {
+  const watcher = await vault.watch({
     onChange: (change) => waiting?.(change),
-    onError: (error) => log(`  watcher error: ${error.message ?? error}`),
+    onError: (error) => log(`  watcher error: ${error instanceof Error ? error.message : error}`),
   });
-  await watcher.ready;
   const times = [];
   let failures = 0;
   const warmups = 2;

@@ -1,5 +1,4 @@
 // Reads one note's text into a Note: composes frontmatter, links, tags and sections.
-import { createHash } from 'node:crypto';
 import type { Note } from '../core/types.js';
 import { layerOf } from './layer.js';
 import { LineIndex } from './line-index.js';
@@ -12,6 +11,7 @@ import {
   stringValue,
 } from './read-frontmatter.js';
 import { blank, codeSpans, maskIgnored, parseMarkdown, type Span, scanLinks } from './scan-links.js';
+import { hashText } from './write-note.js';
 
 /**
  * Reads one note's text into a Note. Pure: no file IO, never throws. Offsets are into the full
@@ -52,7 +52,7 @@ export function parseNote(path: string, text: string, stat?: { size: number; mti
     sections,
     blocks: blocks.map(({ id, line, start, end }) => ({ id, line, start, end })),
     warnings: fm.warning ? [fm.warning] : [],
-    hash: createHash('sha256').update(text, 'utf8').digest('hex'),
+    hash: hashText(text),
     size: stat?.size ?? Buffer.byteLength(text, 'utf8'),
     mtimeMs: stat?.mtimeMs ?? 0,
   };

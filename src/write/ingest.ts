@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import { type MemConfig, speakerName } from '../core/config.js';
 import { commitWrite, type WriteCommit } from '../git/commit-write.js';
+import { hashText } from '../vault/write-note.js';
 import { parseTranscript } from './parse-transcript.js';
 import { redactSecrets } from './redact.js';
 import { appendToDay, type DayEntry, dayOf, zonedTime } from './remember.js';
@@ -30,7 +30,7 @@ export interface IngestResult extends WriteCommit {
  * already written and adds nothing. The occurrence number keeps repeated identical turns apart.
  */
 function ingestId(speaker: string, text: string, at: string, occurrence: number): string {
-  const hash = createHash('sha256').update(`${speaker}\0${text}\0${at}\0${occurrence}`).digest('hex');
+  const hash = hashText(`${speaker}\0${text}\0${at}\0${occurrence}`);
   return `i${hash.slice(0, 10)}`;
 }
 

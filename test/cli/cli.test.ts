@@ -26,6 +26,9 @@ async function countNotes(root: string): Promise<number> {
   return (await listTree(root, { skipCache: true })).filter((p) => p.endsWith('.md')).length;
 }
 
+/** Recency and time words are measured from this moment, never from the wall clock. */
+const NOW = '2026-11-30T10:00:00+08:00';
+
 /** The example vault, copied once for the read-only tests below; `.mem/` is built by the first command. */
 let vault: string;
 const run = (args: string[]) => mem(['--vault', vault, ...args]);
@@ -78,7 +81,7 @@ describe('mem index', () => {
 
 describe('mem recall on the example vault', () => {
   it('"上海" --json: the top hit is a profile or episode memory that mentions 上海', async () => {
-    const result = await run(['recall', '上海', '--json']);
+    const result = await run(['recall', '--now', NOW, '上海', '--json']);
     expect(result.code).toBe(0);
     const data = JSON.parse(result.stdout) as RecallResult;
     expect(data.query).toBe('上海');
@@ -92,14 +95,16 @@ describe('mem recall on the example vault', () => {
 
   it('"Shanghai" and "上海" both find profile/places/Shanghai.md', async () => {
     for (const query of ['Shanghai', '上海']) {
-      const data = JSON.parse((await run(['recall', query, '--json'])).stdout) as RecallResult;
+      const data = JSON.parse((await run(['recall', '--now', NOW, query, '--json'])).stdout) as RecallResult;
       expect(data.hits.map((h) => h.path)).toContain('profile/places/Shanghai.md');
     }
   });
 
   it('an alias of the user (Rain, 林雨) finds profile/user.md', async () => {
     for (const query of ['Rain', '林雨']) {
-      const data = JSON.parse((await run(['recall', query, '--json', '-k', '3'])).stdout) as RecallResult;
+      const data = JSON.parse(
+        (await run(['recall', '--now', NOW, query, '--json', '-k', '3'])).stdout,
+      ) as RecallResult;
       expect(data.hits.length).toBe(3);
       expect(data.hits.map((h) => h.path)).toContain('profile/user.md');
     }
@@ -107,20 +112,20 @@ describe('mem recall on the example vault', () => {
 
   it('a superseded fact is left out by default and returned with --all', async () => {
     const plain = JSON.parse(
-      (await run(['recall', 'where does Rain live', '--json'])).stdout,
+      (await run(['recall', '--now', NOW, 'where does Rain live', '--json'])).stdout,
     ) as RecallResult;
     const paths = plain.hits.map((h) => h.path);
     expect(paths).not.toContain('insights/facts/lives-in-hangzhou.md');
     expect(paths).toContain('insights/facts/lives-in-shanghai.md');
     const all = JSON.parse(
-      (await run(['recall', 'where does Rain live', '--all', '--json'])).stdout,
+      (await run(['recall', '--now', NOW, 'where does Rain live', '--all', '--json'])).stdout,
     ) as RecallResult;
     expect(all.hits.map((h) => h.path)).toContain('insights/facts/lives-in-hangzhou.md');
   });
 
   it('--layer insights returns only insights', async () => {
     const data = JSON.parse(
-      (await run(['recall', 'Rain', '--layer', 'insights', '--json'])).stdout,
+      (await run(['recall', '--now', NOW, 'Rain', '--layer', 'insights', '--json'])).stdout,
     ) as RecallResult;
     expect(data.hits.length).toBeGreaterThan(0);
     expect(new Set(data.hits.map((h) => h.layer))).toEqual(new Set(['insights']));
@@ -133,7 +138,7 @@ describe('mem recall on the example vault', () => {
       ['--layer', 'persona', '--layer', 'insights'],
     ]) {
       const data = JSON.parse(
-        (await run(['recall', 'Rain', ...args, '--json', '-k', '20'])).stdout,
+        (await run(['recall', '--now', NOW, 'Rain', ...args, '--json', '-k', '20'])).stdout,
       ) as RecallResult;
       const layers = new Set(data.hits.map((h) => h.layer));
       expect([...layers].every((l) => l === 'persona' || l === 'insights')).toBe(true);
@@ -142,7 +147,7 @@ describe('mem recall on the example vault', () => {
   });
 
   it('--explain prints every part of each score', async () => {
-    const result = await run(['recall', '汤圆', '--explain', '-k', '2']);
+    const result = await run(['recall', '--now', NOW, '汤圆', '--explain', '-k', '2']);
     expect(result.code).toBe(0);
     const lines = result.stdout.split('\n');
     const scoreLines = lines.filter((l) => l.startsWith('   score: '));
@@ -154,12 +159,14 @@ describe('mem recall on the example vault', () => {
     }
     expect(lines[0]).toMatch(/^1\. \[\[汤圆#汤圆\]\] {2}· {2}profile {2}· {2}汤圆 {3}\d\.\d{3}$/);
     // Without --explain the score parts stay out.
-    const plain = await run(['recall', '汤圆', '-k', '2']);
+    const plain = await run(['recall', '--now', NOW, '汤圆', '-k', '2']);
     expect(plain.stdout).not.toContain('score: text');
   });
 
   it('-k limits the number of hits', async () => {
-    const data = JSON.parse((await run(['recall', 'Rain', '-k', '2', '--json'])).stdout) as RecallResult;
+    const data = JSON.parse(
+      (await run(['recall', '--now', NOW, 'Rain', '-k', '2', '--json'])).stdout,
+    ) as RecallResult;
     expect(data.hits.length).toBe(2);
   });
 
@@ -171,9 +178,12 @@ describe('mem recall on the example vault', () => {
         file,
         '{"id":"a","query":"上海"}\n{"id":"b","query":"汤圆"}\n\n{"id":7,"query":"Mei"}\n',
       );
-      const result = await mem(['--vault', vault, 'recall', '--batch', 'queries.jsonl', '-k', '2'], {
-        cwd: dir,
-      });
+      const result = await mem(
+        ['--vault', vault, 'recall', '--now', NOW, '--batch', 'queries.jsonl', '-k', '2'],
+        {
+          cwd: dir,
+        },
+      );
       expect(result.code).toBe(0);
       const lines = result.stdout.trimEnd().split('\n');
       expect(lines.length).toBe(3);
@@ -274,7 +284,7 @@ describe('mem show, links, backlinks, doctor', () => {
 
 describe('mem compile on the example vault', () => {
   it('"我现在住在哪里？" --json: sections in order, within budget, Shanghai as the current home', async () => {
-    const result = await run(['compile', '我现在住在哪里？', '--now', '2026-11-30T10:00:00+08:00', '--json']);
+    const result = await run(['compile', '我现在住在哪里？', '--now', NOW, '--json']);
     expect(result.code).toBe(0);
     const data = JSON.parse(result.stdout) as CompileResult;
     expect(data.sections.map((s) => s.name)).toEqual(['persona', 'user', 'relevant', 'recent']);
@@ -293,7 +303,7 @@ describe('mem compile on the example vault', () => {
   });
 
   it('--budget is honoured and the Markdown without --json is the same document', async () => {
-    const args = ['compile', '我现在住在哪里？', '--now', '2026-11-30T10:00:00+08:00', '--budget', '600'];
+    const args = ['compile', '我现在住在哪里？', '--now', NOW, '--budget', '600'];
     const json = JSON.parse((await run([...args, '--json'])).stdout) as CompileResult;
     expect(json.budget).toBe(600);
     expect(json.used).toBeLessThanOrEqual(600);
@@ -375,26 +385,30 @@ describe('the built mem binary', () => {
   beforeAll(async () => {
     // `npm test` builds first; build here only when running this file alone on a fresh checkout.
     if (!existsSync(join(REPO_ROOT, 'dist/cli/main.js'))) {
-      await promisify(execFile)('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: REPO_ROOT });
+      await promisify(execFile)('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: REPO_ROOT });
     }
   });
 
   it('recall --json works as a real process and matches the in-process result', async () => {
-    const result = await memProcess(['recall', '汤圆', '--json', '-k', '3'], { cwd: join(vault, 'profile') });
+    const result = await memProcess(['recall', '--now', NOW, '汤圆', '--json', '-k', '3'], {
+      cwd: join(vault, 'profile'),
+    });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const data = JSON.parse(result.stdout) as RecallResult;
     expect(data.query).toBe('汤圆');
     expect(data.hits.length).toBe(3);
     expect(data.hits[0]!.path).toBe('profile/pets/汤圆.md');
-    const inProcess = JSON.parse((await run(['recall', '汤圆', '--json', '-k', '3'])).stdout) as RecallResult;
+    const inProcess = JSON.parse(
+      (await run(['recall', '--now', NOW, '汤圆', '--json', '-k', '3'])).stdout,
+    ) as RecallResult;
     expect(data.hits.map((h) => h.id)).toEqual(inProcess.hits.map((h) => h.id));
   });
 
   it('exits 1 with one mem: line on stderr when there is no vault', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'memvault-novault-'));
     try {
-      const result = await memProcess(['recall', 'x'], { cwd: dir });
+      const result = await memProcess(['recall', '--now', NOW, 'x'], { cwd: dir });
       expect(result.code).toBe(1);
       expect(result.stdout).toBe('');
       expect(result.stderr.split('\n')).toEqual([expect.stringMatching(/^mem: no vault here: /), '']);

@@ -2,17 +2,9 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { HistoryEntry } from '../../src/git/git-history.js';
-import { git } from '../helpers/git.js';
+import { git, gitVault } from '../helpers/git.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 import { mem } from '../helpers/run-cli.js';
-
-async function gitVault(files: Record<string, string>): Promise<string> {
-  const root = await makeVault(files);
-  await git(root, 'init', '-q');
-  await git(root, 'add', '-A');
-  await git(root, 'commit', '-q', '-m', 'init');
-  return root;
-}
 
 const read = (root: string, path: string) => readFile(join(root, path), 'utf8');
 

@@ -10,8 +10,8 @@ import { diff, findUndoTarget, history, lastMemCommit, revertCommit } from '../.
 import { gitBusy, gitRoot, isGitAvailable } from '../../src/git/run-git.js';
 
 // The tests must not depend on (or be changed by) the machine's git config: no user.name anywhere.
-process.env.GIT_CONFIG_GLOBAL = '/dev/null';
-process.env.GIT_CONFIG_NOSYSTEM = '1';
+process.env['GIT_CONFIG_GLOBAL'] = '/dev/null';
+process.env['GIT_CONFIG_NOSYSTEM'] = '1';
 
 const run = promisify(execFile);
 let repo: string;

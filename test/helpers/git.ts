@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { makeVault } from './make-vault.js';
 
 const run = promisify(execFile);
 
@@ -22,4 +23,14 @@ export async function gitInit(root: string): Promise<void> {
   await git(root, 'init', '-q');
   await git(root, 'add', '-A');
   await git(root, 'commit', '-q', '-m', 'init');
+}
+
+/** A temp vault holding `files` (see makeVault), already a repository with one commit "init". */
+export async function gitVault(
+  files: Record<string, string> = {},
+  options: Parameters<typeof makeVault>[1] = {},
+): Promise<string> {
+  const root = await makeVault(files, options);
+  await gitInit(root);
+  return root;
 }

@@ -7,13 +7,8 @@ import { singleVault } from '../../src/serve/vault-pool.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 import { mem } from '../helpers/run-cli.js';
 
-async function until(check: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`condition not met within ${ms} ms: ${check.toString()}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+/** How long `vi.waitFor` polls for the watcher to catch up: only a failing test waits this long. */
+const WAIT = { timeout: 10_000, interval: 20 };
 
 const NOW = '2026-12-01T10:00:00+08:00';
 const FILES = {
@@ -163,21 +158,21 @@ describe('serveHttp', () => {
       );
 
     await writeFile(join(root, 'insights/trip.md'), '# Trip\nFlew to [[Tokyo]] with a kite.\n');
-    await until(async () => (await recallPaths('kite')).includes('insights/trip.md'));
+    await vi.waitFor(async () => expect(await recallPaths('kite')).toContain('insights/trip.md'), WAIT);
     expect((await backlinkSources()).sort()).toEqual(['insights/trip.md', 'profile/user.md']);
 
     await writeFile(join(root, 'insights/trip.md'), '# Trip\nFlew to [[Tokyo]] with a balloon.\n');
-    await until(async () => (await recallPaths('balloon')).includes('insights/trip.md'));
+    await vi.waitFor(async () => expect(await recallPaths('balloon')).toContain('insights/trip.md'), WAIT);
     expect(await recallPaths('kite')).toEqual([]);
 
     await rename(join(root, 'insights/trip.md'), join(root, 'insights/voyage.md'));
-    await until(async () => (await backlinkSources()).includes('insights/voyage.md'));
-    await until(async () => !(await backlinkSources()).includes('insights/trip.md'));
+    await vi.waitFor(async () => expect(await backlinkSources()).toContain('insights/voyage.md'), WAIT);
+    await vi.waitFor(async () => expect(await backlinkSources()).not.toContain('insights/trip.md'), WAIT);
     // Tokyo follows as a graph neighbour of the hit; the old path is gone.
     expect(await recallPaths('balloon')).toEqual(['insights/voyage.md', 'insights/Tokyo.md']);
 
     await rm(join(root, 'insights/voyage.md'));
-    await until(async () => (await recallPaths('balloon')).length === 0);
+    await vi.waitFor(async () => expect(await recallPaths('balloon')).toEqual([]), WAIT);
     expect(await backlinkSources()).toEqual(['profile/user.md']);
   });
 

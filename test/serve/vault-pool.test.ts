@@ -1,16 +1,8 @@
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parseVaultId, VaultPool } from '../../src/serve/vault-pool.js';
-
-async function until(check: () => boolean, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`condition not met within ${ms} ms: ${check.toString()}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 const exists = (path: string) =>
   stat(path).then(
@@ -102,7 +94,7 @@ describe('VaultPool', () => {
   it('unloads an idle vault and loads it again, memories intact, on the next request', async () => {
     const { pool: p } = await pool(50);
     await p.use(ids('rain', 'alice'), true, (vault) => vault?.remember({ text: 'the kettle is blue' }));
-    await until(() => p.loaded().length === 0);
+    await vi.waitFor(() => expect(p.loaded()).toEqual([]), { timeout: 10_000, interval: 20 });
     const hits = await p.use(ids('rain', 'alice'), false, (vault) =>
       vault?.recall('kettle').hits.map((h) => h.text),
     );
@@ -110,12 +102,19 @@ describe('VaultPool', () => {
   });
 
   it('does not unload a vault while a request is using it', async () => {
-    const { pool: p } = await pool(20);
-    await p.use(ids('rain', 'alice'), true, async () => {
-      const start = Date.now();
-      // Several sweeps pass while this request holds the vault.
-      await until(() => Date.now() - start > 120);
-      expect(p.loaded()).toEqual(['rain/alice']);
-    });
+    // The sweeper's interval and clock are fake, so the sweeps surely run while the vault is held.
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
+    try {
+      const { pool: p } = await pool(20);
+      await p.use(ids('rain', 'alice'), true, async () => {
+        await vi.advanceTimersByTimeAsync(200);
+        expect(p.loaded()).toEqual(['rain/alice']);
+      });
+      // The same sweeps unload it once the request is done.
+      await vi.advanceTimersByTimeAsync(200);
+      expect(p.loaded()).toEqual([]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

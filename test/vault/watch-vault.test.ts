@@ -7,14 +7,8 @@ import { loadIndexCache } from '../../src/indexing/index-cache.js';
 import type { VaultChange, VaultWatcher, WatchVaultOptions } from '../../src/vault/watch-vault.js';
 import { cleanupVaults, makeVault, REPO_ROOT } from '../helpers/make-vault.js';
 
-/** Polls `check` until it holds or the deadline passes; no fixed sleeps. */
-async function until(check: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`condition not met within ${ms} ms: ${check.toString()}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+/** How long `vi.waitFor` polls for the watcher to catch up: only a failing test waits this long. */
+const WAIT = { timeout: 10_000, interval: 20 };
 
 const paths = (vault: Vault, query: string) => vault.recall(query).hits.map((h) => h.path);
 const backlinkSources = (vault: Vault, ref: string) => {
@@ -51,21 +45,21 @@ describe('watchVault', () => {
 
     const written = Date.now();
     await writeFile(join(root, 'insights/trip.md'), '# Trip\nWe flew to [[tokyo]] for ramen.\n');
-    await until(() => paths(vault, 'ramen').includes('insights/trip.md'));
+    await vi.waitFor(() => expect(paths(vault, 'ramen')).toContain('insights/trip.md'), WAIT);
     console.info(`watcher: write to searchable in ${Date.now() - written} ms`);
     expect(backlinkSources(vault, 'insights/tokyo.md')).toEqual(['insights/trip.md']);
 
     await writeFile(join(root, 'insights/trip.md'), '# Trip\nWe flew to [[tokyo]] for sushi.\n');
-    await until(() => paths(vault, 'sushi').includes('insights/trip.md'));
+    await vi.waitFor(() => expect(paths(vault, 'sushi')).toContain('insights/trip.md'), WAIT);
     expect(paths(vault, 'ramen')).toEqual([]);
 
     await rename(join(root, 'insights/trip.md'), join(root, 'insights/journey.md'));
-    await until(() => paths(vault, 'sushi').includes('insights/journey.md'));
-    await until(() => !vault.paths().includes('insights/trip.md'));
+    await vi.waitFor(() => expect(paths(vault, 'sushi')).toContain('insights/journey.md'), WAIT);
+    await vi.waitFor(() => expect(vault.paths().includes('insights/trip.md')).toBe(false), WAIT);
     expect(backlinkSources(vault, 'insights/tokyo.md')).toEqual(['insights/journey.md']);
 
     await rm(join(root, 'insights/journey.md'));
-    await until(() => !vault.paths().includes('insights/journey.md'));
+    await vi.waitFor(() => expect(vault.paths().includes('insights/journey.md')).toBe(false), WAIT);
     expect(paths(vault, 'sushi')).toEqual([]);
     expect(backlinkSources(vault, 'insights/tokyo.md')).toEqual([]);
 
@@ -84,7 +78,7 @@ describe('watchVault', () => {
     const { root, vault } = await start({ 'insights/trip.md': '# Trip\nWe went to [[Kyoto]].\n' });
     expect(vault.links('insights/trip.md').map((e) => e.to)).toEqual([undefined]);
     await writeFile(join(root, 'insights/Kyoto.md'), '# Kyoto\nTemples.\n');
-    await until(() => vault.paths().includes('insights/Kyoto.md'));
+    await vi.waitFor(() => expect(vault.paths().includes('insights/Kyoto.md')).toBe(true), WAIT);
     expect(vault.links('insights/trip.md').map((e) => e.to)).toEqual(['insights/Kyoto.md']);
     expect(backlinkSources(vault, 'insights/Kyoto.md')).toEqual(['insights/trip.md']);
   });
@@ -94,7 +88,7 @@ describe('watchVault', () => {
     const tmp = join(root, 'profile/.user.md.tmp');
     await writeFile(tmp, '# User\nLikes coffee now.\n');
     await rename(tmp, join(root, 'profile/user.md'));
-    await until(() => paths(vault, 'coffee').includes('profile/user.md'));
+    await vi.waitFor(() => expect(paths(vault, 'coffee')).toContain('profile/user.md'), WAIT);
     expect(paths(vault, 'tea')).toEqual([]);
     expect(vault.paths()).toEqual(['profile/user.md']);
     expect(changes).toEqual([{ path: 'profile/user.md', kind: 'changed' }]);
@@ -109,7 +103,7 @@ describe('watchVault', () => {
     await mkdir(join(root, 'insights'));
     await writeFile(join(root, 'insights/list.txt'), 'zebra\n');
     await writeFile(join(root, 'insights/zebra.md'), '# Zebra\nzebra\n');
-    await until(() => vault.paths().includes('insights/zebra.md'));
+    await vi.waitFor(() => expect(vault.paths().includes('insights/zebra.md')).toBe(true), WAIT);
     expect(vault.paths()).toEqual(['insights/zebra.md']);
   });
 
@@ -127,7 +121,7 @@ describe('watchVault', () => {
         writeFile(join(root, `insights/burst/n${i}.md`), `# Note ${i}\nmarker${i} quokka\n`),
       ),
     );
-    await until(() => vault.noteCount === 500, 20_000);
+    await vi.waitFor(() => expect(vault.noteCount).toBe(500), { ...WAIT, timeout: 20_000 });
     console.info(
       `watcher: 500 files indexed in ${Date.now() - started} ms with ${refresh.mock.calls.length} refreshes`,
     );
@@ -140,10 +134,10 @@ describe('watchVault', () => {
     const { root } = await start({ 'insights/a.md': '# A\n' }, { quietMs: 50 });
     await writeFile(join(root, 'insights/b.md'), '# B\nquiet\n');
     // The cache is saved once the change is in and 50 ms passed without another.
-    await until(async () => {
+    await vi.waitFor(async () => {
       const cached = await loadIndexCache(root);
-      return cached.status === 'loaded' && cached.index.notes.has('insights/b.md');
-    });
+      expect(cached.status === 'loaded' && cached.index.notes.has('insights/b.md')).toBe(true);
+    }, WAIT);
     const reopened = await openVault({ path: root });
     expect(reopened.lastRefresh).toMatchObject({ added: 0, changed: 0, removed: 0, unchanged: 2 });
   });
@@ -151,7 +145,7 @@ describe('watchVault', () => {
   it('saves the cache on close', async () => {
     const { root, vault, watcher } = await start({ 'insights/a.md': '# A\n' }, { quietMs: 60_000 });
     await writeFile(join(root, 'insights/b.md'), '# B\n');
-    await until(() => vault.paths().includes('insights/b.md'));
+    await vi.waitFor(() => expect(vault.paths().includes('insights/b.md')).toBe(true), WAIT);
     await watcher.close();
     const reopened = await openVault({ path: root });
     expect(reopened.lastRefresh).toMatchObject({ added: 0, changed: 0, removed: 0, unchanged: 2 });
@@ -162,10 +156,13 @@ describe('watchVault', () => {
       Array.from({ length: 300 }, (_, i) => [`insights/n${i}.md`, `# N${i}\n`]),
     );
     const { root, vault, watcher } = await start(files, { quietMs: 1 });
+    // The watcher's quiet-period save goes through this private step of the Vault's queue.
+    const quietSave = vi.spyOn(vault as unknown as { saveIfStaleNow: () => Promise<void> }, 'saveIfStaleNow');
     await writeFile(join(root, 'insights/n1.md'), '# N1\nzeppelin\n');
-    await until(() => vault.recall('zeppelin').hits.length > 0);
-    // Give the quiet-period timer time to run: one stale note of 300 is not worth a 44 MiB write.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await vi.waitFor(() => expect(vault.recall('zeppelin').hits.length).toBeGreaterThan(0), WAIT);
+    // Wait for the quiet-period save to decide: one stale note of 300 is not worth a 44 MiB write.
+    await vi.waitFor(() => expect(quietSave).toHaveBeenCalled(), WAIT);
+    await quietSave.mock.results[0]?.value;
     const cached = await loadIndexCache(root);
     expect(cached.status === 'loaded' && cached.index.text.search('zeppelin').length).toBe(0);
     expect(vault.unsavedChanges).toBe(1);
@@ -203,7 +200,8 @@ async function runWatch(root: string, args: string[], act: (out: () => string) =
   });
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   try {
-    await until(() => stderr.includes('mem: watching'));
+    // Starting a process on a busy machine can take seconds.
+    await vi.waitFor(() => expect(stderr).toContain('mem: watching'), { ...WAIT, timeout: 20_000 });
     await act(() => stdout);
   } finally {
     child.kill('SIGINT');
@@ -216,9 +214,9 @@ describe('mem watch', () => {
     const root = await makeVault({ 'insights/a.md': '# A\n' });
     const result = await runWatch(root, [], async (out) => {
       await writeFile(join(root, 'insights/b.md'), '# B\n');
-      await until(() => out().includes('added insights/b.md\n'));
+      await vi.waitFor(() => expect(out()).toContain('added insights/b.md\n'), WAIT);
       await rm(join(root, 'insights/a.md'));
-      await until(() => out().includes('removed insights/a.md\n'));
+      await vi.waitFor(() => expect(out()).toContain('removed insights/a.md\n'), WAIT);
     });
     expect(result).toEqual({ code: 0, stdout: 'added insights/b.md\nremoved insights/a.md\n' });
     const reopened = await openVault({ path: root });
@@ -229,7 +227,7 @@ describe('mem watch', () => {
     const root = await makeVault({ 'insights/a.md': '# A\n' });
     const result = await runWatch(root, ['--json'], async (out) => {
       await writeFile(join(root, 'insights/a.md'), '# A\nedited\n');
-      await until(() => out().includes('\n'));
+      await vi.waitFor(() => expect(out()).toContain('\n'), WAIT);
     });
     expect(result.code).toBe(0);
     expect(

@@ -5,21 +5,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openVault } from '../../src/index.js';
 import { parseNote } from '../../src/vault/parse-note.js';
+import { git, gitVault } from '../helpers/git.js';
 import { cleanupVaults, makeVault, REPO_ROOT } from '../helpers/make-vault.js';
 import { mem } from '../helpers/run-cli.js';
 
 afterAll(cleanupVaults);
 
 const AT = new Date('2026-11-30T09:14:00+08:00');
-const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' });
-
-async function gitVault(files: Record<string, string> = {}): Promise<string> {
-  const root = await makeVault(files);
-  git(root, 'init', '-q');
-  git(root, '-c', 'user.name=t', '-c', 'user.email=t@t', 'add', '-A');
-  git(root, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'start');
-  return root;
-}
 
 describe('remember', () => {
   it("appends an entry with a fresh block id to the day's note, created from the template", async () => {
@@ -85,14 +77,16 @@ describe('remember', () => {
   it('commits exactly the daily note and leaves the user’s staged and unstaged changes alone', async () => {
     const root = await gitVault({ 'profile/user.md': '# Rain\n', 'insights/a.md': '# A\n' });
     await writeFile(join(root, 'profile/user.md'), '# Rain\nstaged edit\n');
-    git(root, 'add', 'profile/user.md');
+    await git(root, 'add', 'profile/user.md');
     await writeFile(join(root, 'insights/a.md'), '# A\nunstaged edit\n');
-    const before = [git(root, 'diff', '--cached'), git(root, 'diff')];
+    const before = [await git(root, 'diff', '--cached'), await git(root, 'diff')];
     const result = await (await openVault({ path: root, cache: false })).remember({ text: 'hello', at: AT });
     expect(result.committed).toBe(true);
-    expect(git(root, 'log', '-1', '--format=%s')).toBe('mem: remember 2026-11-30#^e1\n');
-    expect(git(root, 'show', '--name-only', '--format=', 'HEAD')).toBe('episodes/daily/2026-11-30.md\n');
-    expect([git(root, 'diff', '--cached'), git(root, 'diff')]).toEqual(before);
+    expect(await git(root, 'log', '-1', '--format=%s')).toBe('mem: remember 2026-11-30#^e1\n');
+    expect(await git(root, 'show', '--name-only', '--format=', 'HEAD')).toBe(
+      'episodes/daily/2026-11-30.md\n',
+    );
+    expect([await git(root, 'diff', '--cached'), await git(root, 'diff')]).toEqual(before);
   });
 
   it('writes but does not commit while git is busy, and says why', async () => {
@@ -105,7 +99,7 @@ describe('remember', () => {
     expect(await readFile(join(root, 'episodes/daily/2026-11-30.md'), 'utf8')).toContain(
       'during a merge ^e1',
     );
-    expect(git(root, 'log', '--format=%s')).toBe('start\n');
+    expect(await git(root, 'log', '--format=%s')).toBe('init\n');
   });
 
   it('reads the text from stdin with -', async () => {
@@ -123,7 +117,7 @@ describe('remember', () => {
   describe('two processes appending to the same day at once', () => {
     beforeAll(() => {
       if (!existsSync(join(REPO_ROOT, 'dist/index.js')))
-        execFileSync('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: REPO_ROOT });
+        execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: REPO_ROOT });
     });
 
     it('lose nothing and leave a well-formed note', async () => {
