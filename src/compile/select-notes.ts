@@ -4,8 +4,8 @@ import type { Note, Section } from '../core/types.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { entriesNewestFirst } from '../recall/episode-entries.js';
 import { isRetired } from '../recall/rank.js';
+import { addDays } from '../time/calendar-day.js';
 import { type Period, rollupPeriod } from '../time/rollup-period.js';
-import { dayFromYmd, formatDay } from '../time/zoned-date.js';
 
 const byPath = (a: Note, b: Note) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
 
@@ -102,13 +102,8 @@ export function latestRollup(
   const found = rollups(index).find((r) => r.period.to < today);
   if (!found) return undefined;
   const created = String(found.note.frontmatter['created'] ?? '').slice(0, 10);
-  const dayBefore = /^\d{4}-\d{2}-\d{2}$/.test(created) ? shiftDay(created, -1) : found.period.to;
+  const dayBefore = /^\d{4}-\d{2}-\d{2}$/.test(created) ? addDays(created, -1) : found.period.to;
   // The earlier of the two days (ISO dates compare as strings).
   const [covers = found.period.to] = [dayBefore, found.period.to].sort();
   return { ...found, covers };
-}
-
-function shiftDay(day: string, by: number): string {
-  const [y, m, d] = day.split('-').map(Number);
-  return formatDay(dayFromYmd(y ?? 0, m ?? 1, d ?? 1) + by);
 }

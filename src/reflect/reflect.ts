@@ -2,7 +2,7 @@ import type { MemConfig } from '../core/config.js';
 import type { Note } from '../core/types.js';
 import { commitWrite, type WriteCommit } from '../git/commit-write.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
-import { formatDay, zonedDate } from '../time/zoned-date.js';
+import { dayOf } from '../time/zoned-date.js';
 import { lockPath, withLock } from '../vault/lock.js';
 import { applyChanges, type PlannedFile, planChanges, previewChanges } from './apply-operations.js';
 import { buildPrompt, episodeSources, touchedNotes } from './build-prompt.js';
@@ -73,7 +73,7 @@ export async function reflect(
     sources: input.sources,
     episodes: new Set(episodes.map((e) => e.path)),
     allowPersonaEdits: config.allowPersonaEdits,
-    today: formatDay(zonedDate(now, config.timezone)),
+    today: dayOf(now, config.timezone),
   });
   const plan = planChanges(accepted, index, now, config.timezone);
   const base = { episodes: episodes.map((e) => e.path), accepted };
