@@ -42,7 +42,7 @@ export async function ingest(
   text: string,
   options: IngestOptions,
 ): Promise<IngestResult> {
-  const turns = parseTranscript(text, options.name);
+  const turns = parseTranscript(text, options.name, config.timezone);
   const fallback = options.at ?? new Date();
   const byDay = new Map<string, DayEntry[]>();
   const seen = new Map<string, number>();
