@@ -335,6 +335,16 @@ function isOnlyTime(rest: string): boolean {
     .every((word) => EN_FILLERS.has(word));
 }
 
+/** A rule's days; undefined for a count beyond the calendar (99999999999 weeks ago), which names no date. */
+function resolve(rule: Rule, match: RegExpExecArray, today: Day): Days | undefined {
+  try {
+    return rule.resolve(match, today);
+  } catch (error) {
+    if (error instanceof RangeError) return undefined;
+    throw error;
+  }
+}
+
 /**
  * Reads the first time expression in a message (昨天, 上周末, last weekend, 3 days ago, 7月21号)
  * as a range of calendar days in `timeZone`, relative to `now`. When several appear, the one that
@@ -359,7 +369,7 @@ export function parseTimeRange(message: string, now: Date, timeZone: string): Ti
       const index = match.index;
       const text = match[0];
       if (best && (index > best.index || (index === best.index && text.length <= best.text.length))) continue;
-      const days = rule.resolve(match as RegExpExecArray, today);
+      const days = resolve(rule, match as RegExpExecArray, today);
       if (days) best = { index, text, days };
     }
   }
