@@ -120,7 +120,7 @@ export function compile(index: VaultIndex, config: MemConfig, options: CompileOp
   // Working memory: the newest raw entries, and before them the newest rollup, which stands in
   // for the days it covers (picked after the entries, shown first).
   const today = dayOf(now, config.timezone);
-  const rollup = latestRollup(index, today);
+  const rollup = latestRollup(index, today, config.timezone);
   const recent = [
     ...recentEntries(index, config.compile.recentEntries, today, rollup?.covers).map(({ note, section }) =>
       sectionCandidate(index, note, section, 0, 'recent'),
