@@ -8,7 +8,7 @@ import { assemble, type Candidate, type CompiledSection, type Filled, fill } fro
 
 export type { CompiledItem, CompiledSection } from './fill-section.js';
 
-import { formatDay, zonedDate } from '../time/zoned-date.js';
+import { dayOf } from '../time/zoned-date.js';
 import {
   type CompileSectionName,
   noteBody,
@@ -119,8 +119,8 @@ export function compile(index: VaultIndex, config: MemConfig, options: CompileOp
     .filter((c): c is Candidate => c !== undefined);
   // Working memory: the newest raw entries, and before them the newest rollup, which stands in
   // for the days it covers (picked after the entries, shown first).
-  const today = formatDay(zonedDate(now, config.timezone));
-  const rollup = latestRollup(index, today);
+  const today = dayOf(now, config.timezone);
+  const rollup = latestRollup(index, today, config.timezone);
   const recent = [
     ...recentEntries(index, config.compile.recentEntries, today, rollup?.covers).map(({ note, section }) =>
       sectionCandidate(index, note, section, 0, 'recent'),

@@ -4,8 +4,10 @@ import type { Note, Section } from '../core/types.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { entriesNewestFirst } from '../recall/episode-entries.js';
 import { isRetired } from '../recall/rank.js';
+import { addDays } from '../time/calendar-day.js';
+import { parseInstant } from '../time/parse-instant.js';
 import { type Period, rollupPeriod } from '../time/rollup-period.js';
-import { dayFromYmd, formatDay } from '../time/zoned-date.js';
+import { dayOf } from '../time/zoned-date.js';
 
 const byPath = (a: Note, b: Note) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
 
@@ -93,22 +95,18 @@ function rollups(index: VaultIndex): Array<{ note: Note; period: Period }> {
 /**
  * The rollup that ends last before `today`, if any, and the last day it stands in for: the end of
  * its period, or the day before it was written if that came first (a summary written mid-period
- * cannot speak for the days after it).
+ * cannot speak for the days after it). The day it was written is the day of `created` in `timeZone`.
  */
 export function latestRollup(
   index: VaultIndex,
   today: string,
+  timeZone: string,
 ): { note: Note; period: Period; covers: string } | undefined {
   const found = rollups(index).find((r) => r.period.to < today);
   if (!found) return undefined;
-  const created = String(found.note.frontmatter['created'] ?? '').slice(0, 10);
-  const dayBefore = /^\d{4}-\d{2}-\d{2}$/.test(created) ? shiftDay(created, -1) : found.period.to;
+  const created = parseInstant(String(found.note.frontmatter['created'] ?? ''), timeZone);
+  const dayBefore = created ? addDays(dayOf(created, timeZone), -1) : found.period.to;
   // The earlier of the two days (ISO dates compare as strings).
   const [covers = found.period.to] = [dayBefore, found.period.to].sort();
   return { ...found, covers };
-}
-
-function shiftDay(day: string, by: number): string {
-  const [y, m, d] = day.split('-').map(Number);
-  return formatDay(dayFromYmd(y ?? 0, m ?? 1, d ?? 1) + by);
 }

@@ -1,6 +1,6 @@
 import type { VaultIndex } from '../indexing/vault-index.js';
+import { addDays } from '../time/calendar-day.js';
 import { parseTimeRange } from '../time/time-range.js';
-import { dayFromYmd, formatDay } from '../time/zoned-date.js';
 import type { DateRange } from './recall.js';
 
 /** The episode date range a turn was narrowed to, and why, as the JSON output reports it. */
@@ -34,12 +34,6 @@ function entryDays(index: VaultIndex): string[] {
 
 function hasEntries(index: VaultIndex, range: DateRange): boolean {
   return entryDays(index).some((day) => day >= range.from && day <= range.to);
-}
-
-function shift(date: string, days: number): string {
-  const [y, m, d] = date.split('-').map(Number);
-  if (!y || !m || !d) return date;
-  return formatDay(dayFromYmd(y, m, d) + days);
 }
 
 /**
@@ -78,7 +72,7 @@ export function chooseRange(
     };
   }
   if (!hasEntries(index, range)) {
-    const wider = { from: shift(range.from, -1), to: shift(range.to, 1) };
+    const wider = { from: addDays(range.from, -1), to: addDays(range.to, 1) };
     range = {
       ...range,
       ...wider,

@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { stringify } from 'yaml';
 import { MemError } from '../core/errors.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
+import { isoWithOffset } from '../time/zoned-date.js';
 import { setFrontmatterKeys } from '../vault/edit-frontmatter.js';
 import { findOnDisk } from '../vault/paths.js';
 import { readForWrite, updateFile, writeAtomic } from '../vault/write-note.js';
 import { redactSecrets } from '../write/redact.js';
-import { isoWithOffset } from '../write/update-note.js';
 import type { Operation } from './operations.js';
 import type { Rejected } from './validate-operations.js';
 

@@ -2,7 +2,9 @@ import type { MemConfig } from '../core/config.js';
 import type { Note } from '../core/types.js';
 import { commitWrite, type WriteCommit } from '../git/commit-write.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
-import { formatDay, zonedDate } from '../time/zoned-date.js';
+import { parseDay } from '../time/calendar-day.js';
+import { parseInstant } from '../time/parse-instant.js';
+import { dayOf, isDayOver } from '../time/zoned-date.js';
 import { lockPath, withLock } from '../vault/lock.js';
 import { applyChanges, type PlannedFile, planChanges, previewChanges } from './apply-operations.js';
 import { buildPrompt, episodeSources, touchedNotes } from './build-prompt.js';
@@ -31,17 +33,19 @@ export interface ReflectResult extends WriteCommit {
 
 /**
  * Daily notes that have entries reflect has not seen: never reflected, or reflected before the
- * day was over (entries may have come after).
+ * day was over in the vault's time zone (entries may have come after).
  */
-export function pendingEpisodes(index: VaultIndex, max: number): Note[] {
+export function pendingEpisodes(index: VaultIndex, max: number, timeZone: string): Note[] {
   return [...index.notes.values()]
     .filter((note) => note.layer === 'episodes' && note.path.startsWith('episodes/daily/'))
     .filter((note) => note.sections.some((s) => s.kind === 'block'))
     .filter((note) => {
       const reflected = note.frontmatter['reflected'];
       const date = note.sections.find((s) => s.date)?.date;
-      if (typeof reflected !== 'string' || !date) return reflected === undefined || reflected === null;
-      return Date.parse(reflected) < Date.parse(`${date}T23:59:59Z`);
+      if (typeof reflected !== 'string' || !date || !parseDay(date))
+        return reflected === undefined || reflected === null;
+      const at = parseInstant(reflected, timeZone);
+      return at !== undefined && !isDayOver(date, at, timeZone);
     })
     .sort((a, b) => (a.path < b.path ? -1 : 1))
     .slice(0, max);
@@ -60,7 +64,7 @@ export async function reflect(
   options: ReflectOptions = {},
 ): Promise<ReflectResult> {
   const now = options.now ?? new Date();
-  const episodes = pendingEpisodes(index, options.maxEpisodes ?? 7);
+  const episodes = pendingEpisodes(index, options.maxEpisodes ?? 7, config.timezone);
   const empty = { episodes: [], accepted: [], rejected: [], files: [], committed: false };
   if (episodes.length === 0) return { ...empty, reason: 'no new episodes to reflect on' };
 
@@ -73,7 +77,7 @@ export async function reflect(
     sources: input.sources,
     episodes: new Set(episodes.map((e) => e.path)),
     allowPersonaEdits: config.allowPersonaEdits,
-    today: formatDay(zonedDate(now, config.timezone)),
+    today: dayOf(now, config.timezone),
   });
   const plan = planChanges(accepted, index, now, config.timezone);
   const base = { episodes: episodes.map((e) => e.path), accepted };

@@ -1,13 +1,5 @@
-import {
-  type DayNumber,
-  dayFromYmd,
-  formatDay,
-  isoWeekday,
-  isValidYmd,
-  mondayOf,
-  ymdFromDay,
-  zonedDate,
-} from './zoned-date.js';
+import { type Day, dayFromYmd, formatDay, isBefore, mondayOf, monthDays, yearDays } from './calendar-day.js';
+import { zonedDate } from './zoned-date.js';
 
 /** A span of calendar days that a message asks about. */
 export interface TimeRange {
@@ -21,65 +13,67 @@ export interface TimeRange {
   onlyTime: boolean;
 }
 
-type Days = readonly [from: DayNumber, to: DayNumber];
+type Days = readonly [from: Day, to: Day];
 
 interface Rule {
   pattern: RegExp;
   /** Undefined when the match names no real date (2026-02-30) */
-  resolve: (match: RegExpExecArray, today: DayNumber) => Days | undefined;
+  resolve: (match: RegExpExecArray, today: Day) => Days | undefined;
 }
 
-const single = (day: DayNumber): Days => [day, day];
+const single = (day: Day): Days => [day, day];
 
 /** Monday–Sunday of the week `offset` weeks from today's (0 = this week, -1 = last week). */
-const week = (today: DayNumber, offset: number): Days => {
-  const monday = mondayOf(today) + offset * 7;
-  return [monday, monday + 6];
+const week = (today: Day, offset: number): Days => {
+  const monday = mondayOf(today).add({ weeks: offset });
+  return [monday, monday.add({ days: 6 })];
 };
 
 /** Weekday (1 = Monday … 7 = Sunday) of the week `offset` weeks from today's. */
-const weekdayOf = (today: DayNumber, offset: number, weekday: number): Days =>
-  single(mondayOf(today) + offset * 7 + weekday - 1);
+const weekdayOf = (today: Day, offset: number, weekday: number): Days =>
+  single(mondayOf(today).add({ days: offset * 7 + weekday - 1 }));
 
 /** The most recent such weekday on or before today (or strictly before, when `beforeToday`). */
-const recentWeekday = (today: DayNumber, weekday: number, beforeToday: boolean): Days => {
-  let back = (isoWeekday(today) - weekday + 7) % 7;
+const recentWeekday = (today: Day, weekday: number, beforeToday: boolean): Days => {
+  let back = (today.dayOfWeek - weekday + 7) % 7;
   if (back === 0 && beforeToday) back = 7;
-  return single(today - back);
+  return single(today.subtract({ days: back }));
 };
 
 // The weekend of the previous ISO week is also the most recent whole weekend before today,
 // so on a Sunday "last weekend" is the one before, and on a Monday it is the one just past.
-const lastWeekend = (today: DayNumber): Days => {
-  const sunday = mondayOf(today) - 1;
-  return [sunday - 1, sunday];
+const lastWeekend = (today: Day): Days => {
+  const sunday = mondayOf(today).subtract({ days: 1 });
+  return [sunday.subtract({ days: 1 }), sunday];
 };
 
-const thisWeekend = (today: DayNumber): Days => {
-  const saturday = mondayOf(today) + 5;
-  return [saturday, saturday + 1];
+const thisWeekend = (today: Day): Days => {
+  const saturday = mondayOf(today).add({ days: 5 });
+  return [saturday, saturday.add({ days: 1 })];
 };
 
 /** A bare "周末" / "the weekend": the current one once it has begun, else the last one. */
-const theWeekend = (today: DayNumber): Days =>
-  isoWeekday(today) >= 6 ? thisWeekend(today) : lastWeekend(today);
+const theWeekend = (today: Day): Days => (today.dayOfWeek >= 6 ? thisWeekend(today) : lastWeekend(today));
 
-const month = (year: number, monthNumber: number): Days => [
-  dayFromYmd(year, monthNumber, 1),
-  dayFromYmd(year, monthNumber + 1, 0),
-];
+/** A month of a year; month 0 is December of the year before. */
+const month = (year: number, monthNumber: number): Days => monthDays(year, monthNumber);
 
-const year = (yearNumber: number): Days => [dayFromYmd(yearNumber, 1, 1), dayFromYmd(yearNumber, 12, 31)];
+const year = (yearNumber: number): Days => yearDays(yearNumber);
+
+/** From the first day of today's month, or year, to today. */
+const monthToDate = (today: Day): Days => [today.with({ day: 1 }), today];
+const yearToDate = (today: Day): Days => [today.with({ month: 1, day: 1 }), today];
 
 /** A date written with or without its year; without one, the most recent such date not after today. */
-const explicitDate = (today: DayNumber, y: number | undefined, m: number, d: number): Days | undefined => {
-  if (y !== undefined) return isValidYmd(y, m, d) ? single(dayFromYmd(y, m, d)) : undefined;
-  const current = ymdFromDay(today).year;
+const explicitDate = (today: Day, y: number | undefined, m: number, d: number): Days | undefined => {
+  if (y !== undefined) {
+    const day = dayFromYmd(y, m, d);
+    return day ? single(day) : undefined;
+  }
   // Eight years back always reaches a leap year, so 2月29日 finds its date.
-  for (let candidate = current; candidate >= current - 8; candidate--) {
-    if (isValidYmd(candidate, m, d) && dayFromYmd(candidate, m, d) <= today) {
-      return single(dayFromYmd(candidate, m, d));
-    }
+  for (let candidate = today.year; candidate >= today.year - 8; candidate--) {
+    const day = dayFromYmd(candidate, m, d);
+    if (day && !isBefore(today, day)) return single(day);
   }
   return undefined;
 };
@@ -130,9 +124,9 @@ const englishNumber = (text: string): number | undefined =>
   /^\d+$/.test(text) ? Number(text) : EN_NUMBERS[text.toLowerCase()];
 
 /** `2025年`, `今年`, `去年`, `前年` before a month and day; undefined when no year was written. */
-const chineseYear = (text: string | undefined, today: DayNumber): number | undefined => {
+const chineseYear = (text: string | undefined, today: Day): number | undefined => {
   if (text === undefined) return undefined;
-  const current = ymdFromDay(today).year;
+  const current = today.year;
   return text === '今' ? current : text === '去' ? current - 1 : text === '前' ? current - 2 : Number(text);
 };
 
@@ -205,17 +199,17 @@ const en = (source: string, resolve: Rule['resolve']): Rule => ({
 });
 
 const RULES: readonly Rule[] = [
-  cn('大前天', (_, today) => single(today - 3)),
-  cn('(?<![之以提从目])前天', (_, today) => single(today - 2)),
-  cn('昨天|昨日|昨晚|昨夜', (_, today) => single(today - 1)),
+  cn('大前天', (_, today) => single(today.subtract({ days: 3 }))),
+  cn('(?<![之以提从目])前天', (_, today) => single(today.subtract({ days: 2 }))),
+  cn('昨天|昨日|昨晚|昨夜', (_, today) => single(today.subtract({ days: 1 }))),
   cn('今天|今日|今晚|今早|今晨', (_, today) => single(today)),
   cn(`${CN_NUM}\\s*天(?:之|以)?前`, (m, today) => {
     const n = chineseNumber(m[1] ?? '');
-    return n === undefined ? undefined : single(today - n);
+    return n === undefined ? undefined : single(today.subtract({ days: n }));
   }),
   cn(`${CN_NUM}\\s*个?${CN_WEEK}(?:之|以)?前`, (m, today) => {
     const n = chineseNumber(m[1] ?? '');
-    return n === undefined ? undefined : single(today - 7 * n);
+    return n === undefined ? undefined : single(today.subtract({ weeks: n }));
   }),
   cn(`${CN_LAST}上个?${CN_WEEK}`, (_, today) => week(today, -2)),
   cn(`${CN_LAST}个?周末`, (_, today) => lastWeekend(today)),
@@ -226,17 +220,11 @@ const RULES: readonly Rule[] = [
   cn(`${CN_THIS}个?${CN_WEEK}`, (_, today) => [mondayOf(today), today]),
   cn(`${CN_BARE}周末`, (_, today) => theWeekend(today)),
   cn(`${CN_BARE}${CN_DAY_OF_WEEK}`, (m, today) => recentWeekday(today, cnWeekday(m), false)),
-  cn('这个?月|本月', (_, today) => {
-    const { year: y, month: mo } = ymdFromDay(today);
-    return [dayFromYmd(y, mo, 1), today];
-  }),
-  cn(`${CN_LAST}个?月`, (_, today) => {
-    const { year: y, month: mo } = ymdFromDay(today);
-    return month(y, mo - 1);
-  }),
-  cn('今年', (_, today) => [dayFromYmd(ymdFromDay(today).year, 1, 1), today]),
-  cn('(?<!过)去年', (_, today) => year(ymdFromDay(today).year - 1)),
-  cn('(?<![之以提从目])前年', (_, today) => year(ymdFromDay(today).year - 2)),
+  cn('这个?月|本月', (_, today) => monthToDate(today)),
+  cn(`${CN_LAST}个?月`, (_, today) => month(today.year, today.month - 1)),
+  cn('今年', (_, today) => yearToDate(today)),
+  cn('(?<!过)去年', (_, today) => year(today.year - 1)),
+  cn('(?<![之以提从目])前年', (_, today) => year(today.year - 2)),
   cn(`(?:(\\d{4}|今|去|前)\\s*年\\s*)?${CN_NUM}\\s*月\\s*${CN_NUM}\\s*[日号號]`, (m, today) => {
     const mo = chineseNumber(m[2] ?? '');
     const d = chineseNumber(m[3] ?? '');
@@ -246,16 +234,16 @@ const RULES: readonly Rule[] = [
   cn('(?<!\\d)(\\d{4})([-/.])(\\d{1,2})\\2(\\d{1,2})(?!\\d)', (m, today) =>
     explicitDate(today, Number(m[1]), Number(m[3]), Number(m[4])),
   ),
-  en('(?:the\\s+)?day\\s+before\\s+yesterday', (_, today) => single(today - 2)),
-  en('yesterday|last\\s+night', (_, today) => single(today - 1)),
+  en('(?:the\\s+)?day\\s+before\\s+yesterday', (_, today) => single(today.subtract({ days: 2 }))),
+  en('yesterday|last\\s+night', (_, today) => single(today.subtract({ days: 1 }))),
   en('today|tonight|this\\s+(?:morning|afternoon|evening)', (_, today) => single(today)),
   en(`${EN_NUM}\\s+days?\\s+ago`, (m, today) => {
     const n = englishNumber(m[1] ?? '');
-    return n === undefined ? undefined : single(today - n);
+    return n === undefined ? undefined : single(today.subtract({ days: n }));
   }),
   en(`${EN_NUM}\\s+weeks?\\s+ago`, (m, today) => {
     const n = englishNumber(m[1] ?? '');
-    return n === undefined ? undefined : single(today - 7 * n);
+    return n === undefined ? undefined : single(today.subtract({ weeks: n }));
   }),
   en('the\\s+week\\s+before\\s+last', (_, today) => week(today, -2)),
   en('last\\s+weekend|this\\s+past\\s+weekend', (_, today) => lastWeekend(today)),
@@ -270,16 +258,10 @@ const RULES: readonly Rule[] = [
     pattern: new RegExp(`(?<!\\b(?:next|last|this)\\s+)\\b${EN_DAY_OF_WEEK}\\b`, 'giu'),
     resolve: (m, today) => recentWeekday(today, enWeekday(m[1]), false),
   },
-  en('this\\s+month', (_, today) => {
-    const { year: y, month: mo } = ymdFromDay(today);
-    return [dayFromYmd(y, mo, 1), today];
-  }),
-  en('last\\s+month', (_, today) => {
-    const { year: y, month: mo } = ymdFromDay(today);
-    return month(y, mo - 1);
-  }),
-  en('this\\s+year', (_, today) => [dayFromYmd(ymdFromDay(today).year, 1, 1), today]),
-  en('last\\s+year', (_, today) => year(ymdFromDay(today).year - 1)),
+  en('this\\s+month', (_, today) => monthToDate(today)),
+  en('last\\s+month', (_, today) => month(today.year, today.month - 1)),
+  en('this\\s+year', (_, today) => yearToDate(today)),
+  en('last\\s+year', (_, today) => year(today.year - 1)),
   en(`${EN_MONTH}\\.?\\s+(\\d{1,2})(?:st|nd|rd|th)?(?:,?\\s+(\\d{4}))?`, (m, today) => {
     const mo = monthNumber(m[1] ?? '');
     if (mo === undefined || !meansMonth(m[1] ?? '', m)) return undefined;
@@ -353,6 +335,16 @@ function isOnlyTime(rest: string): boolean {
     .every((word) => EN_FILLERS.has(word));
 }
 
+/** A rule's days; undefined for a count beyond the calendar (99999999999 weeks ago), which names no date. */
+function resolve(rule: Rule, match: RegExpExecArray, today: Day): Days | undefined {
+  try {
+    return rule.resolve(match, today);
+  } catch (error) {
+    if (error instanceof RangeError) return undefined;
+    throw error;
+  }
+}
+
 /**
  * Reads the first time expression in a message (昨天, 上周末, last weekend, 3 days ago, 7月21号)
  * as a range of calendar days in `timeZone`, relative to `now`. When several appear, the one that
@@ -377,7 +369,7 @@ export function parseTimeRange(message: string, now: Date, timeZone: string): Ti
       const index = match.index;
       const text = match[0];
       if (best && (index > best.index || (index === best.index && text.length <= best.text.length))) continue;
-      const days = rule.resolve(match as RegExpExecArray, today);
+      const days = resolve(rule, match as RegExpExecArray, today);
       if (days) best = { index, text, days };
     }
   }

@@ -1,84 +1,90 @@
-/**
- * Calendar dates without a time or a zone, as whole days since 1970-01-01 (a "day number").
- * Date arithmetic is then integer arithmetic, and no DST shift can move a date by an hour.
- */
-export type DayNumber = number;
+// The one rule for "this instant in the vault's time zone": which day it belongs to, the clock
+// time it shows, where a day starts and ends, and whether a day is over. Every caller that turns an
+// instant into a day (remember, ingest, reflect, compile, recall) goes through here, with the vault's
+// `timezone` (an IANA name such as `Asia/Shanghai`), never the process's zone. The zone arithmetic
+// (offsets, DST) is Temporal's.
 
-const MS_PER_DAY = 86_400_000;
+import { Temporal } from 'temporal-polyfill';
+import { type Day, formatDay, parseDay } from './calendar-day.js';
 
-// Building a DateTimeFormat is slow compared with using one; a vault has one time zone.
-const formats = new Map<string, Intl.DateTimeFormat>();
-
-function formatFor(timeZone: string): Intl.DateTimeFormat {
-  let format = formats.get(timeZone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      calendar: 'gregory',
-      numberingSystem: 'latn',
-    });
-    formats.set(timeZone, format);
-  }
-  return format;
+/** `at` as a clock in `timeZone` shows it. */
+export function zonedDateTime(at: Date, timeZone: string): Temporal.ZonedDateTime {
+  return Temporal.Instant.fromEpochMilliseconds(at.getTime()).toZonedDateTimeISO(timeZone);
 }
 
-/** The calendar date that `now` falls on in `timeZone` (an IANA name such as `Asia/Shanghai`). */
-export function zonedDate(now: Date, timeZone: string): DayNumber {
-  let year = 0;
-  let month = 0;
-  let day = 0;
-  for (const part of formatFor(timeZone).formatToParts(now)) {
-    if (part.type === 'year') year = Number(part.value);
-    else if (part.type === 'month') month = Number(part.value);
-    else if (part.type === 'day') day = Number(part.value);
-  }
-  // `era` is not requested, so years before 1 CE would come out positive; no vault needs them.
-  return dayFromYmd(year, month, day);
+/** The calendar day `at` falls on in `timeZone`. */
+export function zonedDate(at: Date, timeZone: string): Day {
+  return zonedDateTime(at, timeZone).toPlainDate();
 }
 
-/** Day number of a proleptic Gregorian date; month and day may overflow (month 13 is next January). */
-export function dayFromYmd(year: number, month: number, day: number): DayNumber {
-  // setUTCFullYear, unlike Date.UTC, does not map years 0–99 to 1900–1999.
-  const date = new Date(0);
-  date.setUTCFullYear(year, month - 1, day);
-  return Math.round(date.getTime() / MS_PER_DAY);
+/** The day an entry made at `at` belongs to: `YYYY-MM-DD` in `timeZone`. */
+export function dayOf(at: Date, timeZone: string): string {
+  return formatDay(zonedDate(at, timeZone));
 }
 
-export interface Ymd {
+const two = (n: number) => String(n).padStart(2, '0');
+
+/** `HH:MM` of `at` in `timeZone` (24-hour clock). */
+export function timeOfDay(at: Date, timeZone: string): string {
+  const clock = zonedDateTime(at, timeZone);
+  return `${two(clock.hour)}:${two(clock.minute)}`;
+}
+
+/** `2026-11-30T09:15:00+08:00`: the time as a clock in `timeZone` shows it, with that zone's offset. */
+export function isoWithOffset(at: Date, timeZone: string): string {
+  return zonedDateTime(at, timeZone).toString({
+    fractionalSecondDigits: 0,
+    roundingMode: 'trunc',
+    timeZoneName: 'never',
+  });
+}
+
+function toDay(day: Day | string): Day {
+  if (typeof day !== 'string') return day;
+  const parsed = parseDay(day);
+  if (!parsed) throw new RangeError(`not a date: ${JSON.stringify(day)} (expected YYYY-MM-DD)`);
+  return parsed;
+}
+
+/** The first instant of `day` in `timeZone` (not always midnight: some zones skip it for DST). */
+export function startOfDay(day: Day | string, timeZone: string): Date {
+  return new Date(toDay(day).toZonedDateTime({ timeZone }).epochMilliseconds);
+}
+
+/** The first instant after `day` in `timeZone`: the day is over from then on. */
+export function endOfDay(day: Day | string, timeZone: string): Date {
+  return startOfDay(toDay(day).add({ days: 1 }), timeZone);
+}
+
+/** Whether `day` (`YYYY-MM-DD`) had ended in `timeZone` by the instant `at`. */
+export function isDayOver(day: Day | string, at: Date, timeZone: string): boolean {
+  return at.getTime() >= endOfDay(day, timeZone).getTime();
+}
+
+/** A clock reading without an offset; omitted fields are zero. */
+export interface WallClock {
   year: number;
   /** 1–12 */
   month: number;
   /** 1–31 */
   day: number;
+  hour?: number;
+  minute?: number;
+  second?: number;
+  millisecond?: number;
 }
 
-export function ymdFromDay(dayNumber: DayNumber): Ymd {
-  const date = new Date(dayNumber * MS_PER_DAY);
-  return { year: date.getUTCFullYear(), month: date.getUTCMonth() + 1, day: date.getUTCDate() };
-}
-
-/** True when the date exists (no 2026-02-30). */
-export function isValidYmd(year: number, month: number, day: number): boolean {
-  const back = ymdFromDay(dayFromYmd(year, month, day));
-  return back.year === year && back.month === month && back.day === day;
-}
-
-/** `YYYY-MM-DD` */
-export function formatDay(dayNumber: DayNumber): string {
-  const { year, month, day } = ymdFromDay(dayNumber);
-  return `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
-}
-
-/** ISO weekday: 1 = Monday … 7 = Sunday. */
-export function isoWeekday(dayNumber: DayNumber): number {
-  // 1970-01-01 was a Thursday (4).
-  return ((((dayNumber + 3) % 7) + 7) % 7) + 1;
-}
-
-/** The Monday that starts the ISO week holding this day. */
-export function mondayOf(dayNumber: DayNumber): DayNumber {
-  return dayNumber - (isoWeekday(dayNumber) - 1);
+/**
+ * The instant a clock in `timeZone` showed `clock`. A time skipped by a DST change reads as the
+ * time after the change, and a repeated one as its first occurrence (as `Date` reads local times).
+ * Undefined for a clock reading that does not exist (month 13, 25:00).
+ */
+export function fromWallClock(clock: WallClock, timeZone: string): Date | undefined {
+  try {
+    const local = Temporal.PlainDateTime.from(clock, { overflow: 'reject' });
+    return new Date(local.toZonedDateTime(timeZone, { disambiguation: 'compatible' }).epochMilliseconds);
+  } catch (error) {
+    if (error instanceof RangeError) return undefined;
+    throw error;
+  }
 }

@@ -7,12 +7,12 @@ import { committedBlob, diff, history } from '../git/git-history.js';
 import { findVaultRepo, toRepoPath } from '../git/vault-git.js';
 import { ensureCacheDir } from '../indexing/index-cache.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
+import { isoWithOffset } from '../time/zoned-date.js';
 import { setFrontmatterKeys } from '../vault/edit-frontmatter.js';
 import { lockPath, withLock } from '../vault/lock.js';
 import { resolveInVault } from '../vault/paths.js';
 import { hashText, readForWrite } from '../vault/write-note.js';
 import { moveNote } from './move-note.js';
-import { isoWithOffset } from './update-note.js';
 
 export interface ForgetOptions {
   /** Why it was forgotten, written as `archived_reason` */

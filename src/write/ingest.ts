@@ -1,9 +1,10 @@
 import { type MemConfig, speakerName } from '../core/config.js';
 import { commitWrite, type WriteCommit } from '../git/commit-write.js';
+import { dayOf, timeOfDay } from '../time/zoned-date.js';
 import { hashText } from '../vault/write-note.js';
 import { parseTranscript } from './parse-transcript.js';
 import { redactSecrets } from './redact.js';
-import { appendToDay, type DayEntry, dayOf, zonedTime } from './remember.js';
+import { appendToDay, type DayEntry } from './remember.js';
 
 export interface IngestOptions {
   /** Display name for the file in messages and the commit */
@@ -41,7 +42,7 @@ export async function ingest(
   text: string,
   options: IngestOptions,
 ): Promise<IngestResult> {
-  const turns = parseTranscript(text, options.name);
+  const turns = parseTranscript(text, options.name, config.timezone);
   const fallback = options.at ?? new Date();
   const byDay = new Map<string, DayEntry[]>();
   const seen = new Map<string, number>();
@@ -56,7 +57,7 @@ export async function ingest(
     redacted += clean.redactions.length;
     const entry: DayEntry = {
       text: clean.text,
-      time: zonedTime(at, config.timezone),
+      time: timeOfDay(at, config.timezone),
       speaker: speakerName(config, turn.speaker),
       blockId: ingestId(turn.speaker ?? '', turn.text, turn.at?.toISOString() ?? '', occurrence),
     };

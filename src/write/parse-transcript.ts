@@ -1,4 +1,5 @@
 import { MemError } from '../core/errors.js';
+import { parseInstant } from '../time/parse-instant.js';
 
 /** One turn of an imported conversation. */
 export interface TranscriptTurn {
@@ -23,19 +24,17 @@ function textOf(content: unknown): string | undefined {
   return undefined;
 }
 
-function timeOf(value: unknown): Date | undefined {
+/** A turn's time; a timestamp without an offset is read in the vault's `timeZone`. */
+function timeOf(value: unknown, timeZone: string): Date | undefined {
   if (typeof value === 'number' && Number.isFinite(value)) {
     // Epoch seconds are ten digits until 2286; anything larger is milliseconds.
     return new Date(value < 1e11 ? value * 1000 : value);
   }
-  if (typeof value === 'string' && value.trim() !== '') {
-    const time = Date.parse(value);
-    if (Number.isFinite(time)) return new Date(time);
-  }
+  if (typeof value === 'string' && value.trim() !== '') return parseInstant(value, timeZone);
   return undefined;
 }
 
-function turnOf(value: unknown, where: string): TranscriptTurn | undefined {
+function turnOf(value: unknown, where: string, timeZone: string): TranscriptTurn | undefined {
   if (!value || typeof value !== 'object' || Array.isArray(value)) {
     throw new MemError('INVALID_INPUT', `${where}: expected an object with role/speaker and content/text`);
   }
@@ -45,7 +44,10 @@ function turnOf(value: unknown, where: string): TranscriptTurn | undefined {
   const text = textOf(record['content'] ?? record['text'] ?? record['message']);
   if (text === undefined) throw new MemError('INVALID_INPUT', `${where}: no "content" or "text" string`);
   if (text.trim() === '') return undefined;
-  const at = timeOf(record['timestamp'] ?? record['time'] ?? record['created_at'] ?? record['date']);
+  const at = timeOf(
+    record['timestamp'] ?? record['time'] ?? record['created_at'] ?? record['date'],
+    timeZone,
+  );
   return {
     text,
     ...(typeof role === 'string' && role.trim() ? { speaker: role.trim() } : {}),
@@ -76,9 +78,10 @@ export function decodeTranscript(bytes: Uint8Array, file: string): string {
 /**
  * Reads a chat transcript in any of three forms: a JSON array of messages (or `{ "messages": [...] }`),
  * JSONL with one message per line, or plain text with one `Speaker: text` per line (lines without a
- * speaker continue the previous turn).
+ * speaker continue the previous turn). Timestamps without an offset are read in `timeZone` (the
+ * vault's), so the same file gives the same turns on every machine.
  */
-export function parseTranscript(text: string, file: string): TranscriptTurn[] {
+export function parseTranscript(text: string, file: string, timeZone: string): TranscriptTurn[] {
   if (text.includes('\0')) throw binary(file);
   const body = text.replace(/^\uFEFF/, '').trim();
   if (body === '') return [];
@@ -92,7 +95,7 @@ export function parseTranscript(text: string, file: string): TranscriptTurn[] {
     const list = Array.isArray(data) ? data : (data as { messages?: unknown }).messages;
     if (!Array.isArray(list)) throw new MemError('INVALID_INPUT', `${file}: expected an array of messages`);
     return list
-      .map((m, i) => turnOf(m, `${file}: message ${i + 1}`))
+      .map((m, i) => turnOf(m, `${file}: message ${i + 1}`, timeZone))
       .filter((t): t is TranscriptTurn => t !== undefined);
   }
   const lines = body.split(/\r?\n/);
@@ -105,14 +108,14 @@ export function parseTranscript(text: string, file: string): TranscriptTurn[] {
       } catch {
         throw new MemError('INVALID_INPUT', `${file}:${i + 1}: not valid JSON`);
       }
-      const turn = turnOf(data, `${file}:${i + 1}`);
+      const turn = turnOf(data, `${file}:${i + 1}`, timeZone);
       return turn ? [turn] : [];
     });
   }
   const turns: TranscriptTurn[] = [];
   for (const line of lines) {
     const match = /^\s*(?:\[([^\]]+)\]\s*)?([^:：]{1,40}?)\s*[:：]\s?(.*)$/.exec(line);
-    const at = match?.[1] ? timeOf(match[1]) : undefined;
+    const at = match?.[1] ? timeOf(match[1], timeZone) : undefined;
     if (match && !/^https?$/i.test(match[2] ?? '')) {
       turns.push({ speaker: match[2]!.trim(), text: match[3] ?? '', ...(at ? { at } : {}) });
     } else if (turns.length > 0 && line.trim() !== '') {

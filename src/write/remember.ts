@@ -5,7 +5,7 @@ import { MemError } from '../core/errors.js';
 import { TEMPLATES_DIR } from '../core/templates-dir.js';
 import { commitWrite, type WriteCommit } from '../git/commit-write.js';
 import { ensureCacheDir } from '../indexing/index-cache.js';
-import { formatDay, zonedDate } from '../time/zoned-date.js';
+import { dayOf, timeOfDay } from '../time/zoned-date.js';
 import { lockPath, withLock } from '../vault/lock.js';
 import { resolveInVault } from '../vault/paths.js';
 import { updateFile } from '../vault/write-note.js';
@@ -52,20 +52,6 @@ export interface DayEntry {
   importance?: number;
   /** A fixed block id (ingest uses content-derived ids so a second import adds nothing) */
   blockId?: string;
-}
-
-/** `HH:MM` of `at` in `timeZone`. */
-export function zonedTime(at: Date, timeZone: string): string {
-  return new Intl.DateTimeFormat('en-GB', {
-    timeZone,
-    hour: '2-digit',
-    minute: '2-digit',
-    hourCycle: 'h23',
-  }).format(at);
-}
-
-export function dayOf(at: Date, timeZone: string): string {
-  return formatDay(zonedDate(at, timeZone));
 }
 
 async function dailyTemplate(date: string): Promise<string> {
@@ -126,7 +112,7 @@ function entryOf(
     : redactSecrets(input.text);
   const entry: DayEntry = {
     text,
-    time: zonedTime(at, config.timezone),
+    time: timeOfDay(at, config.timezone),
     speaker: speakerName(config, input.speaker),
     kind: input.kind,
     tags: input.tags,

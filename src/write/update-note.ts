@@ -4,6 +4,7 @@ import type { MemConfig } from '../core/config.js';
 import { MemError } from '../core/errors.js';
 import { commitWrite, type WriteCommit } from '../git/commit-write.js';
 import { ensureCacheDir } from '../indexing/index-cache.js';
+import { isoWithOffset } from '../time/zoned-date.js';
 import { setFrontmatterKeys } from '../vault/edit-frontmatter.js';
 import { lockPath, withLock } from '../vault/lock.js';
 import { resolveInVault } from '../vault/paths.js';
@@ -37,28 +38,6 @@ export interface NoteWriteResult extends WriteCommit {
   changed: boolean;
   /** The note's `id` (create only) */
   id?: string;
-}
-
-/** `2026-11-30T09:15:00+08:00`: the time as a clock in `timeZone` shows it, with that zone's offset. */
-export function isoWithOffset(at: Date, timeZone: string): string {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-      timeZoneName: 'longOffset',
-    })
-      .formatToParts(at)
-      .map((part) => [part.type, part.value]),
-  );
-  // `GMT+08:00`, or plain `GMT` for UTC itself.
-  const offset = String(parts['timeZoneName']).replace('GMT', '') || '+00:00';
-  return `${parts['year']}-${parts['month']}-${parts['day']}T${parts['hour']}:${parts['minute']}:${parts['second']}${offset}`;
 }
 
 /** Eight characters from a-z and 0-9, starting with a letter so YAML never reads it as a number. */

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openVault } from '../../src/index.js';
 import { git, gitVault } from '../helpers/git.js';
 import { type StubReply, startLlmStub } from '../helpers/llm-stub.js';
-import { cleanupVaults } from '../helpers/make-vault.js';
+import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 import { mem } from '../helpers/run-cli.js';
 
 afterAll(cleanupVaults);
@@ -353,6 +353,61 @@ describe('reflect', () => {
         expect(seen).toHaveLength(1);
       },
     );
+  });
+
+  describe('decides that a day is over in the vault time zone', () => {
+    const DAY = 'episodes/daily/2026-11-29.md';
+    const MARK = JSON.stringify({ operations: [{ op: 'mark_reflected', path: DAY }] });
+
+    it('in Los Angeles, reflects entries written after 16:00 local once the day has been reflected', async () => {
+      const root = await makeVault(
+        { [DAY]: '---\ndate: 2026-11-29\n---\n# 2026-11-29\n\n- 09:00 **Rain:** Morning run. ^e1\n' },
+        { config: { timezone: 'America/Los_Angeles' } },
+      );
+      await withStub(
+        () => MARK,
+        async (baseURL, seen) => {
+          const vault = await openVault({ path: root, cache: false });
+          const first = await vault.reflect({
+            now: new Date('2026-11-29T17:00:00-08:00'),
+            llmOptions: { baseURL },
+          });
+          expect(first.episodes).toEqual([DAY]);
+          expect(await readFile(join(root, DAY), 'utf8')).toContain('reflected: 2026-11-29T17:00:00-08:00');
+          await vault.remember({ text: 'Dinner with Mia.', at: new Date('2026-11-29T20:00:00-08:00') });
+          const second = await vault.reflect({
+            now: new Date('2026-11-29T21:00:00-08:00'),
+            llmOptions: { baseURL },
+          });
+          expect(second.episodes).toEqual([DAY]);
+          expect(seen[1]).toContain('Dinner with Mia.');
+        },
+      );
+    });
+
+    it('in Shanghai, does not send a day again that was reflected after it ended', async () => {
+      const root = await makeVault(
+        { [DAY]: '---\ndate: 2026-11-29\n---\n# 2026-11-29\n\n- 22:00 **Rain:** 晚安。 ^e1\n' },
+        { config: { timezone: 'Asia/Shanghai' } },
+      );
+      await withStub(
+        () => MARK,
+        async (baseURL, seen) => {
+          const vault = await openVault({ path: root, cache: false });
+          const first = await vault.reflect({
+            now: new Date('2026-11-30T02:00:00+08:00'),
+            llmOptions: { baseURL },
+          });
+          expect(first.episodes).toEqual([DAY]);
+          const second = await vault.reflect({
+            now: new Date('2026-11-30T03:00:00+08:00'),
+            llmOptions: { baseURL },
+          });
+          expect(second).toMatchObject({ episodes: [], reason: 'no new episodes to reflect on' });
+          expect(seen).toHaveLength(1);
+        },
+      );
+    });
   });
 
   it('writes nothing when the model answers with malformed JSON, an error or too late', async () => {

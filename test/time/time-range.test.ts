@@ -246,6 +246,11 @@ describe('parseTimeRange: what is not a time', () => {
     },
   );
 
+  it('gives no range for a count beyond the calendar, rather than throwing', () => {
+    expect(parseTimeRange('99999999999999999999 weeks ago', MONDAY, SHANGHAI)).toBeUndefined();
+    expect(range('3 weeks ago or 99999999999999999999 weeks ago')).toEqual(['2026-11-09', '2026-11-09']);
+  });
+
   it('上周一起 is "together last week", not last Monday', () => {
     expect(range('上周一起吃饭')).toEqual(['2026-11-23', '2026-11-29']);
   });

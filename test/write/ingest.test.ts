@@ -6,7 +6,7 @@ import { MemError } from '../../src/core/errors.js';
 import { openVault } from '../../src/index.js';
 import { decodeTranscript, parseTranscript } from '../../src/write/parse-transcript.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
-import { mem } from '../helpers/run-cli.js';
+import { mem, memProcess } from '../helpers/run-cli.js';
 
 afterAll(cleanupVaults);
 
@@ -27,7 +27,7 @@ const PLAIN = 'Rain: 今天好累\n小满: 早点休息吧\n  要不要听点音
 
 describe('parseTranscript', () => {
   it('reads JSONL with role or speaker, content or text, ISO or epoch timestamps', () => {
-    const turns = parseTranscript(JSONL, 'chat.jsonl');
+    const turns = parseTranscript(JSONL, 'chat.jsonl', 'Asia/Shanghai');
     expect(turns.map((t) => [t.speaker, t.text, t.at?.toISOString()])).toEqual([
       ['user', '我下个月搬到上海', '2026-11-28T15:50:00.000Z'],
       ['assistant', '恭喜！', '2026-11-28T15:51:00.000Z'],
@@ -36,14 +36,14 @@ describe('parseTranscript', () => {
   });
 
   it('reads an OpenAI messages array, skipping system turns and joining content parts', () => {
-    expect(parseTranscript(MESSAGES, 'chat.json').map((t) => [t.speaker, t.text])).toEqual([
+    expect(parseTranscript(MESSAGES, 'chat.json', 'Asia/Shanghai').map((t) => [t.speaker, t.text])).toEqual([
       ['user', 'Remind me about tea'],
       ['assistant', 'Sure: oolong at 3pm.'],
     ]);
   });
 
   it('reads "Speaker: text" lines, continuing a turn on lines without a speaker', () => {
-    expect(parseTranscript(PLAIN, 'chat.txt').map((t) => [t.speaker, t.text])).toEqual([
+    expect(parseTranscript(PLAIN, 'chat.txt', 'Asia/Shanghai').map((t) => [t.speaker, t.text])).toEqual([
       ['Rain', '今天好累'],
       ['小满', '早点休息吧\n要不要听点音乐？'],
       ['Rain', 'ok'],
@@ -51,10 +51,10 @@ describe('parseTranscript', () => {
   });
 
   it('says which line is broken', () => {
-    expect(() => parseTranscript('{"role":"user","content":"a"}\n{oops\n', 'bad.jsonl')).toThrow(
+    expect(() => parseTranscript('{"role":"user","content":"a"}\n{oops\n', 'bad.jsonl', 'UTC')).toThrow(
       'bad.jsonl:2: not valid JSON',
     );
-    expect(() => parseTranscript('[{"role":"user"}]', 'bad.json')).toThrow(
+    expect(() => parseTranscript('[{"role":"user"}]', 'bad.json', 'UTC')).toThrow(
       'bad.json: message 1: no "content" or "text" string',
     );
   });
@@ -96,6 +96,27 @@ describe('ingest', () => {
     expect(more.stdout).toBe('1 entries added, 3 skipped (already in the vault), 1 days touched\n');
   });
 
+  it('reads timestamps without an offset in the vault zone: two machines in other zones import the same file once', async () => {
+    const root = await makeVault({}, { config: { timezone: 'America/Los_Angeles' } });
+    const chat = [
+      '{"role":"user","content":"Late dinner with Mia","timestamp":"2026-11-29T23:30:00"}',
+      '{"role":"assistant","content":"How was it?","timestamp":"2026-11-29 23:31"}',
+    ];
+    await writeFile(join(root, 'chat.jsonl'), `${chat.join('\n')}\n`);
+    // The same file imported on a machine in Shanghai, then on one in London.
+    const first = await memProcess(['ingest', 'chat.jsonl'], { cwd: root, env: { TZ: 'Asia/Shanghai' } });
+    expect(first).toMatchObject({
+      code: 0,
+      stdout: '2 entries added, 0 skipped (already in the vault), 1 days touched\n',
+    });
+    const second = await memProcess(['ingest', 'chat.jsonl'], { cwd: root, env: { TZ: 'Europe/London' } });
+    expect(second.stdout).toBe('0 entries added, 2 skipped (already in the vault), 0 days touched\n');
+    expect((await readdir(join(root, 'episodes/daily'))).sort()).toEqual(['2026-11-29.md']);
+    expect(await readFile(join(root, 'episodes/daily/2026-11-29.md'), 'utf8')).toMatch(
+      /\n- 23:30 \*\*user:\*\* Late dinner with Mia \^i[0-9a-f]{10}\n- 23:31 \*\*assistant:\*\* How was it\? \^i[0-9a-f]{10}\n$/,
+    );
+  });
+
   it('commits the touched days in one commit', async () => {
     const root = await makeVault();
     execFileSync('git', ['init', '-q'], { cwd: root });
@@ -126,7 +147,7 @@ describe('ingest', () => {
   });
 
   it('parseTranscript refuses text holding a NUL, and decodeTranscript keeps UTF-8 text as it is', () => {
-    expect(() => parseTranscript('user: hi\0there', 'x.txt')).toThrow(
+    expect(() => parseTranscript('user: hi\0there', 'x.txt', 'UTC')).toThrow(
       new MemError('INVALID_INPUT', 'x.txt: looks like a binary file, not a transcript'),
     );
     expect(decodeTranscript(Buffer.from('\uFEFFuser: café\n'), 'x.txt')).toBe('\uFEFFuser: café\n');

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openVault } from '../../src/api/open-vault.js';
 import { MemError } from '../../src/core/errors.js';
 import { hashText } from '../../src/vault/write-note.js';
-import { isoWithOffset, parseAssignment } from '../../src/write/update-note.js';
+import { parseAssignment } from '../../src/write/update-note.js';
 import { git, gitInit } from '../helpers/git.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 import { mem } from '../helpers/run-cli.js';
@@ -42,15 +42,6 @@ describe('parseAssignment', () => {
     expect(() => parseAssignment('#x=1')).toThrow(
       new MemError('USAGE', '"#x" is not a property name mem can write'),
     );
-  });
-});
-
-describe('isoWithOffset', () => {
-  it("writes the vault time zone's clock time with its offset", () => {
-    const at = new Date('2026-11-30T01:15:30Z');
-    expect(isoWithOffset(at, 'Asia/Shanghai')).toBe('2026-11-30T09:15:30+08:00');
-    expect(isoWithOffset(at, 'UTC')).toBe('2026-11-30T01:15:30+00:00');
-    expect(isoWithOffset(at, 'America/New_York')).toBe('2026-11-29T20:15:30-05:00');
   });
 });
 
