@@ -68,7 +68,7 @@ export class Vault {
 
   static async open(options: OpenVaultOptions = {}): Promise<Vault> {
     const root = await findVault(options.path, options.cwd, options.env);
-    const config = await loadConfig(root);
+    const config = await loadConfig(root, options.onNotice);
     const useCache = options.cache ?? true;
     let index = new VaultIndex();
     if (useCache && !options.rebuild) {
