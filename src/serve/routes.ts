@@ -94,6 +94,7 @@ export function notePathOf(rest: string): string {
   return rest;
 }
 
+// The body schema already narrows `kind`; the name stays for the remember call below.
 const kinds = KINDS;
 
 /** The JSON endpoints: the same results as the CLI's `--json`. */
