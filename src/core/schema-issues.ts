@@ -105,21 +105,25 @@ export interface UnknownKey {
 }
 
 /**
- * Finds the keys of `raw` that a schema of strict objects does not know, and returns a copy
- * without them, so they can be reported as warnings while the rest is validated.
+ * Parses `raw` with a schema of strict objects, leaving out the keys it does not know and
+ * returning them, so they can be reported as warnings while the rest is validated.
  */
-export function unknownKeys(schema: z.ZodType, raw: unknown): { value: unknown; unknown: UnknownKey[] } {
+export function parseWithoutUnknownKeys<Schema extends z.ZodType>(
+  schema: Schema,
+  raw: unknown,
+  options?: z.core.ParseContext<z.core.$ZodIssue>,
+): { result: z.ZodSafeParseResult<z.output<Schema>>; unknown: UnknownKey[] } {
   const value = structuredClone(raw);
   const unknown: UnknownKey[] = [];
-  // One pass per level of nesting: a strict object reports its own unknown keys, not its children's.
-  for (let pass = 0; pass < 10; pass++) {
-    const result = schema.safeParse(value);
+  for (;;) {
+    const result = schema.safeParse(value, options);
     const issues = result.success
       ? []
       : result.error.issues.filter(
           (issue): issue is z.core.$ZodIssueUnrecognizedKeys => issue.code === 'unrecognized_keys',
         );
-    if (issues.length === 0) break;
+    // A strict object reports its own unknown keys, not those of a child that failed: parse again.
+    if (issues.length === 0) return { result, unknown };
     for (const issue of issues) {
       const parent = at(value, issue.path) as Record<string, unknown>;
       const prefix = issue.path.length > 0 ? `${issuePath(issue.path)}.` : '';
@@ -130,5 +134,4 @@ export function unknownKeys(schema: z.ZodType, raw: unknown): { value: unknown; 
       }
     }
   }
-  return { value, unknown };
 }
