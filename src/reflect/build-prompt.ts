@@ -93,7 +93,8 @@ export async function buildPrompt(root: string, index: VaultIndex, input: Reflec
     [...input.notes, ...allNotes.filter((n) => !input.notes.includes(n))].slice(0, 400),
   );
   return template
-    .replace('{{schema}}', JSON.stringify(OPERATIONS_SCHEMA, null, 1))
+    // Compact: the generated schema states every limit, and indented it costs 700 more tokens.
+    .replace('{{schema}}', JSON.stringify(OPERATIONS_SCHEMA))
     .replace('{{notes}}', () => notes)
     .replace('{{episodes}}', () => renderEpisodes(index, input.episodes));
 }
