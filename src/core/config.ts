@@ -25,9 +25,10 @@ function isTimeZone(zone: string): boolean {
   return valid;
 }
 
-/** A group of keys, each optional: a file that sets one keeps the defaults of the others. */
-// `{}` is a valid input of every group (all its keys have defaults); TypeScript cannot see that
-// through the generic, hence the cast.
+/**
+ * A group of keys, each optional: a file that sets one keeps the defaults of the others. (`{}` is
+ * a valid input of every group, all its keys having defaults; the generic hides that, hence the cast.)
+ */
 const group = <Shape extends z.ZodRawShape>(shape: Shape) => z.strictObject(shape).prefault({} as never);
 
 const fraction = (fallback: number) => z.number().min(0).max(1).default(fallback);
