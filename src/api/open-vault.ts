@@ -112,7 +112,7 @@ export class Vault {
 
   static async open(options: OpenVaultOptions = {}): Promise<Vault> {
     const root = await findVault(options.path, options.cwd, options.env);
-    const config = await loadConfig(root);
+    const config = await loadConfig(root, options.onNotice);
     const initialized = await stat(join(root, CONFIG_FILE)).then(
       () => true,
       () => false,

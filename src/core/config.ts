@@ -1,118 +1,152 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import * as z from 'zod/v4';
 import { MemError } from './errors.js';
-import type { Layer } from './types.js';
-
-/** `mem.config.json` at the vault root; every key optional, defaults below. */
-export interface MemConfig {
-  /** IANA time zone for episode dates and time expressions (default: the system's) */
-  timezone: string;
-  recall: {
-    /** Results returned when the caller gives no k (default: 8) */
-    k: number;
-    /** Recency half-life in days (default: 30) */
-    halfLifeDays: number;
-    /** Weights of the score parts (text is the base) */
-    weights: { text: number; graph: number; recency: number; importance: number; layer: number };
-    /** Layer prior, 0..1 */
-    layerPrior: Record<Layer, number>;
-  };
-  compile: {
-    /** Token budget for the whole context (default: 2000) */
-    budget: number;
-    /** BPE encoding used to count tokens (default: o200k_base) */
-    tokenizer: 'o200k_base' | 'cl100k_base';
-    /** Share of the budget for each section, in order; unused budget flows to the next */
-    shares: { persona: number; user: number; relevant: number; recent: number };
-    /** How many recent episode entries to consider for the working-memory tail (default: 12) */
-    recentEntries: number;
-  };
-  git: {
-    /** Commit each mem write (default: true when the vault is in a git repo) */
-    autoCommit: boolean;
-  };
-  llm: {
-    baseURL?: string;
-    model: string;
-    /** Name of the environment variable that holds the API key (default: OPENAI_API_KEY) */
-    apiKeyEnv: string;
-    timeoutMs: number;
-  };
-  /** Whether reflect may change persona notes (default: false) */
-  allowPersonaEdits: boolean;
-  /**
-   * Names written for roles in transcripts and companion turns, e.g. `{"user": "Rain",
-   * "assistant": "小满"}` (default: none, the role is written as it comes)
-   */
-  speakers: Record<string, string>;
-}
+import { issuePath, issuePhrase, parseWithoutUnknownKeys } from './schema-issues.js';
 
 export const CONFIG_FILE = 'mem.config.json';
 
-export function defaultConfig(): MemConfig {
-  return {
-    timezone: Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC',
-    recall: {
-      k: 8,
-      halfLifeDays: 30,
-      weights: { text: 1, graph: 0.25, recency: 0.15, importance: 0.15, layer: 0.1 },
-      layerPrior: { persona: 0.6, profile: 0.9, insights: 1, episodes: 0.7, archive: 0.2, other: 0.5 },
-    },
-    compile: {
-      budget: 2000,
-      tokenizer: 'o200k_base',
-      shares: { persona: 0.2, user: 0.2, relevant: 0.45, recent: 0.15 },
-      recentEntries: 12,
-    },
-    git: { autoCommit: true },
-    llm: { model: 'gpt-4o-mini', apiKeyEnv: 'OPENAI_API_KEY', timeoutMs: 120_000 },
-    allowPersonaEdits: false,
-    speakers: {},
-  };
-}
+const systemZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+/** Zone names already checked: building an Intl.DateTimeFormat costs about 0.2 ms. */
+const knownZones = new Map<string, boolean>();
 
-/** Deep-merges `override` into `base`, keeping base's types: a wrong type is a config error. */
-function merge(base: Record<string, unknown>, override: Record<string, unknown>, where: string): void {
-  for (const [key, value] of Object.entries(override)) {
-    const current = base[key];
-    if (current === undefined) {
-      base[key] = value;
-    } else if (isObject(current)) {
-      if (!isObject(value))
-        throw new MemError('INVALID_CONFIG', `${CONFIG_FILE}: ${where}${key} must be an object`);
-      merge(current, value, `${where}${key}.`);
-    } else if (typeof current !== typeof value) {
-      throw new MemError(
-        'INVALID_CONFIG',
-        `${CONFIG_FILE}: ${where}${key} must be a ${typeof current}, got ${JSON.stringify(value)}`,
-      );
-    } else {
-      base[key] = value;
+function isTimeZone(zone: string): boolean {
+  let valid = knownZones.get(zone);
+  if (valid === undefined) {
+    try {
+      new Intl.DateTimeFormat('en-US', { timeZone: zone });
+      valid = true;
+    } catch {
+      valid = false;
     }
+    knownZones.set(zone, valid);
   }
+  return valid;
 }
 
-export function resolveConfig(raw: unknown): MemConfig {
-  const config = defaultConfig();
-  if (raw === undefined) return config;
-  if (!isObject(raw)) throw new MemError('INVALID_CONFIG', `${CONFIG_FILE}: expected a JSON object`);
-  merge(config as unknown as Record<string, unknown>, raw, '');
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: config.timezone });
-  } catch {
-    throw new MemError(
-      'INVALID_CONFIG',
-      `${CONFIG_FILE}: unknown timezone ${JSON.stringify(config.timezone)}`,
-    );
-  }
-  return config;
+/**
+ * A group of keys, each optional: a file that sets one keeps the defaults of the others. (`{}` is
+ * a valid input of every group, all its keys having defaults; the generic hides that, hence the cast.)
+ */
+const group = <Shape extends z.ZodRawShape>(shape: Shape) => z.strictObject(shape).prefault({} as never);
+
+const fraction = (fallback: number) => z.number().min(0).max(1).default(fallback);
+const weight = (fallback: number) => z.number().min(0).default(fallback);
+
+/**
+ * `mem.config.json` at the vault root: every key optional. The one home of the config's keys,
+ * types, defaults and meaning; `MemConfig` and `defaultConfig()` come from it.
+ */
+export const configSchema = z.strictObject({
+  timezone: z
+    .string()
+    .refine(isTimeZone, 'must be an IANA time zone such as "Asia/Shanghai" or "UTC"')
+    .default(systemZone)
+    .meta({
+      description: 'IANA time zone: which day an entry belongs to, and what "yesterday" means',
+      shownDefault: "the system's",
+    }),
+  recall: group({
+    k: z.int().positive().default(8).describe('Results returned when the caller gives no k'),
+    halfLifeDays: z.number().positive().default(30).describe('Recency half-life in days'),
+    weights: group({
+      text: weight(1).describe('Weight of text relevance (BM25), the base of the score'),
+      graph: weight(0.25).describe('Weight of a link from one of the strongest hits'),
+      recency: weight(0.15).describe('Weight of recency'),
+      importance: weight(0.15).describe("Weight of a note's importance"),
+      layer: weight(0.1).describe('Weight of the layer prior'),
+    }),
+    layerPrior: group({
+      persona: fraction(0.6).describe('Layer prior of persona/'),
+      profile: fraction(0.9).describe('Layer prior of profile/'),
+      insights: fraction(1).describe('Layer prior of insights/'),
+      episodes: fraction(0.7).describe('Layer prior of episodes/'),
+      archive: fraction(0.2).describe('Layer prior of archive/'),
+      other: fraction(0.5).describe('Layer prior of notes outside the layers'),
+    }),
+  }),
+  compile: group({
+    budget: z.int().positive().default(2000).describe('Token budget for the whole context'),
+    tokenizer: z
+      .enum(['o200k_base', 'cl100k_base'])
+      .default('o200k_base')
+      .describe('BPE encoding used to count tokens'),
+    shares: group({
+      persona: fraction(0.2).describe('Share of the budget for the persona, first'),
+      user: fraction(0.2).describe('Share of the budget for the core profile, second'),
+      relevant: fraction(0.45).describe('Share of the budget for the memories recalled for the turn, third'),
+      recent: fraction(0.15).describe('Share of the budget for recent episode entries, last'),
+    }),
+    recentEntries: z
+      .int()
+      .min(0)
+      .default(12)
+      .describe('How many recent episode entries the working-memory tail considers'),
+  }),
+  git: group({
+    autoCommit: z
+      .boolean()
+      .default(true)
+      .describe('Commit each mem write (when the vault is in a git repository)'),
+  }),
+  llm: group({
+    baseURL: z
+      .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+      .optional()
+      .describe('OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1 for Ollama; unset means OpenAI'),
+    model: z.string().min(1).default('gpt-4o-mini').describe('Model reflect asks'),
+    apiKeyEnv: z
+      .string()
+      .min(1)
+      .default('OPENAI_API_KEY')
+      .describe('Name of the environment variable that holds the API key'),
+    timeoutMs: z.int().positive().default(120_000).describe('How long a model call may take, in ms'),
+  }),
+  allowPersonaEdits: z.boolean().default(false).describe('Whether reflect may change persona notes'),
+  speakers: z
+    .record(z.string(), z.string())
+    .default(() => ({}))
+    .describe(
+      'Names written for roles in transcripts and companion turns, e.g. {"user": "Rain", "assistant": "小满"}; a role not named is written as it comes',
+    ),
+});
+
+/** The settings of one vault, every default filled in. */
+export type MemConfig = z.output<typeof configSchema>;
+
+export function defaultConfig(): MemConfig {
+  return configSchema.parse({});
 }
 
-export async function loadConfig(root: string): Promise<MemConfig> {
+/**
+ * Validates a parsed `mem.config.json`. A wrong value is an error naming the key; an unknown key
+ * is reported through `onNotice` (with the key it likely meant) and ignored, so a typo never
+ * stops a vault from opening but never goes unnoticed either.
+ */
+export function resolveConfig(raw: unknown, onNotice?: (message: string) => void): MemConfig {
+  if (raw === undefined) return defaultConfig();
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw new MemError('INVALID_CONFIG', `${CONFIG_FILE}: expected a JSON object`);
+  const { result, unknown } = parseWithoutUnknownKeys(configSchema, raw, {
+    error: issuePhrase,
+    reportInput: true,
+  });
+  for (const { key, suggestion } of unknown) {
+    const hint = suggestion ? ` (did you mean "${suggestion}"?)` : '';
+    onNotice?.(`mem: ${CONFIG_FILE}: unknown key "${key}"${hint}; it is ignored`);
+  }
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => {
+      const got = issue.input === undefined ? '' : `, got ${JSON.stringify(issue.input)}`;
+      return `${issuePath(issue.path)} ${issue.message}${got}`;
+    });
+    throw new MemError('INVALID_CONFIG', `${CONFIG_FILE}: ${problems.join('; ')}`);
+  }
+  return result.data;
+}
+
+export async function loadConfig(root: string, onNotice?: (message: string) => void): Promise<MemConfig> {
   let text: string;
   try {
     text = await readFile(join(root, CONFIG_FILE), 'utf8');
@@ -126,7 +160,7 @@ export async function loadConfig(root: string): Promise<MemConfig> {
   } catch (error) {
     throw new MemError('INVALID_CONFIG', `${CONFIG_FILE}: invalid JSON (${(error as Error).message})`);
   }
-  return resolveConfig(raw);
+  return resolveConfig(raw, onNotice);
 }
 
 /** The name to write for a speaker or role, per the config's `speakers` (matched without case). */

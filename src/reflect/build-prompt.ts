@@ -92,8 +92,10 @@ export async function buildPrompt(root: string, index: VaultIndex, input: Reflec
     root,
     [...input.notes, ...allNotes.filter((n) => !input.notes.includes(n))].slice(0, 400),
   );
+  // The schema compact: it states every limit the validator enforces, and indented it costs 700
+  // more tokens.
   return template
-    .replace('{{schema}}', JSON.stringify(OPERATIONS_SCHEMA, null, 1))
+    .replace('{{schema}}', JSON.stringify(OPERATIONS_SCHEMA))
     .replace('{{notes}}', () => notes)
     .replace('{{episodes}}', () => renderEpisodes(index, input.episodes));
 }

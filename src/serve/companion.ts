@@ -1,5 +1,6 @@
 import type { RecallHit } from '../index.js';
-import { HttpError, idsOf, positiveIntField, type Route, readVault, stringField } from './routes.js';
+import { memoryAddBody, memorySearchBody } from './request-bodies.js';
+import { idsOf, parseBody, type Route, readVault } from './routes.js';
 
 /**
  * The small memory contract companion hosts (Open-LLM-VTuber and the like) already speak, so
@@ -10,8 +11,7 @@ export const companionRoutes: Route[] = [
     method: 'POST',
     path: '/memory/search',
     handle: async (request, context) => {
-      const query = stringField(request.body, 'query', true);
-      const limit = positiveIntField(request.body, 'limit');
+      const { query, limit } = parseBody(memorySearchBody, request.body);
       const { value, partial } = await readVault<RecallHit[]>(
         context,
         idsOf(request),
@@ -26,10 +26,7 @@ export const companionRoutes: Route[] = [
     method: 'POST',
     path: '/memory/add',
     handle: async (request, context) => {
-      const userText = stringField(request.body, 'user_text', true);
-      const assistantText = stringField(request.body, 'assistant_text');
-      if (userText.trim() === '' && (assistantText ?? '').trim() === '')
-        throw new HttpError(400, '"user_text" or "assistant_text" must have text');
+      const { user_text: userText, assistant_text: assistantText } = parseBody(memoryAddBody, request.body);
       const ids = idsOf(request);
       // The chat turn does not wait for the write: it is applied after the reply, in order.
       context.background(`${ids.agentId}/${ids.userId}`, () =>

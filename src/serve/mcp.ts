@@ -1,8 +1,8 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import * as z from 'zod/v4';
 import { VERSION } from '../core/version.js';
-import { MemError, type Vault } from '../index.js';
+import type { Vault } from '../index.js';
+import { compileArgs, readNoteArgs, recallArgs, rememberArgs } from './request-bodies.js';
 import { notePathOf } from './routes.js';
 
 export interface McpOptions {
@@ -11,14 +11,6 @@ export interface McpOptions {
 }
 
 type ToolResult = { content: { type: 'text'; text: string }[]; isError?: boolean };
-
-function parseNow(value: string | undefined): Date | undefined {
-  if (value === undefined) return undefined;
-  const time = Date.parse(value);
-  if (!Number.isFinite(time))
-    throw new MemError('INVALID_INPUT', `now must be an ISO 8601 date or time, got "${value}"`);
-  return new Date(time);
-}
 
 /** Runs a tool body and turns its value, or its error, into text content holding JSON. */
 async function answer(body: () => Promise<unknown>): Promise<ToolResult> {
@@ -45,17 +37,10 @@ export function createMcpServer(vault: Vault, options: McpOptions = {}): McpServ
       title: 'Recall memories',
       description:
         'Ranked memories (note sections) for a query, each with its [[citation]], score and reasons. Time words such as "last weekend" narrow episode entries to that range.',
-      inputSchema: {
-        query: z.string().describe('what to look for'),
-        k: z.number().int().positive().optional().describe('how many results (default: 8)'),
-        now: z
-          .string()
-          .optional()
-          .describe('ISO 8601 moment recency and time words are measured from (default: now)'),
-      },
+      inputSchema: recallArgs,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    ({ query, k, now }) => answer(() => read((vault) => vault.recall(query, { k, now: parseNow(now) }))),
+    ({ query, k, now }) => answer(() => read((vault) => vault.recall(query, { k, now }))),
   );
 
   server.registerTool(
@@ -64,20 +49,10 @@ export function createMcpServer(vault: Vault, options: McpOptions = {}): McpServ
       title: 'Compile context',
       description:
         "The context document for one turn (persona, the user's profile, this message's memories, recent entries) within a token budget; its markdown goes into the prompt.",
-      inputSchema: {
-        message: z.string().describe("this turn's user message"),
-        budget: z
-          .number()
-          .int()
-          .positive()
-          .optional()
-          .describe('token budget (default: the vault config, 2000)'),
-        now: z.string().optional().describe('ISO 8601 moment of the turn (default: now)'),
-      },
+      inputSchema: compileArgs,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    ({ message, budget, now }) =>
-      answer(() => read((vault) => vault.compile({ message, budget, now: parseNow(now) }))),
+    ({ message, budget, now }) => answer(() => read((vault) => vault.compile({ message, budget, now }))),
   );
 
   server.registerTool(
@@ -86,7 +61,7 @@ export function createMcpServer(vault: Vault, options: McpOptions = {}): McpServ
       title: 'Read a note',
       description:
         'One note by vault path (e.g. profile/user.md) or link text, with its links and backlinks.',
-      inputSchema: { path: z.string().describe('vault path, with or without .md, or link text') },
+      inputSchema: readNoteArgs,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     ({ path }) =>
@@ -104,11 +79,7 @@ export function createMcpServer(vault: Vault, options: McpOptions = {}): McpServ
     {
       title: 'Remember',
       description: "Appends an entry to today's episode note (git-committed) and indexes it at once.",
-      inputSchema: {
-        text: z.string().min(1).describe('what happened or was said'),
-        speaker: z.string().optional().describe("who said it, e.g. the user's name"),
-        kind: z.enum(['chat', 'event', 'note']).optional().describe('chat (default), event or note'),
-      },
+      inputSchema: rememberArgs,
       annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
     },
     ({ text, speaker, kind }) => answer(() => vault.remember({ text, speaker, kind })),

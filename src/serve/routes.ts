@@ -1,4 +1,6 @@
+import type * as z from 'zod/v4';
 import { type CompileResult, defaultConfig, MemError, type RecallResult, type Vault } from '../index.js';
+import { compileBody, KINDS, recallBody, rememberBody } from './request-bodies.js';
 import { parseVaultId, type VaultIds, type VaultSource } from './vault-pool.js';
 
 /** A request refused with this status and message, as `{"error": message}`. */
@@ -39,36 +41,18 @@ export interface Route {
   handle: (request: ApiRequest, context: RouteContext) => Promise<Reply>;
 }
 
-export function stringField(body: Record<string, unknown>, key: string, required: true): string;
-export function stringField(body: Record<string, unknown>, key: string, required?: false): string | undefined;
-export function stringField(
+/**
+ * A POST body checked against its schema: 400 with the first problem, naming the field. A JSON
+ * `null` reads as "not given", as hosts written in Python send `None` for a field left unset.
+ */
+export function parseBody<Schema extends z.ZodType>(
+  schema: Schema,
   body: Record<string, unknown>,
-  key: string,
-  required = false,
-): string | undefined {
-  const value = body[key];
-  if (value === undefined || value === null) {
-    if (required) throw new HttpError(400, `"${key}" is required and must be a string`);
-    return undefined;
-  }
-  if (typeof value !== 'string') throw new HttpError(400, `"${key}" must be a string`);
-  return value;
-}
-
-export function positiveIntField(body: Record<string, unknown>, key: string): number | undefined {
-  const value = body[key];
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0)
-    throw new HttpError(400, `"${key}" must be a positive whole number`);
-  return value;
-}
-
-function dateField(body: Record<string, unknown>, key: string): Date | undefined {
-  const value = stringField(body, key);
-  if (value === undefined) return undefined;
-  const time = Date.parse(value);
-  if (!Number.isFinite(time)) throw new HttpError(400, `"${key}" must be an ISO 8601 date or time`);
-  return new Date(time);
+): z.output<Schema> {
+  const given = Object.fromEntries(Object.entries(body).filter(([, value]) => value !== null));
+  const result = schema.safeParse(given);
+  if (result.success) return result.data;
+  throw new HttpError(400, result.error.issues[0]?.message ?? 'invalid request body');
 }
 
 /** `agent_id` and `user_id` from the body, else the query string; `default` when absent. */
@@ -110,7 +94,8 @@ export function notePathOf(rest: string): string {
   return rest;
 }
 
-const kinds = ['chat', 'event', 'note'] as const;
+// The body schema already narrows `kind`; the name stays for the remember call below.
+const kinds = KINDS;
 
 /** The JSON endpoints: the same results as the CLI's `--json`. */
 export const apiRoutes: Route[] = [
@@ -118,9 +103,7 @@ export const apiRoutes: Route[] = [
     method: 'POST',
     path: '/recall',
     handle: async (request, context) => {
-      const query = stringField(request.body, 'query', true);
-      const k = positiveIntField(request.body, 'k');
-      const now = dateField(request.body, 'now');
+      const { query, k, now } = parseBody(recallBody, request.body);
       const { value, partial } = await readVault<RecallResult>(
         context,
         idsOf(request),
@@ -134,9 +117,7 @@ export const apiRoutes: Route[] = [
     method: 'POST',
     path: '/compile',
     handle: async (request, context) => {
-      const message = stringField(request.body, 'message', true);
-      const budget = positiveIntField(request.body, 'budget');
-      const now = dateField(request.body, 'now');
+      const { message, budget, now } = parseBody(compileBody, request.body);
       const { value, partial } = await readVault<CompileResult>(
         context,
         idsOf(request),
@@ -159,22 +140,7 @@ export const apiRoutes: Route[] = [
     method: 'POST',
     path: '/remember',
     handle: async (request, context) => {
-      const text = stringField(request.body, 'text', true);
-      if (text.trim() === '') throw new HttpError(400, '"text" must not be empty');
-      const speaker = stringField(request.body, 'speaker');
-      const kind = stringField(request.body, 'kind');
-      if (kind !== undefined && !(kinds as readonly string[]).includes(kind))
-        throw new HttpError(400, `"kind" must be one of ${kinds.join(', ')}`);
-      const importance = request.body['importance'];
-      if (
-        importance !== undefined &&
-        (typeof importance !== 'number' || !(importance >= 0 && importance <= 1))
-      )
-        throw new HttpError(400, '"importance" must be a number from 0 to 1');
-      const tags = request.body['tags'];
-      if (tags !== undefined && !(Array.isArray(tags) && tags.every((t) => typeof t === 'string')))
-        throw new HttpError(400, '"tags" must be an array of strings');
-      const at = dateField(request.body, 'at');
+      const { text, speaker, kind, importance, tags, at } = parseBody(rememberBody, request.body);
       const result = await context.source.use(idsOf(request), true, (vault) => {
         if (!vault) throw new MemError('NO_VAULT', 'the vault could not be created');
         return vault.remember({

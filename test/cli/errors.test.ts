@@ -236,6 +236,34 @@ describe('runtime errors exit with 1 and one mem: line', () => {
     });
   });
 
+  it('a config value out of range: exit 1 with one line naming the file and the key', async () => {
+    const root = await makeVault({ 'profile/a.md': '# A' }, { config: { recall: { k: -3 } } });
+    const result = await mem(['--vault', root, 'doctor']);
+    expect(result).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'mem: mem.config.json: recall.k must be greater than 0, got -3\n',
+    });
+  });
+
+  it('an unknown config key: a one-line warning naming the key it likely meant, then the command runs', async () => {
+    const root = await makeVault({ 'profile/a.md': '# A' }, { config: { timezon: 'Asia/Shanghai' } });
+    const result = await mem([
+      '--vault',
+      root,
+      'recall',
+      'A',
+      '--json',
+      '--now',
+      '2026-12-01T10:00:00+08:00',
+    ]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe(
+      'mem: mem.config.json: unknown key "timezon" (did you mean "timezone"?); it is ignored\n',
+    );
+    expect(JSON.parse(result.stdout)).toMatchObject({ query: 'A' });
+  });
+
   it('a --batch file with a line that is not JSON: exit 1 naming file and line', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'memvault-batch-'));
     try {

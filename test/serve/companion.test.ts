@@ -85,6 +85,53 @@ describe('companion /memory/* contract', () => {
     });
   });
 
+  it('refuses a /memory/search body with a wrong type, a missing field or an unknown field, naming it', async () => {
+    const { server } = await one({ 'profile/user.md': '# User\nHas a cat.\n' });
+    expect(await post(server, '/memory/search', { query: 42 })).toEqual({
+      status: 400,
+      json: { error: '"query" must be a string' },
+    });
+    expect(await post(server, '/memory/search', { query: 'cat', limit: '5' })).toEqual({
+      status: 400,
+      json: { error: '"limit" must be a positive whole number' },
+    });
+    expect(await post(server, '/memory/search', { limit: 5 })).toEqual({
+      status: 400,
+      json: { error: '"query" is required and must be a string' },
+    });
+    // A typo would otherwise fall back to the default limit without a word.
+    expect(await post(server, '/memory/search', { query: 'cat', limt: 1 })).toEqual({
+      status: 400,
+      json: { error: 'unknown field "limt"; expected query, limit, agent_id, user_id' },
+    });
+  });
+
+  it('refuses a /memory/add body with a wrong type or an unknown field, and reads null as not given', async () => {
+    const { server } = await one({});
+    expect(await post(server, '/memory/add', { user_text: ['hi'] })).toEqual({
+      status: 400,
+      json: { error: '"user_text" must be a string' },
+    });
+    expect(await post(server, '/memory/add', { user_text: 'hi', metadata: { mood: 'ok' } })).toEqual({
+      status: 400,
+      json: { error: 'unknown field "metadata"; expected user_text, assistant_text, agent_id, user_id' },
+    });
+    expect(await post(server, '/memory/add', { user_text: ' ', assistant_text: null })).toEqual({
+      status: 400,
+      json: { error: '"user_text" or "assistant_text" must have text' },
+    });
+    expect(
+      await post(server, '/memory/add', {
+        user_text: 'I adopted a hedgehog',
+        assistant_text: null,
+        agent_id: null,
+      }),
+    ).toEqual({ status: 200, json: { status: 'queued' } });
+    await server.settled();
+    const search = await post(server, '/memory/search', { query: 'hedgehog', user_id: null });
+    expect(search.json['count']).toBe(1);
+  });
+
   it('answers /memory/health', async () => {
     const { server } = await one({});
     const response = await fetch(`${server.url}/memory/health`);

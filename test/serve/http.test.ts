@@ -223,6 +223,39 @@ describe('serveHttp', () => {
       });
     });
 
+    it('refuses unknown fields with 400 naming them, and reads null as not given', async () => {
+      const { server } = await start();
+      expect(await call(server, 'POST', '/recall', { query: 'x', limit: 3 })).toEqual({
+        status: 400,
+        json: { error: 'unknown field "limit"; expected query, k, now, agent_id, user_id' },
+      });
+      expect(await call(server, 'POST', '/remember', { text: 'x', mood: 1, when: 'now' })).toEqual({
+        status: 400,
+        json: {
+          error:
+            'unknown fields "mood", "when"; expected text, speaker, kind, importance, tags, at, agent_id, user_id',
+        },
+      });
+      expect(await call(server, 'POST', '/remember', { text: 'x', tags: ['a', 1] })).toEqual({
+        status: 400,
+        json: { error: '"tags" must be an array of strings' },
+      });
+      expect(await call(server, 'POST', '/remember', { text: 'x', importance: 2 })).toEqual({
+        status: 400,
+        json: { error: '"importance" must be a number from 0 to 1' },
+      });
+      expect(await call(server, 'POST', '/remember', { text: '  ' })).toEqual({
+        status: 400,
+        json: { error: '"text" must not be empty' },
+      });
+      const reply = await call(server, 'POST', '/recall', {
+        query: 'lighthouse',
+        k: null,
+        now: '2026-12-01T10:00:00+08:00',
+      });
+      expect(reply.status).toBe(200);
+    });
+
     it('answers 404 for an unknown endpoint and 405 for a wrong method', async () => {
       const { server } = await start();
       expect(await call(server, 'GET', '/nope')).toEqual({

@@ -104,5 +104,34 @@ describe('mem mcp', () => {
     const result = await tool('memory_recall', { query: 42 });
     expect(result.isError).toBe(true);
     expect(result.text).toContain('Input validation error');
+    expect(result.text).toContain('"query" must be a string');
+  });
+
+  it('refuses a missing field, an unknown field and a bad time, naming each', async () => {
+    const missing = await tool('memory_remember', { speaker: 'Rain' });
+    expect(missing).toMatchObject({ isError: true });
+    expect(missing.text).toContain('"text" is required and must be a string');
+    const unknown = await tool('memory_remember', { text: 'hi', mood: 'happy' });
+    expect(unknown).toMatchObject({ isError: true });
+    expect(unknown.text).toContain('unknown field "mood"; expected text, speaker, kind');
+    const late = await tool('memory_compile', { message: 'hi', now: 'yesterday-ish' });
+    expect(late).toMatchObject({ isError: true });
+    expect(late.text).toContain('"now" must be an ISO 8601 date or time');
+  });
+
+  it('shows each tool the schema it enforces', async () => {
+    const { tools } = await client.listTools();
+    const remember = tools.find((t) => t.name === 'memory_remember')?.inputSchema;
+    expect(remember).toMatchObject({
+      type: 'object',
+      required: ['text'],
+      additionalProperties: false,
+      properties: {
+        text: { type: 'string', description: 'what happened or was said' },
+        kind: { enum: ['chat', 'event', 'note'] },
+      },
+    });
+    const compile = tools.find((t) => t.name === 'memory_compile')?.inputSchema;
+    expect(compile?.properties?.['now']).toMatchObject({ type: 'string' });
   });
 });

@@ -1,0 +1,126 @@
+import * as z from 'zod/v4';
+
+/**
+ * One zod schema per request body: the HTTP routes validate with them (400 naming the field) and
+ * the MCP tools take them as their input schema. Messages name the field themselves, so they read
+ * the same in an HTTP error and an MCP tool error.
+ */
+
+const string = (name: string) =>
+  z.string({
+    error: (issue) =>
+      issue.input === undefined ? `"${name}" is required and must be a string` : `"${name}" must be a string`,
+  });
+
+const nonEmpty = (name: string) =>
+  string(name).refine((value) => value.trim() !== '', { error: `"${name}" must not be empty` });
+
+const positiveInt = (name: string) => {
+  const error = `"${name}" must be a positive whole number`;
+  return z.number({ error }).int({ error }).positive({ error });
+};
+
+/** An instant as ISO 8601 (`2026-11-30T10:00:00+08:00`, or a date), parsed to a Date. */
+const moment = (name: string) =>
+  string(name)
+    .refine((value) => Number.isFinite(Date.parse(value)), {
+      error: `"${name}" must be an ISO 8601 date or time`,
+    })
+    .transform((value) => new Date(Date.parse(value)));
+
+/**
+ * A body that refuses fields it does not know: a typo (`"limt"`) would otherwise be dropped
+ * without a word and the default used instead.
+ */
+const body = <Shape extends z.ZodRawShape>(shape: Shape) =>
+  z.strictObject(shape, {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? `unknown field${issue.keys.length === 1 ? '' : 's'} ${issue.keys.map((k) => `"${k}"`).join(', ')}; expected ${Object.keys(shape).join(', ')}`
+        : undefined,
+  });
+
+/** Whose vault a request is about, with `--vaults DIR`; checked as folder names by the vault pool. */
+const ids = {
+  agent_id: string('agent_id').optional().describe('the agent whose vault to use (default: "default")'),
+  user_id: string('user_id').optional().describe('the user whose vault to use (default: "default")'),
+};
+
+export const KINDS = ['chat', 'event', 'note'] as const;
+
+const recall = {
+  query: string('query').describe('what to look for'),
+  k: positiveInt('k').optional().describe('how many results (default: 8)'),
+  now: moment('now')
+    .optional()
+    .describe('ISO 8601 moment recency and time words are measured from (default: now)'),
+};
+
+const compile = {
+  message: string('message').describe("this turn's user message"),
+  budget: positiveInt('budget').optional().describe('token budget (default: the vault config, 2000)'),
+  now: moment('now').optional().describe('ISO 8601 moment of the turn (default: now)'),
+};
+
+const remember = {
+  text: nonEmpty('text').describe('what happened or was said'),
+  speaker: string('speaker').optional().describe("who said it, e.g. the user's name"),
+  kind: z
+    .enum(KINDS, { error: `"kind" must be one of ${KINDS.join(', ')}` })
+    .optional()
+    .describe('chat (default), event or note'),
+};
+
+/** `POST /recall` */
+export const recallBody = body({ ...recall, ...ids });
+
+/** `POST /compile` */
+export const compileBody = body({ ...compile, ...ids });
+
+/** `POST /remember` */
+export const rememberBody = body({
+  ...remember,
+  importance: z
+    .number({ error: '"importance" must be a number from 0 to 1' })
+    .min(0, { error: '"importance" must be a number from 0 to 1' })
+    .max(1, { error: '"importance" must be a number from 0 to 1' })
+    .optional()
+    .describe('0..1 (default: by layer)'),
+  tags: z
+    .array(z.string({ error: '"tags" must be an array of strings' }), {
+      error: '"tags" must be an array of strings',
+    })
+    .optional(),
+  at: moment('at').optional().describe('ISO 8601 moment it happened (default: now)'),
+  ...ids,
+});
+
+/** `POST /memory/search` (the companion contract) */
+export const memorySearchBody = body({
+  query: string('query').describe('what to look for'),
+  limit: positiveInt('limit').optional().describe('how many results (default: 8)'),
+  ...ids,
+});
+
+/** `POST /memory/add` (the companion contract): one chat turn, written in the background */
+export const memoryAddBody = body({
+  user_text: string('user_text').describe('what the user said'),
+  assistant_text: string('assistant_text').optional().describe('what the assistant answered'),
+  ...ids,
+}).refine((turn) => turn.user_text.trim() !== '' || (turn.assistant_text ?? '').trim() !== '', {
+  error: '"user_text" or "assistant_text" must have text',
+});
+
+/** MCP `memory_recall`: one vault, so no ids */
+export const recallArgs = body(recall);
+
+/** MCP `memory_compile` */
+export const compileArgs = body(compile);
+
+/** MCP `memory_read_note` */
+export const readNoteArgs = body({
+  path: string('path').describe('vault path, with or without .md, or link text'),
+});
+
+/** MCP `memory_remember` */
+export const rememberArgs = body(remember);

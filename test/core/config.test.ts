@@ -1,0 +1,215 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import * as z from 'zod/v4';
+import { configSchema, defaultConfig, loadConfig, resolveConfig } from '../../src/core/config.js';
+import { MemError } from '../../src/core/errors.js';
+import { cleanupVaults, makeVault, REPO_ROOT } from '../helpers/make-vault.js';
+
+afterAll(cleanupVaults);
+
+/** Runs resolveConfig and collects what it reports. */
+function resolve(raw: unknown): { config: ReturnType<typeof defaultConfig>; notices: string[] } {
+  const notices: string[] = [];
+  const config = resolveConfig(raw, (message) => notices.push(message));
+  return { config, notices };
+}
+
+function errorOf(raw: unknown): MemError {
+  try {
+    resolveConfig(raw);
+  } catch (error) {
+    if (error instanceof MemError) return error;
+    throw error;
+  }
+  throw new Error('resolveConfig accepted the config');
+}
+
+describe('mem.config.json', () => {
+  it('has the same defaults as before the schema', () => {
+    expect({ ...defaultConfig(), timezone: 'Z' }).toEqual({
+      timezone: 'Z',
+      recall: {
+        k: 8,
+        halfLifeDays: 30,
+        weights: { text: 1, graph: 0.25, recency: 0.15, importance: 0.15, layer: 0.1 },
+        layerPrior: { persona: 0.6, profile: 0.9, insights: 1, episodes: 0.7, archive: 0.2, other: 0.5 },
+      },
+      compile: {
+        budget: 2000,
+        tokenizer: 'o200k_base',
+        shares: { persona: 0.2, user: 0.2, relevant: 0.45, recent: 0.15 },
+        recentEntries: 12,
+      },
+      git: { autoCommit: true },
+      llm: { model: 'gpt-4o-mini', apiKeyEnv: 'OPENAI_API_KEY', timeoutMs: 120_000 },
+      allowPersonaEdits: false,
+      speakers: {},
+    });
+    expect(defaultConfig().timezone).toBe(Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC');
+  });
+
+  it('keeps the defaults of the keys a file leaves out, at every level', () => {
+    const { config, notices } = resolve({
+      timezone: 'America/Los_Angeles',
+      recall: { weights: { graph: 0.5 }, layerPrior: { archive: 0 } },
+      llm: { baseURL: 'http://127.0.0.1:11434/v1' },
+      speakers: { user: 'Rain' },
+    });
+    expect(notices).toEqual([]);
+    expect(config.timezone).toBe('America/Los_Angeles');
+    expect(config.recall.k).toBe(8);
+    expect(config.recall.weights).toEqual({
+      text: 1,
+      graph: 0.5,
+      recency: 0.15,
+      importance: 0.15,
+      layer: 0.1,
+    });
+    expect(config.recall.layerPrior.archive).toBe(0);
+    expect(config.recall.layerPrior.insights).toBe(1);
+    expect(config.llm).toEqual({
+      baseURL: 'http://127.0.0.1:11434/v1',
+      model: 'gpt-4o-mini',
+      apiKeyEnv: 'OPENAI_API_KEY',
+      timeoutMs: 120_000,
+    });
+    expect(config.speakers).toEqual({ user: 'Rain' });
+  });
+
+  it('refuses a wrong value with one line naming the file, the key and the value', () => {
+    const cases: [unknown, string][] = [
+      [{ recall: { k: -3 } }, 'mem.config.json: recall.k must be greater than 0, got -3'],
+      [{ recall: { k: 2.5 } }, 'mem.config.json: recall.k must be a whole number, got 2.5'],
+      [{ recall: { k: 'eight' } }, 'mem.config.json: recall.k must be a number, got "eight"'],
+      [{ recall: 3 }, 'mem.config.json: recall must be an object, got 3'],
+      [
+        { recall: { layerPrior: { persona: 2 } } },
+        'mem.config.json: recall.layerPrior.persona must be at most 1, got 2',
+      ],
+      [
+        { compile: { tokenizer: 'gpt2' } },
+        'mem.config.json: compile.tokenizer must be one of "o200k_base", "cl100k_base", got "gpt2"',
+      ],
+      [{ git: { autoCommit: 'yes' } }, 'mem.config.json: git.autoCommit must be true or false, got "yes"'],
+      [{ llm: { baseURL: 'ftp://x' } }, 'mem.config.json: llm.baseURL must be an http(s) URL, got "ftp://x"'],
+      [{ speakers: { user: 3 } }, 'mem.config.json: speakers.user must be a string, got 3'],
+      [
+        { recall: { k: 0 }, compile: { budget: 'big' } },
+        'mem.config.json: recall.k must be greater than 0, got 0; compile.budget must be a number, got "big"',
+      ],
+      [[1], 'mem.config.json: expected a JSON object'],
+    ];
+    for (const [raw, message] of cases) {
+      const error = errorOf(raw);
+      expect(error.code).toBe('INVALID_CONFIG');
+      expect(error.message).toBe(message);
+    }
+  });
+
+  it('refuses a time zone that is not an IANA name', () => {
+    expect(errorOf({ timezone: 'Mars/Olympus' }).message).toBe(
+      'mem.config.json: timezone must be an IANA time zone such as "Asia/Shanghai" or "UTC", got "Mars/Olympus"',
+    );
+    expect(errorOf({ timezone: '+08:00 Beijing' }).code).toBe('INVALID_CONFIG');
+  });
+
+  it('warns about an unknown key, with the key it likely meant, and ignores it', () => {
+    const { config, notices } = resolve({
+      timezon: 'Asia/Tokyo',
+      recall: { wieghts: { graph: 1 }, weights: { grpah: 2 }, layerPrior: { insight: 0.3 } },
+      theme: 'dark',
+    });
+    expect(notices.sort()).toEqual([
+      'mem: mem.config.json: unknown key "recall.layerPrior.insight" (did you mean "recall.layerPrior.insights"?); it is ignored',
+      'mem: mem.config.json: unknown key "recall.weights.grpah" (did you mean "recall.weights.graph"?); it is ignored',
+      'mem: mem.config.json: unknown key "recall.wieghts" (did you mean "recall.weights"?); it is ignored',
+      'mem: mem.config.json: unknown key "theme"; it is ignored',
+      'mem: mem.config.json: unknown key "timezon" (did you mean "timezone"?); it is ignored',
+    ]);
+    expect(config.timezone).toBe(defaultConfig().timezone);
+    expect(config.recall.weights.graph).toBe(0.25);
+  });
+
+  it('reports an unknown key and a wrong value in the same file', () => {
+    const notices: string[] = [];
+    expect(() => resolveConfig({ recall: { kk: 3, k: -1 } }, (m) => notices.push(m))).toThrow(
+      'mem.config.json: recall.k must be greater than 0, got -1',
+    );
+    expect(notices).toEqual([
+      'mem: mem.config.json: unknown key "recall.kk" (did you mean "recall.k"?); it is ignored',
+    ]);
+  });
+
+  it('loads from the vault folder, and reads a missing file as the defaults', async () => {
+    const root = await makeVault({}, { config: { timezone: 'UTC', timezon: 'x' } });
+    const notices: string[] = [];
+    expect((await loadConfig(root, (m) => notices.push(m))).timezone).toBe('UTC');
+    expect(notices).toHaveLength(1);
+    const bare = await makeVault({});
+    await writeFile(join(bare, 'mem.config.json'), '{"recall": {"k": -3}}');
+    await expect(loadConfig(bare)).rejects.toThrow(
+      'mem.config.json: recall.k must be greater than 0, got -3',
+    );
+  });
+});
+
+/** One row per setting: key, type, default and meaning, all read from the schema. */
+function configReference(): string {
+  const rows: string[] = ['| key | type | default | meaning |', '|---|---|---|---|'];
+  const walk = (schema: z.ZodType, key: string) => {
+    let node: z.ZodType = schema;
+    let fallback: unknown;
+    let hasDefault = false;
+    const meta = schema.meta() ?? {};
+    const description = meta.description;
+    // A default computed on each load (the time zone) says what it is instead of a value.
+    const computed = meta['shownDefault'];
+    for (;;) {
+      if (node instanceof z.ZodPrefault) node = node.unwrap() as z.ZodType;
+      else if (node instanceof z.ZodDefault) {
+        hasDefault = true;
+        fallback = node._zod.def.defaultValue;
+        node = node.unwrap() as z.ZodType;
+      } else if (node instanceof z.ZodOptional) node = node.unwrap() as z.ZodType;
+      else break;
+    }
+    if (node instanceof z.ZodObject) {
+      for (const [child, value] of Object.entries(node.shape))
+        walk(value as z.ZodType, key ? `${key}.${child}` : child);
+      return;
+    }
+    const json = z.toJSONSchema(node, { io: 'input' }) as Record<string, unknown>;
+    let type = String(json['type'] ?? '');
+    if (Array.isArray(json['enum'])) type = json['enum'].map((v) => JSON.stringify(v)).join(' \\| ');
+    else if (type === 'object') type = 'object of strings';
+    else if (json['format'] === 'uri') type = 'URL';
+    const min =
+      json['minimum'] ??
+      (json['exclusiveMinimum'] === undefined ? undefined : `>${json['exclusiveMinimum']}`);
+    const max = json['maximum'] === Number.MAX_SAFE_INTEGER ? undefined : json['maximum'];
+    if (min !== undefined && max !== undefined) type += ` ${min}..${max}`;
+    else if (typeof min === 'string') type += ` ${min}`;
+    else if (min !== undefined) type += ` ≥${min}`;
+    const shown =
+      typeof computed === 'string' ? computed : hasDefault ? `\`${JSON.stringify(fallback)}\`` : 'none';
+    rows.push(`| \`${key}\` | ${type} | ${shown} | ${description ?? ''} |`);
+  };
+  walk(configSchema, '');
+  return rows.join('\n');
+}
+
+describe('the configuration reference', () => {
+  it("matches the schema (README's table, or the branch notes until they are folded in)", () => {
+    const table = configReference();
+    const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+    const notes = join(REPO_ROOT, 'NOTES-wt-zod.md');
+    const holder = readme.includes('| key | type | default | meaning |')
+      ? readme
+      : existsSync(notes)
+        ? readFileSync(notes, 'utf8')
+        : readme;
+    expect(holder).toContain(table);
+  });
+});
