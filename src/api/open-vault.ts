@@ -283,7 +283,7 @@ export class Vault {
    */
   async addExchange(input: ExchangeInput): Promise<ExchangeResult> {
     const writer = await this.startExchanges();
-    return writer.add(input, 'exchange');
+    return writer.add(input, this.config.companion.commit);
   }
 
   /** The chat write path's state: adds waiting for a write or a commit, and the last failure */

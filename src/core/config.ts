@@ -103,6 +103,14 @@ export const configSchema = z.strictObject({
       .describe('Name of the environment variable that holds the API key'),
     timeoutMs: z.int().positive().default(120_000).describe('How long a model call may take, in ms'),
   }),
+  companion: group({
+    commit: z
+      .enum(['exchange', 'user', 'none'])
+      .default('exchange')
+      .describe(
+        'What /memory/add keeps when a request does not say: both sides (exchange), the user only (user), or nothing (none)',
+      ),
+  }),
   allowPersonaEdits: z.boolean().default(false).describe('Whether reflect may change persona notes'),
   speakers: z
     .record(z.string(), z.string())

@@ -1,24 +1,37 @@
-import type { RecallHit } from '../index.js';
-import { memoryAddBody, memorySearchBody } from './request-bodies.js';
+import type { Layer, RecallHit } from '../index.js';
+import { LAYER_NAMES, memoryAddBody, memorySearchBody } from './request-bodies.js';
 import { idsOf, parseBody, type Route, readVault } from './routes.js';
+
+/** Persona notes are the host's system prompt, not memories: a search leaves them out unless asked. */
+const SEARCHED_LAYERS: Layer[] = LAYER_NAMES.filter((layer) => layer !== 'persona');
 
 /**
  * The small memory contract companion hosts (Open-LLM-VTuber and the like) already speak, so
- * they switch to memvault by changing a URL. Results are recall hits, renamed.
+ * they switch to memvault by changing a URL. Results are recall hits, renamed, with the day,
+ * time, speaker and layer a host may show or group by.
  */
 export const companionRoutes: Route[] = [
   {
     method: 'POST',
     path: '/memory/search',
     handle: async (request, context) => {
-      const { query, limit } = parseBody(memorySearchBody, request.body);
+      const { query, limit, time_range: range, layers, now } = parseBody(memorySearchBody, request.body);
       const { value, partial } = await readVault<RecallHit[]>(
         context,
         idsOf(request),
-        (vault) => vault.recall(query, { k: limit }).hits,
+        (vault) => vault.recall(query, { k: limit, range, layers: layers ?? SEARCHED_LAYERS, now }).hits,
         () => [],
       );
-      const results = value.map((hit) => ({ id: hit.id, memory: hit.text, score: hit.score }));
+      const results = value.map((hit) => ({
+        id: hit.id,
+        memory: hit.text,
+        score: hit.score,
+        ...(hit.date ? { date: hit.date } : {}),
+        ...(hit.time ? { time: hit.time } : {}),
+        ...(hit.speaker ? { speaker: hit.speaker } : {}),
+        layer: hit.layer,
+        link: hit.link,
+      }));
       return { status: 200, body: { results, count: results.length, ...(partial ? { partial } : {}) } };
     },
   },
@@ -26,28 +39,28 @@ export const companionRoutes: Route[] = [
     method: 'POST',
     path: '/memory/add',
     handle: async (request, context) => {
-      const { user_text: userText, assistant_text: assistantText } = parseBody(memoryAddBody, request.body);
-      const ids = idsOf(request);
-      // The chat turn does not wait for the write: it is applied after the reply, in order.
-      context.background(`${ids.agentId}/${ids.userId}`, () =>
-        context.source.use(ids, true, async (vault) => {
-          if (!vault) return;
-          const at = new Date();
-          for (const [text, speaker] of [
-            [userText, 'user'],
-            [assistantText, 'assistant'],
-          ] as const) {
-            if (text === undefined || text.trim() === '') continue;
-            await vault.remember({ text, speaker, at });
-          }
+      const body = parseBody(memoryAddBody, request.body);
+      // Journaled before the answer (so "queued" means kept), written and searchable at once when
+      // the vault lets it; git commits follow in the background, one per burst.
+      const result = await context.source.use(idsOf(request), true, (vault) =>
+        vault?.addExchange({
+          user: body.user_text,
+          assistant: body.assistant_text,
+          commit: body.commit,
+          interrupted: body.interrupted,
+          at: body.at,
         }),
       );
-      return { status: 200, body: { status: 'queued' } };
+      const status = !result || result.kept === 0 ? 'skipped' : result.written ? 'written' : 'queued';
+      return { status: 200, body: { status, kept: result?.kept ?? 0, links: result?.links ?? [] } };
     },
   },
   {
     method: 'GET',
     path: '/memory/health',
-    handle: async () => ({ status: 200, body: { status: 'ok' } }),
+    handle: async (_request, context) => ({
+      status: 200,
+      body: { status: 'ok', mode: context.source.mode, ...(await context.source.health()) },
+    }),
   },
 ];

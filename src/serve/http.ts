@@ -28,9 +28,7 @@ export interface HttpServer {
   url: string;
   port: number;
   host: string;
-  /** Resolves when the background writes queued so far have been applied */
-  settled(): Promise<void>;
-  /** Stops listening, finishes background writes, then closes every vault (saving caches) */
+  /** Stops listening, then closes every vault: last writes, one commit, the cache saved */
   close(): Promise<void>;
 }
 
@@ -140,21 +138,7 @@ export async function serveHttp(options: ServeHttpOptions): Promise<HttpServer> 
   }
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   const onError = options.onError ?? (() => undefined);
-  const chains = new Map<string, Promise<void>>();
-  const context: RouteContext = {
-    source: options.source,
-    deadlineMs: options.deadlineMs ?? 1000,
-    background: (key, task) => {
-      const next = (chains.get(key) ?? Promise.resolve()).then(task).then(
-        () => undefined,
-        (error: unknown) => onError(error),
-      );
-      chains.set(key, next);
-      void next.then(() => {
-        if (chains.get(key) === next) chains.delete(key);
-      });
-    },
-  };
+  const context: RouteContext = { source: options.source, deadlineMs: options.deadlineMs ?? 1000 };
 
   const server = createServer((request, response) => {
     void (async () => {
@@ -197,20 +181,18 @@ export async function serveHttp(options: ServeHttpOptions): Promise<HttpServer> 
   });
   const address = server.address() as AddressInfo;
   const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const settled = async () => {
-    while (chains.size > 0) await Promise.all(chains.values());
-  };
   return {
     url: `http://${shown}:${address.port}`,
     port: address.port,
     host: address.address,
-    settled,
     async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      });
-      await settled();
+      // Requests in flight finish (an add is journaled before it is answered); a client that
+      // keeps a connection open past them is cut off rather than waited for.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const cut = setTimeout(() => server.closeAllConnections(), 2000);
+      await closed;
+      clearTimeout(cut);
       await options.source.close();
     },
   };

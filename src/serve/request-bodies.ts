@@ -95,17 +95,52 @@ export const rememberBody = body({
   ...ids,
 });
 
+const day = (name: string) =>
+  string(name).regex(/^\d{4}-\d{2}-\d{2}$/, { error: `"${name}" must be a date YYYY-MM-DD` });
+
+export const LAYER_NAMES = ['persona', 'profile', 'episodes', 'insights', 'archive', 'other'] as const;
+
 /** `POST /memory/search` (the companion contract) */
 export const memorySearchBody = body({
   query: string('query').describe('what to look for'),
   limit: positiveInt('limit').optional().describe('how many results (default: 8)'),
+  time_range: z
+    .strictObject(
+      { from: day('time_range.from'), to: day('time_range.to') },
+      { error: '"time_range" must be {"from": "YYYY-MM-DD", "to": "YYYY-MM-DD"}' },
+    )
+    .refine((range) => range.from <= range.to, { error: '"time_range.from" is after "time_range.to"' })
+    .optional()
+    .describe(
+      'only episodes of these days (overrides time words in the query); other layers are not date-filtered',
+    ),
+  layers: z
+    .array(z.enum(LAYER_NAMES, { error: `"layers" must list layers of ${LAYER_NAMES.join(', ')}` }), {
+      error: '"layers" must be an array of layer names',
+    })
+    .optional()
+    .describe('only these layers (default: every layer but persona, which is the system prompt)'),
+  now: moment('now')
+    .optional()
+    .describe('ISO 8601 moment recency and time words are measured from (default: now)'),
   ...ids,
 });
 
-/** `POST /memory/add` (the companion contract): one chat turn, written in the background */
+export const COMMIT_MODES = ['exchange', 'user', 'none'] as const;
+
+/** `POST /memory/add` (the companion contract): one chat turn */
 export const memoryAddBody = body({
   user_text: string('user_text').describe('what the user said'),
   assistant_text: string('assistant_text').optional().describe('what the assistant answered'),
+  commit: z
+    .enum(COMMIT_MODES, { error: `"commit" must be one of ${COMMIT_MODES.join(', ')}` })
+    .optional()
+    .describe('what is kept: both sides (exchange), the user only (user), nothing (none); default: config'),
+  interrupted: z
+    .boolean({ error: '"interrupted" must be true or false' })
+    .optional()
+    .describe('the user cut the reply off: it is kept as heard, tagged #interrupted'),
+  at: moment('at').optional().describe('ISO 8601 moment of the exchange (default: now)'),
   ...ids,
 }).refine((turn) => turn.user_text.trim() !== '' || (turn.assistant_text ?? '').trim() !== '', {
   error: '"user_text" or "assistant_text" must have text',

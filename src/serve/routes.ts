@@ -30,8 +30,6 @@ export interface RouteContext {
   source: VaultSource;
   /** How long a read waits for a running refresh before answering from the index as it stands */
   deadlineMs: number;
-  /** Runs `task` after the reply, in order with earlier tasks for the same key */
-  background: (key: string, task: () => Promise<unknown>) => void;
 }
 
 export interface Route {

@@ -1,6 +1,14 @@
 import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CONFIG_FILE, initVault, MemError, openVault, type Vault, type WatchVaultOptions } from '../index.js';
+import {
+  CONFIG_FILE,
+  initVault,
+  MemError,
+  openVault,
+  type Vault,
+  type WatchVaultOptions,
+  type WriterHealth,
+} from '../index.js';
 
 /** Whose memory a request is about; both default to `default`. */
 export interface VaultIds {
@@ -15,28 +23,53 @@ export interface VaultSource {
    * is created first when `create` is true, else `fn` gets `undefined`.
    */
   use<T>(ids: VaultIds, create: boolean, fn: (vault: Vault | undefined) => Promise<T> | T): Promise<T>;
+  /** `single`: one vault, `user_id`/`agent_id` ignored; `per-user`: one vault per agent and user */
+  readonly mode: 'single' | 'per-user';
+  /** The chat write path, over the vaults loaded now: adds waiting for a write or a commit */
+  health(): Promise<WriterHealth & { vaults: number }>;
   /** Closes every vault: stops its watcher, finishes its writes and saves its cache */
   close(): Promise<void>;
 }
 
-const ID = /^[A-Za-z0-9._-]+$/;
+/** Letters of any script, digits, `_` and `-`; never a dot or a dash first, at most 64 characters. */
+const ID = /^[\p{L}\p{N}_][\p{L}\p{N}\p{M}_-]{0,63}$/u;
 
-/** An agent or user id as a folder name: letters, digits, `.`, `_`, `-`, and never `.` or `..`. */
+/** Names Windows reserves for devices: a folder of that name cannot be made or read there. */
+const RESERVED = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/i;
+
+/**
+ * An agent or user id as a folder name. `.git`, `..`, separators, control characters and device
+ * names never reach the file system: an id like `.git` once made vaults inside `DIR/.git/hooks`.
+ */
 export function parseVaultId(value: unknown, name: string): string {
   if (value === undefined || value === null || value === '') return 'default';
-  if (typeof value !== 'string' || !ID.test(value) || value === '.' || value === '..') {
+  const id = typeof value === 'string' ? value.normalize('NFC') : undefined;
+  if (id === undefined || !ID.test(id) || RESERVED.test(id)) {
     throw new MemError(
       'INVALID_INPUT',
-      `${name} must be letters, digits, ".", "_" or "-" (not "." or ".."), got ${JSON.stringify(value)}`,
+      `${name} must be 1 to 64 letters, digits, "_" or "-", not starting with "-" and not a reserved name, got ${JSON.stringify(value)}`,
     );
   }
-  return value;
+  return id;
+}
+
+async function sumHealth(vaults: Vault[]): Promise<WriterHealth & { vaults: number }> {
+  const all = await Promise.all(vaults.map((vault) => vault.writerHealth()));
+  const lastError = all.find((h) => h.lastError)?.lastError;
+  return {
+    vaults: vaults.length,
+    queued: all.reduce((n, h) => n + h.queued, 0),
+    uncommitted: all.reduce((n, h) => n + h.uncommitted, 0),
+    ...(lastError ? { lastError } : {}),
+  };
 }
 
 /** The one vault of `mem serve` without `--vaults`; ids are not used. */
 export function singleVault(vault: Vault): VaultSource {
   return {
+    mode: 'single',
     use: async (_ids, _create, fn) => fn(vault),
+    health: () => sumHealth([vault]),
     close: () => vault.close(),
   };
 }
@@ -69,6 +102,7 @@ const exists = (path: string) =>
  * use and unloaded when idle. A request only ever reaches the vault its ids name.
  */
 export class VaultPool implements VaultSource {
+  readonly mode = 'per-user';
   private readonly dir: string;
   private readonly idleMs: number;
   private readonly options: VaultPoolOptions;
@@ -120,6 +154,8 @@ export class VaultPool implements VaultSource {
       }
       const vault = await openVault({ path: root, onNotice: this.options.onNotice });
       await vault.watch(this.options.watch);
+      // What a killed server accepted but did not write or commit is finished before any request.
+      await vault.startExchanges({ onError: this.options.watch?.onError });
       return { vault, active: 0, lastUsed: Date.now() };
     })();
     this.entries.set(key, loading);
@@ -143,6 +179,11 @@ export class VaultPool implements VaultSource {
     this.unloading.set(key, closing);
     this.options.onNotice?.(`mem: unloaded idle vault ${key}`);
     return closing;
+  }
+
+  async health(): Promise<WriterHealth & { vaults: number }> {
+    const loaded = await Promise.all([...this.entries.values()].map((entry) => entry.catch(() => undefined)));
+    return sumHealth(loaded.flatMap((entry) => (entry ? [entry.vault] : [])));
   }
 
   async close(): Promise<void> {

@@ -44,6 +44,7 @@ describe('mem.config.json', () => {
       },
       git: { autoCommit: true },
       llm: { model: 'gpt-4o-mini', apiKeyEnv: 'OPENAI_API_KEY', timeoutMs: 120_000 },
+      companion: { commit: 'exchange' },
       allowPersonaEdits: false,
       speakers: {},
     });

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -57,14 +57,14 @@ describe('companion /memory/* contract', () => {
     expect(typeof results[0]?.score).toBe('number');
   });
 
-  it("queues /memory/add at once and appends both turns to today's episode in the background", async () => {
+  it("writes /memory/add to today's episode before answering, so the next search finds it", async () => {
     const { root, server } = await one({});
     const reply = await post(server, '/memory/add', {
       user_text: 'My sister Hana visits on Friday',
       assistant_text: 'I will remember that Hana visits',
     });
-    expect(reply).toEqual({ status: 200, json: { status: 'queued' } });
-    await server.settled();
+    expect(reply.status).toBe(200);
+    expect(reply.json).toMatchObject({ status: 'written', kept: 2 });
     const search = await post(server, '/memory/search', { query: 'Hana' });
     const results = search.json['results'] as { id: string; memory: string }[];
     expect(results.map((r) => r.memory).sort()).toEqual([
@@ -102,7 +102,9 @@ describe('companion /memory/* contract', () => {
     // A typo would otherwise fall back to the default limit without a word.
     expect(await post(server, '/memory/search', { query: 'cat', limt: 1 })).toEqual({
       status: 400,
-      json: { error: 'unknown field "limt"; expected query, limit, agent_id, user_id' },
+      json: {
+        error: 'unknown field "limt"; expected query, limit, time_range, layers, now, agent_id, user_id',
+      },
     });
   });
 
@@ -114,7 +116,10 @@ describe('companion /memory/* contract', () => {
     });
     expect(await post(server, '/memory/add', { user_text: 'hi', metadata: { mood: 'ok' } })).toEqual({
       status: 400,
-      json: { error: 'unknown field "metadata"; expected user_text, assistant_text, agent_id, user_id' },
+      json: {
+        error:
+          'unknown field "metadata"; expected user_text, assistant_text, commit, interrupted, at, agent_id, user_id',
+      },
     });
     expect(await post(server, '/memory/add', { user_text: ' ', assistant_text: null })).toEqual({
       status: 400,
@@ -126,18 +131,85 @@ describe('companion /memory/* contract', () => {
         assistant_text: null,
         agent_id: null,
       }),
-    ).toEqual({ status: 200, json: { status: 'queued' } });
-    await server.settled();
+    ).toMatchObject({ status: 200, json: { status: 'written', kept: 1 } });
     const search = await post(server, '/memory/search', { query: 'hedgehog', user_id: null });
     expect(search.json['count']).toBe(1);
   });
 
-  it('answers /memory/health', async () => {
+  it('answers /memory/health with the serving mode and the write queue', async () => {
     const { server } = await one({});
     const response = await fetch(`${server.url}/memory/health`);
     expect({ status: response.status, json: await response.json() }).toEqual({
       status: 200,
-      json: { status: 'ok' },
+      json: { status: 'ok', mode: 'single', vaults: 1, queued: 0, uncommitted: 0 },
+    });
+  });
+
+  it('keeps both sides, the user only or nothing, as `commit` says, and marks a cut-off reply', async () => {
+    const { root, server } = await one({});
+    const at = '2026-11-30T09:00:00+08:00';
+    const add = (body: object) => post(server, '/memory/add', { at, ...body });
+    expect(
+      (await add({ user_text: 'I got the job', assistant_text: 'Congratulations!' })).json,
+    ).toMatchObject({ kept: 2 });
+    expect(
+      (await add({ user_text: 'Mum calls on Sundays', assistant_text: 'Noted', commit: 'user' })).json,
+    ).toMatchObject({ kept: 1 });
+    expect(
+      (await add({ user_text: '', assistant_text: 'Good morning, sunshine!', commit: 'none' })).json,
+    ).toEqual({
+      status: 'skipped',
+      kept: 0,
+      links: [],
+    });
+    await add({ user_text: 'tell me about Kyoto', assistant_text: 'Kyoto has two thou', interrupted: true });
+    const lines = (await readFile(join(root, 'episodes/daily/2026-11-30.md'), 'utf8'))
+      .split('\n')
+      .filter((line) => line.startsWith('- '));
+    expect(lines).toEqual([
+      '- 09:00 **user:** I got the job ^e1',
+      '- 09:00 **assistant:** Congratulations! ^e2',
+      '- 09:00 **user:** Mum calls on Sundays ^e3',
+      '- 09:00 **user:** tell me about Kyoto ^e4',
+      '- 09:00 **assistant:** Kyoto has two thou #interrupted ^e5',
+    ]);
+  });
+
+  it('a search gives each memory its date, time, speaker and layer, leaves persona out unless asked, and takes a time_range', async () => {
+    const { server } = await one({
+      'persona/identity.md': '# 小满\nI love tea and talking about tea.\n',
+      'profile/user.md': '# User\nDrinks green tea every morning.\n',
+      'episodes/daily/2026-11-21.md': '# 2026-11-21\n\n- 10:00 **Rain:** we tried a new tea house ^e1\n',
+      'episodes/daily/2026-11-25.md': '# 2026-11-25\n\n- 18:30 **Rain:** bought tea for Mum ^e1\n',
+    });
+    const search = async (body: object) =>
+      (await post(server, '/memory/search', { query: 'tea', now: '2026-11-30T10:00:00+08:00', ...body }))
+        .json['results'] as Record<string, unknown>[];
+    const all = await search({});
+    expect(all.map((r) => r['layer']).sort()).toEqual(['episodes', 'episodes', 'profile']);
+    expect(all.find((r) => r['id'] === 'episodes/daily/2026-11-25.md#^e1')).toMatchObject({
+      memory: 'bought tea for Mum',
+      date: '2026-11-25',
+      time: '18:30',
+      speaker: 'Rain',
+      layer: 'episodes',
+    });
+    expect((await search({ layers: ['persona'] })).map((r) => r['layer'])).toEqual(['persona']);
+    // The range filters episodes strictly; the profile is never date-filtered.
+    const ranged = await search({ time_range: { from: '2026-11-21', to: '2026-11-23' } });
+    expect(ranged.map((r) => r['id']).sort()).toEqual([
+      'episodes/daily/2026-11-21.md#^e1',
+      'profile/user.md#User',
+    ]);
+    expect(
+      (
+        await post(server, '/memory/search', {
+          query: 'tea',
+          time_range: { from: '2026-11-23', to: '2026-11-21' },
+        })
+      ).json,
+    ).toEqual({
+      error: '"time_range.from" is after "time_range.to"',
     });
   });
 
@@ -146,7 +218,6 @@ describe('companion /memory/* contract', () => {
       const { dir, server } = await many();
       await post(server, '/memory/add', { agent_id: 'rain', user_id: 'alice', user_text: 'I keep bees' });
       await post(server, '/memory/add', { agent_id: 'rain', user_id: 'bob', user_text: 'I keep goats' });
-      await server.settled();
       const search = async (user: string, query: string) =>
         (
           (await post(server, '/memory/search', { agent_id: 'rain', user_id: user, query })).json[
@@ -179,25 +250,46 @@ describe('companion /memory/* contract', () => {
       expect(await exists(join(dir, 'default'))).toBe(false);
     });
 
-    it('refuses ids that are not plain folder names with 400', async () => {
-      const { server } = await many();
+    it('refuses ids that are not plain folder names with 400, and creates nothing', async () => {
+      const { dir, server } = await many();
       for (const [key, id] of [
         ['user_id', '..'],
         ['agent_id', '../etc'],
         ['user_id', 'a/b'],
+        ['user_id', 'a\\b'],
         ['user_id', 'with space'],
+        ['agent_id', '.git'],
+        ['user_id', '.hidden'],
+        ['user_id', '-rf'],
+        ['user_id', 'tab\there'],
+        ['user_id', 'NUL'],
+        ['user_id', 'com1'],
+        ['user_id', 'x'.repeat(65)],
       ] as const) {
         const reply = await post(server, '/memory/add', { [key]: id, user_text: 'x' });
         expect(reply).toEqual({
           status: 400,
           json: {
-            error: `${key} must be letters, digits, ".", "_" or "-" (not "." or ".."), got ${JSON.stringify(id)}`,
+            error: `${key} must be 1 to 64 letters, digits, "_" or "-", not starting with "-" and not a reserved name, got ${JSON.stringify(id)}`,
             code: 'INVALID_INPUT',
           },
         });
       }
       const response = await fetch(`${server.url}/health?user_id=..`);
       expect(response.status).toBe(400);
+      expect(await readdir(dir)).toEqual([]);
+    });
+
+    it('takes ids in any script, up to 64 characters, and reports the per-user mode', async () => {
+      const { dir, server } = await many();
+      for (const id of ['林雨', 'Ölçü_2', 'x'.repeat(64)]) {
+        expect(
+          (await post(server, '/memory/add', { agent_id: '小满', user_id: id, user_text: 'hello' })).status,
+        ).toBe(200);
+      }
+      expect((await readdir(join(dir, '小满'))).sort()).toEqual(['Ölçü_2', 'x'.repeat(64), '林雨'].sort());
+      const health = await (await fetch(`${server.url}/memory/health`)).json();
+      expect(health).toMatchObject({ status: 'ok', mode: 'per-user', vaults: 3, queued: 0 });
     });
   });
 });

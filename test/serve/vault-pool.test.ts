@@ -31,20 +31,31 @@ afterEach(async () => {
 const ids = (agentId: string, userId: string) => ({ agentId, userId });
 
 describe('parseVaultId', () => {
-  it('accepts letters, digits, ".", "_" and "-", and defaults to "default"', () => {
-    expect(['rain-01', 'a.b_c', 'X', undefined, ''].map((v) => parseVaultId(v, 'user_id'))).toEqual([
-      'rain-01',
-      'a.b_c',
-      'X',
-      'default',
-      'default',
-    ]);
+  it('accepts letters of any script, digits, "_" and "-", up to 64, and defaults to "default"', () => {
+    expect(
+      ['rain-01', 'a_b', 'X', '林雨', 'é', 'x'.repeat(64), undefined, ''].map((v) =>
+        parseVaultId(v, 'user_id'),
+      ),
+    ).toEqual(['rain-01', 'a_b', 'X', '林雨', 'é', 'x'.repeat(64), 'default', 'default']);
   });
 
-  it('refuses "." and "..", separators, spaces and non-strings', () => {
-    for (const bad of ['.', '..', 'a/b', 'a\\b', 'a b', 'é', 5]) {
+  it('refuses dots, separators, spaces, a leading dash, device names, long ids and non-strings', () => {
+    for (const bad of [
+      '.',
+      '..',
+      '.git',
+      'a.b',
+      'a/b',
+      'a\\b',
+      'a b',
+      '-x',
+      'nul',
+      'LPT1',
+      'x'.repeat(65),
+      5,
+    ]) {
       expect(() => parseVaultId(bad, 'user_id')).toThrow(
-        `user_id must be letters, digits, ".", "_" or "-" (not "." or ".."), got ${JSON.stringify(bad)}`,
+        `user_id must be 1 to 64 letters, digits, "_" or "-", not starting with "-" and not a reserved name, got ${JSON.stringify(bad)}`,
       );
     }
   });

@@ -57,8 +57,10 @@ export function serveCommand(program: Command, io: CliIO): void {
       } else {
         const vault = await openFromCli(command, io);
         await vault.watch({ onError });
+        // What a killed server accepted but did not write or commit is finished before any request.
+        await vault.startExchanges({ onError });
         source = singleVault(vault);
-        what = `${vault.root} (${vault.noteCount} notes)`;
+        what = `${vault.root} (${vault.noteCount} notes; one vault: user_id and agent_id are ignored, use --vaults DIR for one per user)`;
       }
       let server: Awaited<ReturnType<typeof serveHttp>>;
       try {
