@@ -22,6 +22,21 @@ let serve: ChildProcess | undefined;
 let url = '';
 let root = '';
 
+function runPython(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('python3', args);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
 /** Starts the built `mem serve` on a free loopback port and reads its URL from the start-up line. */
 async function startServe(vault: string): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(
@@ -71,14 +86,18 @@ describe.skipIf(!hasPython)('the Python companion host (examples/python-host)', 
     });
     const file = join(root, '..', `turns-${Date.now()}.json`);
     await writeFile(file, JSON.stringify(script));
-    const run = spawnSync(
-      'python3',
-      [HOST, '--memory', url, '--model-url', model.baseURL, '--model', 'stub', '--script', file],
-      {
-        encoding: 'utf8',
-        timeout: 120_000,
-      },
-    );
+    // Not spawnSync: the model stub answers from this process, which must keep running meanwhile.
+    const run = await runPython([
+      HOST,
+      '--memory',
+      url,
+      '--model-url',
+      model.baseURL,
+      '--model',
+      'stub',
+      '--script',
+      file,
+    ]);
     await model.close();
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
