@@ -6,7 +6,7 @@ import { VaultIndex } from './vault-index.js';
  * Bump whenever the shape of a parsed note, the tokenizer or the index options change: a cache
  * from another schema is rebuilt, never trusted.
  */
-export const CACHE_SCHEMA = 3;
+export const CACHE_SCHEMA = 4;
 
 export const CACHE_DIR = '.mem';
 const CACHE_FILE = 'index.json';

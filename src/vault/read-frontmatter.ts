@@ -2,7 +2,8 @@
 import { type Document, isMap, isScalar, isSeq, parseDocument, type Node as YamlNode } from 'yaml';
 import type { LinkRef } from '../core/types.js';
 import type { LineIndex } from './line-index.js';
-import { type Span, scanLinks } from './scan-links.js';
+import { scanLinks } from './scan-links.js';
+import type { Span } from './spans.js';
 
 export interface Frontmatter {
   data: Record<string, unknown>;
