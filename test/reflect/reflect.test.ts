@@ -89,6 +89,13 @@ const GOOD = {
       body: 'x',
       sources: ['[[2026-11-29#^e1]]'],
     },
+    {
+      op: 'create_insight',
+      path: 'insights/.drafts/x.md',
+      title: 'x',
+      body: 'x',
+      sources: ['[[2026-11-29#^e1]]'],
+    },
   ],
 };
 
@@ -150,6 +157,10 @@ describe('reflect', () => {
       [8, 'sources cite entries that were not shown: "[[2026-11-29#^e99]]"'],
       [9, 'unknown operation "delete_note"'],
       [10, 'path insights/facts/lives-in-hangzhou.md already exists; nothing is overwritten'],
+      [
+        11,
+        'path: "insights/.drafts/x.md": .drafts starts with a dot; mem never reads hidden files and folders, so a note there would never be indexed',
+      ],
     ]);
     expect(result.committed).toBe(true);
     expect(git(root, 'log', '-1', '--format=%s')).toBe('mem: reflect 1 episode, 6 operations\n');
