@@ -1,6 +1,7 @@
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { rollupPeriod } from '../time/rollup-period.js';
 import { layerOf } from '../vault/layer.js';
+import { noteNameProblem } from '../vault/link-name.js';
 import { resolveInVault } from '../vault/paths.js';
 import type { Operation } from './operations.js';
 
@@ -31,8 +32,6 @@ const MAX_LINE = 1000;
 const MAX_OPERATIONS = 50;
 /** Line breaks of any kind: CommonMark ends a line at a lone CR too, and U+2028 is a trap */
 const LINE_BREAK = /[\r\n\u2028\u2029\u0085]/;
-/** Characters a wiki link cannot name a file with */
-const UNLINKABLE = /[#|^[\]]/;
 
 function text(value: unknown, name: string, max: number): string {
   if (typeof value !== 'string' || value.trim() === '')
@@ -148,9 +147,8 @@ export async function validateOperations(
     } catch (error) {
       throw new Invalid(`${name}: ${(error as Error).message}`);
     }
-    if (mustExist === 'new' && UNLINKABLE.test(rel.slice(rel.lastIndexOf('/') + 1))) {
-      throw new Invalid(`${name} ${rel}: a file name with # | ^ [ ] cannot be linked to`);
-    }
+    const problem = mustExist === 'new' ? noteNameProblem(rel.slice(rel.lastIndexOf('/') + 1)) : undefined;
+    if (problem) throw new Invalid(`${name} ${rel}: ${problem}`);
     const layer = layerOf(rel);
     const allowed = context.allowPersonaEdits ? [...layers, 'persona'] : layers;
     if (!allowed.includes(layer))

@@ -4,6 +4,7 @@ import { MemError } from '../core/errors.js';
 import { commitWrite, type WriteCommit } from '../git/commit-write.js';
 import { ensureCacheDir } from '../indexing/index-cache.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
+import { noteNameProblem } from '../vault/link-name.js';
 import { lockPath, withLock } from '../vault/lock.js';
 import { parseNote } from '../vault/parse-note.js';
 import { notePath, resolveInVault } from '../vault/paths.js';
@@ -38,9 +39,6 @@ interface PlannedWrite {
   links: number;
 }
 
-/** Obsidian refuses these in file names: a wiki link could not name the note. */
-const FORBIDDEN_NAME = /[[\]#^|\\:]/;
-
 /** Checks a destination given by a user and returns it as a vault path ending in `.md`. */
 export async function checkNewNotePath(root: string, input: string): Promise<{ abs: string; rel: string }> {
   const path = notePath(input);
@@ -48,12 +46,8 @@ export async function checkNewNotePath(root: string, input: string): Promise<{ a
     throw new MemError('INVALID_PATH', `${JSON.stringify(input)}: a note must be a .md file`);
   }
   const { abs, rel } = await resolveInVault(root, path);
-  if (FORBIDDEN_NAME.test(basenameOf(rel).slice(0, -3))) {
-    throw new MemError(
-      'INVALID_PATH',
-      `${rel}: a note name cannot hold [ ] # ^ | \\ or : (links could not name it)`,
-    );
-  }
+  const problem = noteNameProblem(basenameOf(rel));
+  if (problem) throw new MemError('INVALID_PATH', `${rel}: ${problem}`);
   return { abs, rel };
 }
 

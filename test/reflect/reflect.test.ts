@@ -336,7 +336,7 @@ describe('reflect', () => {
       'title must be one line',
       'heading must be one line',
       'fact must be one line',
-      'path insights/a#b|c^d.md: a file name with # | ^ [ ] cannot be linked to',
+      'path insights/a#b|c^d.md: a note name cannot hold [ ] # ^ | \\ : or %% (links could not name it)',
     ]);
     expect(reasons.filter((r) => r === 'more than 50 operations in one run')).toHaveLength(14);
     expect(result.accepted).toHaveLength(46);
