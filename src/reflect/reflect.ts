@@ -3,7 +3,7 @@ import type { Note } from '../core/types.js';
 import { commitWrite, type WriteCommit } from '../git/commit-write.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { formatDay, zonedDate } from '../time/zoned-date.js';
-import { lockPath, withLock } from '../vault/lock.js';
+import { withVaultLock } from '../vault/lock.js';
 import { applyChanges, type PlannedFile, planChanges, previewChanges } from './apply-operations.js';
 import { buildPrompt, episodeSources, touchedNotes } from './build-prompt.js';
 import type { Llm } from './llm.js';
@@ -89,7 +89,7 @@ export async function reflect(
       reason: 'dry run',
     };
   }
-  const { written, skipped } = await withLock(lockPath(root), () => applyChanges(root, plan));
+  const { written, skipped } = await withVaultLock(root, () => applyChanges(root, plan));
   const commit =
     written.length > 0
       ? await commitWrite(

@@ -2,10 +2,9 @@ import { lstat, unlink } from 'node:fs/promises';
 import type { MemConfig } from '../core/config.js';
 import { MemError } from '../core/errors.js';
 import { commitWrite, type WriteCommit } from '../git/commit-write.js';
-import { ensureCacheDir } from '../indexing/index-cache.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { noteNameProblem } from '../vault/link-name.js';
-import { lockPath, withLock } from '../vault/lock.js';
+import { withVaultLock } from '../vault/lock.js';
 import { parseNote } from '../vault/parse-note.js';
 import { notePath, resolveInVault } from '../vault/paths.js';
 import { basenameOf, foldPath, PathIndex, resolveLink } from '../vault/resolve-link.js';
@@ -149,8 +148,7 @@ export async function moveNote(
     throw new MemError('INVALID_PATH', `${source.rel}: mem moves notes (.md files) only`);
   }
   if (target.rel === source.rel) throw new MemError('INVALID_INPUT', `${source.rel}: already at that path`);
-  await ensureCacheDir(root);
-  return withLock(lockPath(root), async () => {
+  return withVaultLock(root, async () => {
     if (await exists(target.abs)) {
       throw new MemError('EXISTS', `${target.rel} already exists; ${source.rel} was not moved`);
     }
