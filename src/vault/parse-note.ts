@@ -5,7 +5,7 @@ import { commentSpans } from './comments.js';
 import { layerOf } from './layer.js';
 import { LineIndex } from './line-index.js';
 import { episodeSections, headingSections, readStructure, type SectionInput } from './note-sections.js';
-import { codeSpans, parseMarkdown } from './parse-markdown.js';
+import { codeSpans, frontmatterBlock, parseMarkdown } from './parse-markdown.js';
 import {
   frontmatterTags,
   normaliseTag,
@@ -14,7 +14,7 @@ import {
   stringValue,
 } from './read-frontmatter.js';
 import { maskIgnored, scanLinks } from './scan-links.js';
-import { blank, blankSpans, type Span } from './spans.js';
+import { blankSpans, type Span } from './spans.js';
 
 /**
  * Reads one note's text into a Note. Pure: no file IO, never throws. Offsets are into the full
@@ -22,16 +22,13 @@ import { blank, blankSpans, type Span } from './spans.js';
  */
 export function parseNote(path: string, text: string, stat?: { size: number; mtimeMs: number }): Note {
   const lines = new LineIndex(text);
-  const fm = readFrontmatter(path, text, lines);
-  // Blank the frontmatter (valid or not) so remark keeps offsets but does not read `---` as a
-  // thematic break or setext underline.
-  const body = fm.region ? blank(text.slice(0, fm.region[1])) + text.slice(fm.region[1]) : text;
-  let tree = parseMarkdown(body);
+  let tree = parseMarkdown(text);
+  const fm = readFrontmatter(path, text, lines, frontmatterBlock(tree, text));
   // `%%` inside code or frontmatter is literal; the rest of a comment is hidden from everything
   // below: links, tags, headings, block ids and section text. A comment may hold whole headings,
   // so the note is parsed again without them (only when it has one).
   const hidden = commentSpans(text, fm.region ? [...codeSpans(tree), fm.region] : codeSpans(tree));
-  if (hidden.length > 0) tree = parseMarkdown(blankSpans(body, hidden));
+  if (hidden.length > 0) tree = parseMarkdown(blankSpans(text, hidden));
   const skip = [...codeSpans(tree), ...hidden];
   // Invalid frontmatter is indexed as plain text, so its links and tags count as body ones.
   if (fm.valid && fm.region) skip.push(fm.region);
