@@ -3,6 +3,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openVault } from '../../src/index.js';
+import { addUnderHeading } from '../../src/reflect/apply-operations.js';
 import { type StubReply, startLlmStub } from '../helpers/llm-stub.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 import { mem } from '../helpers/run-cli.js';
@@ -490,5 +491,14 @@ describe('reflect validation', () => {
     );
     expect(result.rejected.map((r) => r.reason)).toEqual(['title must be one line']);
     expect(result.files).toEqual(['insights/tea.md']);
+  });
+});
+
+describe('addUnderHeading', () => {
+  // The frontmatter block is found by the same rule as everywhere (vault/parse-markdown.ts): a
+  // trailing space after the opening `---` made reflect's own regex miss it and edit the YAML.
+  it('never reads a YAML comment in the frontmatter as a heading', () => {
+    const text = '--- \n# Likes\ntitle: Rain\n---\n# Rain\n';
+    expect(addUnderHeading(text, 'Likes', '- Tea.')).toBe(`${text}\n## Likes\n- Tea.\n`);
   });
 });
