@@ -1,5 +1,5 @@
 // Obsidian comments: the one rule for what `%%…%%` hides. Nothing inside a comment leaves the vault.
-import { codeSpans, parseMarkdown } from './parse-markdown.js';
+import { codeSpans, frontmatterBlock, parseMarkdown } from './parse-markdown.js';
 import { blankSpans, type Span } from './spans.js';
 
 /**
@@ -46,9 +46,12 @@ export function visibleText(text: string, hidden: readonly Span[], from = 0, to 
 
 /**
  * A whole note's text without its comments, for outputs that show a note as written (a prompt to
- * a model): code is read as in the note, so `%%` inside code stays.
+ * a model): `%%` inside code or frontmatter is literal and stays.
  */
 export function withoutComments(text: string): string {
   if (!text.includes('%%')) return text;
-  return visibleText(text, commentSpans(text, codeSpans(parseMarkdown(text))));
+  const tree = parseMarkdown(text);
+  const frontmatter = frontmatterBlock(tree, text);
+  const literal = frontmatter ? [...codeSpans(tree), frontmatter.region] : codeSpans(tree);
+  return visibleText(text, commentSpans(text, literal));
 }

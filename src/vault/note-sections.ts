@@ -33,8 +33,8 @@ function span(node: Nodes): Span | undefined {
 }
 
 /**
- * `text` has comments blanked (same offsets), so a `^id` inside one is no block id; heading text
- * is read with the `hidden` spans cut out.
+ * `text` has comments blanked (same offsets), so a `^id` inside one is no block id; a heading
+ * inside a comment is skipped, and heading text is read with the `hidden` spans cut out.
  */
 export function readStructure(
   tree: Parents,
@@ -53,7 +53,7 @@ export function readStructure(
     const children: Nodes[] = parent.children;
     children.forEach((node, index) => {
       const at = span(node);
-      if (node.type === 'heading' && at) {
+      if (node.type === 'heading' && at && !within(at, hidden)) {
         const first = node.children[0] ? span(node.children[0]) : undefined;
         const last = node.children.at(-1) ? span(node.children.at(-1)!) : undefined;
         const raw = first && last ? visibleText(text, hidden, first[0], last[1]) : '';
@@ -84,6 +84,10 @@ export function readStructure(
   visit(tree);
   blocks.sort((a, b) => a.start - b.start);
   return { headings, blocks };
+}
+
+function within(at: Span, spans: readonly Span[]): boolean {
+  return spans.some(([start, end]) => start <= at[0] && at[1] <= end);
 }
 
 function range(at: Span): { start: number; end: number } {

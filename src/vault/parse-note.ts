@@ -22,14 +22,13 @@ import { blankSpans, type Span } from './spans.js';
  */
 export function parseNote(path: string, text: string, stat?: { size: number; mtimeMs: number }): Note {
   const lines = new LineIndex(text);
-  let tree = parseMarkdown(text);
+  const tree = parseMarkdown(text);
   const fm = readFrontmatter(path, text, lines, frontmatterBlock(tree, text));
   // `%%` inside code or frontmatter is literal; the rest of a comment is hidden from everything
-  // below: links, tags, headings, block ids and section text. A comment may hold whole headings,
-  // so the note is parsed again without them (only when it has one).
-  const hidden = commentSpans(text, fm.region ? [...codeSpans(tree), fm.region] : codeSpans(tree));
-  if (hidden.length > 0) tree = parseMarkdown(blankSpans(text, hidden));
-  const skip = [...codeSpans(tree), ...hidden];
+  // below: links, tags, headings, block ids and section text.
+  const code = codeSpans(tree);
+  const hidden = commentSpans(text, fm.region ? [...code, fm.region] : code);
+  const skip = [...code, ...hidden];
   // Invalid frontmatter is indexed as plain text, so its links and tags count as body ones.
   if (fm.valid && fm.region) skip.push(fm.region);
   const bodyLinks = scanLinks(text, { skip });

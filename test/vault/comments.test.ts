@@ -33,6 +33,10 @@ describe('withoutComments', () => {
     const note = 'Keep `%%` this. %%secret%% Shown.\n\n%% unclosed secret\nstill secret\n';
     expect(withoutComments(note)).toBe('Keep `%%` this. Shown.\n\n');
   });
+
+  it('keeps %% in frontmatter, which is YAML, not a comment', () => {
+    expect(withoutComments('---\nratio: 50%%\n---\nA %%b%% c\n')).toBe('---\nratio: 50%%\n---\nA c\n');
+  });
 });
 
 describe('parseNote hides comments from everything it reads', () => {
