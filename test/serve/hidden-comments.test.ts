@@ -157,8 +157,7 @@ describe('comments never leave the vault', () => {
       await client?.close();
     });
 
-    it('from every read tool', async () => {
-      const { tools } = await client.listTools();
+    it('from memory_recall, memory_compile and memory_read_note', async () => {
       const call = async (name: string, args: Record<string, unknown>): Promise<string> => {
         const result = (await client.callTool({ name, arguments: args })) as { content: { text: string }[] };
         return result.content.map((c) => c.text).join('');
@@ -166,10 +165,13 @@ describe('comments never leave the vault', () => {
       const recall = await call('memory_recall', { query: 'ramen', k: 20, now: NOW });
       expect(recall).toContain('ramen');
       expectNoSecret(recall);
-      for (const tool of tools.filter((t) => t.name !== 'memory_recall' && t.name !== 'memory_remember')) {
-        expectNoSecret(
-          await call(tool.name, { query: 'ramen', message: 'ramen', path: 'profile/user.md', now: NOW }),
-        );
+      const compiled = await call('memory_compile', { message: 'ramen', budget: 2000, now: NOW });
+      expect(compiled).toContain('tonkotsu');
+      expectNoSecret(compiled);
+      for (const path of Object.keys(FILES)) {
+        const note = await call('memory_read_note', { path });
+        expect(note).toContain(path);
+        expectNoSecret(note);
       }
     });
   });
