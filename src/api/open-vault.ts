@@ -8,13 +8,14 @@ import { commitWrite } from '../git/commit-write.js';
 import type { HistoryEntry } from '../git/git-history.js';
 import { noteHistory, type UndoResult, undoLastMemCommit, vaultDiff } from '../git/vault-git.js';
 import { type DoctorReport, diagnose } from '../indexing/doctor.js';
-import { CACHE_DIR, loadIndexCache, saveIndexCache } from '../indexing/index-cache.js';
+import { loadIndexCache, saveIndexCache } from '../indexing/index-cache.js';
 import { type RefreshStats, refreshIndex, refreshPaths } from '../indexing/refresh-index.js';
 import { VaultIndex } from '../indexing/vault-index.js';
 import { type AppliedRange, chooseRange } from '../recall/choose-range.js';
 import { type RecallHit, type RecallOptions, recall } from '../recall/recall.js';
 import { createLlm, type Llm, type LlmOptions } from '../reflect/llm.js';
 import { type ReflectOptions, type ReflectResult, reflect } from '../reflect/reflect.js';
+import { ensureCacheDir } from '../vault/cache-dir.js';
 import { findVault } from '../vault/find-vault.js';
 import { notePath } from '../vault/paths.js';
 import {
@@ -264,14 +265,15 @@ export class Vault {
    */
   startExchanges(options: ExchangeWriterOptions = {}): Promise<ExchangeWriter> {
     if (!this.initialized) return Promise.reject(notAVault(this.root));
-    this.writer ??= ExchangeWriter.start(
-      {
-        remember: (input) => this.remember(input),
-        isRemembered: (input) => isRemembered(this.root, this.config, input),
-        commit: (paths, message) => this.writing(() => commitWrite(this.root, this.config, paths, message)),
-      },
-      join(this.root, CACHE_DIR, 'adds.jsonl'),
-      options,
+    const target = {
+      remember: (input: RememberInput) => this.remember(input),
+      isRemembered: (input: RememberInput) => isRemembered(this.root, this.config, input),
+      commit: (paths: string[], message: string) =>
+        this.writing(() => commitWrite(this.root, this.config, paths, message)),
+    };
+    // ensureCacheDir: `.mem/` gets its own .gitignore, so the journal never lands in git.
+    this.writer ??= ensureCacheDir(this.root).then((dir) =>
+      ExchangeWriter.start(target, join(dir, 'adds.jsonl'), options),
     );
     return this.writer;
   }

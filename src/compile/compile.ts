@@ -9,13 +9,7 @@ import { assemble, type Candidate, type CompiledSection, type Filled, fill } fro
 export type { CompiledItem, CompiledSection } from './fill-section.js';
 
 import { dayOf } from '../time/zoned-date.js';
-import {
-  type CompileSectionName,
-  noteBody,
-  renderMemoryItem,
-  renderNoteItem,
-  withoutComments,
-} from './render.js';
+import { type CompileSectionName, noteBody, renderMemoryItem, renderNoteItem } from './render.js';
 import { coreProfileNotes, latestRollup, personaNotes, recentEntries } from './select-notes.js';
 
 export interface CompileOptions {
@@ -76,7 +70,7 @@ function sectionCandidate(
     title: note.title,
     score,
     reason,
-    text: withoutComments(section.text).trim(),
+    text: section.text.trim(),
     render: (text) => renderMemoryItem(cite, section, text),
   };
 }

@@ -14,17 +14,15 @@ export function sectionHeading(name: CompileSectionName): string {
   return `## ${SECTION_TITLES[name]}\n`;
 }
 
-/** A whole note (persona, core profile): its title with a citation, then its body without frontmatter. */
-/** Obsidian comments (`%%…%%`) are notes to the person editing the vault, not to the model. */
-export function withoutComments(text: string): string {
-  return text.replace(/%%[\s\S]*?%%/g, '').replace(/[ \t]+\n/g, '\n');
-}
-
+/**
+ * A whole note (persona, core profile): its sections without frontmatter. Section text never holds
+ * `%%comments%%`: parseNote leaves them out (vault/comments.ts).
+ */
 export function noteBody(note: Note): string {
   const topHeadings = new Set(note.headings.filter((h) => h.level === 1).map((h) => h.text));
   return note.sections
     .map((s) => {
-      const text = withoutComments(s.text).trim();
+      const text = s.text.trim();
       const heading = s.heading ?? s.anchor;
       // The item's own title already names the note: its top heading would say it twice.
       if (text === '' || s.kind !== 'heading' || heading === note.title || topHeadings.has(heading))

@@ -187,7 +187,7 @@ export async function revertCommit(
   // Read every current version first, so a refusal (or a late hand edit) leaves all files untouched.
   const plan: Array<{ path: string; abs: string; hash: string | null; old?: Buffer }> = [];
   for (const path of paths) {
-    const { abs } = await resolveInVault(repoRoot, path);
+    const { abs } = await resolveInVault(repoRoot, path, { anyFolder: true });
     const current = await readForWrite(abs);
     if (current === undefined && (await exists(abs)))
       throw new MemError('CONFLICT', `${path}: cannot be read back`);

@@ -1,8 +1,7 @@
 import { realpath } from 'node:fs/promises';
 import { relative, sep } from 'node:path';
 import { MemError } from '../core/errors.js';
-import { ensureCacheDir } from '../indexing/index-cache.js';
-import { lockPath, withLock } from '../vault/lock.js';
+import { withVaultLock } from '../vault/lock.js';
 import type { CommitResult } from './commit-paths.js';
 import { diff, findUndoTarget, type HistoryEntry, history, revertCommit } from './git-history.js';
 import { gitRoot, isGitAvailable } from './run-git.js';
@@ -77,8 +76,7 @@ export async function undoLastMemCommit(root: string): Promise<UndoResult> {
         : 'no mem commit to undo: no commit in this repository was made by mem',
     );
   }
-  await ensureCacheDir(root);
-  return withLock(lockPath(root), async () => {
+  return withVaultLock(root, async () => {
     const result = await revertCommit(repo.repo, last.sha);
     const paths = result.paths.flatMap((path) => toVaultPath(repo, path) ?? []);
     return { ...result, undone: last, paths };

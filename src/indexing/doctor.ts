@@ -1,3 +1,4 @@
+import { basenameOf, foldPath } from '../vault/resolve-link.js';
 import type { VaultIndex } from './vault-index.js';
 
 export interface DoctorReport {
@@ -17,7 +18,8 @@ export function diagnose(index: VaultIndex): DoctorReport {
     .sort((a, b) => (a.from === b.from ? a.line - b.line : a.from < b.from ? -1 : 1));
   const byName = new Map<string, string[]>();
   for (const path of index.notes.keys()) {
-    const name = path.slice(path.lastIndexOf('/') + 1).toLowerCase();
+    // Names compare as link resolution compares them, so a duplicate here is one a bare link must choose between.
+    const name = foldPath(basenameOf(path));
     byName.set(name, [...(byName.get(name) ?? []), path]);
   }
   const duplicateNames = [...byName.entries()]

@@ -1,14 +1,14 @@
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { cacheDir, ensureCacheDir } from '../vault/cache-dir.js';
 import { VaultIndex } from './vault-index.js';
 
 /**
  * Bump whenever the shape of a parsed note, the tokenizer or the index options change: a cache
  * from another schema is rebuilt, never trusted.
  */
-export const CACHE_SCHEMA = 3;
+export const CACHE_SCHEMA = 4;
 
-export const CACHE_DIR = '.mem';
 const CACHE_FILE = 'index.json';
 
 interface CacheFile {
@@ -24,7 +24,7 @@ export type CacheLoad =
 export async function loadIndexCache(root: string): Promise<CacheLoad> {
   let text: string;
   try {
-    text = await readFile(join(root, CACHE_DIR, CACHE_FILE), 'utf8');
+    text = await readFile(join(cacheDir(root), CACHE_FILE), 'utf8');
   } catch {
     return { status: 'missing', reason: 'no index cache yet' };
   }
@@ -45,14 +45,6 @@ export async function loadIndexCache(root: string): Promise<CacheLoad> {
   } catch {
     return { status: 'corrupt', reason: 'the index cache is damaged' };
   }
-}
-
-/** Creates `.mem/` with a `.gitignore` of its own, so the cache never lands in git even without the vault's. */
-export async function ensureCacheDir(root: string): Promise<string> {
-  const dir = join(root, CACHE_DIR);
-  await mkdir(dir, { recursive: true });
-  await writeFile(join(dir, '.gitignore'), '*\n', { flag: 'wx' }).catch(() => undefined);
-  return dir;
 }
 
 /** Writes the cache through a temp file and a rename, so a crash leaves the old cache or the new one. */

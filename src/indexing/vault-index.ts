@@ -1,6 +1,6 @@
 import type { Note, Section } from '../core/types.js';
+import { linkableAnchor } from '../vault/link-name.js';
 import { basenameOf, foldPath } from '../vault/resolve-link.js';
-import { linkableAnchor } from './link-anchor.js';
 import { LinkGraph } from './link-graph.js';
 import { TextIndex } from './text-index.js';
 

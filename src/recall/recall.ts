@@ -1,7 +1,7 @@
 import type { MemConfig } from '../core/config.js';
 import type { Layer, Note, Section } from '../core/types.js';
-import { linkableAnchor } from '../indexing/link-anchor.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
+import { linkableAnchor } from '../vault/link-name.js';
 import { entriesNewestFirst } from './episode-entries.js';
 import { graphNeighbours } from './graph-neighbours.js';
 import { combineScore, importanceOf, isRetired, memoryTime, recencyOf, type ScoreParts } from './rank.js';

@@ -4,6 +4,7 @@ import { MemError } from '../core/errors.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { isoWithOffset } from '../time/zoned-date.js';
 import { setFrontmatterKeys } from '../vault/edit-frontmatter.js';
+import { findFrontmatter } from '../vault/parse-markdown.js';
 import { findOnDisk } from '../vault/paths.js';
 import { readForWrite, updateFile, writeAtomic } from '../vault/write-note.js';
 import { redactSecrets } from '../write/redact.js';
@@ -37,8 +38,7 @@ function eolOf(text: string): string {
  * lines are inside fenced code: edits must never land in either.
  */
 function bodyLines(text: string): { head: string; lines: string[]; code: boolean[] } {
-  const fm = /^(\uFEFF?---\r?\n[\s\S]*?\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|$))/.exec(text);
-  const head = fm?.[1] ?? '';
+  const head = text.slice(0, findFrontmatter(text)?.region[1] ?? 0);
   const lines = text.slice(head.length).split(/\r?\n/);
   let fence: string | undefined;
   const code = lines.map((l) => {

@@ -4,6 +4,7 @@ import { TEMPLATES_DIR } from '../core/templates-dir.js';
 import type { Note } from '../core/types.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { citation } from '../recall/recall.js';
+import { withoutComments } from '../vault/comments.js';
 import { findOnDisk } from '../vault/paths.js';
 import { OPERATIONS_SCHEMA } from './operations.js';
 
@@ -62,8 +63,10 @@ async function renderNotes(root: string, notes: Note[]): Promise<string> {
   const parts: string[] = [];
   let used = 0;
   for (const note of notes) {
-    const text = await readFile(await findOnDisk(root, note.path), 'utf8').catch(() => undefined);
-    if (text === undefined) continue;
+    const raw = await readFile(await findOnDisk(root, note.path), 'utf8').catch(() => undefined);
+    if (raw === undefined) continue;
+    // Comments are for the person editing the vault; they never go to the model.
+    const text = withoutComments(raw);
     // A fence longer than any backtick run in the note, so the note cannot close it and speak as
     // instructions: notes are data to the model.
     const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));

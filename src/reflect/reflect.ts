@@ -5,7 +5,7 @@ import type { VaultIndex } from '../indexing/vault-index.js';
 import { parseDay } from '../time/calendar-day.js';
 import { parseInstant } from '../time/parse-instant.js';
 import { dayOf, isDayOver } from '../time/zoned-date.js';
-import { lockPath, withLock } from '../vault/lock.js';
+import { withVaultLock } from '../vault/lock.js';
 import { applyChanges, type PlannedFile, planChanges, previewChanges } from './apply-operations.js';
 import { buildPrompt, episodeSources, touchedNotes } from './build-prompt.js';
 import type { Llm } from './llm.js';
@@ -93,7 +93,7 @@ export async function reflect(
       reason: 'dry run',
     };
   }
-  const { written, skipped } = await withLock(lockPath(root), () => applyChanges(root, plan));
+  const { written, skipped } = await withVaultLock(root, () => applyChanges(root, plan));
   const commit =
     written.length > 0
       ? await commitWrite(

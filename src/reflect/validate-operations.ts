@@ -2,6 +2,7 @@ import { issuePath, issuePhrase } from '../core/schema-issues.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { rollupPeriod } from '../time/rollup-period.js';
 import { layerOf } from '../vault/layer.js';
+import { noteNameProblem } from '../vault/link-name.js';
 import { resolveInVault } from '../vault/paths.js';
 import { MAX_OPERATIONS, type Operation, operationSchema } from './operations.js';
 
@@ -24,9 +25,6 @@ export interface Rejected {
 }
 
 class Invalid extends Error {}
-
-/** Characters a wiki link cannot name a file with */
-const UNLINKABLE = /[#|^[\]]/;
 
 function sources(value: string[], context: ValidationContext): string[] {
   const unknown = value.filter((s) => !context.sources.has(s));
@@ -99,9 +97,8 @@ export async function validateOperations(
     } catch (error) {
       throw new Invalid(`${name}: ${(error as Error).message}`);
     }
-    if (mustExist === 'new' && UNLINKABLE.test(rel.slice(rel.lastIndexOf('/') + 1))) {
-      throw new Invalid(`${name} ${rel}: a file name with # | ^ [ ] cannot be linked to`);
-    }
+    const problem = mustExist === 'new' ? noteNameProblem(rel.slice(rel.lastIndexOf('/') + 1)) : undefined;
+    if (problem) throw new Invalid(`${name} ${rel}: ${problem}`);
     const layer = layerOf(rel);
     const allowed = context.allowPersonaEdits ? [...layers, 'persona'] : layers;
     if (!allowed.includes(layer))

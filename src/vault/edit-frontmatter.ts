@@ -1,5 +1,6 @@
 import { isMap, isScalar, type Node, type Pair, parseDocument, stringify } from 'yaml';
 import { MemError } from '../core/errors.js';
+import { findFrontmatter } from './parse-markdown.js';
 
 export interface EditFrontmatterOptions {
   /** Name used in error messages, e.g. the note's path (default: `note`) */
@@ -10,22 +11,6 @@ interface Edit {
   start: number;
   end: number;
   text: string;
-}
-
-const OPEN = /^---[ \t]*(\r?\n)/;
-const CLOSE = /^---[ \t]*(\r?\n|$)/m;
-
-/** Where the frontmatter's YAML sits in the text, or undefined when the note has none. */
-function findFrontmatter(
-  text: string,
-  offset: number,
-): { start: number; end: number; eol: string } | undefined {
-  const open = OPEN.exec(text.slice(offset));
-  if (!open) return undefined;
-  const start = offset + open[0].length;
-  const close = CLOSE.exec(text.slice(start));
-  if (!close) return undefined;
-  return { start, end: start + close.index, eol: open[1] ?? '\n' };
 }
 
 function lineStart(text: string, pos: number): number {
@@ -83,7 +68,8 @@ export function setFrontmatterKeys(
   const label = options.label ?? 'note';
   const bom = text.startsWith('\uFEFF') ? 1 : 0;
   const entries = Object.entries(changes);
-  const frontmatter = findFrontmatter(text, bom);
+  const block = findFrontmatter(text);
+  const frontmatter = block && { start: block.yaml[0], end: block.yaml[1], eol: block.eol };
 
   if (!frontmatter) {
     const additions = entries.filter(([, value]) => value !== undefined);

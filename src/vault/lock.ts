@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { MemError } from '../core/errors.js';
+import { cacheDir, ensureCacheDir } from './cache-dir.js';
 
 export interface LockOptions {
   /** How long to wait for the lock before throwing LOCKED (default: 10000 ms) */
@@ -145,5 +146,18 @@ export async function withLock<T>(
 
 /** The vault's one write lock: every mem write to the vault's files takes it. */
 export function lockPath(root: string): string {
-  return join(root, '.mem', 'write.lock');
+  return join(cacheDir(root), 'write.lock');
+}
+
+/**
+ * Runs `fn` holding the vault's write lock, in `.mem/` (created with its `.gitignore` first, so
+ * the lock file never shows up in git). Not re-entrant, like withLock.
+ */
+export async function withVaultLock<T>(
+  root: string,
+  fn: () => Promise<T>,
+  options?: LockOptions,
+): Promise<T> {
+  await ensureCacheDir(root);
+  return withLock(lockPath(root), fn, options);
 }

@@ -1,8 +1,9 @@
 // Headings, block ids and sections (episode entries with their time and speaker) from the remark tree.
 import type { Nodes, Parents } from 'mdast';
 import type { Block, Section } from '../core/types.js';
+import { visibleText } from './comments.js';
 import type { LineIndex } from './line-index.js';
-import type { Span } from './scan-links.js';
+import type { Span } from './spans.js';
 
 // ---------------------------------------------------------------------------------------------
 // Structure: headings and block ids from the remark tree
@@ -31,7 +32,15 @@ function span(node: Nodes): Span | undefined {
   return start === undefined || end === undefined ? undefined : [start, end];
 }
 
-export function readStructure(tree: Parents, text: string): { headings: HeadingInfo[]; blocks: BlockInfo[] } {
+/**
+ * `text` has comments blanked (same offsets), so a `^id` inside one is no block id; a heading
+ * inside a comment is skipped, and heading text is read with the `hidden` spans cut out.
+ */
+export function readStructure(
+  tree: Parents,
+  text: string,
+  hidden: readonly Span[] = [],
+): { headings: HeadingInfo[]; blocks: BlockInfo[] } {
   const headings: HeadingInfo[] = [];
   const blocks: BlockInfo[] = [];
   const addBlock = (id: string, node: Nodes, textEnd: number): void => {
@@ -44,10 +53,10 @@ export function readStructure(tree: Parents, text: string): { headings: HeadingI
     const children: Nodes[] = parent.children;
     children.forEach((node, index) => {
       const at = span(node);
-      if (node.type === 'heading' && at) {
+      if (node.type === 'heading' && at && !within(at, hidden)) {
         const first = node.children[0] ? span(node.children[0]) : undefined;
         const last = node.children.at(-1) ? span(node.children.at(-1)!) : undefined;
-        const raw = first && last ? text.slice(first[0], last[1]) : '';
+        const raw = first && last ? visibleText(text, hidden, first[0], last[1]) : '';
         const headingText = raw.replace(/\r?\n/g, ' ').trim();
         headings.push({
           text: headingText,
@@ -77,6 +86,10 @@ export function readStructure(tree: Parents, text: string): { headings: HeadingI
   return { headings, blocks };
 }
 
+function within(at: Span, spans: readonly Span[]): boolean {
+  return spans.some(([start, end]) => start <= at[0] && at[1] <= end);
+}
+
 function range(at: Span): { start: number; end: number } {
   return { start: at[0], end: at[1] };
 }
@@ -92,6 +105,8 @@ export interface SectionInput {
   blocks: BlockInfo[];
   /** Where the body starts: after valid frontmatter, else 0 (invalid frontmatter stays searchable) */
   bodyStart: number;
+  /** Comments: never part of a section's text */
+  hidden: readonly Span[];
 }
 
 /** Removes ` ^id` marks of known blocks (and lines holding only one) and `\r`, then trims. */
@@ -126,13 +141,13 @@ class SectionIds {
 
 /** A preamble and one section per heading, each running to the next heading of any level. */
 export function headingSections(input: SectionInput): Section[] {
-  const { path, text, lines, headings, blocks, bodyStart } = input;
+  const { path, text, lines, headings, blocks, bodyStart, hidden } = input;
   const ids = new Set(blocks.map((b) => b.id));
   const sectionIds = new SectionIds(path);
   const sections: Section[] = [];
   const firstHeading = headings[0]?.start ?? text.length;
   const [pStart, pEnd] = trimSpan(text, bodyStart, Math.max(bodyStart, firstHeading));
-  const preamble = cleanText(text.slice(pStart, pEnd), ids);
+  const preamble = cleanText(visibleText(text, hidden, pStart, pEnd), ids);
   if (preamble !== '') {
     const line = lines.lineAt(pStart);
     sections.push({
@@ -153,7 +168,7 @@ export function headingSections(input: SectionInput): Section[] {
       anchor: h.text,
       kind: 'heading',
       heading: h.text,
-      text: cleanText(text.slice(h.end, regionEnd), ids),
+      text: cleanText(visibleText(text, hidden, h.end, regionEnd), ids),
       start: h.start,
       end,
       line: h.line,
@@ -167,7 +182,7 @@ export function headingSections(input: SectionInput): Section[] {
  * entries stays in preamble/heading sections, which are skipped when nothing else is left.
  */
 export function episodeSections(input: SectionInput, date: string | undefined): Section[] {
-  const { path, text, lines, headings, blocks, bodyStart } = input;
+  const { path, text, lines, headings, blocks, bodyStart, hidden } = input;
   const ids = new Set(blocks.map((b) => b.id));
   // A block nested in another (a sub-item with its own id) ends its parent's section early.
   const spans: Span[] = blocks.map((b, i) => {
@@ -189,21 +204,21 @@ export function episodeSections(input: SectionInput, date: string | undefined): 
     for (; b < blocks.length && blocks[b]!.start < to; b++) {
       const block = blocks[b]!;
       const [start, end] = spans[b]!;
-      if (start > cursor) pieces.push(text.slice(cursor, start));
+      if (start > cursor) pieces.push(visibleText(text, hidden, cursor, start));
       cursor = Math.max(cursor, end);
       entries.push({
         id: '',
         anchor: `^${block.id}`,
         kind: 'block',
         ...(region.heading ? { heading: region.heading.text } : {}),
-        ...entryText(text.slice(start, end), block.item, ids),
+        ...entryText(visibleText(text, hidden, start, end), block.item, ids),
         start,
         end: trimSpan(text, start, end)[1],
         line: block.line,
         ...dated,
       });
     }
-    if (cursor < to) pieces.push(text.slice(cursor, to));
+    if (cursor < to) pieces.push(visibleText(text, hidden, cursor, to));
     // Pieces are what is left between entries; one blank line between them reads as written.
     const rest = pieces
       .map((piece) => cleanText(piece, ids))

@@ -1,8 +1,10 @@
 // Reads one note's text into a Note: composes frontmatter, links, tags and sections.
 import type { Note } from '../core/types.js';
+import { commentSpans } from './comments.js';
 import { layerOf } from './layer.js';
 import { LineIndex } from './line-index.js';
 import { episodeSections, headingSections, readStructure, type SectionInput } from './note-sections.js';
+import { codeSpans, frontmatterBlock, parseMarkdown } from './parse-markdown.js';
 import {
   frontmatterTags,
   normaliseTag,
@@ -10,7 +12,8 @@ import {
   readFrontmatter,
   stringValue,
 } from './read-frontmatter.js';
-import { blank, codeSpans, maskIgnored, parseMarkdown, type Span, scanLinks } from './scan-links.js';
+import { maskIgnored, scanLinks } from './scan-links.js';
+import { blankSpans, type Span } from './spans.js';
 import { hashText } from './write-note.js';
 
 /**
@@ -19,23 +22,23 @@ import { hashText } from './write-note.js';
  */
 export function parseNote(path: string, text: string, stat?: { size: number; mtimeMs: number }): Note {
   const lines = new LineIndex(text);
-  const fm = readFrontmatter(path, text, lines);
-  // Blank the frontmatter (valid or not) so remark keeps offsets but does not read `---` as a
-  // thematic break or setext underline.
-  const tree = parseMarkdown(
-    fm.region ? blank(text.slice(0, fm.region[1])) + text.slice(fm.region[1]) : text,
-  );
-  const skip = codeSpans(tree);
+  const tree = parseMarkdown(text);
+  const fm = readFrontmatter(path, text, lines, frontmatterBlock(tree, text));
+  // `%%` inside code or frontmatter is literal; the rest of a comment is hidden from everything
+  // below: links, tags, headings, block ids and section text.
+  const code = codeSpans(tree);
+  const hidden = commentSpans(text, fm.region ? [...code, fm.region] : code);
+  const skip = [...code, ...hidden];
   // Invalid frontmatter is indexed as plain text, so its links and tags count as body ones.
   if (fm.valid && fm.region) skip.push(fm.region);
   const bodyLinks = scanLinks(text, { skip });
-  const { headings, blocks } = readStructure(tree, text);
+  const { headings, blocks } = readStructure(tree, blankSpans(text, hidden), hidden);
   const links = [...fm.links, ...bodyLinks];
   const tagText = maskIgnored(text, [...skip, ...bodyLinks.map((l): Span => [l.start, l.end])]);
   const title = stringValue(fm.data['title']) || headings.find((h) => h.depth === 1)?.text || fileTitle(path);
   const layer = layerOf(path);
   const bodyStart = fm.valid && fm.region ? fm.region[1] : 0;
-  const sectionInput: SectionInput = { path, text, lines, headings, blocks, bodyStart };
+  const sectionInput: SectionInput = { path, text, lines, headings, blocks, bodyStart, hidden };
   const sections =
     layer === 'episodes'
       ? episodeSections(sectionInput, episodeDate(path, fm.data))

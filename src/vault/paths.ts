@@ -1,9 +1,7 @@
 import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
 import { MemError } from '../core/errors.js';
-
-/** Folders mem never reads or writes, at any depth (compared case-insensitively). */
-const RESERVED_DIRS = new Set(['.git', '.obsidian', '.trash', '.mem', 'node_modules']);
+import { ignoredReason, isIgnoredName } from './ignored-path.js';
 
 /** Names Windows refuses, with or without an extension (`con.md` is as bad as `CON`). */
 const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[1-9]|lpt[1-9])(\..*)?$/i;
@@ -20,6 +18,11 @@ export interface ResolveOptions {
   mustExist?: boolean;
   /** Accept a folder (and the vault root as `.`) as well as a file (default: false) */
   allowDirs?: boolean;
+  /**
+   * Accept paths through dot folders and `node_modules` (default: false; `.git/` is refused even
+   * then). Only undo needs it: it restores repository paths, and a vault may sit in a dot folder.
+   */
+  anyFolder?: boolean;
 }
 
 function invalid(userPath: string, why: string): MemError {
@@ -34,7 +37,7 @@ function outside(userPath: string, why: string): MemError {
 }
 
 /** Checks the text of a path and returns its segments; touches no file. */
-function checkSegments(userPath: string, allowDirs: boolean): string[] {
+function checkSegments(userPath: string, allowDirs: boolean, anyFolder: boolean): string[] {
   if (typeof userPath !== 'string' || userPath === '') throw invalid(String(userPath), 'empty path');
   // Control characters (NUL above all) truncate or confuse paths in C APIs and terminals.
   if (/[\u0000-\u001f]/.test(userPath)) throw invalid(userPath, 'contains a NUL or control character');
@@ -51,8 +54,8 @@ function checkSegments(userPath: string, allowDirs: boolean): string[] {
   for (const segment of segments) {
     if (segment === '..') throw outside(userPath, "contains '..'");
     if (segment === '' || segment === '.') throw invalid(userPath, 'has an empty or "." segment');
-    if (RESERVED_DIRS.has(segment.toLowerCase()))
-      throw invalid(userPath, `${segment}/ is not part of the notes`);
+    if (anyFolder ? segment.toLowerCase() === '.git' : isIgnoredName(segment))
+      throw invalid(userPath, ignoredReason(segment));
     if (WINDOWS_RESERVED.test(segment)) throw invalid(userPath, `${segment} is a reserved name on Windows`);
     if (/[ .]$/.test(segment)) throw invalid(userPath, `${JSON.stringify(segment)} ends in a space or dot`);
   }
@@ -104,7 +107,7 @@ export async function resolveInVault(
   userPath: string,
   options: ResolveOptions = {},
 ): Promise<{ abs: string; rel: string }> {
-  const segments = checkSegments(userPath, options.allowDirs ?? false);
+  const segments = checkSegments(userPath, options.allowDirs ?? false, options.anyFolder ?? false);
   const rel = segments.join('/').normalize('NFC');
   const abs = segments.length === 0 ? root : await findOnDisk(root, rel);
 

@@ -1,8 +1,10 @@
-// Frontmatter: finds the `---` block, reads its YAML (a warning when invalid), and its title, aliases, tags and links.
+// Frontmatter: reads the `---` block's YAML (a warning when invalid), and its title, aliases, tags and links.
 import { type Document, isMap, isScalar, isSeq, parseDocument, type Node as YamlNode } from 'yaml';
 import type { LinkRef } from '../core/types.js';
 import type { LineIndex } from './line-index.js';
-import { type Span, scanLinks } from './scan-links.js';
+import type { FrontmatterBlock } from './parse-markdown.js';
+import { scanLinks } from './scan-links.js';
+import type { Span } from './spans.js';
 
 export interface Frontmatter {
   data: Record<string, unknown>;
@@ -12,10 +14,6 @@ export interface Frontmatter {
   links: LinkRef[];
   warning?: string;
 }
-
-// Frontmatter counts only when `---` opens the file; a BOM before it is tolerated.
-const FM_OPEN = /^\uFEFF?---[ \t]*\r?\n/;
-const FM_CLOSE = /^---[ \t]*\r?$/gm;
 
 const YAML_REASONS: Partial<Record<string, string>> = {
   BAD_INDENT: 'bad indentation',
@@ -27,18 +25,17 @@ const YAML_REASONS: Partial<Record<string, string>> = {
   BAD_DQ_ESCAPE: 'bad escape in a double-quoted string',
 };
 
-export function readFrontmatter(path: string, text: string, lines: LineIndex): Frontmatter {
-  const open = FM_OPEN.exec(text);
-  if (!open) return { data: {}, valid: true, links: [] };
-  const yamlStart = open[0].length;
-  const close = new RegExp(FM_CLOSE.source, 'gm');
-  close.lastIndex = yamlStart;
-  const closing = close.exec(text);
-  if (!closing) return { data: {}, valid: true, links: [] };
-  let end = closing.index + closing[0].length;
-  if (text.charCodeAt(end) === 0x0a) end++;
-  const region: Span = [0, end];
-  const source = text.slice(yamlStart, closing.index);
+/** Reads the frontmatter block that parseMarkdown found (see frontmatterBlock). */
+export function readFrontmatter(
+  path: string,
+  text: string,
+  lines: LineIndex,
+  block: FrontmatterBlock | undefined,
+): Frontmatter {
+  if (!block) return { data: {}, valid: true, links: [] };
+  const { region } = block;
+  const [yamlStart, yamlEnd] = block.yaml;
+  const source = text.slice(yamlStart, yamlEnd);
   const invalid = (line: number, reason: string): Frontmatter => ({
     data: {},
     region,

@@ -1,6 +1,9 @@
 import type { Dirent } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { isIgnoredName, isIgnoredPath } from './ignored-path.js';
+
+export { isIgnoredPath } from './ignored-path.js';
 
 export interface VaultFile {
   /** Vault-relative POSIX path, NFC-normalised */
@@ -8,16 +11,6 @@ export interface VaultFile {
   abs: string;
   size: number;
   mtimeMs: number;
-}
-
-/**
- * Folders mem never reads. Every dot-path is skipped too: `.obsidian/` may be renamed but always
- * starts with a dot, and mem's own temp files are dot-prefixed so they are never indexed.
- */
-const SKIPPED_DIRS = new Set(['node_modules']);
-
-export function isIgnoredPath(relPath: string): boolean {
-  return relPath.split('/').some((part) => part.startsWith('.') || SKIPPED_DIRS.has(part));
 }
 
 export function isNotePath(relPath: string): boolean {
@@ -42,7 +35,7 @@ export async function readVault(root: string): Promise<VaultFile[]> {
     const pending: Promise<void>[] = [];
     for (const entry of entries) {
       const name = entry.name.normalize('NFC');
-      if (name.startsWith('.') || SKIPPED_DIRS.has(name)) continue;
+      if (isIgnoredName(name)) continue;
       const abs = join(dir, entry.name);
       const childRel = rel === '' ? name : `${rel}/${name}`;
       if (entry.isDirectory()) {

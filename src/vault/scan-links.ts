@@ -1,10 +1,7 @@
-import type { Nodes, Root } from 'mdast';
-import remarkParse from 'remark-parse';
-import { unified } from 'unified';
 import type { LinkRef } from '../core/types.js';
-
-/** A `[start, end)` range of offsets into a text. */
-export type Span = readonly [start: number, end: number];
+import { commentSpans } from './comments.js';
+import { codeSpans, parseMarkdown } from './parse-markdown.js';
+import { blankSpans, type Span } from './spans.js';
 
 export interface ScanOptions {
   /** Added to every `start`/`end`, for text cut out of a larger file (default: 0) */
@@ -15,68 +12,13 @@ export interface ScanOptions {
   skip?: readonly Span[];
 }
 
-const markdown = unified().use(remarkParse).freeze();
-
-/**
- * Parses Markdown with remark, keeping offsets aligned with `text`: micromark drops a leading BOM
- * and would shift every offset by one, so the BOM is replaced by a space of the same length.
- */
-export function parseMarkdown(text: string): Root {
-  return markdown.parse(text.charCodeAt(0) === 0xfeff ? ` ${text.slice(1)}` : text);
-}
-
-/** Spans of fenced, indented and inline code in a remark tree: nothing inside them is a link or a tag. */
-export function codeSpans(tree: Root): Span[] {
-  const spans: Span[] = [];
-  const visit = (node: Nodes): void => {
-    if (node.type === 'code' || node.type === 'inlineCode') {
-      const { start, end } = node.position ?? {};
-      if (start?.offset !== undefined && end?.offset !== undefined) spans.push([start.offset, end.offset]);
-      return;
-    }
-    if ('children' in node) for (const child of node.children) visit(child);
-  };
-  visit(tree);
-  return spans;
-}
-
-/** Same length, same line breaks, no content: offsets and line numbers stay valid. */
-export function blank(text: string): string {
-  return text.replace(/[^\r\n]/g, ' ');
-}
-
 /**
  * `text` with code spans and Obsidian `%%comments%%` blanked out. Comments are found after code
  * is blanked, because `%%` inside code is literal; an unclosed `%%` hides the rest of the note, as in Obsidian.
  */
 export function maskIgnored(text: string, skip: readonly Span[]): string {
-  let masked = blankSpans(text, skip);
-  if (!masked.includes('%%')) return masked;
-  const comments: Span[] = [];
-  let from = masked.indexOf('%%');
-  while (from !== -1) {
-    const close = masked.indexOf('%%', from + 2);
-    const end = close === -1 ? masked.length : close + 2;
-    comments.push([from, end]);
-    from = close === -1 ? -1 : masked.indexOf('%%', end);
-  }
-  masked = blankSpans(masked, comments);
-  return masked;
-}
-
-function blankSpans(text: string, spans: readonly Span[]): string {
-  if (spans.length === 0) return text;
-  const sorted = [...spans].sort((a, b) => a[0] - b[0]);
-  const parts: string[] = [];
-  let pos = 0;
-  for (const [start, end] of sorted) {
-    if (end <= pos) continue;
-    const from = Math.max(start, pos);
-    parts.push(text.slice(pos, from), blank(text.slice(from, end)));
-    pos = end;
-  }
-  parts.push(text.slice(pos));
-  return parts.join('');
+  const masked = blankSpans(text, skip);
+  return blankSpans(masked, commentSpans(masked));
 }
 
 // One pass finds both forms; at a `[[` the wiki alternative is tried first.

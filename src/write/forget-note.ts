@@ -5,11 +5,10 @@ import { MemError } from '../core/errors.js';
 import { commitWrite, type WriteCommit } from '../git/commit-write.js';
 import { committedBlob, diff, history } from '../git/git-history.js';
 import { findVaultRepo, toRepoPath } from '../git/vault-git.js';
-import { ensureCacheDir } from '../indexing/index-cache.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { isoWithOffset } from '../time/zoned-date.js';
 import { setFrontmatterKeys } from '../vault/edit-frontmatter.js';
-import { lockPath, withLock } from '../vault/lock.js';
+import { withVaultLock } from '../vault/lock.js';
 import { resolveInVault } from '../vault/paths.js';
 import { hashText, readForWrite } from '../vault/write-note.js';
 import { moveNote } from './move-note.js';
@@ -72,8 +71,7 @@ export async function forgetNote(
     // Git knows the file by its name on disk, which may be NFD (written on macOS).
     const stored = relative(root, abs).split(sep).join('/');
     await checkUndoable(root, config, rel, stored);
-    await ensureCacheDir(root);
-    return withLock(lockPath(root), async () => {
+    return withVaultLock(root, async () => {
       await options.beforeDelete?.();
       const current = await readForWrite(abs);
       if (current === undefined) throw new MemError('NOT_FOUND', `${rel}: no such note`);

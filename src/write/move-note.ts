@@ -2,9 +2,9 @@ import { lstat, unlink } from 'node:fs/promises';
 import type { MemConfig } from '../core/config.js';
 import { MemError } from '../core/errors.js';
 import { commitWrite, type WriteCommit } from '../git/commit-write.js';
-import { ensureCacheDir } from '../indexing/index-cache.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
-import { lockPath, withLock } from '../vault/lock.js';
+import { noteNameProblem } from '../vault/link-name.js';
+import { withVaultLock } from '../vault/lock.js';
 import { parseNote } from '../vault/parse-note.js';
 import { notePath, resolveInVault } from '../vault/paths.js';
 import { basenameOf, foldPath, PathIndex, resolveLink } from '../vault/resolve-link.js';
@@ -38,9 +38,6 @@ interface PlannedWrite {
   links: number;
 }
 
-/** Obsidian refuses these in file names: a wiki link could not name the note. */
-const FORBIDDEN_NAME = /[[\]#^|\\:]/;
-
 /** Checks a destination given by a user and returns it as a vault path ending in `.md`. */
 export async function checkNewNotePath(root: string, input: string): Promise<{ abs: string; rel: string }> {
   const path = notePath(input);
@@ -48,12 +45,8 @@ export async function checkNewNotePath(root: string, input: string): Promise<{ a
     throw new MemError('INVALID_PATH', `${JSON.stringify(input)}: a note must be a .md file`);
   }
   const { abs, rel } = await resolveInVault(root, path);
-  if (FORBIDDEN_NAME.test(basenameOf(rel).slice(0, -3))) {
-    throw new MemError(
-      'INVALID_PATH',
-      `${rel}: a note name cannot hold [ ] # ^ | \\ or : (links could not name it)`,
-    );
-  }
+  const problem = noteNameProblem(basenameOf(rel));
+  if (problem) throw new MemError('INVALID_PATH', `${rel}: ${problem}`);
   return { abs, rel };
 }
 
@@ -155,8 +148,7 @@ export async function moveNote(
     throw new MemError('INVALID_PATH', `${source.rel}: mem moves notes (.md files) only`);
   }
   if (target.rel === source.rel) throw new MemError('INVALID_INPUT', `${source.rel}: already at that path`);
-  await ensureCacheDir(root);
-  return withLock(lockPath(root), async () => {
+  return withVaultLock(root, async () => {
     if (await exists(target.abs)) {
       throw new MemError('EXISTS', `${target.rel} already exists; ${source.rel} was not moved`);
     }

@@ -4,9 +4,8 @@ import { type MemConfig, speakerName } from '../core/config.js';
 import { MemError } from '../core/errors.js';
 import { TEMPLATES_DIR } from '../core/templates-dir.js';
 import { commitWrite, type WriteCommit } from '../git/commit-write.js';
-import { ensureCacheDir } from '../indexing/index-cache.js';
 import { dayOf, timeOfDay } from '../time/zoned-date.js';
-import { lockPath, withLock } from '../vault/lock.js';
+import { withVaultLock } from '../vault/lock.js';
 import { resolveInVault } from '../vault/paths.js';
 import { updateFile } from '../vault/write-note.js';
 import { appendLine, type EntryKind, nextBlockId, renderEntry } from './episode-entry.js';
@@ -71,9 +70,8 @@ export async function appendToDay(
 ): Promise<{ path: string; ids: string[] }> {
   const { abs, rel } = await resolveInVault(root, `episodes/daily/${date}.md`);
   const template = await dailyTemplate(date);
-  await ensureCacheDir(root);
   let ids: string[] = [];
-  await withLock(lockPath(root), () =>
+  await withVaultLock(root, () =>
     updateFile(
       abs,
       (current) => {

@@ -1,6 +1,7 @@
 import { posix } from 'node:path';
 import { MemError } from '../core/errors.js';
 import type { LinkRef } from '../core/types.js';
+import { canLinkTo } from '../vault/link-name.js';
 import { basenameOf, type PathIndex, resolveLink } from '../vault/resolve-link.js';
 
 /** One link to replace in a file: `text.slice(start, end)` must still be `raw`. */
@@ -60,9 +61,6 @@ function targetFor(written: string, fromPath: string, dest: string, paths: PathI
   );
 }
 
-/** Obsidian cannot link to a name holding these: they end the path part of a wiki link. */
-const UNLINKABLE = /[[\]#^|]/;
-
 function rewriteWiki(raw: string, fromPath: string, dest: string, paths: PathIndex): string {
   const bang = raw.startsWith('!') ? '!' : '';
   const inner = raw.slice(bang.length + 2, -2);
@@ -76,8 +74,8 @@ function rewriteWiki(raw: string, fromPath: string, dest: string, paths: PathInd
   const rest =
     (hash === -1 ? '' : pathPart.slice(hash)) + tableEscape + (pipe === -1 ? '' : inner.slice(pipe));
   const target = targetFor(written, fromPath, dest, paths);
-  if (UNLINKABLE.test(target)) {
-    throw new MemError('INVALID_PATH', `${dest}: a wiki link cannot name a file with [ ] # ^ or |`);
+  if (!canLinkTo(target)) {
+    throw new MemError('INVALID_PATH', `${dest}: a wiki link cannot name a file with [ ] # ^ | or %%`);
   }
   return `${bang}[[${target}${rest}]]`;
 }

@@ -3,10 +3,9 @@ import { parse } from 'yaml';
 import type { MemConfig } from '../core/config.js';
 import { MemError } from '../core/errors.js';
 import { commitWrite, type WriteCommit } from '../git/commit-write.js';
-import { ensureCacheDir } from '../indexing/index-cache.js';
 import { isoWithOffset } from '../time/zoned-date.js';
 import { setFrontmatterKeys } from '../vault/edit-frontmatter.js';
-import { lockPath, withLock } from '../vault/lock.js';
+import { withVaultLock } from '../vault/lock.js';
 import { resolveInVault } from '../vault/paths.js';
 import { readForWrite, writeAtomic } from '../vault/write-note.js';
 import { checkNewNotePath } from './move-note.js';
@@ -83,11 +82,6 @@ export function parseAssignment(text: string): [string, unknown] {
   }
 }
 
-async function locked<T>(root: string, fn: () => Promise<T>): Promise<T> {
-  await ensureCacheDir(root);
-  return withLock(lockPath(root), fn);
-}
-
 /** Creates a note with `id`, `title`, `created`, `updated` and the given keys; refuses an existing note. */
 export async function createNote(
   root: string,
@@ -103,7 +97,7 @@ export async function createNote(
   const id = newNoteId();
   const keys = { id, title, created: time, updated: time, ...input.set };
   const text = setFrontmatterKeys(`# ${title}\n`, keys, { label: rel });
-  return locked(root, async () => {
+  return withVaultLock(root, async () => {
     if ((await readForWrite(abs)) !== undefined) {
       throw new MemError('EXISTS', `${rel} already exists; use mem note set to change it`);
     }
@@ -132,7 +126,7 @@ export async function updateNote(
   const names = Object.keys(changes);
   if (names.length === 0) throw new MemError('USAGE', `${path}: no keys to set or unset`);
   const { abs, rel } = await resolveInVault(root, path, { mustExist: true });
-  return locked(root, async () => {
+  return withVaultLock(root, async () => {
     const read = await readForWrite(abs);
     if (read === undefined) throw new MemError('NOT_FOUND', `${rel}: no such note in the vault`);
     const expected = input.expectedHash ?? read.hash;

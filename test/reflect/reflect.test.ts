@@ -3,6 +3,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openVault } from '../../src/index.js';
+import { addUnderHeading } from '../../src/reflect/apply-operations.js';
 import { git, gitVault } from '../helpers/git.js';
 import { type StubReply, startLlmStub } from '../helpers/llm-stub.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
@@ -88,6 +89,13 @@ const GOOD = {
       body: 'x',
       sources: ['[[2026-11-29#^e1]]'],
     },
+    {
+      op: 'create_insight',
+      path: 'insights/.drafts/x.md',
+      title: 'x',
+      body: 'x',
+      sources: ['[[2026-11-29#^e1]]'],
+    },
   ],
 };
 
@@ -141,6 +149,10 @@ describe('reflect', () => {
       [8, 'sources cite entries that were not shown: "[[2026-11-29#^e99]]"'],
       [9, 'unknown operation "delete_note"'],
       [10, 'path insights/facts/lives-in-hangzhou.md already exists; nothing is overwritten'],
+      [
+        11,
+        'path: "insights/.drafts/x.md": .drafts starts with a dot; mem never reads hidden files and folders, so a note there would never be indexed',
+      ],
     ]);
     expect(result.committed).toBe(true);
     expect(await git(root, 'log', '-1', '--format=%s')).toBe('mem: reflect 1 episode, 6 operations\n');
@@ -318,7 +330,7 @@ describe('reflect', () => {
       'title must be one line',
       'heading must be one line',
       'fact must be one line',
-      'path insights/a#b|c^d.md: a file name with # | ^ [ ] cannot be linked to',
+      'path insights/a#b|c^d.md: a note name cannot hold [ ] # ^ | \\ : or %% (links could not name it)',
     ]);
     expect(reasons.filter((r) => r === 'more than 50 operations in one run')).toHaveLength(14);
     expect(result.accepted).toHaveLength(46);
@@ -527,5 +539,14 @@ describe('reflect validation', () => {
     );
     expect(result.rejected.map((r) => r.reason)).toEqual(['title must be one line']);
     expect(result.files).toEqual(['insights/tea.md']);
+  });
+});
+
+describe('addUnderHeading', () => {
+  // The frontmatter block is found by the same rule as everywhere (vault/parse-markdown.ts): a
+  // trailing space after the opening `---` made reflect's own regex miss it and edit the YAML.
+  it('never reads a YAML comment in the frontmatter as a heading', () => {
+    const text = '--- \n# Likes\ntitle: Rain\n---\n# Rain\n';
+    expect(addUnderHeading(text, 'Likes', '- Tea.')).toBe(`${text}\n## Likes\n- Tea.\n`);
   });
 });

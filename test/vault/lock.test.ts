@@ -7,16 +7,16 @@ import { promisify } from 'node:util';
 import { transformWithOxc } from 'vite';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MemError } from '../../src/core/errors.js';
-import { withLock } from '../../src/vault/lock.js';
+import { lockPath, withLock, withVaultLock } from '../../src/vault/lock.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const src = join(here, '..', '..', 'src');
 const fixture = join(here, '..', 'fixtures', 'lock', 'append.mjs');
 let dir: string;
 
-/** The child processes run plain Node, so the three modules they need are built to JS first. */
+/** The child processes run plain Node, so the modules they need are built to JS first. */
 async function buildModules(out: string): Promise<void> {
-  for (const file of ['core/errors.ts', 'vault/lock.ts', 'vault/write-note.ts']) {
+  for (const file of ['core/errors.ts', 'vault/cache-dir.ts', 'vault/lock.ts', 'vault/write-note.ts']) {
     const code = await readFile(join(src, file), 'utf8');
     const result = await transformWithOxc(code, file, { lang: 'ts' });
     const target = join(out, file.replace(/\.ts$/, '.js'));
@@ -35,6 +35,16 @@ async function deadPid(): Promise<number> {
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'mem-lock-'));
+});
+
+describe('withVaultLock', () => {
+  it('holds the lock in .mem/, created with its own .gitignore so the lock never lands in git', async () => {
+    const seen = await withVaultLock(dir, async () => readdir(join(dir, '.mem')));
+    expect(seen.sort()).toEqual(['.gitignore', 'write.lock']);
+    expect(lockPath(dir)).toBe(join(dir, '.mem', 'write.lock'));
+    expect(await readFile(join(dir, '.mem', '.gitignore'), 'utf8')).toBe('*\n');
+    expect(await readdir(join(dir, '.mem'))).toEqual(['.gitignore']);
+  });
 });
 
 describe('withLock', () => {

@@ -79,6 +79,23 @@ describe('resolveInVault', () => {
     }
   });
 
+  it('refuses every dot folder and dot file, and node_modules in any case: mem never reads them', async () => {
+    for (const bad of ['.hidden/x.md', 'insights/.drafts/x.md', '.x.md', 'Node_Modules/y.md']) {
+      expect([bad, await codeOf(bad)]).toEqual([bad, 'INVALID_PATH']);
+    }
+    await expect(resolveInVault(root, 'insights/.drafts/x.md')).rejects.toThrow(
+      '"insights/.drafts/x.md": .drafts starts with a dot; mem never reads hidden files and folders, so a note there would never be indexed',
+    );
+    await expect(resolveInVault(root, 'node_modules/x.md')).rejects.toThrow(
+      'node_modules/ is never read by mem, so a note there would never be indexed',
+    );
+  });
+
+  it('with anyFolder (undo of repository paths), accepts dot folders but never .git', async () => {
+    expect((await resolveInVault(root, '.vault/x.md', { anyFolder: true })).rel).toBe('.vault/x.md');
+    expect(await codeOf('.git/config', { anyFolder: true })).toBe('INVALID_PATH');
+  });
+
   it('accepts names Obsidian users write: CJK, emoji, # ^ | :, inner dots, CONSOLE', async () => {
     for (const good of [
       '人物/张三.md',

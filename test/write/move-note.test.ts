@@ -283,6 +283,7 @@ describe('moveNote', () => {
     );
     await expect(vault.move('Old', '../x')).rejects.toMatchObject({ code: 'PATH_OUTSIDE_VAULT' });
     await expect(vault.move('Old', '.obsidian/x')).rejects.toMatchObject({ code: 'INVALID_PATH' });
+    await expect(vault.move('Old', 'x/.drafts/Old')).rejects.toMatchObject({ code: 'INVALID_PATH' });
     await expect(vault.move('Old', 'a#b')).rejects.toMatchObject({ code: 'INVALID_PATH' });
     expect(await snapshot(root)).toEqual(before);
   });

@@ -100,6 +100,20 @@ describe('createNote', () => {
     await expect(vault.createNote({ path: '.obsidian/x' })).rejects.toMatchObject({ code: 'INVALID_PATH' });
     await expect(vault.createNote({ path: 'insights/a|b' })).rejects.toMatchObject({ code: 'INVALID_PATH' });
   });
+
+  it('refuses a note in any dot folder, which would never be indexed, and writes nothing', async () => {
+    const root = await makeVault();
+    const refused = await mem(['--vault', root, 'note', 'new', '.hidden/x']);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain(
+      '".hidden/x.md": .hidden starts with a dot; mem never reads hidden files and folders, so a note there would never be indexed',
+    );
+    const vault = await openVault({ path: root, cache: false });
+    await expect(vault.createNote({ path: 'insights/.drafts/x' })).rejects.toMatchObject({
+      code: 'INVALID_PATH',
+    });
+    expect((await readdir(root)).sort()).toEqual(['mem.config.json']);
+  });
 });
 
 describe('updateNote', () => {

@@ -1,0 +1,18 @@
+// `.mem/`: where mem keeps what it derives from the notes (index, embeddings) and its write lock.
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/** The cache folder's name; a dot-name, so it is never read as notes (see ignored-path.ts). */
+export const CACHE_DIR = '.mem';
+
+export function cacheDir(root: string): string {
+  return join(root, CACHE_DIR);
+}
+
+/** Creates `.mem/` with a `.gitignore` of its own, so the cache never lands in git even without the vault's. */
+export async function ensureCacheDir(root: string): Promise<string> {
+  const dir = cacheDir(root);
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, '.gitignore'), '*\n', { flag: 'wx' }).catch(() => undefined);
+  return dir;
+}
