@@ -57,6 +57,9 @@ export interface ExchangeWriterOptions {
 
 const MAX_RETRY_MS = 30_000;
 
+/** Commit outcomes that will not change by trying again: the entries are kept, uncommitted. */
+const SETTLED = /^(git\.autoCommit is off|not a git repository|nothing to commit|no paths to commit)/;
+
 /**
  * The per-turn write path of a chat host. An exchange is journaled (fsync) before it is
  * answered, written to the day's note and indexed at once (read-your-writes, milliseconds),
@@ -72,6 +75,8 @@ export class ExchangeWriter {
   private firstUncommitted = 0;
   private retryTimer: NodeJS.Timeout | undefined;
   private retryMs: number;
+  private commitRetryMs = 0;
+  private committing: Promise<void> | undefined;
   private lastError: string | undefined;
   private closed = false;
   /** Writes in order: a retry never overtakes a newer add */
@@ -187,9 +192,9 @@ export class ExchangeWriter {
     if (!this.commitTimer) this.firstUncommitted = now;
     clearTimeout(this.commitTimer);
     const maxWait = this.options.commitMaxWaitMs ?? 3000;
-    const delay = Math.min(
-      this.options.commitDelayMs ?? 300,
-      Math.max(0, this.firstUncommitted + maxWait - now),
+    const delay = Math.max(
+      this.commitRetryMs,
+      Math.min(this.options.commitDelayMs ?? 300, Math.max(0, this.firstUncommitted + maxWait - now)),
     );
     this.commitTimer = setTimeout(() => {
       this.commitTimer = undefined;
@@ -197,28 +202,44 @@ export class ExchangeWriter {
     }, delay);
   }
 
-  /** Commits every written, uncommitted entry in one commit. */
+  /** Commits every written, uncommitted entry in one commit (one commit runs at a time). */
   async commitNow(): Promise<void> {
     clearTimeout(this.commitTimer);
     this.commitTimer = undefined;
+    while (this.committing) await this.committing;
+    this.committing = this.commitPending().finally(() => {
+      this.committing = undefined;
+    });
+    return this.committing;
+  }
+
+  private async commitPending(): Promise<void> {
     const pending = this.journal.uncommitted();
     if (pending.size === 0) return;
     const paths = [...new Set([...pending.values()].flat())].sort();
-    const entries = [...pending.keys()].length;
+    const entries = pending.size;
+    let failure: string | undefined;
     try {
       const result = await this.target.commit(
         paths,
         `mem: remember ${entries} exchange${entries === 1 ? '' : 's'} (${paths.join(', ')})`,
       );
-      // Not committed for a reason of the vault's (no git, auto-commit off, a merge in progress):
-      // the entries are kept in the notes all the same, so the journal lets them go.
-      void result;
-      await this.journal.markCommitted([...pending.keys()]);
+      // No git, auto-commit off, nothing left to commit: the entries are in the notes, and that
+      // will not change, so the journal lets them go. Anything else (another git process, a
+      // merge in progress, a detached HEAD) is tried again later, less and less often.
+      if (result.committed || SETTLED.test(result.reason ?? '')) {
+        await this.journal.markCommitted([...pending.keys()]);
+        this.commitRetryMs = 0;
+        return;
+      }
+      failure = `not committed yet: ${result.reason}`;
     } catch (error) {
-      this.lastError = (error as Error).message ?? String(error);
+      failure = (error as Error).message ?? String(error);
       this.options.onError?.(error);
-      if (!this.closed) this.scheduleCommit();
     }
+    this.lastError = failure;
+    this.commitRetryMs = Math.min(Math.max(1000, this.commitRetryMs * 2), 60_000);
+    if (!this.closed) this.scheduleCommit();
   }
 
   health(): WriterHealth {

@@ -268,8 +268,10 @@ export class Vault {
     const target = {
       remember: (input: RememberInput) => this.remember(input),
       isRemembered: (input: RememberInput) => isRemembered(this.root, this.config, input),
-      commit: (paths: string[], message: string) =>
-        this.writing(() => commitWrite(this.root, this.config, paths, message)),
+      // Off the write queue: a commit takes a git process or three (tenths of a second), and the
+      // next turn's add must not wait for it. Appends replace the note by rename, so git reads
+      // either the note before an entry or after it, never half of one.
+      commit: (paths: string[], message: string) => commitWrite(this.root, this.config, paths, message),
     };
     // ensureCacheDir: `.mem/` gets its own .gitignore, so the journal never lands in git.
     this.writer ??= ensureCacheDir(this.root).then((dir) =>

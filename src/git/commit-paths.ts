@@ -125,7 +125,12 @@ export async function commitPaths(repoRoot: string, paths: string[], message: st
     if (busy) return { committed: false, reason: busy };
     const head = await headCommit(repoRoot);
     const built = await buildCommit(repoRoot, unique, message, head);
-    if (!built) return { committed: false, reason: 'nothing to commit: the files match the last commit' };
+    if (!built) {
+      // A process killed between moving HEAD and refreshing the index leaves these paths looking
+      // changed in `git status` though HEAD has them: refresh them now (best effort).
+      if (head) await syncIndex(repoRoot, unique, head).catch(() => undefined);
+      return { committed: false, reason: 'nothing to commit: the files match the last commit' };
+    }
     // Compare-and-swap on HEAD: another tool (an auto-commit plugin) may have committed meanwhile.
     const moved = await git(
       repoRoot,

@@ -76,8 +76,10 @@ export function serveCommand(program: Command, io: CliIO): void {
         await source.close();
         throw error;
       }
+      // Listen for the stop before saying we serve: a supervisor may send it the moment it reads the line.
+      const stop = waitForStop();
       io.stdout(`mem: serving ${what} on ${server.url}\n`);
-      await waitForStop();
+      await stop;
       await server.close();
     });
 }

@@ -1,0 +1,104 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { GIT_ENV, git, gitInit } from '../helpers/git.js';
+import { cleanupVaults, makeVault, REPO_ROOT } from '../helpers/make-vault.js';
+
+// "Queued" must mean kept: a burst of adds answered by a real `mem serve`, then the stops a
+// container runtime gives (SIGTERM, and SIGKILL when that takes too long).
+const ADDS = 200;
+const AT = '2026-11-30T09:00:00+08:00';
+const DAY = 'episodes/daily/2026-11-30.md';
+const children: ChildProcess[] = [];
+
+afterEach(async () => {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+  await cleanupVaults();
+});
+
+async function startServe(root: string): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(
+    process.execPath,
+    [join(REPO_ROOT, 'dist/cli/main.js'), 'serve', '--port', '0', '--vault', root],
+    {
+      env: GIT_ENV,
+    },
+  );
+  children.push(child);
+  let out = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = / on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (match?.[1]) resolve(match[1]);
+    });
+    child.stderr?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    child.once('exit', (code) => reject(new Error(`mem serve exited ${code}: ${out}`)));
+  });
+  return { child, url };
+}
+
+const exited = (child: ChildProcess) =>
+  new Promise<number | null>((resolve) => {
+    if (child.exitCode !== null) resolve(child.exitCode);
+    else child.once('exit', (code) => resolve(code));
+  });
+
+/** Sends the burst, eight requests at a time, and returns the statuses the server answered. */
+async function burst(url: string): Promise<string[]> {
+  const statuses: string[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < ADDS) {
+      const n = next++;
+      const response = await fetch(`${url}/memory/add`, {
+        method: 'POST',
+        body: JSON.stringify({ user_text: `burst entry number ${n} kiwi${n}`, commit: 'user', at: AT }),
+      });
+      statuses.push(((await response.json()) as { status: string }).status);
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, worker));
+  return statuses;
+}
+
+async function entriesIn(root: string): Promise<number[]> {
+  const text = await readFile(join(root, DAY), 'utf8');
+  return [...text.matchAll(/burst entry number (\d+) /g)].map((m) => Number(m[1])).sort((a, b) => a - b);
+}
+
+const all = Array.from({ length: ADDS }, (_, i) => i);
+
+describe('adds that were answered are kept', () => {
+  it('a burst of 200 adds, then SIGTERM: the server stops within seconds with all 200 written and committed', async () => {
+    const root = await makeVault({});
+    await gitInit(root);
+    const { child, url } = await startServe(root);
+    expect(new Set(await burst(url))).toEqual(new Set(['written']));
+    const stopping = Date.now();
+    child.kill('SIGTERM');
+    expect(await exited(child)).toBe(0);
+    expect(Date.now() - stopping).toBeLessThan(10_000);
+    expect(await entriesIn(root)).toEqual(all);
+    expect(await git(root, 'status', '--porcelain')).toBe('');
+    expect(await readFile(join(root, '.mem/adds.jsonl'), 'utf8')).toBe('');
+  }, 120_000);
+
+  it('a burst of 200 adds, then SIGKILL: after a restart all 200 are in the vault and committed', async () => {
+    const root = await makeVault({});
+    await gitInit(root);
+    const first = await startServe(root);
+    expect(await burst(first.url)).toHaveLength(ADDS);
+    first.child.kill('SIGKILL');
+    await exited(first.child);
+    const second = await startServe(root);
+    second.child.kill('SIGTERM');
+    expect(await exited(second.child)).toBe(0);
+    expect(await entriesIn(root)).toEqual(all);
+    expect(await git(root, 'status', '--porcelain')).toBe('');
+    expect(await readFile(join(root, '.mem/adds.jsonl'), 'utf8')).toBe('');
+  }, 120_000);
+});
