@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { access, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -10,7 +11,13 @@ import { round, summarize } from './stats.mjs';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /** The dataset lives beside the repository, never inside it (CC BY-NC). */
-export const LOCOMO_PATH = resolve(REPO, '..', 'shared', 'bench', 'locomo', 'locomo-dev.json');
+// A worktree sits one folder deeper (`wt/<name>`); MEMVAULT_LOCOMO names another copy.
+export const LOCOMO_PATH =
+  process.env.MEMVAULT_LOCOMO ??
+  [resolve(REPO, '..'), resolve(REPO, '..', '..')]
+    .map((dir) => resolve(dir, 'shared', 'bench', 'locomo', 'locomo-dev.json'))
+    .find((path) => existsSync(path)) ??
+  resolve(REPO, '..', 'shared', 'bench', 'locomo', 'locomo-dev.json');
 
 export const BUDGETS = [1000, 2000, 4000];
 /** Category numbers as the file uses them (see the dataset's README). */
