@@ -188,15 +188,19 @@ export async function benchLocomo({ conversations, log }) {
     const result = await benchConversation(sample);
     rows.push(...result.rows);
     skipped += result.skipped;
-    perConversation.push({
+    const at = (key) =>
+      Object.fromEntries(BUDGETS.map((b, i) => [b, round(mean(result.rows.map((r) => r[key][i])), 3)]));
+    const entry = {
       id: result.id,
       turns: result.turns,
       questions: result.rows.length,
       openMs: round(result.openMs),
-      recallAt2000: round(mean(result.rows.map((r) => r.recall[1])), 3),
-    });
+      recall: at('recall'),
+      compile: at('compile'),
+    };
+    perConversation.push(entry);
     log(
-      `  ${result.id}: ${result.turns} turns, ${result.rows.length} questions, recall@2000 ${round(mean(result.rows.map((r) => r.recall[1])), 3)}`,
+      `  ${result.id}: ${result.turns} turns, ${result.rows.length} questions, recall ${BUDGETS.map((b) => entry.recall[b]).join(' / ')}, compile ${BUDGETS.map((b) => entry.compile[b]).join(' / ')}`,
     );
   }
   const ranged = rows.filter((r) => r.ranged);

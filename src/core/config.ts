@@ -55,7 +55,7 @@ export function defaultConfig(): MemConfig {
     recall: {
       k: 8,
       halfLifeDays: 30,
-      weights: { text: 1, graph: 0.25, recency: 0.15, importance: 0.15, layer: 0.1 },
+      weights: { text: 1, graph: 1, recency: 0.15, importance: 0.15, layer: 0.1 },
       layerPrior: { persona: 0.6, profile: 0.9, insights: 1, episodes: 0.7, archive: 0.2, other: 0.5 },
     },
     compile: {

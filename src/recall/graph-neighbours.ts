@@ -9,20 +9,27 @@ export interface Neighbour {
   reason: string;
 }
 
-/** How strongly an episode entry brings in the entries just before and after it. */
+/** How strongly an episode entry brings in the entry just before or after it; halved per further step. */
 const ADJACENT_WEIGHT = 0.5;
+/** How many entries on each side: a reply often comes two or three turns after the question. */
+const ADJACENT_STEPS = 3;
 
 /**
  * The entries on either side of an episode entry: a question is often answered by the reply to the
- * turn that matched it, or the turn that led to it.
+ * turn that matched it, or the turn that led to it, a little less the further away.
  */
 function adjacentEntries(note: Note, section: Section): Neighbour[] {
   if (section.kind !== 'block' || note.layer !== 'episodes') return [];
   const blocks = note.sections.filter((s) => s.kind === 'block');
   const at = blocks.indexOf(section);
-  return [blocks[at - 1], blocks[at + 1]]
-    .filter((s): s is Section => s !== undefined)
-    .map((s) => ({ note, section: s, weight: ADJACENT_WEIGHT, reason: `next to ${section.anchor}` }));
+  const found: Neighbour[] = [];
+  for (let step = 1; step <= ADJACENT_STEPS; step++) {
+    const weight = ADJACENT_WEIGHT * 0.5 ** (step - 1);
+    for (const s of [blocks[at - step], blocks[at + step]]) {
+      if (s) found.push({ note, section: s, weight, reason: `next to ${section.anchor}` });
+    }
+  }
+  return found;
 }
 
 /**

@@ -6,6 +6,7 @@ import { entriesNewestFirst } from './episode-entries.js';
 import { graphNeighbours } from './graph-neighbours.js';
 import { combineScore, importanceOf, isRetired, memoryTime, recencyOf, type ScoreParts } from './rank.js';
 import { makeSnippet } from './snippet.js';
+import { readSpeakers, SPEAKER_PRIOR } from './speaker-prior.js';
 
 export interface DateRange {
   /** Inclusive `YYYY-MM-DD` */
@@ -52,7 +53,7 @@ export interface RecallHit {
 }
 
 /** How many strong text hits pass relevance to their neighbours */
-const GRAPH_SEEDS = 10;
+const GRAPH_SEEDS = 20;
 /** Score factor for an entry outside a preferred (not filtered) date range */
 const OUT_OF_RANGE = 0.25;
 /** Score factor for each further section of a note already in the list */
@@ -99,8 +100,10 @@ export function recall(
     inRange(date, note, filterRange);
 
   const candidates = new Map<string, Candidate>();
-  const textHits = index.text.search(query, {
+  const { text: words, speakers } = readSpeakers(index, query);
+  const textHits = index.text.search(words, {
     limit: TEXT_CANDIDATES,
+    rareTerms: true,
     filter: (hit) => {
       const note = index.notes.get(hit.path);
       return note !== undefined && admit(note, hit.date);
@@ -148,8 +151,10 @@ export function recall(
 
   const outside = (c: Candidate) =>
     options.rangeMode === 'prefer' && !inRange(c.section.date, c.note, options.range);
+  const spoken = (c: Candidate) => speakers.has(c.section.speaker?.toLowerCase() ?? '');
   const hits = [...candidates.values()].map((c): RecallHit => {
     if (outside(c)) c.reasons.push(`outside the date range (score × ${OUT_OF_RANGE})`);
+    if (spoken(c)) c.reasons.push(`said by ${c.section.speaker}, whom the query names (× ${SPEAKER_PRIOR})`);
     const parts: ScoreParts = {
       text: round(c.text),
       graph: round(c.graph),
@@ -169,7 +174,11 @@ export function recall(
       ...(c.section.speaker ? { speaker: c.section.speaker } : {}),
       snippet: '',
       text: c.section.text,
-      score: round(combineScore(parts, config.recall.weights) * (outside(c) ? OUT_OF_RANGE : 1)),
+      score: round(
+        combineScore(parts, config.recall.weights) *
+          (outside(c) ? OUT_OF_RANGE : 1) *
+          (spoken(c) ? SPEAKER_PRIOR : 1),
+      ),
       parts,
       reasons: c.reasons,
     };
@@ -189,11 +198,14 @@ const byScore = (a: RecallHit, b: RecallHit) => b.score - a.score || (a.id < b.i
 /**
  * Every section of a note matches its title, so one long note could fill the whole list. Each
  * further section of the same note counts a little less, which leaves room for other sources.
+ * Episode entries are exempt: a day's entries share a note because they share a day, and the
+ * entries around a match (the reply, the question before it) are often the answer.
  */
 function diversify(hits: RecallHit[]): RecallHit[] {
   hits.sort(byScore);
   const seen = new Map<string, number>();
   for (const hit of hits) {
+    if (hit.layer === 'episodes' && hit.anchor.startsWith('^')) continue;
     const n = seen.get(hit.path) ?? 0;
     seen.set(hit.path, n + 1);
     if (n > 0) {
