@@ -13,6 +13,11 @@ export interface Neighbour {
 const ADJACENT_WEIGHT = 0.5;
 /** How many entries on each side: a reply often comes two or three turns after the question. */
 const ADJACENT_STEPS = 3;
+/**
+ * Links count a quarter of a neighbouring entry: the next turn of a conversation is usually about
+ * the same thing, while a note links to many things it is not about.
+ */
+const LINK_WEIGHT = 0.25;
 
 /**
  * The entries on either side of an episode entry: a question is often answered by the reply to the
@@ -43,7 +48,8 @@ export function graphNeighbours(index: VaultIndex, note: Note, section: Section)
     if (!edge.to || edge.to === note.path) continue;
     const target = index.sectionByAnchor(edge.to, edge.link.subpath);
     if (!target) continue;
-    const weight = (edge.section === section.anchor ? 0.8 : 0.4) * (edge.link.subpath ? 1 : 0.75);
+    const weight =
+      LINK_WEIGHT * (edge.section === section.anchor ? 0.8 : 0.4) * (edge.link.subpath ? 1 : 0.75);
     found.push({ ...target, weight, reason: `linked from [[${from}]]` });
   }
   for (const edge of index.graph.backlinks(note.path)) {
@@ -53,7 +59,7 @@ export function graphNeighbours(index: VaultIndex, note: Note, section: Section)
     if (subpath && subpath !== section.anchor) continue;
     const source = index.sectionByAnchor(edge.from, edge.section);
     if (!source) continue;
-    found.push({ ...source, weight: subpath ? 0.8 : 0.5, reason: `links to [[${from}]]` });
+    found.push({ ...source, weight: LINK_WEIGHT * (subpath ? 0.8 : 0.5), reason: `links to [[${from}]]` });
   }
   return found;
 }

@@ -151,10 +151,16 @@ export function recall(
 
   const outside = (c: Candidate) =>
     options.rangeMode === 'prefer' && !inRange(c.section.date, c.note, options.range);
-  const spoken = (c: Candidate) => speakers.has(c.section.speaker?.toLowerCase() ?? '');
+  // Entries of other speakers than the ones named rank lower; notes and entries without a speaker
+  // keep their score, so a fact about a person is not outranked by everything they said.
+  const otherSpeaker = (c: Candidate) =>
+    speakers.size > 0 && c.section.speaker !== undefined && !speakers.has(c.section.speaker.toLowerCase());
   const hits = [...candidates.values()].map((c): RecallHit => {
     if (outside(c)) c.reasons.push(`outside the date range (score × ${OUT_OF_RANGE})`);
-    if (spoken(c)) c.reasons.push(`said by ${c.section.speaker}, whom the query names (× ${SPEAKER_PRIOR})`);
+    if (otherSpeaker(c))
+      c.reasons.push(
+        `said by ${c.section.speaker}, not by ${[...speakers].join(' or ')} (score ÷ ${SPEAKER_PRIOR})`,
+      );
     const parts: ScoreParts = {
       text: round(c.text),
       graph: round(c.graph),
@@ -177,7 +183,7 @@ export function recall(
       score: round(
         combineScore(parts, config.recall.weights) *
           (outside(c) ? OUT_OF_RANGE : 1) *
-          (spoken(c) ? SPEAKER_PRIOR : 1),
+          (otherSpeaker(c) ? 1 / SPEAKER_PRIOR : 1),
       ),
       parts,
       reasons: c.reasons,

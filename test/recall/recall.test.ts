@@ -193,8 +193,9 @@ describe('neighbouring entries', () => {
     expect(reply).toBeDefined();
     expect(hits.find((h) => h.anchor === '^e1')?.reasons[0]).toMatch(/^text match: /);
     expect(reply?.reasons).toContain('next to ^e1');
-    // Only the entries right beside a hit come in: ^e3 is beside ^e2, not ^e1.
-    const broughtByE1 = hits.filter((h) => h.reasons.includes('next to ^e1')).map((h) => h.anchor);
-    expect(broughtByE1).toEqual(['^e2']);
+    // Entries up to three away come in, each step at half the strength of the one before.
+    const broughtByE1 = hits.filter((h) => h.reasons.includes('next to ^e1'));
+    expect(broughtByE1.map((h) => h.anchor)).toEqual(['^e2', '^e3']);
+    expect(broughtByE1[0]?.parts.graph).toBeGreaterThan(broughtByE1[1]?.parts.graph ?? 1);
   });
 });
