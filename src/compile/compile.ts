@@ -127,7 +127,7 @@ export function compile(index: VaultIndex, config: MemConfig, options: CompileOp
   const persona = personaNotes(index).map((n) => noteCandidate(index, n, 'persona'));
   const user = coreProfileNotes(index).map((n) => noteCandidate(index, n, 'core profile'));
   const personaPaths = new Set([...persona, ...user].map((c) => c.path));
-  const hits = recall(index, config, range?.onlyTime ? '' : query, {
+  const hits = recall(index, config, range?.onlyTime ? [...history, range.words ?? ''].join('\n') : query, {
     k: Math.max(40, Math.ceil(budget / TOKENS_PER_CANDIDATE)),
     now,
     range: range ? { from: range.from, to: range.to } : undefined,

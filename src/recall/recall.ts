@@ -60,6 +60,15 @@ const OUT_OF_RANGE = 0.25;
 const SAME_NOTE_DECAY = 0.7;
 /** How many text hits are considered before ranking */
 const TEXT_CANDIDATES = 200;
+/**
+ * Base strength of an entry of a filtered date range that no word of the query reached, so a
+ * question about a time still sees the whole range, below what its words found: an event (what
+ * happened) above what was said
+ */
+const IN_RANGE = { event: 0.1, other: 0.05 };
+/** Most entries of a range added that way (the newest) */
+const RANGE_ENTRIES = 200;
+const EVENT = /^\(event\)/i;
 
 interface Candidate {
   note: Note;
@@ -139,8 +148,20 @@ export function recall(
     }
   }
 
-  // A question that is only about a time ("what happened yesterday") has no words to match:
-  // then the entries of that range are the answer.
+  // A question about a time ("上周末去哪了", "what happened yesterday"): the words left beside
+  // the time rank the entries of the range, and the rest of the range follows them.
+  if (filterRange) {
+    let added = 0;
+    for (const { note, section } of entriesNewestFirst(index)) {
+      const date = section.date ?? '';
+      if (date < filterRange.from) break;
+      if (date > filterRange.to || candidates.has(section.id) || !admit(note, date)) continue;
+      const graph = EVENT.test(section.text) ? IN_RANGE.event : IN_RANGE.other;
+      candidates.set(section.id, { note, section, text: 0, graph, reasons: ['in the date range'] });
+      if (++added >= RANGE_ENTRIES) break;
+    }
+  }
+  // A preferred range whose question matched nothing at all: its entries are the answer.
   if (candidates.size === 0 && options.range) {
     for (const { note, section } of entriesNewestFirst(index)) {
       if (admit(note, section.date) && inRange(section.date, note, options.range)) {
