@@ -4,6 +4,7 @@ import { linkableAnchor } from '../indexing/link-anchor.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { entriesNewestFirst } from './episode-entries.js';
 import { graphNeighbours } from './graph-neighbours.js';
+import { belowSuccessors, newestVersionsFirst, PRESENT_RECENCY, readPresent } from './latest-first.js';
 import { combineScore, importanceOf, isRetired, memoryTime, recencyOf, type ScoreParts } from './rank.js';
 import { makeSnippet } from './snippet.js';
 import { readSpeakers, SPEAKER_PRIOR } from './speaker-prior.js';
@@ -109,7 +110,8 @@ export function recall(
     inRange(date, note, filterRange);
 
   const candidates = new Map<string, Candidate>();
-  const { text: words, speakers } = readSpeakers(index, query);
+  const { text: named, speakers } = readSpeakers(index, query);
+  const { text: words, present } = readPresent(named);
   const textHits = index.text.search(words, {
     limit: TEXT_CANDIDATES,
     rareTerms: true,
@@ -119,13 +121,17 @@ export function recall(
     },
   });
   const best = textHits[0]?.score ?? 0;
+  const versions = [];
   for (const hit of textHits) {
     const found = index.section(hit.id);
     if (!found) continue;
     const text = best > 0 ? hit.score / best : 0;
     const terms = [...new Set(hit.terms)].slice(0, 5).join(', ');
-    candidates.set(hit.id, { ...found, text, graph: 0, reasons: [`text match: ${terms}`] });
+    const candidate = { ...found, text, graph: 0, reasons: [`text match: ${terms}`] };
+    candidates.set(hit.id, candidate);
+    versions.push(Object.assign(candidate, { matched: new Set(hit.queryTerms) }));
   }
+  newestVersionsFirst(versions);
 
   for (const seed of [...candidates.values()].slice(0, GRAPH_SEEDS)) {
     if (seed.text < 0.2) continue;
@@ -176,6 +182,10 @@ export function recall(
   // keep their score, so a fact about a person is not outranked by everything they said.
   const otherSpeaker = (c: Candidate) =>
     speakers.size > 0 && c.section.speaker !== undefined && !speakers.has(c.section.speaker.toLowerCase());
+  // A question about the present ("now", "现在") wants the newest version of what it asks about.
+  const weights = present
+    ? { ...config.recall.weights, recency: config.recall.weights.recency * PRESENT_RECENCY }
+    : config.recall.weights;
   const hits = [...candidates.values()].map((c): RecallHit => {
     if (outside(c)) c.reasons.push(`outside the date range (score × ${OUT_OF_RANGE})`);
     if (otherSpeaker(c))
@@ -202,7 +212,7 @@ export function recall(
       snippet: '',
       text: c.section.text,
       score: round(
-        combineScore(parts, config.recall.weights) *
+        combineScore(parts, weights) *
           (outside(c) ? OUT_OF_RANGE : 1) *
           (otherSpeaker(c) ? 1 / SPEAKER_PRIOR : 1),
       ),
@@ -210,6 +220,7 @@ export function recall(
       reasons: c.reasons,
     };
   });
+  if (options.all) belowSuccessors(index, hits);
   // Citations and snippets cost string work: only for the hits that are returned.
   return diversify(hits)
     .slice(0, k)
