@@ -31,7 +31,7 @@ export interface TextSearchOptions {
   /** Most hits to return (default: all) */
   limit?: number;
   /**
-   * Weighs each query term by its rarity, idf² (BM25's idf squared), on top of BM25's own idf: in a
+   * Weighs each query term by its rarity (BM25's idf), on top of the idf inside BM25's score: in a
    * question the rare words (`pottery`, `adoption`) carry the meaning, the common ones
    * (`feel`, `time`) match half the vault (default: false)
    */
@@ -157,8 +157,8 @@ export class TextIndex {
   }
 
   /**
-   * idf² of each term (BM25's idf, `ln(1 + (N - df + 0.5) / (df + 0.5))`), where df counts the
-   * sections that hold the term in any field. A term no section holds gets the rarest weight.
+   * The idf of each term, `ln(1 + (N - df + 0.5) / (df + 0.5))` as BM25 has it, where df counts
+   * the sections that hold the term in any field. (idf² measured within noise of it on LoCoMo.)
    */
   private rarity(terms: string[]): Map<string, number> {
     const total = this.miniSearch.documentCount;
@@ -166,7 +166,7 @@ export class TextIndex {
     for (const term of terms) {
       const df = this.documentFrequency(term);
       const idf = Math.log(1 + (total - df + 0.5) / (df + 0.5));
-      weights.set(term, idf * idf);
+      weights.set(term, idf);
     }
     return weights;
   }

@@ -207,3 +207,25 @@ describe('neighbouring entries', () => {
     expect(broughtByE1[0]?.parts.graph).toBeGreaterThan(broughtByE1[1]?.parts.graph ?? 1);
   });
 });
+
+describe('a speaker named in the query', () => {
+  it('ranks what that speaker said above what others said about them', async () => {
+    const vault = await openVault({
+      path: await makeVault({
+        'episodes/daily/2023-05-08.md': [
+          '# 2023-05-08\n',
+          '- 13:56 **Melanie:** Caroline, your painting of the lake is lovely, Caroline! ^e1',
+          '- 13:57 **Caroline:** Thanks! I painted the lake at sunset, in oils. ^e2',
+          '- 13:58 **Melanie:** I should paint too. ^e3',
+          '',
+        ].join('\n'),
+      }),
+      cache: false,
+    });
+    const hits = vault.recall('What did Caroline paint?').hits;
+    expect(hits[0]?.anchor).toBe('^e2');
+    expect(hits.find((h) => h.anchor === '^e1')?.reasons.join('; ')).toMatch(
+      /said by Melanie, not by caroline/,
+    );
+  });
+});
