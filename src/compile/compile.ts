@@ -5,6 +5,7 @@ import { type AppliedRange, chooseRange } from '../recall/choose-range.js';
 import { citation, type DateRange, type RecallHit, recall } from '../recall/recall.js';
 import { type Encoding, getTokenizer } from './count-tokens.js';
 import { assemble, type Candidate, type CompiledSection, type Filled, fill } from './fill-section.js';
+import { NearDuplicates } from './near-duplicates.js';
 
 export type { CompiledItem, CompiledSection } from './fill-section.js';
 
@@ -119,6 +120,7 @@ export function compile(index: VaultIndex, config: MemConfig, options: CompileOp
   if ((options.history ?? []).length === 0 && options.shares?.recent === undefined)
     shares.recent = Math.min(shares.recent, RECENT_SHARE_WITHOUT_HISTORY);
   const taken = new Set<string>();
+  const said = new NearDuplicates();
 
   const history = (options.history ?? []).slice(-HISTORY_TURNS);
   const query = [...history, options.message].join('\n');
@@ -167,7 +169,7 @@ export function compile(index: VaultIndex, config: MemConfig, options: CompileOp
         ? budget - spent
         : Math.floor((budget * Math.max(0, share)) / totalShare) + carried;
     const sectionBudget = Math.max(0, Math.min(own, budget - spent));
-    const result = fill(name, sectionBudget, candidates, tokenizer, taken);
+    const result = fill(name, sectionBudget, candidates, tokenizer, taken, said);
     if (name === 'recent') {
       // Picked newest first, shown oldest first, as a conversation reads.
       result.section.items.reverse();

@@ -1,6 +1,7 @@
 // Fills one section of the context document within its share of the budget, and joins them.
 import type { Tokenizer } from './count-tokens.js';
 import { cutToTokens } from './cut-text.js';
+import type { NearDuplicates } from './near-duplicates.js';
 import { type CompileSectionName, sectionHeading } from './render.js';
 
 export interface CompiledItem {
@@ -76,6 +77,8 @@ export function fill(
   candidates: Candidate[],
   tokenizer: Tokenizer,
   taken: Set<string>,
+  /** The entries already taken by any section, to leave out one that says the same again */
+  said?: NearDuplicates,
 ): Filled {
   const headingTokens = tokenizer.count(`${sectionHeading(name)}\n`);
   const filled: Filled = { section: { name, budget, used: 0, items: [] }, rendered: [], placement: [] };
@@ -85,6 +88,9 @@ export function fill(
     if (left < MIN_CUT_TOKENS) break;
     // Nothing to say (a template's empty headings, a note of comments only): no item.
     if (candidate.text === '' || isTaken(candidate, taken)) continue;
+    // Only entries (items with a group line) are compared: notes are whole and distinct.
+    const entry = said && candidate.group !== undefined;
+    if (entry && said.repeats(candidate.text)) continue;
     let text = candidate.text;
     let rendered = candidate.render(text);
     // The first item of a group pays for the group's line.
@@ -104,6 +110,7 @@ export function fill(
       cut = true;
     }
     take(candidate, taken);
+    if (entry) said.add(candidate.text);
     if (group) groups.add(group);
     filled.placement.push({ ...(group ? { group } : {}), position: candidate.position ?? 0 });
     left -= tokens;

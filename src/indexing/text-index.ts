@@ -172,10 +172,10 @@ export class TextIndex {
   }
 
   /**
-   * How many sections hold `term` (the largest count over fields). MiniSearch keeps this in its
+   * How many sections hold `term`, a term as processTerm() gives it (the largest count over fields). MiniSearch keeps this in its
    * inverted index but has no public accessor; without one the count is 0 and every term weighs alike.
    */
-  private documentFrequency(term: string): number {
+  documentFrequency(term: string): number {
     const inverted = (
       this.miniSearch as unknown as {
         _index?: { get(t: string): Map<number, Map<number, number>> | undefined };
