@@ -50,14 +50,15 @@ const QUESTION = /[?？]/;
 const RARE_SHARE = 0.01;
 /** Rare words at which an entry counts fully as a neighbour; one with none counts a quarter. */
 const RARE_WORDS = 2;
-const added = new WeakMap<Section, number>();
 
 /**
  * What an entry adds, 0.25..1, by how many rare words it holds: "That sounds nice, tell me more."
- * holds none and counts a quarter (less at one step than a detail two steps away); "A sunset over the lake, in oils." counts fully. Kept per section
- * object, which a change of its note replaces.
+ * holds none and counts a quarter (less at one step than a detail two steps away); "A sunset
+ * over the lake, in oils." counts fully. Kept until the vault changes.
  */
 function adds(index: VaultIndex, section: Section): number {
+  // One memo per version of the vault: word counts change with every note.
+  const added = index.view('recall:adds', () => new WeakMap<Section, number>());
   const known = added.get(section);
   if (known !== undefined) return known;
   const limit = Math.max(3, index.text.size * RARE_SHARE);

@@ -62,6 +62,14 @@ describe('compile', () => {
     expect(prefix('hiking').length).toBeGreaterThan(50);
   });
 
+  it('gives the same document, byte for byte, for the same turn while the vault is unchanged', async () => {
+    const vault = await openVault({ path: await copyExampleVault(), cache: false });
+    const turn = { message: '上周末去哪了', history: ['早'], budget: 1500, now: NOW };
+    const first = vault.compile(turn).markdown;
+    vault.compile({ message: 'something else entirely', budget: 800, now: NOW });
+    expect(vault.compile(turn).markdown).toBe(first);
+  });
+
   it('cites every item with a link that resolves to a real note and anchor', async () => {
     const vault = await openVault({ path: await copyExampleVault(), cache: false });
     const result = vault.compile({ message: '阿哲 and the bookshelf from IKEA', budget: 3000, now: NOW });
