@@ -9,7 +9,8 @@ import { memoryTime } from './rank.js';
  */
 const PRESENT_EN =
   /(?<![\p{L}\p{N}])(?:now|nowadays|currently|current|these days|at the moment|still|anymore|any more|lately)(?![\p{L}\p{N}])/giu;
-const PRESENT_ZH = /现在|目前|如今|最近|这些天|这阵子|还/g;
+// 还 only as "still" (还在, 还是, 还住): 还书 is returning a book.
+const PRESENT_ZH = /现在|目前|如今|最近|这些天|这阵子|还(?=在|是|住|有|做|用|喜欢|养|会)/g;
 
 /** How much more the recency prior weighs for a question about the present. */
 export const PRESENT_RECENCY = 4;

@@ -121,15 +121,16 @@ export function recall(
     },
   });
   const best = textHits[0]?.score ?? 0;
-  const versions = [];
+  const versions: Array<Candidate & { matched: Set<string> }> = [];
   for (const hit of textHits) {
     const found = index.section(hit.id);
     if (!found) continue;
     const text = best > 0 ? hit.score / best : 0;
     const terms = [...new Set(hit.terms)].slice(0, 5).join(', ');
-    const candidate = { ...found, text, graph: 0, reasons: [`text match: ${terms}`] };
+    const matched = new Set(hit.queryTerms);
+    const candidate = { ...found, text, graph: 0, reasons: [`text match: ${terms}`], matched };
     candidates.set(hit.id, candidate);
-    versions.push(Object.assign(candidate, { matched: new Set(hit.queryTerms) }));
+    versions.push(candidate);
   }
   newestVersionsFirst(versions);
 

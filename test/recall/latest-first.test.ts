@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { openVault } from '../../src/index.js';
+import { readPresent } from '../../src/recall/latest-first.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 
 afterAll(cleanupVaults);
@@ -44,5 +45,14 @@ describe('current facts', () => {
     const hits = vault.recall('where do I live now', { now: NOW }).hits;
     expect(hits[0]?.date).toBe('2026-10-09');
     expect(hits[0]?.reasons[0]).not.toMatch(/\bnow\b/);
+  });
+});
+
+describe('words that ask about the present', () => {
+  it('are read in English and Chinese, and 还 only where it means "still"', () => {
+    expect(readPresent('Where do I live now?')).toEqual({ text: 'Where do I live  ?', present: true });
+    expect(readPresent('我还在学吉他吗')).toEqual({ text: '我 在学吉他吗', present: true });
+    expect(readPresent('我什么时候还书')).toEqual({ text: '我什么时候还书', present: false });
+    expect(readPresent('I know the way')).toEqual({ text: 'I know the way', present: false });
   });
 });
