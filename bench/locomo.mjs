@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { access, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -10,7 +11,13 @@ import { round, summarize } from './stats.mjs';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /** The dataset lives beside the repository, never inside it (CC BY-NC). */
-export const LOCOMO_PATH = resolve(REPO, '..', 'shared', 'bench', 'locomo', 'locomo-dev.json');
+// A worktree sits one folder deeper (`wt/<name>`); MEMVAULT_LOCOMO names another copy.
+export const LOCOMO_PATH =
+  process.env.MEMVAULT_LOCOMO ??
+  [resolve(REPO, '..'), resolve(REPO, '..', '..')]
+    .map((dir) => resolve(dir, 'shared', 'bench', 'locomo', 'locomo-dev.json'))
+    .find((path) => existsSync(path)) ??
+  resolve(REPO, '..', 'shared', 'bench', 'locomo', 'locomo-dev.json');
 
 export const BUDGETS = [1000, 2000, 4000];
 /** Category numbers as the file uses them (see the dataset's README). */
@@ -174,15 +181,19 @@ export async function benchLocomo({ conversations, log }) {
     const result = await benchConversation(sample);
     rows.push(...result.rows);
     skipped += result.skipped;
-    perConversation.push({
+    const at = (key) =>
+      Object.fromEntries(BUDGETS.map((b, i) => [b, round(mean(result.rows.map((r) => r[key][i])), 3)]));
+    const entry = {
       id: result.id,
       turns: result.turns,
       questions: result.rows.length,
       openMs: round(result.openMs),
-      recallAt2000: round(mean(result.rows.map((r) => r.recall[1])), 3),
-    });
+      recall: at('recall'),
+      compile: at('compile'),
+    };
+    perConversation.push(entry);
     log(
-      `  ${result.id}: ${result.turns} turns, ${result.rows.length} questions, recall@2000 ${round(mean(result.rows.map((r) => r.recall[1])), 3)}`,
+      `  ${result.id}: ${result.turns} turns, ${result.rows.length} questions, recall ${BUDGETS.map((b) => entry.recall[b]).join(' / ')}, compile ${BUDGETS.map((b) => entry.compile[b]).join(' / ')}`,
     );
   }
   const ranged = rows.filter((r) => r.ranged);

@@ -120,6 +120,38 @@ function qualityTable(locomo) {
   return lines.join('\n');
 }
 
+/** Recall and compile of each conversation, so a reader sees whether a gain holds in each. */
+function conversationTable(locomo) {
+  const lines = [
+    `| conversation | turns | questions | ${BUDGETS.map((b) => `recall @${b}`).join(' | ')} | ${BUDGETS.map((b) => `compile @${b}`).join(' | ')} |`,
+    `|---|---:|---:|${[...BUDGETS, ...BUDGETS].map(() => '---:').join('|')}|`,
+  ];
+  for (const c of locomo.perConversation ?? []) {
+    if (!c.recall || !c.compile) continue;
+    lines.push(
+      `| ${c.id} | ${c.turns} | ${c.questions} | ${BUDGETS.map((b) => r3(c.recall[b])).join(' | ')} | ${BUDGETS.map((b) => r3(c.compile[b])).join(' | ')} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+function knowledgeUpdateLines(ku) {
+  if (!ku || ku.skipped) return [];
+  const lang = (l) =>
+    `${l} (n=${ku.byLanguage[l].n}): present ${pct(ku.byLanguage[l].latestPresent)}, first ${pct(ku.byLanguage[l].latestFirst)}`;
+  return [
+    '',
+    '## Quality: knowledge update',
+    '',
+    `A generated diary (\`bench/knowledge-update.mjs\`, seeded): ${ku.facts} facts that change twice over eight months (where Rain lives, works, what she studies …; three versions each, worded differently, among four chatty entries a day), asked in English and Chinese, with and without a word that asks about the present (now, these days, 现在, 目前, 最近). One ${ku.budget}-token compile per question.`,
+    '',
+    `- Latest version present: ${pct(ku.latestPresent)}; latest version before every stale one shown: ${pct(ku.latestFirst)} (${ku.questions} questions). By language: ${['en', 'zh'].map(lang).join('; ')}.`,
+    ku.misses.length > 0 ? `- Not latest first: ${ku.misses.map((q) => `"${q}"`).join(', ')}.` : '',
+  ].filter((line, i, all) => line !== '' || all[i - 1] !== '');
+}
+
+const pct = (value) => `${Math.round(value * 1000) / 10}%`;
+
 function compactQuality(locomo) {
   const groups = [...CATEGORY_ORDER, 'overall'];
   const lines = [
@@ -178,7 +210,7 @@ export function renderMarkdown(results) {
       `${locomo.dataset}: ${locomo.conversations} conversations, ${locomo.questions} questions in categories 1–4 (${locomo.skippedNoEvidence} skipped: no evidence id names a turn). One vault per conversation, one daily note per session date, one entry per turn (photo captions kept as \`[shares a photo: …]\`), block id from the dia_id. Evidence recall = share of a question's evidence turns inside what was retrieved, averaged over questions. \`now\` = the day after the last session.`,
       '',
       '- `recall`: `vault.recall(question, {k: 400})` hits, best first, until their text (characters / 4, as in the README figures) fills the budget.',
-      '- `compile`: `vault.compile({message: question, budget})`, default shares (no persona or profile, so their share flows to the recalled memories; 15% goes to the newest entries); tokens are real o200k tokens of the rendered items, each with its citation, date and speaker.',
+      "- `compile`: `vault.compile({message: question, budget})`, default shares (no persona or profile, so their share flows to the recalled memories; with no conversation history 5% goes to the newest entries); tokens are real o200k tokens of the rendered document: each day's link once, then `- ^id Speaker: text` per entry.",
       "- The harness rows run plain MiniSearch in this harness over the same turns, to check it against the README's reference figures.",
       '',
       compactQuality(locomo),
@@ -186,6 +218,10 @@ export function renderMarkdown(results) {
       `README reference, overall @1000 / @2000 / @4000: ${Object.entries(locomo.reference)
         .map(([label, values]) => `${label} ${values.map(r3).join(' / ')}`)
         .join('; ')}.`,
+      '',
+      'Per conversation:',
+      '',
+      conversationTable(locomo),
       '',
       '<details><summary>All rows, with the README reference</summary>',
       '',
@@ -198,5 +234,6 @@ export function renderMarkdown(results) {
       `Time per question: recall (k=400) p50 ${ms(t.recallPerQuestion.p50)}, p95 ${ms(t.recallPerQuestion.p95)}; compile p50 ${BUDGETS.map((b) => `${ms(t.compilePerQuestion[b].p50)} @${b}`).join(', ')}; p95 ${BUDGETS.map((b) => `${ms(t.compilePerQuestion[b].p95)} @${b}`).join(', ')}.`,
     );
   } else if (locomo?.skipped) out.push('', '## Quality: LoCoMo', '', `Skipped: ${locomo.skipped}`);
+  out.push(...knowledgeUpdateLines(results.knowledgeUpdate));
   return `${out.join('\n')}\n`;
 }

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { formatJson } from './format-json.mjs';
 import { benchHttp } from './http-latency.mjs';
+import { benchKnowledgeUpdate } from './knowledge-update.mjs';
 import { benchLocomo } from './locomo.mjs';
 import { makeMessages, makeQueries } from './queries.mjs';
 import { renderMarkdown } from './report.mjs';
@@ -86,6 +87,8 @@ async function main() {
   if (only !== 'scale') {
     log('quality: LoCoMo');
     results.locomo = await benchLocomo({ conversations: quick ? 1 : undefined, log });
+    log('quality: knowledge update');
+    results.knowledgeUpdate = await benchKnowledgeUpdate({ log });
   }
   results.totalMs = Math.round(performance.now() - start);
   const markdown = renderMarkdown(results);

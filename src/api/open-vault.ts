@@ -317,7 +317,7 @@ export class Vault {
   recall(query: string, options: RecallOptions = {}): RecallResult {
     const now = options.now ?? new Date();
     const range = chooseRange(this.index, query, now, this.config.timezone, options.range);
-    const hits = recall(this.index, this.config, range?.onlyTime ? '' : query, {
+    const hits = recall(this.index, this.config, range?.onlyTime ? (range.words ?? '') : query, {
       ...options,
       now,
       range: range ? { from: range.from, to: range.to } : undefined,

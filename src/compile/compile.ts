@@ -5,11 +5,19 @@ import { type AppliedRange, chooseRange } from '../recall/choose-range.js';
 import { citation, type DateRange, type RecallHit, recall } from '../recall/recall.js';
 import { type Encoding, getTokenizer } from './count-tokens.js';
 import { assemble, type Candidate, type CompiledSection, type Filled, fill } from './fill-section.js';
+import { NearDuplicates } from './near-duplicates.js';
 
 export type { CompiledItem, CompiledSection } from './fill-section.js';
 
 import { dayOf } from '../time/zoned-date.js';
-import { type CompileSectionName, noteBody, renderMemoryItem, renderNoteItem } from './render.js';
+import {
+  type CompileSectionName,
+  entryGroupHeading,
+  noteBody,
+  renderEntryItem,
+  renderMemoryItem,
+  renderNoteItem,
+} from './render.js';
 import { coreProfileNotes, latestRollup, personaNotes, recentEntries } from './select-notes.js';
 
 export interface CompileOptions {
@@ -40,6 +48,13 @@ export interface CompileResult {
 
 /** How many history turns join the message for recall */
 const HISTORY_TURNS = 2;
+/** Recalled candidates per token of budget (at least 40): a short entry costs about 25 tokens. */
+const TOKENS_PER_CANDIDATE = 25;
+/**
+ * The recent share when no conversation history comes with the message: then the message is a
+ * question asked on its own (a tool call, a search), and the newest entries rarely answer it.
+ */
+const RECENT_SHARE_WITHOUT_HISTORY = 0.05;
 
 function noteCandidate(index: VaultIndex, note: Note, reason: string): Candidate {
   const cite = citation(index, note.path, '');
@@ -62,8 +77,7 @@ function sectionCandidate(
   score: number,
   reason: string,
 ): Candidate {
-  const cite = citation(index, note.path, section.anchor);
-  return {
+  const base = {
     key: section.id,
     path: note.path,
     anchor: section.anchor,
@@ -71,8 +85,18 @@ function sectionCandidate(
     score,
     reason,
     text: section.text.trim(),
-    render: (text) => renderMemoryItem(cite, section, text),
   };
+  // An episode entry goes under its note's link, written once for all the entries of that note.
+  if (note.layer === 'episodes' && section.kind === 'block' && section.anchor.startsWith('^')) {
+    return {
+      ...base,
+      group: entryGroupHeading(citation(index, note.path, ''), section.date),
+      position: section.start,
+      render: (text) => renderEntryItem(section, text),
+    };
+  }
+  const cite = citation(index, note.path, section.anchor);
+  return { ...base, render: (text) => renderMemoryItem(cite, section, text) };
 }
 
 function hitCandidate(index: VaultIndex, hit: RecallHit): Candidate | undefined {
@@ -92,7 +116,10 @@ export function compile(index: VaultIndex, config: MemConfig, options: CompileOp
   const tokenizer = getTokenizer(encoding);
   const now = options.now ?? new Date();
   const shares = { ...config.compile.shares, ...options.shares };
+  if ((options.history ?? []).length === 0 && options.shares?.recent === undefined)
+    shares.recent = Math.min(shares.recent, RECENT_SHARE_WITHOUT_HISTORY);
   const taken = new Set<string>();
+  const said = new NearDuplicates();
 
   const history = (options.history ?? []).slice(-HISTORY_TURNS);
   const query = [...history, options.message].join('\n');
@@ -101,8 +128,8 @@ export function compile(index: VaultIndex, config: MemConfig, options: CompileOp
   const persona = personaNotes(index).map((n) => noteCandidate(index, n, 'persona'));
   const user = coreProfileNotes(index).map((n) => noteCandidate(index, n, 'core profile'));
   const personaPaths = new Set([...persona, ...user].map((c) => c.path));
-  const hits = recall(index, config, range?.onlyTime ? '' : query, {
-    k: 40,
+  const hits = recall(index, config, range?.onlyTime ? [...history, range.words ?? ''].join('\n') : query, {
+    k: Math.max(40, Math.ceil(budget / TOKENS_PER_CANDIDATE)),
     now,
     range: range ? { from: range.from, to: range.to } : undefined,
     rangeMode: range?.mode,
@@ -141,11 +168,12 @@ export function compile(index: VaultIndex, config: MemConfig, options: CompileOp
         ? budget - spent
         : Math.floor((budget * Math.max(0, share)) / totalShare) + carried;
     const sectionBudget = Math.max(0, Math.min(own, budget - spent));
-    const result = fill(name, sectionBudget, candidates, tokenizer, taken);
+    const result = fill(name, sectionBudget, candidates, tokenizer, taken, said);
     if (name === 'recent') {
       // Picked newest first, shown oldest first, as a conversation reads.
       result.section.items.reverse();
       result.rendered.reverse();
+      result.placement.reverse();
     }
     filled.push(result);
     spent += result.section.used;

@@ -1,6 +1,7 @@
 // Fills one section of the context document within its share of the budget, and joins them.
 import type { Tokenizer } from './count-tokens.js';
 import { cutToTokens } from './cut-text.js';
+import type { NearDuplicates } from './near-duplicates.js';
 import { type CompileSectionName, sectionHeading } from './render.js';
 
 export interface CompiledItem {
@@ -35,12 +36,21 @@ export interface Candidate {
   /** Renders the item around a (possibly cut) text */
   render: (text: string) => string;
   text: string;
+  /**
+   * A line the item shares with others of its note (an episode entry's day link), written once
+   * above them; such items are shown together, in the order of `position`
+   */
+  group?: string;
+  /** Where the item sits in its note, to order the items of one group */
+  position?: number;
 }
 
 export interface Filled {
   section: CompiledSection;
   /** The rendered Markdown of each item, parallel to section.items */
   rendered: string[];
+  /** The group line and position of each item, parallel to section.items */
+  placement: Array<{ group?: string; position: number }>;
 }
 
 /**
@@ -67,30 +77,42 @@ export function fill(
   candidates: Candidate[],
   tokenizer: Tokenizer,
   taken: Set<string>,
+  /** The entries already taken by any section, to leave out one that says the same again */
+  said?: NearDuplicates,
 ): Filled {
   const headingTokens = tokenizer.count(`${sectionHeading(name)}\n`);
-  const filled: Filled = { section: { name, budget, used: 0, items: [] }, rendered: [] };
+  const filled: Filled = { section: { name, budget, used: 0, items: [] }, rendered: [], placement: [] };
+  const groups = new Set<string>();
   let left = budget - headingTokens;
   for (const candidate of candidates) {
     if (left < MIN_CUT_TOKENS) break;
     // Nothing to say (a template's empty headings, a note of comments only): no item.
     if (candidate.text === '' || isTaken(candidate, taken)) continue;
+    // Only entries (items with a group line) are compared: notes are whole and distinct.
+    const entry = said && candidate.group !== undefined;
+    if (entry && said.repeats(candidate.text)) continue;
     let text = candidate.text;
     let rendered = candidate.render(text);
-    let tokens = tokenizer.count(rendered);
+    // The first item of a group pays for the group's line.
+    const group = candidate.group;
+    const groupTokens = group && !groups.has(group) ? tokenizer.count(group) : 0;
+    let tokens = tokenizer.count(rendered) + groupTokens;
     let cut = false;
     if (tokens > left) {
-      const room = left - tokenizer.count(candidate.render(''));
+      const room = left - groupTokens - tokenizer.count(candidate.render(''));
       if (room < MIN_CUT_TOKENS) continue;
       const shortened = cutToTokens(text, room, tokenizer.count);
       if (shortened.text === '') continue;
       text = shortened.text;
       rendered = candidate.render(text);
-      tokens = tokenizer.count(rendered);
+      tokens = tokenizer.count(rendered) + groupTokens;
       if (tokens > left) continue;
       cut = true;
     }
     take(candidate, taken);
+    if (entry) said.add(candidate.text);
+    if (group) groups.add(group);
+    filled.placement.push({ ...(group ? { group } : {}), position: candidate.position ?? 0 });
     left -= tokens;
     filled.section.used += tokens;
     filled.rendered.push(rendered);
@@ -101,9 +123,39 @@ export function fill(
   return filled;
 }
 
+/**
+ * The section's Markdown: items in their order, except that the items of one group come together
+ * under its line, at the place of the group's first item, in the order they have in their note.
+ */
+function renderSection(f: Filled): string {
+  const blocks: Array<{ line?: string; items: Array<{ text: string; position: number }> }> = [];
+  const byGroup = new Map<string, (typeof blocks)[number]>();
+  f.rendered.forEach((text, i) => {
+    const { group, position = 0 } = f.placement[i] ?? {};
+    const item = { text, position };
+    const block = group ? byGroup.get(group) : undefined;
+    if (block) block.items.push(item);
+    else {
+      const fresh = { ...(group ? { line: group } : {}), items: [item] };
+      blocks.push(fresh);
+      if (group) byGroup.set(group, fresh);
+    }
+  });
+  return blocks
+    .map(
+      (b) =>
+        (b.line ?? '') +
+        b.items
+          .sort((x, y) => x.position - y.position)
+          .map((x) => x.text)
+          .join(''),
+    )
+    .join('');
+}
+
 export function assemble(filled: Filled[]): string {
   return filled
     .filter((f) => f.rendered.length > 0)
-    .map((f) => sectionHeading(f.section.name) + f.rendered.join(''))
+    .map((f) => sectionHeading(f.section.name) + renderSection(f))
     .join('\n');
 }

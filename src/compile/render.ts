@@ -39,6 +39,26 @@ export function renderNoteItem(title: string, cite: string, body: string): strin
 }
 
 /**
+ * The line that heads a note's episode entries in the document, once: its link, and its day when
+ * the link does not already say it (`[[2023-05-08]]`, `[[episodes/chat-2023#^x]]` → with the day).
+ */
+export function entryGroupHeading(noteLink: string, date: string | undefined): string {
+  const day = date && !noteLink.startsWith(`[[${date}`) ? ` (${date})` : '';
+  return `${noteLink}${day}\n`;
+}
+
+/**
+ * One episode entry under its note's heading line: `- ^d3-7 Speaker: text`. The block id with the
+ * link above it cites the entry (`[[2023-05-08#^d3-7]]`) for about a third of the tokens of a full
+ * citation with time and speaker on every item.
+ */
+export function renderEntryItem(section: Section, text: string): string {
+  const flat = text.replace(/\s*\n\s*/g, ' ').trim();
+  const who = section.speaker ? `${section.speaker}: ` : '';
+  return `- ${section.anchor} ${who}${flat}\n`;
+}
+
+/**
  * One memory as a list item: citation, when and who (episodes), then the text on one line. A
  * daily note's citation already names the day, so only the time is repeated.
  */

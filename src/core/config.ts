@@ -52,7 +52,7 @@ export const configSchema = z.strictObject({
     halfLifeDays: z.number().positive().default(30).describe('Recency half-life in days'),
     weights: group({
       text: weight(1).describe('Weight of text relevance (BM25), the base of the score'),
-      graph: weight(0.25).describe('Weight of a link from one of the strongest hits'),
+      graph: weight(1).describe('Weight of a link from one of the strongest hits'),
       recency: weight(0.15).describe('Weight of recency'),
       importance: weight(0.15).describe("Weight of a note's importance"),
       layer: weight(0.1).describe('Weight of the layer prior'),

@@ -10,6 +10,11 @@ export interface AppliedRange extends DateRange {
   expression?: string;
   /** The message asks about nothing but that time: the newest entries of the range answer it */
   onlyTime: boolean;
+  /**
+   * The message without its time words (`上周末去哪了` → `去哪了`): what to search for within the
+   * range, since the time words themselves would only match entries that repeat them
+   */
+  words?: string;
   /** No entry fell inside the range, so it was widened by one day each side */
   widened: boolean;
   /**
@@ -66,6 +71,7 @@ export function chooseRange(
       source: 'message',
       expression: parsed.expression,
       onlyTime: parsed.onlyTime,
+      words: message.replace(parsed.expression, ' ').trim(),
       widened: false,
       mode: parsed.onlyTime ? 'filter' : 'prefer',
       reason: `"${parsed.expression}" read as ${parsed.from === parsed.to ? parsed.from : `${parsed.from} to ${parsed.to}`}`,

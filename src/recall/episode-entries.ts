@@ -1,21 +1,35 @@
 import type { Note, Section } from '../core/types.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * Older first: by date, then time, then note path, then place in the note. Never by block id:
+ * `^e10` sorts before `^e2` as a string, and ingested entries carry hash ids, so entries written
+ * within the same minute would come out of order.
+ */
+function byWhen(a: { note: Note; section: Section }, b: { note: Note; section: Section }): number {
+  return (
+    compare(a.section.date ?? '', b.section.date ?? '') ||
+    compare(a.section.time ?? '', b.section.time ?? '') ||
+    compare(a.note.path, b.note.path) ||
+    a.section.start - b.section.start
+  );
+}
+
 /**
  * Every dated episode entry, newest first, retired notes included (callers filter): one scan per
  * change of the vault instead of one per question.
  */
 export function entriesNewestFirst(index: VaultIndex): Array<{ note: Note; section: Section }> {
   return index.view('episode-entries', () => {
-    const entries: Array<{ note: Note; section: Section; key: string }> = [];
+    const entries: Array<{ note: Note; section: Section }> = [];
     for (const note of index.notes.values()) {
       if (note.layer !== 'episodes') continue;
       for (const section of note.sections) {
-        if (section.kind === 'block' && section.date) {
-          entries.push({ note, section, key: `${section.date} ${section.time ?? ''} ${section.id}` });
-        }
+        if (section.kind === 'block' && section.date) entries.push({ note, section });
       }
     }
-    return entries.sort((a, b) => (a.key < b.key ? 1 : a.key > b.key ? -1 : 0));
+    return entries.sort((a, b) => byWhen(b, a));
   });
 }

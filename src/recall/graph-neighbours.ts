@@ -1,4 +1,5 @@
 import type { Note, Section } from '../core/types.js';
+import { processTerm, tokenize } from '../indexing/tokenize.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 
 export interface Neighbour {
@@ -9,20 +10,66 @@ export interface Neighbour {
   reason: string;
 }
 
-/** How strongly an episode entry brings in the entries just before and after it. */
+/** How strongly an episode entry brings in the entry just before or after it; halved per further step. */
 const ADJACENT_WEIGHT = 0.5;
+/** How many entries on each side: a reply often comes two or three turns after the question. */
+const ADJACENT_STEPS = 3;
+/**
+ * Links count a quarter of a neighbouring entry: the next turn of a conversation is usually about
+ * the same thing, while a note links to many things it is not about.
+ */
+const LINK_WEIGHT = 0.25;
 
 /**
  * The entries on either side of an episode entry: a question is often answered by the reply to the
- * turn that matched it, or the turn that led to it.
+ * turn that matched it, or the turn that led to it, a little less the further away.
  */
-function adjacentEntries(note: Note, section: Section): Neighbour[] {
+function adjacentEntries(index: VaultIndex, note: Note, section: Section): Neighbour[] {
   if (section.kind !== 'block' || note.layer !== 'episodes') return [];
   const blocks = note.sections.filter((s) => s.kind === 'block');
   const at = blocks.indexOf(section);
-  return [blocks[at - 1], blocks[at + 1]]
-    .filter((s): s is Section => s !== undefined)
-    .map((s) => ({ note, section: s, weight: ADJACENT_WEIGHT, reason: `next to ${section.anchor}` }));
+  const found: Neighbour[] = [];
+  for (let step = 1; step <= ADJACENT_STEPS; step++) {
+    const weight = ADJACENT_WEIGHT * 0.5 ** (step - 1);
+    const before = blocks[at - step];
+    const after = blocks[at + step];
+    // A question just before gives the context of the match; anything else counts for what it adds.
+    if (before)
+      found.push(neighbour(before, weight * (QUESTION.test(before.text) ? 1 : adds(index, before))));
+    if (after) found.push(neighbour(after, weight * adds(index, after)));
+  }
+  return found;
+
+  function neighbour(s: Section, weight: number): Neighbour {
+    return { note, section: s, weight, reason: `next to ${section.anchor}` };
+  }
+}
+
+const QUESTION = /[?？]/;
+/** A word in at most this share of the sections (and at least 3 of them) is one that says something. */
+const RARE_SHARE = 0.01;
+/** Rare words at which an entry counts fully as a neighbour; one with none counts a quarter. */
+const RARE_WORDS = 2;
+
+/**
+ * What an entry adds, 0.25..1, by how many rare words it holds: "That sounds nice, tell me more."
+ * holds none and counts a quarter (less at one step than a detail two steps away); "A sunset
+ * over the lake, in oils." counts fully. Kept until the vault changes.
+ */
+function adds(index: VaultIndex, section: Section): number {
+  // One memo per version of the vault: word counts change with every note.
+  const added = index.view('recall:adds', () => new WeakMap<Section, number>());
+  const known = added.get(section);
+  if (known !== undefined) return known;
+  const limit = Math.max(3, index.text.size * RARE_SHARE);
+  let rare = 0;
+  for (const term of new Set(tokenize(section.text))) {
+    const processed = processTerm(term);
+    if (processed && index.text.documentFrequency(processed) <= limit && ++rare >= RARE_WORDS) break;
+  }
+  const value = 0.25 + 0.75 * Math.min(1, rare / RARE_WORDS);
+  added.set(section, value);
+  return value;
 }
 
 /**
@@ -30,13 +77,14 @@ function adjacentEntries(note: Note, section: Section): Neighbour[] {
  * routes by which a hit brings in related memories.
  */
 export function graphNeighbours(index: VaultIndex, note: Note, section: Section): Neighbour[] {
-  const found: Neighbour[] = adjacentEntries(note, section);
+  const found: Neighbour[] = adjacentEntries(index, note, section);
   const from = index.linkText(note.path);
   for (const edge of index.graph.outEdges(note.path)) {
     if (!edge.to || edge.to === note.path) continue;
     const target = index.sectionByAnchor(edge.to, edge.link.subpath);
     if (!target) continue;
-    const weight = (edge.section === section.anchor ? 0.8 : 0.4) * (edge.link.subpath ? 1 : 0.75);
+    const weight =
+      LINK_WEIGHT * (edge.section === section.anchor ? 0.8 : 0.4) * (edge.link.subpath ? 1 : 0.75);
     found.push({ ...target, weight, reason: `linked from [[${from}]]` });
   }
   for (const edge of index.graph.backlinks(note.path)) {
@@ -46,7 +94,7 @@ export function graphNeighbours(index: VaultIndex, note: Note, section: Section)
     if (subpath && subpath !== section.anchor) continue;
     const source = index.sectionByAnchor(edge.from, edge.section);
     if (!source) continue;
-    found.push({ ...source, weight: subpath ? 0.8 : 0.5, reason: `links to [[${from}]]` });
+    found.push({ ...source, weight: LINK_WEIGHT * (subpath ? 0.8 : 0.5), reason: `links to [[${from}]]` });
   }
   return found;
 }

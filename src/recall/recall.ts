@@ -4,8 +4,10 @@ import type { VaultIndex } from '../indexing/vault-index.js';
 import { linkableAnchor } from '../vault/link-name.js';
 import { entriesNewestFirst } from './episode-entries.js';
 import { graphNeighbours } from './graph-neighbours.js';
+import { belowSuccessors, newestVersionsFirst, PRESENT_RECENCY, readPresent } from './latest-first.js';
 import { combineScore, importanceOf, isRetired, memoryTime, recencyOf, type ScoreParts } from './rank.js';
 import { makeSnippet } from './snippet.js';
+import { readSpeakers, SPEAKER_PRIOR } from './speaker-prior.js';
 
 export interface DateRange {
   /** Inclusive `YYYY-MM-DD` */
@@ -52,13 +54,22 @@ export interface RecallHit {
 }
 
 /** How many strong text hits pass relevance to their neighbours */
-const GRAPH_SEEDS = 10;
+const GRAPH_SEEDS = 20;
 /** Score factor for an entry outside a preferred (not filtered) date range */
 const OUT_OF_RANGE = 0.25;
 /** Score factor for each further section of a note already in the list */
 const SAME_NOTE_DECAY = 0.7;
 /** How many text hits are considered before ranking */
 const TEXT_CANDIDATES = 200;
+/**
+ * Base strength of an entry of a filtered date range that no word of the query reached, so a
+ * question about a time still sees the whole range, below what its words found: an event (what
+ * happened) above what was said
+ */
+const IN_RANGE = { event: 0.1, other: 0.05 };
+/** Most entries of a range added that way (the newest) */
+const RANGE_ENTRIES = 200;
+const EVENT = /^\(event\)/i;
 
 interface Candidate {
   note: Note;
@@ -99,21 +110,29 @@ export function recall(
     inRange(date, note, filterRange);
 
   const candidates = new Map<string, Candidate>();
-  const textHits = index.text.search(query, {
+  const { text: named, speakers } = readSpeakers(index, query);
+  const { text: words, present } = readPresent(named);
+  const textHits = index.text.search(words, {
     limit: TEXT_CANDIDATES,
+    rareTerms: true,
     filter: (hit) => {
       const note = index.notes.get(hit.path);
       return note !== undefined && admit(note, hit.date);
     },
   });
   const best = textHits[0]?.score ?? 0;
+  const versions: Array<Candidate & { matched: Set<string> }> = [];
   for (const hit of textHits) {
     const found = index.section(hit.id);
     if (!found) continue;
     const text = best > 0 ? hit.score / best : 0;
     const terms = [...new Set(hit.terms)].slice(0, 5).join(', ');
-    candidates.set(hit.id, { ...found, text, graph: 0, reasons: [`text match: ${terms}`] });
+    const matched = new Set(hit.queryTerms);
+    const candidate = { ...found, text, graph: 0, reasons: [`text match: ${terms}`], matched };
+    candidates.set(hit.id, candidate);
+    versions.push(candidate);
   }
+  newestVersionsFirst(versions);
 
   for (const seed of [...candidates.values()].slice(0, GRAPH_SEEDS)) {
     if (seed.text < 0.2) continue;
@@ -136,8 +155,20 @@ export function recall(
     }
   }
 
-  // A question that is only about a time ("what happened yesterday") has no words to match:
-  // then the entries of that range are the answer.
+  // A question about a time ("上周末去哪了", "what happened yesterday"): the words left beside
+  // the time rank the entries of the range, and the rest of the range follows them.
+  if (filterRange) {
+    let added = 0;
+    for (const { note, section } of entriesNewestFirst(index)) {
+      const date = section.date ?? '';
+      if (date < filterRange.from) break;
+      if (date > filterRange.to || candidates.has(section.id) || !admit(note, date)) continue;
+      const graph = EVENT.test(section.text) ? IN_RANGE.event : IN_RANGE.other;
+      candidates.set(section.id, { note, section, text: 0, graph, reasons: ['in the date range'] });
+      if (++added >= RANGE_ENTRIES) break;
+    }
+  }
+  // A preferred range whose question matched nothing at all: its entries are the answer.
   if (candidates.size === 0 && options.range) {
     for (const { note, section } of entriesNewestFirst(index)) {
       if (admit(note, section.date) && inRange(section.date, note, options.range)) {
@@ -148,8 +179,20 @@ export function recall(
 
   const outside = (c: Candidate) =>
     options.rangeMode === 'prefer' && !inRange(c.section.date, c.note, options.range);
+  // Entries of other speakers than the ones named rank lower; notes and entries without a speaker
+  // keep their score, so a fact about a person is not outranked by everything they said.
+  const otherSpeaker = (c: Candidate) =>
+    speakers.size > 0 && c.section.speaker !== undefined && !speakers.has(c.section.speaker.toLowerCase());
+  // A question about the present ("now", "现在") wants the newest version of what it asks about.
+  const weights = present
+    ? { ...config.recall.weights, recency: config.recall.weights.recency * PRESENT_RECENCY }
+    : config.recall.weights;
   const hits = [...candidates.values()].map((c): RecallHit => {
     if (outside(c)) c.reasons.push(`outside the date range (score × ${OUT_OF_RANGE})`);
+    if (otherSpeaker(c))
+      c.reasons.push(
+        `said by ${c.section.speaker}, not by ${[...speakers].join(' or ')} (score ÷ ${SPEAKER_PRIOR})`,
+      );
     const parts: ScoreParts = {
       text: round(c.text),
       graph: round(c.graph),
@@ -169,11 +212,16 @@ export function recall(
       ...(c.section.speaker ? { speaker: c.section.speaker } : {}),
       snippet: '',
       text: c.section.text,
-      score: round(combineScore(parts, config.recall.weights) * (outside(c) ? OUT_OF_RANGE : 1)),
+      score: round(
+        combineScore(parts, weights) *
+          (outside(c) ? OUT_OF_RANGE : 1) *
+          (otherSpeaker(c) ? 1 / SPEAKER_PRIOR : 1),
+      ),
       parts,
       reasons: c.reasons,
     };
   });
+  if (options.all) belowSuccessors(index, hits);
   // Citations and snippets cost string work: only for the hits that are returned.
   return diversify(hits)
     .slice(0, k)
@@ -189,11 +237,14 @@ const byScore = (a: RecallHit, b: RecallHit) => b.score - a.score || (a.id < b.i
 /**
  * Every section of a note matches its title, so one long note could fill the whole list. Each
  * further section of the same note counts a little less, which leaves room for other sources.
+ * Episode entries are exempt: a day's entries share a note because they share a day, and the
+ * entries around a match (the reply, the question before it) are often the answer.
  */
 function diversify(hits: RecallHit[]): RecallHit[] {
   hits.sort(byScore);
   const seen = new Map<string, number>();
   for (const hit of hits) {
+    if (hit.layer === 'episodes' && hit.anchor.startsWith('^')) continue;
     const n = seen.get(hit.path) ?? 0;
     seen.set(hit.path, n + 1);
     if (n > 0) {

@@ -1,7 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { VERSION } from '../core/version.js';
-import type { Vault } from '../index.js';
+import type { CompileResult, RecallResult, Vault } from '../index.js';
 import { compileArgs, readNoteArgs, recallArgs, rememberArgs } from './request-bodies.js';
 import { notePathOf } from './routes.js';
 
@@ -21,6 +21,42 @@ async function answer(body: () => Promise<unknown>): Promise<ToolResult> {
   }
 }
 
+/** Tokens kept back from a compile budget for the metadata line under the document. */
+const META_TOKENS = 40;
+
+/** Runs a tool body whose value is already the text the model reads. */
+async function answerText(body: () => Promise<string>): Promise<ToolResult> {
+  try {
+    return { content: [{ type: 'text', text: await body() }] };
+  } catch (error) {
+    return { content: [{ type: 'text', text: (error as Error).message ?? String(error) }], isError: true };
+  }
+}
+
+function rangeNote(range: RecallResult['range']): string {
+  return range ? ` · ${range.from} to ${range.to}${range.expression ? ` ("${range.expression}")` : ''}` : '';
+}
+
+/**
+ * Recall as the model reads it: one line per hit (citation, when, who, a snippet), then one line
+ * of metadata. The JSON with every score and reason is for `mem recall --json`, not for a prompt.
+ */
+function recallText(result: RecallResult, partial: boolean): string {
+  const lines = result.hits.map((hit) => {
+    const when = [hit.date, hit.time].filter(Boolean).join(' ');
+    const meta = [when, hit.speaker].filter(Boolean).join(', ');
+    return `- ${hit.link}${meta ? ` (${meta})` : ''} ${hit.snippet}`;
+  });
+  const meta = `memvault recall: ${result.hits.length} hits${rangeNote(result.range)}${partial ? ' · partial: the index was still refreshing' : ''}`;
+  return `${lines.join('\n')}${lines.length > 0 ? '\n\n' : ''}${meta}`;
+}
+
+/** The compiled document, then one line of metadata; together within the budget asked for. */
+function compileText(result: CompileResult, budget: number, partial: boolean): string {
+  const meta = `memvault compile: ${result.used} tokens of a ${budget} budget${rangeNote(result.range)}${partial ? ' · partial: the index was still refreshing' : ''}`;
+  return `${result.markdown}${result.markdown.endsWith('\n') || result.markdown === '' ? '' : '\n'}\n${meta}`;
+}
+
 /** The memvault tools over one watched vault: recall, compile, read a note, remember. */
 export function createMcpServer(vault: Vault, options: McpOptions = {}): McpServer {
   const deadlineMs = options.deadlineMs ?? 1000;
@@ -30,17 +66,21 @@ export function createMcpServer(vault: Vault, options: McpOptions = {}): McpServ
     const value = fn(vault);
     return idle ? value : { ...value, partial: true as const };
   };
+  const readText = async <T>(fn: (vault: Vault) => T, render: (value: T, partial: boolean) => string) => {
+    const idle = await vault.whenIdle(deadlineMs);
+    return render(fn(vault), !idle);
+  };
 
   server.registerTool(
     'memory_recall',
     {
       title: 'Recall memories',
       description:
-        'Ranked memories (note sections) for a query, each with its [[citation]], score and reasons. Time words such as "last weekend" narrow episode entries to that range.',
+        'Ranked memories (note sections) for a query, best first: one Markdown line each with its [[citation]], date, speaker and a snippet, then a line of metadata. Time words such as "last weekend" narrow episode entries to that range.',
       inputSchema: recallArgs,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    ({ query, k, now }) => answer(() => read((vault) => vault.recall(query, { k, now }))),
+    ({ query, k, now }) => answerText(() => readText((vault) => vault.recall(query, { k, now }), recallText)),
   );
 
   server.registerTool(
@@ -48,11 +88,21 @@ export function createMcpServer(vault: Vault, options: McpOptions = {}): McpServ
     {
       title: 'Compile context',
       description:
-        "The context document for one turn (persona, the user's profile, this message's memories, recent entries) within a token budget; its markdown goes into the prompt.",
+        "The context document for one turn (persona, the user's profile, this message's memories, recent entries) as Markdown for the prompt, then a line of metadata; all of it within the token budget.",
       inputSchema: compileArgs,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    ({ message, budget, now }) => answer(() => read((vault) => vault.compile({ message, budget, now }))),
+    ({ message, budget, now }) =>
+      answerText(() =>
+        readText(
+          (vault) => {
+            const total = budget ?? vault.config.compile.budget;
+            const result = vault.compile({ message, budget: Math.max(0, total - META_TOKENS), now });
+            return { result, total };
+          },
+          ({ result, total }, partial) => compileText(result, total, partial),
+        ),
+      ),
   );
 
   server.registerTool(

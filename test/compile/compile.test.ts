@@ -29,7 +29,7 @@ describe('compile', () => {
     expect(headings).toEqual(['## Persona', '## About the user', '## Relevant memories', '## Recent']);
     expect(result.sections[0]?.items.map((i) => i.path)).toEqual(['persona/identity.md', 'persona/voice.md']);
     expect(result.sections[2]?.items[0]?.anchor).toBe('^e1');
-    expect(result.markdown).toContain('- [[2026-11-28#^e1]] (10:00) (event) Rain went hiking with Mei.');
+    expect(result.markdown).toContain('[[2026-11-28]]\n- ^e1 (event) Rain went hiking with Mei.');
     expect(result.used).toBe(countTokens(result.markdown));
   });
 
@@ -62,6 +62,14 @@ describe('compile', () => {
     expect(prefix('hiking').length).toBeGreaterThan(50);
   });
 
+  it('gives the same document, byte for byte, for the same turn while the vault is unchanged', async () => {
+    const vault = await openVault({ path: await copyExampleVault(), cache: false });
+    const turn = { message: '上周末去哪了', history: ['早'], budget: 1500, now: NOW };
+    const first = vault.compile(turn).markdown;
+    vault.compile({ message: 'something else entirely', budget: 800, now: NOW });
+    expect(vault.compile(turn).markdown).toBe(first);
+  });
+
   it('cites every item with a link that resolves to a real note and anchor', async () => {
     const vault = await openVault({ path: await copyExampleVault(), cache: false });
     const result = vault.compile({ message: '阿哲 and the bookshelf from IKEA', budget: 3000, now: NOW });
@@ -75,6 +83,29 @@ describe('compile', () => {
     expect(cites.length).toBeGreaterThan(0);
     for (const [, day, block] of cites) {
       expect(vault.note(day as string).blocks.map((b) => b.id)).toContain(block);
+    }
+  });
+
+  it('writes a day link once above its entries, each entry citable as that link plus its block id', async () => {
+    const vault = await openVault({ path: await copyExampleVault(), cache: false });
+    const result = vault.compile({ message: '阿哲 and the bookshelf from IKEA', budget: 3000, now: NOW });
+    let day: string | undefined;
+    let entries = 0;
+    for (const line of result.markdown.split('\n')) {
+      const heading = /^\[\[([^\]#|]+)\]\]/.exec(line);
+      if (heading) day = heading[1];
+      else if (line.startsWith('## ')) day = undefined;
+      const entry = /^- (\^[\w-]+) /.exec(line);
+      if (!entry) continue;
+      entries++;
+      expect(day).toBeDefined();
+      expect(vault.note(day as string).sections.map((s) => s.anchor)).toContain(entry[1]);
+    }
+    expect(entries).toBeGreaterThan(5);
+    // Within a section each day's link is written once.
+    for (const section of result.markdown.split(/^## /m)) {
+      const days = section.split('\n').filter((l) => /^\[\[\d{4}-\d{2}-\d{2}\]\]$/.test(l));
+      expect(days.length).toBe(new Set(days).size);
     }
   });
 

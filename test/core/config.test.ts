@@ -33,7 +33,7 @@ describe('mem.config.json', () => {
       recall: {
         k: 8,
         halfLifeDays: 30,
-        weights: { text: 1, graph: 0.25, recency: 0.15, importance: 0.15, layer: 0.1 },
+        weights: { text: 1, graph: 1, recency: 0.15, importance: 0.15, layer: 0.1 },
         layerPrior: { persona: 0.6, profile: 0.9, insights: 1, episodes: 0.7, archive: 0.2, other: 0.5 },
       },
       compile: {
@@ -130,7 +130,7 @@ describe('mem.config.json', () => {
       'mem: mem.config.json: unknown key "timezon" (did you mean "timezone"?); it is ignored',
     ]);
     expect(config.timezone).toBe(defaultConfig().timezone);
-    expect(config.recall.weights.graph).toBe(0.25);
+    expect(config.recall.weights.graph).toBe(1);
   });
 
   it('reports an unknown key and a wrong value in the same file', () => {

@@ -298,11 +298,48 @@ describe('TextIndex', () => {
       const json = { ...indexOf(...notes).toJSON(), version: 999 };
       expect(() => TextIndex.fromJSON(json)).toThrow(MemError);
       expect(() => TextIndex.fromJSON(json)).toThrow(
-        'text index: saved version 999 does not match 3; rebuild it',
+        'text index: saved version 999 does not match 4; rebuild it',
       );
       expect(() => TextIndex.fromJSON(null)).toThrow(
-        'text index: saved version undefined does not match 3; rebuild it',
+        'text index: saved version undefined does not match 4; rebuild it',
       );
     });
+  });
+});
+
+describe('what an entry is found by beyond its words', () => {
+  const diary = makeNote('episodes/daily/2023-05-08.md', {
+    title: 'diary',
+    sections: [
+      { anchor: '^e1', text: 'Went to the pottery class.', date: '2023-05-08' },
+      { anchor: '^e2', text: 'Bought bread.', date: '2023-06-01' },
+    ],
+  });
+
+  it('finds an entry by its day written as people say it (8 May 2023)', () => {
+    const index = indexOf(diary);
+    expect(index.search('what happened in May 2023').map((h) => h.anchor)[0]).toBe('^e1');
+    expect(index.search('2023-06-01')[0]?.anchor).toBe('^e2');
+  });
+
+  it('weighs rare query words above common ones when asked to', () => {
+    const common = Array.from({ length: 30 }, (_, i) =>
+      makeNote(`episodes/daily/d${i}.md`, { sections: [{ anchor: '^e1', text: `I feel fine, day ${i}` }] }),
+    );
+    const target = makeNote('episodes/daily/x.md', {
+      sections: [
+        { anchor: '^e1', text: 'The adoption agency called back about the interview for the adoption' },
+      ],
+    });
+    const noisy = makeNote('episodes/daily/y.md', {
+      sections: [{ anchor: '^e1', text: 'feel feel, I feel adoption' }],
+    });
+    const index = indexOf(...common, target, noisy);
+    const plain = index.search('how does she feel about adoption');
+    const rare = index.search('how does she feel about adoption', { rareTerms: true });
+    const gap = (hits: typeof plain) =>
+      (hits.find((h) => h.path === 'episodes/daily/x.md')?.score ?? 0) /
+      (hits.find((h) => h.path === 'episodes/daily/d0.md')?.score ?? 1);
+    expect(gap(rare)).toBeGreaterThan(gap(plain));
   });
 });

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { countTokens } from '../../src/compile/count-tokens.js';
 import { cleanupVaults, makeVault, REPO_ROOT } from '../helpers/make-vault.js';
 
 // Runs the built CLI (`npm run build` first), as Claude Desktop or Claude Code would.
@@ -53,20 +54,59 @@ describe('mem mcp', () => {
     expect(recall?.inputSchema.required).toEqual(['query']);
   });
 
-  it('recalls memories as JSON text', async () => {
+  it('recalls memories as one cited line each, then a line of metadata', async () => {
     const result = await tool('memory_recall', { query: 'ramen', k: 2, now: '2026-12-01T10:00:00+08:00' });
     expect(result.isError).toBe(false);
-    const data = JSON.parse(result.text) as { query: string; hits: { path: string }[] };
-    expect(data.query).toBe('ramen');
-    expect(data.hits.map((h) => h.path).sort()).toEqual(['insights/Tokyo.md', 'profile/user.md']);
+    const lines = result.text.split('\n');
+    expect(
+      lines
+        .filter((l) => l.startsWith('- '))
+        .map((l) => /^- (\[\[[^\]]+\]\])/.exec(l)?.[1])
+        .sort(),
+    ).toEqual(['[[Tokyo#Tokyo]]', '[[user#User]]']);
+    expect(lines.at(-1)).toBe('memvault recall: 2 hits');
   });
 
-  it('compiles a context within the budget', async () => {
+  it('compiles a context whose whole tool result stays within the budget', async () => {
     const result = await tool('memory_compile', { message: 'where should we eat ramen?', budget: 200 });
-    const data = JSON.parse(result.text) as { markdown: string; budget: number; used: number };
-    expect(data.budget).toBe(200);
-    expect(data.used).toBeLessThanOrEqual(200);
-    expect(data.markdown).toContain('ramen');
+    expect(result.text).toContain('ramen');
+    expect(result.text).not.toContain('"markdown"');
+    expect(countTokens(result.text)).toBeLessThanOrEqual(200);
+    expect(result.text.split('\n').at(-1)).toMatch(/^memvault compile: \d+ tokens of a 200 budget$/);
+  });
+
+  it("keeps a long vault's compile and recall results short (the JSON repeated every item)", async () => {
+    const entries = Array.from(
+      { length: 60 },
+      (_, i) =>
+        `- 10:${String(i).padStart(2, '0')} **Rain:** ramen shop number ${i} had a long queue, rich broth and thick noodles, worth the wait again ^e${i + 1}`,
+    );
+    const long = await makeVault({
+      'episodes/daily/2026-11-20.md': `# 2026-11-20\n\n${entries.join('\n')}\n`,
+    });
+    const other = new Client({ name: 'memvault-test', version: '1.0.0' });
+    await other.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [join(REPO_ROOT, 'dist/cli/main.js'), 'mcp', '--vault', long],
+        env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '' },
+        stderr: 'ignore',
+      }),
+    );
+    try {
+      const call = async (name: string, args: Record<string, unknown>) =>
+        ((await other.callTool({ name, arguments: args })) as { content: { text: string }[] }).content
+          .map((c) => c.text)
+          .join('');
+      expect(
+        countTokens(await call('memory_compile', { message: 'ramen broth', budget: 1000 })),
+      ).toBeLessThanOrEqual(1000);
+      const recalled = await call('memory_recall', { query: 'ramen broth', k: 8 });
+      expect(recalled.split('\n').filter((l) => l.startsWith('- '))).toHaveLength(8);
+      expect(countTokens(recalled)).toBeLessThan(600);
+    } finally {
+      await other.close();
+    }
   });
 
   it('reads a note with its backlinks, and refuses a path outside the vault', async () => {
@@ -94,10 +134,10 @@ describe('mem mcp', () => {
       link: string;
     };
     expect(written.path).toMatch(/^episodes\/daily\/\d{4}-\d{2}-\d{2}\.md$/);
-    const hits = JSON.parse((await tool('memory_recall', { query: 'hedgehog' })).text) as {
-      hits: { text: string }[];
-    };
-    expect(hits.hits.map((h) => h.text)).toEqual(['Adopted a hedgehog']);
+    const recalled = (await tool('memory_recall', { query: 'hedgehog' })).text;
+    expect(recalled.split('\n').filter((l) => l.startsWith('- '))).toEqual([
+      expect.stringMatching(/^- \[\[\d{4}-\d{2}-\d{2}#\^\w+\]\] \(.*\) Adopted a hedgehog$/),
+    ]);
   });
 
   it('refuses input that does not match the schema', async () => {
