@@ -8,7 +8,7 @@ export { MemError, type MemErrorCode } from './core/errors.js';
 export type { Block, Edge, Heading, Layer, LinkRef, Note, Section } from './core/types.js';
 export type { CommitResult } from './git/commit-paths.js';
 export type { HistoryEntry } from './git/git-history.js';
-export type { UndoResult } from './git/vault-git.js';
+export type { UndoOptions, UndoResult } from './git/vault-git.js';
 export type { DoctorReport } from './indexing/doctor.js';
 export type { AppliedRange } from './recall/choose-range.js';
 export type { ScoreParts } from './recall/rank.js';

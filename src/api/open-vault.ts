@@ -3,7 +3,13 @@ import { loadConfig, type MemConfig } from '../core/config.js';
 import { MemError } from '../core/errors.js';
 import type { Edge, Note } from '../core/types.js';
 import type { HistoryEntry } from '../git/git-history.js';
-import { noteHistory, type UndoResult, undoLastMemCommit, vaultDiff } from '../git/vault-git.js';
+import {
+  noteHistory,
+  type UndoOptions,
+  type UndoResult,
+  undoLastMemCommit,
+  vaultDiff,
+} from '../git/vault-git.js';
 import { type DoctorReport, diagnose } from '../indexing/doctor.js';
 import { loadIndexCache, saveIndexCache } from '../indexing/index-cache.js';
 import { type RefreshStats, refreshIndex, refreshPaths } from '../indexing/refresh-index.js';
@@ -182,9 +188,9 @@ export class Vault {
   }
 
   /** Reverts mem's last commit when its files are unchanged since, and re-indexes them. */
-  async undo(): Promise<UndoResult> {
-    const result = await undoLastMemCommit(this.root);
-    await this.refreshPaths(result.paths);
+  async undo(options: UndoOptions = {}): Promise<UndoResult> {
+    const result = await undoLastMemCommit(this.root, options);
+    if (!result.dryRun) await this.refreshPaths(result.paths);
     return result;
   }
 
