@@ -2,6 +2,7 @@ import type { Nodes, Root } from 'mdast';
 import remarkParse from 'remark-parse';
 import { unified } from 'unified';
 import type { LinkRef } from '../core/types.js';
+import { limitNesting } from './limit-nesting.js';
 
 /** A `[start, end)` range of offsets into a text. */
 export type Span = readonly [start: number, end: number];
@@ -20,23 +21,25 @@ const markdown = unified().use(remarkParse).freeze();
 /**
  * Parses Markdown with remark, keeping offsets aligned with `text`: micromark drops a leading BOM
  * and would shift every offset by one, so the BOM is replaced by a space of the same length.
+ * Nesting deeper than MAX_NESTING is flattened first (see limitNesting), so parsing stays linear.
  */
 export function parseMarkdown(text: string): Root {
-  return markdown.parse(text.charCodeAt(0) === 0xfeff ? ` ${text.slice(1)}` : text);
+  return markdown.parse(limitNesting(text.charCodeAt(0) === 0xfeff ? ` ${text.slice(1)}` : text));
 }
 
 /** Spans of fenced, indented and inline code in a remark tree: nothing inside them is a link or a tag. */
 export function codeSpans(tree: Root): Span[] {
   const spans: Span[] = [];
-  const visit = (node: Nodes): void => {
+  // An explicit stack, not recursion: a tree's depth must never cost the call stack.
+  const stack: Nodes[] = [tree];
+  for (let node = stack.pop(); node; node = stack.pop()) {
     if (node.type === 'code' || node.type === 'inlineCode') {
       const { start, end } = node.position ?? {};
       if (start?.offset !== undefined && end?.offset !== undefined) spans.push([start.offset, end.offset]);
-      return;
+    } else if ('children' in node) {
+      for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]!);
     }
-    if ('children' in node) for (const child of node.children) visit(child);
-  };
-  visit(tree);
+  }
   return spans;
 }
 
