@@ -1,4 +1,5 @@
 import { lstat, readFile } from 'node:fs/promises';
+import type { Note } from '../core/types.js';
 import { parseNote } from '../vault/parse-note.js';
 import { findOnDisk } from '../vault/paths.js';
 import { isNotePath, readVault, type VaultFile } from '../vault/read-vault.js';
@@ -102,8 +103,30 @@ async function readInto(
         tally(stats, 'touched', file.path, changed);
         return;
       }
-      index.upsert(parseNote(file.path, text, { size: file.size, mtimeMs: file.mtimeMs }));
+      const stat = { size: file.size, mtimeMs: file.mtimeMs };
+      try {
+        index.upsert(parseNote(file.path, text, stat));
+      } catch (error) {
+        // Whatever a note holds, indexing goes on: the note is kept by its name, with the reason.
+        index.upsert(unreadableNote(file.path, text, stat, error));
+      }
       tally(stats, known ? 'changed' : 'added', file.path, changed);
     });
   }
+}
+
+/** A note that could not be parsed, indexed by its file name only, with the reason as a warning. */
+function unreadableNote(
+  path: string,
+  text: string,
+  stat: { size: number; mtimeMs: number },
+  error: unknown,
+): Note {
+  const note = parseNote(path, '', stat);
+  const reason = error instanceof Error ? error.message : String(error);
+  return {
+    ...note,
+    hash: hashText(text),
+    warnings: [`${path}: could not be indexed (${reason}); only its name is searchable`],
+  };
 }

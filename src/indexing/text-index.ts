@@ -95,11 +95,21 @@ export class TextIndex {
   add(note: Note): void {
     if (this.idsByPath.has(note.path)) this.remove(note.path);
     const documents = sectionDocuments(note);
-    this.miniSearch.addAll(documents);
-    this.idsByPath.set(
-      note.path,
-      documents.map((document) => document.id),
-    );
+    // A section left from an add that failed half-way (or a cache saved then) is replaced, never
+    // met with MiniSearch's "duplicate ID", which made every later write to the note fail.
+    for (const document of documents)
+      if (this.miniSearch.has(document.id)) this.miniSearch.discard(document.id);
+    const added: string[] = [];
+    try {
+      for (const document of documents) {
+        this.miniSearch.add(document);
+        added.push(document.id);
+      }
+    } catch (error) {
+      this.miniSearch.discardAll(added);
+      throw error;
+    }
+    this.idsByPath.set(note.path, added);
   }
 
   /** Drops every section of the note at `path`; an unknown path is ignored. */

@@ -252,7 +252,12 @@ export function episodeSections(input: SectionInput, date: string | undefined): 
     sections.push(...entries);
   });
   const sectionIds = new SectionIds(path);
-  for (const section of sections) section.id = sectionIds.next(section.anchor);
+  for (const section of sections) {
+    section.id = sectionIds.next(section.anchor);
+    // A block id used twice: the second entry gets its own anchor (`^e1 (2)`), as Obsidian links
+    // only the first, so each entry stays findable and citable by one anchor (doctor reports it).
+    if (section.kind === 'block') section.anchor = section.id.slice(path.length + 1);
+  }
   return sections;
 }
 
