@@ -22,12 +22,36 @@ async function identityArgs(repoRoot: string): Promise<string[]> {
   return args;
 }
 
+/**
+ * For a path mem only appended to: the text to commit, made from the committed text (undefined when
+ * the file is new) plus mem's own lines, so a person's uncommitted edit of the file stays theirs.
+ */
+export type DeriveContent = (committed: string | undefined) => string;
+
+/** Stages `derive(committed)` for each path in the private index instead of the file on disk. */
+async function stageDerived(
+  repoRoot: string,
+  env: Record<string, string>,
+  head: string | undefined,
+  derived: Map<string, DeriveContent>,
+): Promise<void> {
+  for (const [path, derive] of derived) {
+    const entry = head ? (await git(repoRoot, ['ls-tree', '-z', head, '--', path])).split('\t')[0] : '';
+    const [listedMode, , blob] = (entry ?? '').split(' ');
+    const mode = blob ? listedMode : '100644';
+    const committed = blob ? await git(repoRoot, ['cat-file', 'blob', blob]) : undefined;
+    const sha = (await git(repoRoot, ['hash-object', '-w', '--stdin'], { input: derive(committed) })).trim();
+    await git(repoRoot, ['update-index', '--add', '--cacheinfo', `${mode},${sha},${path}`], { env });
+  }
+}
+
 /** Builds a commit of exactly `paths` on top of HEAD in a private index; returns the new commit and tree. */
 async function buildCommit(
   repoRoot: string,
   paths: string[],
   message: string,
   head: string | undefined,
+  derived: Map<string, DeriveContent> = new Map(),
 ): Promise<{ commit: string; tree: string } | undefined> {
   const temp = await mkdtemp(join(tmpdir(), 'mem-index-'));
   const env = { GIT_INDEX_FILE: join(temp, 'index') };
@@ -35,7 +59,10 @@ async function buildCommit(
     await git(repoRoot, head ? ['read-tree', head] : ['read-tree', '--empty'], { env });
     const present: string[] = [];
     const gone: string[] = [];
-    for (const path of paths) ((await exists(join(repoRoot, path))) ? present : gone).push(path);
+    for (const path of paths) {
+      if (derived.has(path)) continue;
+      ((await exists(join(repoRoot, path))) ? present : gone).push(path);
+    }
     // An untracked file the user ignores stays out of git, as `git add` would keep it.
     const ignored = new Set(
       (
@@ -61,6 +88,7 @@ async function buildCommit(
         },
       );
     }
+    await stageDerived(repoRoot, env, head, derived);
     const tree = (await git(repoRoot, ['write-tree'], { env })).trim();
     const headTree = head ? (await git(repoRoot, ['rev-parse', `${head}^{tree}`])).trim() : undefined;
     if (tree === headTree) return undefined;
@@ -117,14 +145,19 @@ async function storedForms(repoRoot: string, paths: string[]): Promise<string[]>
  * else: the commit is built in a private index and HEAD is moved by compare-and-swap, so the user's
  * staged and unstaged changes to other files stay exactly as they were. No hooks run.
  */
-export async function commitPaths(repoRoot: string, paths: string[], message: string): Promise<CommitResult> {
+export async function commitPaths(
+  repoRoot: string,
+  paths: string[],
+  message: string,
+  derived: Map<string, DeriveContent> = new Map(),
+): Promise<CommitResult> {
   const unique = await storedForms(repoRoot, [...new Set(paths.map(checkRepoPath))]);
   if (unique.length === 0) return { committed: false, reason: 'no paths to commit' };
   for (let attempt = 0; attempt < 3; attempt++) {
     const busy = await gitBusy(repoRoot);
     if (busy) return { committed: false, reason: busy };
     const head = await headCommit(repoRoot);
-    const built = await buildCommit(repoRoot, unique, message, head);
+    const built = await buildCommit(repoRoot, unique, message, head, derived);
     if (!built) return { committed: false, reason: 'nothing to commit: the files match the last commit' };
     // Compare-and-swap on HEAD: another tool (an auto-commit plugin) may have committed meanwhile.
     const moved = await git(
