@@ -157,21 +157,21 @@ export class Vault {
 
   /** Sets or deletes frontmatter keys of a note, keeping every other byte; CONFLICT on a hand edit. */
   async updateNote(ref: string, input: UpdateNoteInput): Promise<NoteWriteResult> {
-    const result = await updateNote(this.root, this.config, this.note(ref).path, input);
+    const result = await updateNote(this.root, this.config, this.noteToWrite(ref).path, input);
     await this.refreshPaths([result.path]);
     return result;
   }
 
   /** Renames a note and rewrites every link to it, keeping each link's style; one commit. */
   async move(ref: string, to: string): Promise<MoveResult> {
-    const result = await moveNote(this.root, this.config, this.index, this.note(ref).path, to);
+    const result = await moveNote(this.root, this.config, this.index, this.noteToWrite(ref).path, to);
     await this.refreshPaths(result.paths);
     return result;
   }
 
   /** Moves a note to `archive/` with `status: archived`, or with `hard` deletes it (git only). */
   async forget(ref: string, options: ForgetOptions = {}): Promise<ForgetResult> {
-    const result = await forgetNote(this.root, this.config, this.index, this.note(ref).path, options);
+    const result = await forgetNote(this.root, this.config, this.index, this.noteToWrite(ref).path, options);
     await this.refreshPaths(result.paths);
     return result;
   }
@@ -236,6 +236,27 @@ export class Vault {
     const resolved = this.index.graph.resolve(clean.replace(/\.md$/i, ''), '');
     const note = resolved ? this.index.notes.get(resolved) : undefined;
     if (!note) throw new MemError('NOT_FOUND', `note not found: ${ref}`);
+    return note;
+  }
+
+  /**
+   * Like note(), for verbs that change or remove a note: a name that more than one note answers to
+   * (`Mei` for `people/Mei.md` and `work/Mei.md`) is refused with the candidates, never guessed.
+   */
+  noteToWrite(ref: string): Note {
+    const note = this.note(ref);
+    const clean = ref.normalize('NFC').replace(/^\.\//, '').replace(/^\//, '').replace(/\.md$/i, '');
+    if (this.index.notes.has(clean) || this.index.notes.has(`${clean}.md`)) return note;
+    const wanted = `/${clean}.md`.toLowerCase();
+    const candidates = [...this.index.notes.keys()].filter((path) =>
+      `/${path}`.toLowerCase().endsWith(wanted),
+    );
+    if (candidates.length > 1) {
+      throw new MemError(
+        'INVALID_INPUT',
+        `${ref} is ambiguous: ${candidates.sort().join(', ')}; give the note's path`,
+      );
+    }
     return note;
   }
 
