@@ -110,11 +110,32 @@ export async function writeAtomic(
         // File systems without hard links fall through to check-then-rename.
       }
     }
-    if (options.expectedHash !== undefined && (await currentHash(abs)) !== options.expectedHash) {
-      throw conflict(label);
+    if (options.expectedHash === undefined) {
+      await rename(temp, abs);
+      await syncFolder(dir);
+      return;
     }
-    await rename(temp, abs);
-    await syncFolder(dir);
+    // Keep a second name for the file being replaced, so it can be re-checked after the rename: an
+    // editor that saved in place between the check and the rename wrote into that file.
+    const displaced = `${temp}.old`;
+    const linked = await link(abs, displaced).then(
+      () => true,
+      () => false,
+    );
+    try {
+      const before = linked ? await currentHash(displaced) : await currentHash(abs);
+      if (before !== options.expectedHash) throw conflict(label);
+      await rename(temp, abs);
+      if (linked && (await currentHash(displaced)) !== options.expectedHash) {
+        // The hand edit landed in the replaced file: put it back (when nothing newer came since)
+        // and report a conflict, so the caller re-reads and tries again on top of it.
+        if ((await currentHash(abs)) === hashText(text)) await rename(displaced, abs);
+        throw conflict(label);
+      }
+      await syncFolder(dir);
+    } finally {
+      if (linked) await removeQuietly(displaced);
+    }
   } catch (error) {
     await removeQuietly(temp);
     throw error;

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { cleanupVaults, makeVault, REPO_ROOT } from '../helpers/make-vault.js';
 
 /** Entries per run; the slow tier (`npm run test:slow`) writes 1,000 as the red-team run did. */
-const ENTRIES = process.env['MEM_SLOW'] ? 1000 : 80;
+const ENTRIES = process.env['MEM_SLOW'] ? 1000 : 40;
 const DAY = 'episodes/daily/2026-11-30.md';
 
 function runNode(args: string[]): Promise<{ code: number; stdout: string }> {
