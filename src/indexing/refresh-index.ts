@@ -1,4 +1,5 @@
-import { lstat, readFile } from 'node:fs/promises';
+import { lstat, readFile, realpath } from 'node:fs/promises';
+import { sep } from 'node:path';
 import type { Note } from '../core/types.js';
 import { parseNote } from '../vault/parse-note.js';
 import { findOnDisk } from '../vault/paths.js';
@@ -76,11 +77,23 @@ export async function refreshPaths(
     // The file may be stored with NFD names (written on macOS); the index keys it by its NFC path.
     const abs = await findOnDisk(root, rel);
     const info = await lstat(abs).catch(() => undefined);
-    if (info?.isFile()) toRead.push({ path: rel, abs, size: info.size, mtimeMs: info.mtimeMs });
+    // lstat follows a symlinked folder on the way: a file reached through one may lie outside the
+    // vault, and readVault never lists it, so a watcher's event for it must not index it either.
+    if (info?.isFile() && (await insideVault(root, abs)))
+      toRead.push({ path: rel, abs, size: info.size, mtimeMs: info.mtimeMs });
     else if (index.remove(rel)) tally(stats, 'removed', rel, changed);
   }
   await readInto(index, toRead, stats, changed);
   return stats;
+}
+
+/** Whether `abs`, with every symlink resolved, is still below the vault's own folder. */
+async function insideVault(root: string, abs: string): Promise<boolean> {
+  const [realRoot, realFile] = await Promise.all([
+    realpath(root).catch(() => root),
+    realpath(abs).catch(() => undefined),
+  ]);
+  return realFile !== undefined && realFile.startsWith(`${realRoot}${sep}`);
 }
 
 async function readInto(
