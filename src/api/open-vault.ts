@@ -82,6 +82,7 @@ export class Vault {
       if (cached.status === 'loaded') index = cached.index;
       else if (cached.status !== 'missing') options.onNotice?.(`mem: ${cached.reason}; rebuilding it`);
     }
+    index.limits = config.limits;
     const vault = new Vault(root, config, index, useCache);
     await vault.refresh();
     return vault;

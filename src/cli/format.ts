@@ -68,6 +68,7 @@ export function formatDoctor(report: DoctorReport): string {
     report.duplicateBlockIds,
     (d) => `${d.path}: ^${d.id} on lines ${d.lines.join(', ')} (links reach only the first)`,
   );
+  list('partly indexed (over a limit)', report.truncated, (t) => t.message);
   list('orphans (no links in or out)', report.orphans, (o) => o);
   return `${lines.join('\n')}\n`;
 }

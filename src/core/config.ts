@@ -45,6 +45,15 @@ export interface MemConfig {
    * "assistant": "小满"}` (default: none, the role is written as it comes)
    */
   speakers: Record<string, string>;
+  // --- Limits (issue 10): bounds on the work one note may cost the indexer ---------------------
+  limits: {
+    /** A note longer than this many characters is indexed up to it (default: 2,000,000) */
+    maxNoteChars: number;
+    /** A line longer than this many characters is indexed up to it (default: 20,000) */
+    maxLineChars: number;
+    /** Links past this many in one note are left out of the graph (default: 5,000) */
+    maxLinksPerNote: number;
+  };
 }
 
 export const CONFIG_FILE = 'mem.config.json';
@@ -68,6 +77,8 @@ export function defaultConfig(): MemConfig {
     llm: { model: 'gpt-4o-mini', apiKeyEnv: 'OPENAI_API_KEY', timeoutMs: 120_000 },
     allowPersonaEdits: false,
     speakers: {},
+    // Limits (issue 10)
+    limits: { maxNoteChars: 2_000_000, maxLineChars: 20_000, maxLinksPerNote: 5000 },
   };
 }
 

@@ -7,6 +7,8 @@ export interface DoctorReport {
   invalidFrontmatter: Array<{ path: string; message: string }>;
   /** Block ids used more than once in one note: links reach only the first (the others get `^id (2)` …) */
   duplicateBlockIds: Array<{ path: string; id: string; lines: number[] }>;
+  /** Notes only partly indexed because they passed a limit (config `limits`) */
+  truncated: Array<{ path: string; message: string }>;
   /** Notes with no links in or out */
   orphans: string[];
 }
@@ -38,6 +40,9 @@ export function diagnose(index: VaultIndex): DoctorReport {
         .map(([id, at]) => ({ path: note.path, id, lines: at }));
     })
     .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const truncated = [...index.notes.values()]
+    .flatMap((note) => (note.truncated ? [{ path: note.path, message: note.truncated }] : []))
+    .sort((a, b) => (a.path < b.path ? -1 : 1));
   const orphans = [...index.notes.keys()]
     .filter(
       (path) => index.graph.outEdges(path).every((e) => !e.to) && index.graph.backlinks(path).length === 0,
@@ -49,6 +54,7 @@ export function diagnose(index: VaultIndex): DoctorReport {
     duplicateNames,
     invalidFrontmatter,
     duplicateBlockIds,
+    truncated,
     orphans,
   };
 }

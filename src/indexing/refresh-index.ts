@@ -5,6 +5,7 @@ import { parseNote } from '../vault/parse-note.js';
 import { findOnDisk } from '../vault/paths.js';
 import { isNotePath, readVault, type VaultFile } from '../vault/read-vault.js';
 import { hashText } from '../vault/write-note.js';
+import { boundLinks, boundNote } from './bound-note.js';
 import type { VaultIndex } from './vault-index.js';
 
 export interface RefreshStats {
@@ -118,7 +119,13 @@ async function readInto(
       }
       const stat = { size: file.size, mtimeMs: file.mtimeMs };
       try {
-        index.upsert(parseNote(file.path, text, stat));
+        const bounded = boundNote(file.path, text, index.limits);
+        const parsed = parseNote(file.path, bounded.text, stat);
+        // The hash is the file's, so an unchanged file is still recognised as unchanged.
+        const note = boundLinks({ ...parsed, hash: hashText(text) }, index.limits);
+        if (bounded.reason)
+          note.truncated = note.truncated ? `${bounded.reason}; ${note.truncated}` : bounded.reason;
+        index.upsert(note);
       } catch (error) {
         // Whatever a note holds, indexing goes on: the note is kept by its name, with the reason.
         index.upsert(unreadableNote(file.path, text, stat, error));
