@@ -52,7 +52,7 @@ async function buildCommit(
   message: string,
   head: string | undefined,
   derived: Map<string, DeriveContent> = new Map(),
-): Promise<{ commit: string; tree: string } | undefined> {
+): Promise<{ commit: string; tree: string } | { ignored: string[] } | undefined> {
   const temp = await mkdtemp(join(tmpdir(), 'mem-index-'));
   const env = { GIT_INDEX_FILE: join(temp, 'index') };
   try {
@@ -65,10 +65,11 @@ async function buildCommit(
     }
     // An untracked file the user ignores stays out of git, as `git add` would keep it.
     const ignored = new Set(
+      // check-ignore refuses to run at all under GIT_LITERAL_PATHSPECS (it read as "nothing ignored").
       (
         await git(repoRoot, ['check-ignore', '-z', '--stdin'], {
-          env,
-          input: present.join('\0'),
+          env: { ...env, GIT_LITERAL_PATHSPECS: '0' },
+          input: [...present, ...derived.keys()].join('\0'),
           allowFail: true,
         })
       )
@@ -76,6 +77,10 @@ async function buildCommit(
         .filter(Boolean) ?? [],
     );
     const toAdd = present.filter((path) => !ignored.has(path));
+    const toDerive = new Map([...derived].filter(([path]) => !ignored.has(path)));
+    if (toAdd.length === 0 && gone.length === 0 && toDerive.size === 0 && ignored.size > 0) {
+      return { ignored: [...ignored] };
+    }
     const nul = { env, input: `${toAdd.join('\0')}\0` };
     if (toAdd.length > 0) await git(repoRoot, ['add', '--pathspec-from-file=-', '--pathspec-file-nul'], nul);
     if (gone.length > 0) {
@@ -88,7 +93,7 @@ async function buildCommit(
         },
       );
     }
-    await stageDerived(repoRoot, env, head, derived);
+    await stageDerived(repoRoot, env, head, toDerive);
     const tree = (await git(repoRoot, ['write-tree'], { env })).trim();
     const headTree = head ? (await git(repoRoot, ['rev-parse', `${head}^{tree}`])).trim() : undefined;
     if (tree === headTree) return undefined;
@@ -159,6 +164,12 @@ export async function commitPaths(
     const head = await headCommit(repoRoot);
     const built = await buildCommit(repoRoot, unique, message, head, derived);
     if (!built) return { committed: false, reason: 'nothing to commit: the files match the last commit' };
+    if ('ignored' in built) {
+      return {
+        committed: false,
+        reason: `git ignores ${built.ignored.join(', ')} (a .gitignore lists it or a folder above it); mem did not commit`,
+      };
+    }
     // Compare-and-swap on HEAD: another tool (an auto-commit plugin) may have committed meanwhile.
     const moved = await git(
       repoRoot,

@@ -85,3 +85,25 @@ describe('git edge cases', () => {
     expect(out.stderr).toContain('mem: written, not committed: HEAD is detached');
   });
 });
+
+describe('a vault whose folder git ignores', () => {
+  it('writes the note and says clearly why it did not commit', async () => {
+    const repo = await tempDir();
+    await sh(repo, 'init', '-q', '-b', 'main');
+    await writeFile(join(repo, '.gitignore'), 'vault/\n');
+    await sh(repo, 'add', '.gitignore');
+    await sh(repo, 'commit', '-qm', 'start');
+    const root = join(repo, 'vault');
+    await mkdir(root);
+    await writeFile(join(root, 'mem.config.json'), JSON.stringify({ timezone: 'UTC' }));
+
+    const out = await mem(['--vault', root, 'remember', 'x', '--at', '2026-11-30T10:00:00Z']);
+
+    expect(out.code).toBe(0);
+    expect(out.stderr).toBe(
+      'mem: written, not committed: git ignores vault/episodes/daily/2026-11-30.md (a .gitignore lists it or a folder above it); mem did not commit\n',
+    );
+    expect(await readFile(join(root, 'episodes/daily/2026-11-30.md'), 'utf8')).toContain('- 10:00 x ^e1');
+    expect(await sh(repo, 'log', '--format=%s')).toBe('start\n');
+  });
+});
