@@ -94,7 +94,7 @@ async function insideVault(root: string, abs: string): Promise<boolean> {
     realpath(root).catch(() => root),
     realpath(abs).catch(() => undefined),
   ]);
-  return realFile !== undefined && realFile.startsWith(`${realRoot}${sep}`);
+  return realFile?.startsWith(`${realRoot}${sep}`) === true;
 }
 
 async function readInto(

@@ -84,11 +84,11 @@ const RULES: Rule[] = [
   { kind: 'basic-auth', pattern: /\bBasic\s+([A-Za-z0-9+/]{8,}={0,2})/dg, group: true },
   { kind: 'url-password', pattern: /\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@]+:([^\s/@]+)@/dgi, group: true },
   { kind: 'bearer-token', pattern: /\bBearer\s+([A-Za-z0-9._~+/=-]{8,})/dgi, group: true },
-  labelled('password', String.raw`${PREFIX}(?:password|passwd|passphrase)|密码|密碼|口令`, 1, true),
+  labelled('password', `${PREFIX}(?:password|passwd|passphrase)|密码|密碼|口令`, 1, true),
   PROSE_PASSWORD,
-  labelled('api-key', String.raw`${PREFIX}(?:api[_-]?key|apikey|access[_-]?key|secret[_-]?key)`, 8),
-  labelled('token', String.raw`${PREFIX}(?:access[_-]?token|auth[_-]?token|token)`, 8),
-  labelled('secret', String.raw`${PREFIX}(?:client[_-]?secret|secret)|密钥|令牌`, 8),
+  labelled('api-key', `${PREFIX}(?:api[_-]?key|apikey|access[_-]?key|secret[_-]?key)`, 8),
+  labelled('token', `${PREFIX}(?:access[_-]?token|auth[_-]?token|token)`, 8),
+  labelled('secret', `${PREFIX}(?:client[_-]?secret|secret)|密钥|令牌`, 8),
 ];
 
 const CANDIDATE = /[A-Za-z0-9+/_=-]{24,}/g;
