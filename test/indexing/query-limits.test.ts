@@ -37,3 +37,18 @@ describe('a query costs bounded work', () => {
     expect(queryProblem('x'.repeat(65_000))).toBe('query is 65000 characters; the limit is 4000');
   });
 });
+
+describe('mem recall with a query over the limit', () => {
+  it('warns on stderr and still answers', async () => {
+    const { makeVault, cleanupVaults } = await import('../helpers/make-vault.js');
+    const { mem } = await import('../helpers/run-cli.js');
+    const root = await makeVault({ 'insights/a.md': '# A\n\nobsidian\n' });
+    const out = await mem(['--vault', root, 'recall', `obsidian ${'a'.repeat(65_000)}`]);
+    expect(out.code).toBe(0);
+    expect(out.stderr).toBe(
+      'mem: query is 65009 characters; the limit is 4000; only the first 4000 were searched\n',
+    );
+    expect(out.stdout).toContain('[[a#A]]');
+    await cleanupVaults();
+  });
+});

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { MemError } from '../../core/errors.js';
 import { LAYERS, type Layer } from '../../core/types.js';
+import { QUERY_LIMITS, queryProblem } from '../../index.js';
 import type { RecallOptions } from '../../recall/recall.js';
 import { openFromCli, printJson } from '../context.js';
 import { formatHits } from '../format.js';
@@ -79,6 +80,8 @@ export function recallCommand(program: Command, io: CliIO): void {
         });
         return;
       }
+      const problem = queryProblem(query ?? '');
+      if (problem) io.stderr(`mem: ${problem}; only the first ${QUERY_LIMITS.maxChars} were searched\n`);
       const result = vault.recall(query ?? '', base);
       if (options.json) printJson(io, result);
       else {
