@@ -95,6 +95,7 @@ const pad = (n) => String(n).padStart(2, '0');
 export async function writeDiary(root) {
   const random = makeRandom(77);
   const days = new Map();
+  /** @type {Array<Array<{ path: string, anchor: string }>>} */
   const facts = FACTS.map(() => []);
   const start = Date.UTC(2026, 1, 1);
   for (let t = start; t <= Date.UTC(2026, 10, 30); t += 86_400_000) {
@@ -110,10 +111,10 @@ export async function writeDiary(root) {
   }
   FACTS.forEach((fact, f) => {
     fact.versions.forEach((text, v) => {
-      const [month, day] = WHEN[v];
+      const [month, day] = /** @type {[number, number]} */ (WHEN[v]);
       // Facts of one version a day apart, so each has a day of its own.
       const date = `2026-${pad(month)}-${pad(day + f)}`;
-      days.get(date).push({ time: '20:00', text, fact: f, version: v });
+      days.get(date)?.push({ time: '20:00', text, fact: f, version: v });
     });
   });
   await mkdir(join(root, 'episodes', 'daily'), { recursive: true });
@@ -125,8 +126,9 @@ export async function writeDiary(root) {
     const body = lines
       .sort((a, b) => (a.time < b.time ? -1 : 1))
       .map((line, i) => {
-        if (line.fact !== undefined)
-          facts[line.fact][line.version] = { path: `episodes/daily/${date}.md`, anchor: `^e${i + 1}` };
+        const versions = line.fact === undefined ? undefined : facts[line.fact];
+        if (versions && line.version !== undefined)
+          versions[line.version] = { path: `episodes/daily/${date}.md`, anchor: `^e${i + 1}` };
         return `- ${line.time} **Rain:** ${line.text} ^e${i + 1}`;
       });
     await writeFile(
@@ -153,7 +155,9 @@ export async function benchKnowledgeUpdate({ log }) {
     FACTS.forEach((fact, f) => {
       for (const question of fact.questions) {
         const compiled = vault.compile({ message: question, budget: KU_BUDGET, now: NOW });
-        const [latest, ...stale] = [...facts[f]].reverse().map((v) => positionIn(compiled.markdown, v));
+        const [latest, ...stale] = [...(facts[f] ?? [])]
+          .reverse()
+          .map((v) => positionIn(compiled.markdown, v));
         rows.push({
           question,
           language: /[\u4e00-\u9fff]/.test(question) ? 'zh' : 'en',

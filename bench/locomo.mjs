@@ -13,7 +13,7 @@ const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /** The dataset lives beside the repository, never inside it (CC BY-NC). */
 // A worktree sits one folder deeper (`wt/<name>`); MEMVAULT_LOCOMO names another copy.
 export const LOCOMO_PATH =
-  process.env.MEMVAULT_LOCOMO ??
+  process.env['MEMVAULT_LOCOMO'] ??
   [resolve(REPO, '..'), resolve(REPO, '..', '..')]
     .map((dir) => resolve(dir, 'shared', 'bench', 'locomo', 'locomo-dev.json'))
     .find((path) => existsSync(path)) ??

@@ -25,8 +25,9 @@ export {
 export type { CommitResult } from './git/commit-paths.js';
 export type { WriteCommit } from './git/commit-write.js';
 export type { HistoryEntry } from './git/git-history.js';
-export type { UndoResult } from './git/vault-git.js';
+export type { UndoOptions, UndoResult } from './git/vault-git.js';
 export type { DoctorReport } from './indexing/doctor.js';
+export { QUERY_LIMITS, queryProblem } from './indexing/query-limits.js';
 export type { AppliedRange } from './recall/choose-range.js';
 export type { ScoreParts } from './recall/rank.js';
 export type { DateRange, RecallHit, RecallOptions } from './recall/recall.js';

@@ -6,7 +6,13 @@ import { MemError } from '../core/errors.js';
 import type { Edge, Note } from '../core/types.js';
 import { commitWrite } from '../git/commit-write.js';
 import type { HistoryEntry } from '../git/git-history.js';
-import { noteHistory, type UndoResult, undoLastMemCommit, vaultDiff } from '../git/vault-git.js';
+import {
+  noteHistory,
+  type UndoOptions,
+  type UndoResult,
+  undoLastMemCommit,
+  vaultDiff,
+} from '../git/vault-git.js';
 import { type DoctorReport, diagnose } from '../indexing/doctor.js';
 import { loadIndexCache, saveIndexCache } from '../indexing/index-cache.js';
 import { type RefreshStats, refreshIndex, refreshPaths } from '../indexing/refresh-index.js';
@@ -126,6 +132,7 @@ export class Vault {
       if (cached.status === 'loaded') index = cached.index;
       else if (cached.status !== 'missing') options.onNotice?.(`mem: ${cached.reason}; rebuilding it`);
     }
+    index.limits = config.limits;
     const vault = new Vault(root, config, initialized, index, useCache);
     await vault.refresh();
     return vault;
@@ -347,7 +354,7 @@ export class Vault {
   /** Sets or deletes frontmatter keys of a note, keeping every other byte; CONFLICT on a hand edit. */
   updateNote(ref: string, input: UpdateNoteInput): Promise<NoteWriteResult> {
     return this.writing(async () => {
-      const result = await updateNote(this.root, this.config, this.note(ref).path, input);
+      const result = await updateNote(this.root, this.config, this.noteToWrite(ref).path, input);
       await this.refreshPathsNow([result.path]);
       return result;
     });
@@ -356,7 +363,7 @@ export class Vault {
   /** Renames a note and rewrites every link to it, keeping each link's style; one commit. */
   move(ref: string, to: string): Promise<MoveResult> {
     return this.writing(async () => {
-      const result = await moveNote(this.root, this.config, this.index, this.note(ref).path, to);
+      const result = await moveNote(this.root, this.config, this.index, this.noteToWrite(ref).path, to);
       await this.refreshPathsNow(result.paths);
       return result;
     });
@@ -365,7 +372,13 @@ export class Vault {
   /** Moves a note to `archive/` with `status: archived`, or with `hard` deletes it (git only). */
   forget(ref: string, options: ForgetOptions = {}): Promise<ForgetResult> {
     return this.writing(async () => {
-      const result = await forgetNote(this.root, this.config, this.index, this.note(ref).path, options);
+      const result = await forgetNote(
+        this.root,
+        this.config,
+        this.index,
+        this.noteToWrite(ref).path,
+        options,
+      );
       await this.refreshPathsNow(result.paths);
       return result;
     });
@@ -383,10 +396,10 @@ export class Vault {
   }
 
   /** Reverts mem's last commit when its files are unchanged since, and re-indexes them. */
-  undo(): Promise<UndoResult> {
+  undo(options: UndoOptions = {}): Promise<UndoResult> {
     return this.writing(async () => {
-      const result = await undoLastMemCommit(this.root);
-      await this.refreshPathsNow(result.paths);
+      const result = await undoLastMemCommit(this.root, options);
+      if (!result.dryRun) await this.refreshPathsNow(result.paths);
       return result;
     });
   }
@@ -438,6 +451,27 @@ export class Vault {
     const resolved = this.index.graph.resolve(clean.replace(/\.md$/i, ''), '');
     const note = resolved ? this.index.notes.get(resolved) : undefined;
     if (!note) throw new MemError('NOT_FOUND', `note not found: ${ref}`);
+    return note;
+  }
+
+  /**
+   * Like note(), for verbs that change or remove a note: a name that more than one note answers to
+   * (`Mei` for `people/Mei.md` and `work/Mei.md`) is refused with the candidates, never guessed.
+   */
+  noteToWrite(ref: string): Note {
+    const note = this.note(ref);
+    const clean = ref.normalize('NFC').replace(/^\.\//, '').replace(/^\//, '').replace(/\.md$/i, '');
+    if (this.index.notes.has(clean) || this.index.notes.has(`${clean}.md`)) return note;
+    const wanted = `/${clean}.md`.toLowerCase();
+    const candidates = [...this.index.notes.keys()].filter((path) =>
+      `/${path}`.toLowerCase().endsWith(wanted),
+    );
+    if (candidates.length > 1) {
+      throw new MemError(
+        'INVALID_INPUT',
+        `${ref} is ambiguous: ${candidates.sort().join(', ')}; give the note's path`,
+      );
+    }
     return note;
   }
 

@@ -61,6 +61,12 @@ export function formatDoctor(report: DoctorReport): string {
   list('unresolved links', report.unresolved, (u) => `${u.from}:${u.line}  ${u.link}`);
   list('duplicate file names', report.duplicateNames, (d) => `${d.name}: ${d.paths.join(', ')}`);
   list('invalid frontmatter', report.invalidFrontmatter, (f) => f.message);
+  list(
+    'duplicate block ids',
+    report.duplicateBlockIds,
+    (d) => `${d.path}: ^${d.id} on lines ${d.lines.join(', ')} (links reach only the first)`,
+  );
+  list('partly indexed (over a limit)', report.truncated, (t) => t.message);
   list('orphans (no links in or out)', report.orphans, (o) => o);
   return `${lines.join('\n')}\n`;
 }

@@ -111,6 +111,23 @@ export const configSchema = z.strictObject({
         'What /memory/add keeps when a request does not say: both sides (exchange), the user only (user), or nothing (none)',
       ),
   }),
+  limits: group({
+    maxNoteChars: z
+      .int()
+      .positive()
+      .default(2_000_000)
+      .describe('A note longer than this many characters is indexed up to it (doctor names it)'),
+    maxLineChars: z
+      .int()
+      .positive()
+      .default(20_000)
+      .describe('A line longer than this many characters is indexed up to it'),
+    maxLinksPerNote: z
+      .int()
+      .positive()
+      .default(5000)
+      .describe('Links past this many in one note are left out of the graph'),
+  }),
   allowPersonaEdits: z.boolean().default(false).describe('Whether reflect may change persona notes'),
   speakers: z
     .record(z.string(), z.string())

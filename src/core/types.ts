@@ -90,6 +90,8 @@ export interface Note {
   blocks: Block[];
   /** Problems found while parsing (invalid YAML …); the note is still indexed */
   warnings: string[];
+  /** Why only part of the note was indexed (it passed a limit in `limits`), when it was */
+  truncated?: string;
   /** sha256 hex of the raw bytes */
   hash: string;
   size: number;

@@ -22,26 +22,54 @@ async function identityArgs(repoRoot: string): Promise<string[]> {
   return args;
 }
 
+/**
+ * For a path mem only appended to: the text to commit, made from the committed text (undefined when
+ * the file is new) plus mem's own lines, so a person's uncommitted edit of the file stays theirs.
+ */
+export type DeriveContent = (committed: string | undefined) => string;
+
+/** Stages `derive(committed)` for each path in the private index instead of the file on disk. */
+async function stageDerived(
+  repoRoot: string,
+  env: Record<string, string>,
+  head: string | undefined,
+  derived: Map<string, DeriveContent>,
+): Promise<void> {
+  for (const [path, derive] of derived) {
+    const entry = head ? (await git(repoRoot, ['ls-tree', '-z', head, '--', path])).split('\t')[0] : '';
+    const [listedMode, , blob] = (entry ?? '').split(' ');
+    const mode = blob ? listedMode : '100644';
+    const committed = blob ? await git(repoRoot, ['cat-file', 'blob', blob]) : undefined;
+    const sha = (await git(repoRoot, ['hash-object', '-w', '--stdin'], { input: derive(committed) })).trim();
+    await git(repoRoot, ['update-index', '--add', '--cacheinfo', `${mode},${sha},${path}`], { env });
+  }
+}
+
 /** Builds a commit of exactly `paths` on top of HEAD in a private index; returns the new commit and tree. */
 async function buildCommit(
   repoRoot: string,
   paths: string[],
   message: string,
   head: string | undefined,
-): Promise<{ commit: string; tree: string } | undefined> {
+  derived: Map<string, DeriveContent> = new Map(),
+): Promise<{ commit: string; tree: string } | { ignored: string[] } | undefined> {
   const temp = await mkdtemp(join(tmpdir(), 'mem-index-'));
   const env = { GIT_INDEX_FILE: join(temp, 'index') };
   try {
     await git(repoRoot, head ? ['read-tree', head] : ['read-tree', '--empty'], { env });
     const present: string[] = [];
     const gone: string[] = [];
-    for (const path of paths) ((await exists(join(repoRoot, path))) ? present : gone).push(path);
+    for (const path of paths) {
+      if (derived.has(path)) continue;
+      ((await exists(join(repoRoot, path))) ? present : gone).push(path);
+    }
     // An untracked file the user ignores stays out of git, as `git add` would keep it.
     const ignored = new Set(
+      // check-ignore refuses to run at all under GIT_LITERAL_PATHSPECS (it read as "nothing ignored").
       (
         await git(repoRoot, ['check-ignore', '-z', '--stdin'], {
-          env,
-          input: present.join('\0'),
+          env: { ...env, GIT_LITERAL_PATHSPECS: '0' },
+          input: [...present, ...derived.keys()].join('\0'),
           allowFail: true,
         })
       )
@@ -49,6 +77,10 @@ async function buildCommit(
         .filter(Boolean) ?? [],
     );
     const toAdd = present.filter((path) => !ignored.has(path));
+    const toDerive = new Map([...derived].filter(([path]) => !ignored.has(path)));
+    if (toAdd.length === 0 && gone.length === 0 && toDerive.size === 0 && ignored.size > 0) {
+      return { ignored: [...ignored] };
+    }
     const nul = { env, input: `${toAdd.join('\0')}\0` };
     if (toAdd.length > 0) await git(repoRoot, ['add', '--pathspec-from-file=-', '--pathspec-file-nul'], nul);
     if (gone.length > 0) {
@@ -61,6 +93,7 @@ async function buildCommit(
         },
       );
     }
+    await stageDerived(repoRoot, env, head, toDerive);
     const tree = (await git(repoRoot, ['write-tree'], { env })).trim();
     const headTree = head ? (await git(repoRoot, ['rev-parse', `${head}^{tree}`])).trim() : undefined;
     if (tree === headTree) return undefined;
@@ -117,19 +150,30 @@ async function storedForms(repoRoot: string, paths: string[]): Promise<string[]>
  * else: the commit is built in a private index and HEAD is moved by compare-and-swap, so the user's
  * staged and unstaged changes to other files stay exactly as they were. No hooks run.
  */
-export async function commitPaths(repoRoot: string, paths: string[], message: string): Promise<CommitResult> {
+export async function commitPaths(
+  repoRoot: string,
+  paths: string[],
+  message: string,
+  derived: Map<string, DeriveContent> = new Map(),
+): Promise<CommitResult> {
   const unique = await storedForms(repoRoot, [...new Set(paths.map(checkRepoPath))]);
   if (unique.length === 0) return { committed: false, reason: 'no paths to commit' };
   for (let attempt = 0; attempt < 3; attempt++) {
     const busy = await gitBusy(repoRoot);
     if (busy) return { committed: false, reason: busy };
     const head = await headCommit(repoRoot);
-    const built = await buildCommit(repoRoot, unique, message, head);
+    const built = await buildCommit(repoRoot, unique, message, head, derived);
     if (!built) {
       // A process killed between moving HEAD and refreshing the index leaves these paths looking
       // changed in `git status` though HEAD has them: refresh them now (best effort).
       if (head) await syncIndex(repoRoot, unique, head).catch(() => undefined);
       return { committed: false, reason: 'nothing to commit: the files match the last commit' };
+    }
+    if ('ignored' in built) {
+      return {
+        committed: false,
+        reason: `git ignores ${built.ignored.join(', ')} (a .gitignore lists it or a folder above it); mem did not commit`,
+      };
     }
     // Compare-and-swap on HEAD: another tool (an auto-commit plugin) may have committed meanwhile.
     const moved = await git(

@@ -2,7 +2,7 @@ import { access, realpath } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import type { MemConfig } from '../core/config.js';
 import { MemError } from '../core/errors.js';
-import { commitPaths } from './commit-paths.js';
+import { commitPaths, type DeriveContent } from './commit-paths.js';
 import { gitRoot, isGitAvailable } from './run-git.js';
 
 export interface WriteCommit {
@@ -33,6 +33,8 @@ export async function commitWrite(
   config: MemConfig,
   vaultPaths: string[],
   message: string,
+  /** Vault paths mem only appended to: what to commit, from the committed text (see DeriveContent) */
+  derived: Map<string, DeriveContent> = new Map(),
 ): Promise<WriteCommit> {
   if (!config.git.autoCommit) return { committed: false, reason: 'git.autoCommit is off' };
   if (!(await isGitAvailable())) {
@@ -49,7 +51,9 @@ export async function commitWrite(
   const realRoot = await realpath(root);
   const prefix = relative(repo, realRoot).split(sep).join('/');
   const paths = [...new Set(vaultPaths)].map((p) => (prefix ? `${prefix}/${p}` : p));
-  const result = await commitPaths(repo, paths, message);
+  const toRepo = (p: string) => (prefix ? `${prefix}/${p}` : p);
+  const derivedInRepo = new Map([...derived].map(([p, derive]) => [toRepo(p), derive]));
+  const result = await commitPaths(repo, paths, message, derivedInRepo);
   return result.committed
     ? { committed: true, sha: result.sha }
     : { committed: false, reason: result.reason };

@@ -73,6 +73,18 @@ export interface MemCommit {
 const MEM_COMMIT_WINDOW = 200;
 
 /**
+ * The verbs whose commits `mem undo` may revert. `mem: init vault` is not one of them (undoing it
+ * deletes the config and leaves no vault), and a commit a person titled otherwise is never touched.
+ */
+const UNDOABLE_VERBS = ['remember', 'note', 'ingest', 'mv', 'forget', 'reflect', 'undo'];
+
+/** Whether `subject` is a commit of one of mem's own write verbs. */
+export function isUndoableSubject(subject: string): boolean {
+  const verb = /^mem: (\S+)/.exec(subject)?.[1];
+  return verb !== undefined && UNDOABLE_VERBS.includes(verb);
+}
+
+/**
  * The mem commit `mem undo` should revert: the newest `mem: …` commit that no later `mem: undo …`
  * has undone, so undo, undo takes back the last two writes instead of re-doing the first.
  * Walking newest to oldest, each `mem: undo X` marks the next older `mem: X` as undone (an undo of
@@ -93,7 +105,7 @@ export async function findUndoTarget(
   let undone = 0;
   for (const line of out.split('\n')) {
     const [sha = '', date = '', subject = ''] = line.split(FIELD);
-    if (!subject.startsWith('mem: ')) continue;
+    if (!isUndoableSubject(subject)) continue;
     const waiting = pending.get(subject) ?? 0;
     if (waiting > 0) {
       pending.set(subject, waiting - 1);
@@ -120,7 +132,11 @@ export function committedBlob(repoRoot: string, path: string): Promise<Buffer | 
 }
 
 /** Files a commit touched (renames as delete + add), relative to the repository root. */
-async function touchedPaths(repoRoot: string, sha: string, parent: string | undefined): Promise<string[]> {
+export async function touchedPaths(
+  repoRoot: string,
+  sha: string,
+  parent: string | undefined,
+): Promise<string[]> {
   const args = parent
     ? ['diff-tree', '-r', '-z', '--no-renames', '--name-only', parent, sha]
     : ['diff-tree', '-r', '-z', '--no-renames', '--name-only', '--root', sha];

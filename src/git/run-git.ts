@@ -19,6 +19,33 @@ const BASE_ENV = {
   LC_ALL: 'C',
 };
 
+/**
+ * Variables that point git at another repository, index or object store. A dotfiles setup exports
+ * GIT_DIR and GIT_WORK_TREE, and mem once committed a vault's note into that repository; mem's git
+ * always finds the vault's own repository from the folder it runs in.
+ */
+const REDIRECTING_VARS = [
+  'GIT_DIR',
+  'GIT_WORK_TREE',
+  'GIT_INDEX_FILE',
+  'GIT_OBJECT_DIRECTORY',
+  'GIT_ALTERNATE_OBJECT_DIRECTORIES',
+  'GIT_COMMON_DIR',
+  'GIT_NAMESPACE',
+  'GIT_PREFIX',
+  'GIT_REPLACE_REF_BASE',
+  'GIT_NO_REPLACE_OBJECTS',
+  'GIT_GRAFT_FILE',
+  'GIT_SHALLOW_FILE',
+];
+
+/** The environment mem runs git with: the caller's, without redirections, plus mem's settings. */
+export function gitEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of REDIRECTING_VARS) delete env[name];
+  return { ...env, ...BASE_ENV, ...extra };
+}
+
 export function git(
   cwd: string,
   args: string[],
@@ -30,7 +57,7 @@ export function git(cwd: string, args: string[], options: RunOptions = {}): Prom
     const child = execFile(
       'git',
       ['-c', 'core.quotePath=false', ...args],
-      { cwd, env: { ...process.env, ...BASE_ENV, ...options.env }, maxBuffer: 256 * 1024 * 1024 },
+      { cwd, env: gitEnv(options.env), maxBuffer: 256 * 1024 * 1024 },
       (error, stdout, stderr) => {
         if (!error) return resolvePromise(stdout);
         if (options.allowFail) return resolvePromise(undefined);
@@ -83,6 +110,10 @@ export async function gitBusy(repoRoot: string): Promise<string | undefined> {
   for (const [name, reason] of checks) {
     if (await exists(join(dir, name))) return `${reason}; mem did not commit`;
   }
+  // A commit on a detached HEAD vanishes from view when the person checks out their branch.
+  if ((await git(repoRoot, ['symbolic-ref', '-q', 'HEAD'], { allowFail: true })) === undefined) {
+    return 'HEAD is detached (no branch is checked out), so a commit would be lost when a branch is checked out; mem did not commit';
+  }
   return undefined;
 }
 
@@ -114,7 +145,7 @@ export function gitBlob(repoRoot: string, spec: string): Promise<Buffer | undefi
       ['cat-file', '--filters', spec],
       {
         cwd: repoRoot,
-        env: { ...process.env, ...BASE_ENV },
+        env: gitEnv(),
         encoding: 'buffer',
         maxBuffer: 256 * 1024 * 1024,
       },

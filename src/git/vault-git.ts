@@ -3,8 +3,15 @@ import { relative, sep } from 'node:path';
 import { MemError } from '../core/errors.js';
 import { withVaultLock } from '../vault/lock.js';
 import type { CommitResult } from './commit-paths.js';
-import { diff, findUndoTarget, type HistoryEntry, history, revertCommit } from './git-history.js';
-import { gitRoot, isGitAvailable } from './run-git.js';
+import {
+  diff,
+  findUndoTarget,
+  type HistoryEntry,
+  history,
+  revertCommit,
+  touchedPaths,
+} from './git-history.js';
+import { git, gitRoot, isGitAvailable } from './run-git.js';
 
 /** The vault's git repository and the vault's folder inside it (`''` when the vault is the top). */
 export interface VaultRepo {
@@ -12,7 +19,14 @@ export interface VaultRepo {
   prefix: string;
 }
 
+export interface UndoOptions {
+  /** Say which commit would be reverted and which files, and change nothing (default: false) */
+  dryRun?: boolean;
+}
+
 export interface UndoResult extends CommitResult {
+  /** True when nothing was changed because `dryRun` was asked for */
+  dryRun?: boolean;
   /** The commit that was undone */
   undone: { sha: string; date: string; subject: string };
   /** Vault paths written back or deleted */
@@ -65,16 +79,25 @@ export async function vaultDiff(root: string, rev?: string): Promise<string> {
  * its files changed since; otherwise refuses with CONFLICT and writes nothing. Repeated undos walk
  * back through mem's writes.
  */
-export async function undoLastMemCommit(root: string): Promise<UndoResult> {
+export async function undoLastMemCommit(root: string, options: UndoOptions = {}): Promise<UndoResult> {
   const repo = await requireRepo(root, 'mem undo');
   const { commit: last, undone } = await findUndoTarget(repo.repo);
   if (!last) {
+    const never = 'mem never undoes `mem: init vault` or a commit a person made';
     throw new MemError(
       'NOT_FOUND',
       undone > 0
-        ? `nothing left to undo: the last ${undone} mem commits are writes that were undone and their undos`
-        : 'no mem commit to undo: no commit in this repository was made by mem',
+        ? `nothing left to undo: the last ${undone} mem commits are writes that were undone and their undos (${never})`
+        : `no mem commit to undo: no commit in this repository was made by a mem write (${never})`,
     );
+  }
+  if (options.dryRun) {
+    const parent = (await git(repo.repo, ['rev-list', '--parents', '-n', '1', last.sha]))
+      .trim()
+      .split(' ')[1];
+    const touched = await touchedPaths(repo.repo, last.sha, parent);
+    const paths = touched.flatMap((path) => toVaultPath(repo, path) ?? []);
+    return { committed: false, reason: 'dry run: nothing was changed', dryRun: true, undone: last, paths };
   }
   return withVaultLock(root, async () => {
     const result = await revertCommit(repo.repo, last.sha);

@@ -6,6 +6,10 @@ export interface DoctorReport {
   unresolved: Array<{ from: string; line: number; link: string }>;
   duplicateNames: Array<{ name: string; paths: string[] }>;
   invalidFrontmatter: Array<{ path: string; message: string }>;
+  /** Block ids used more than once in one note: links reach only the first (the others get `^id (2)` …) */
+  duplicateBlockIds: Array<{ path: string; id: string; lines: number[] }>;
+  /** Notes only partly indexed because they passed a limit (config `limits`) */
+  truncated: Array<{ path: string; message: string }>;
   /** Notes with no links in or out */
   orphans: string[];
 }
@@ -29,12 +33,32 @@ export function diagnose(index: VaultIndex): DoctorReport {
   const invalidFrontmatter = [...index.notes.values()]
     .flatMap((note) => note.warnings.map((message) => ({ path: note.path, message })))
     .sort((a, b) => (a.path < b.path ? -1 : 1));
+  const duplicateBlockIds = [...index.notes.values()]
+    .flatMap((note) => {
+      const lines = new Map<string, number[]>();
+      for (const block of note.blocks) lines.set(block.id, [...(lines.get(block.id) ?? []), block.line]);
+      return [...lines]
+        .filter(([, at]) => at.length > 1)
+        .map(([id, at]) => ({ path: note.path, id, lines: at }));
+    })
+    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const truncated = [...index.notes.values()]
+    .flatMap((note) => (note.truncated ? [{ path: note.path, message: note.truncated }] : []))
+    .sort((a, b) => (a.path < b.path ? -1 : 1));
   const orphans = [...index.notes.keys()]
     .filter(
       (path) => index.graph.outEdges(path).every((e) => !e.to) && index.graph.backlinks(path).length === 0,
     )
     .sort();
-  return { notes: index.notes.size, unresolved, duplicateNames, invalidFrontmatter, orphans };
+  return {
+    notes: index.notes.size,
+    unresolved,
+    duplicateNames,
+    invalidFrontmatter,
+    duplicateBlockIds,
+    truncated,
+    orphans,
+  };
 }
 
 export function isHealthy(report: DoctorReport): boolean {

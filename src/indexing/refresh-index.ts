@@ -1,8 +1,11 @@
-import { lstat, readFile } from 'node:fs/promises';
+import { lstat, readFile, realpath } from 'node:fs/promises';
+import { sep } from 'node:path';
+import type { Note } from '../core/types.js';
 import { parseNote } from '../vault/parse-note.js';
 import { findOnDisk } from '../vault/paths.js';
 import { isNotePath, readVault, type VaultFile } from '../vault/read-vault.js';
 import { hashText } from '../vault/write-note.js';
+import { boundLinks, boundNote } from './bound-note.js';
 import type { VaultIndex } from './vault-index.js';
 
 export interface RefreshStats {
@@ -75,11 +78,23 @@ export async function refreshPaths(
     // The file may be stored with NFD names (written on macOS); the index keys it by its NFC path.
     const abs = await findOnDisk(root, rel);
     const info = await lstat(abs).catch(() => undefined);
-    if (info?.isFile()) toRead.push({ path: rel, abs, size: info.size, mtimeMs: info.mtimeMs });
+    // lstat follows a symlinked folder on the way: a file reached through one may lie outside the
+    // vault, and readVault never lists it, so a watcher's event for it must not index it either.
+    if (info?.isFile() && (await insideVault(root, abs)))
+      toRead.push({ path: rel, abs, size: info.size, mtimeMs: info.mtimeMs });
     else if (index.remove(rel)) tally(stats, 'removed', rel, changed);
   }
   await readInto(index, toRead, stats, changed);
   return stats;
+}
+
+/** Whether `abs`, with every symlink resolved, is still below the vault's own folder. */
+async function insideVault(root: string, abs: string): Promise<boolean> {
+  const [realRoot, realFile] = await Promise.all([
+    realpath(root).catch(() => root),
+    realpath(abs).catch(() => undefined),
+  ]);
+  return realFile?.startsWith(`${realRoot}${sep}`) === true;
 }
 
 async function readInto(
@@ -102,8 +117,36 @@ async function readInto(
         tally(stats, 'touched', file.path, changed);
         return;
       }
-      index.upsert(parseNote(file.path, text, { size: file.size, mtimeMs: file.mtimeMs }));
+      const stat = { size: file.size, mtimeMs: file.mtimeMs };
+      try {
+        const bounded = boundNote(file.path, text, index.limits);
+        const parsed = parseNote(file.path, bounded.text, stat);
+        // The hash is the file's, so an unchanged file is still recognised as unchanged.
+        const note = boundLinks({ ...parsed, hash: hashText(text) }, index.limits);
+        if (bounded.reason)
+          note.truncated = note.truncated ? `${bounded.reason}; ${note.truncated}` : bounded.reason;
+        index.upsert(note);
+      } catch (error) {
+        // Whatever a note holds, indexing goes on: the note is kept by its name, with the reason.
+        index.upsert(unreadableNote(file.path, text, stat, error));
+      }
       tally(stats, known ? 'changed' : 'added', file.path, changed);
     });
   }
+}
+
+/** A note that could not be parsed, indexed by its file name only, with the reason as a warning. */
+function unreadableNote(
+  path: string,
+  text: string,
+  stat: { size: number; mtimeMs: number },
+  error: unknown,
+): Note {
+  const note = parseNote(path, '', stat);
+  const reason = error instanceof Error ? error.message : String(error);
+  return {
+    ...note,
+    hash: hashText(text),
+    warnings: [`${path}: could not be indexed (${reason}); only its name is searchable`],
+  };
 }

@@ -1,6 +1,7 @@
 import MiniSearch, { type AsPlainObject, type Options, type SearchResult } from 'minisearch';
 import { MemError } from '../core/errors.js';
 import type { Layer, Note, Section } from '../core/types.js';
+import { boundQueryText, boundTerms, QUERY_LIMITS } from './query-limits.js';
 import { processTerm, tokenize } from './tokenize.js';
 
 /** Bump when the tokenizer, the stemmer, the stop words or the fields change: old caches are then rebuilt. */
@@ -73,10 +74,10 @@ const OPTIONS: Options<SectionDocument> = {
     boost: BOOST,
     combineWith: 'OR',
     // Prefix: `obsid` finds `obsidian`; short stems would match too much. CJK bigrams stay exact.
-    prefix: (term) => isLatinTerm(term, 4),
+    prefix: (term) => isLatinTerm(term, 4) && term.length <= QUERY_LIMITS.maxPrefixLength,
     // One typo in a long word (`obsidain` is two edits, `obsidan` one). Short words have too
     // many neighbours at distance 1 (`cat`, `car`, `hat`) to guess which one was meant.
-    fuzzy: (term) => (isLatinTerm(term, 6) ? 1 : false),
+    fuzzy: (term) => (isLatinTerm(term, 6) && term.length <= QUERY_LIMITS.maxFuzzyLength ? 1 : false),
     weights: { prefix: 0.3, fuzzy: 0.2 },
   },
 };
@@ -103,11 +104,21 @@ export class TextIndex {
   add(note: Note): void {
     if (this.idsByPath.has(note.path)) this.remove(note.path);
     const documents = sectionDocuments(note);
-    this.miniSearch.addAll(documents);
-    this.idsByPath.set(
-      note.path,
-      documents.map((document) => document.id),
-    );
+    // A section left from an add that failed half-way (or a cache saved then) is replaced, never
+    // met with MiniSearch's "duplicate ID", which made every later write to the note fail.
+    for (const document of documents)
+      if (this.miniSearch.has(document.id)) this.miniSearch.discard(document.id);
+    const added: string[] = [];
+    try {
+      for (const document of documents) {
+        this.miniSearch.add(document);
+        added.push(document.id);
+      }
+    } catch (error) {
+      this.miniSearch.discardAll(added);
+      throw error;
+    }
+    this.idsByPath.set(note.path, added);
   }
 
   /** Drops every section of the note at `path`; an unknown path is ignored. */
@@ -129,7 +140,9 @@ export class TextIndex {
    * index always answers the same way. An empty or stop-word-only query returns [].
    */
   search(query: string, options: TextSearchOptions = {}): TextHit[] {
-    const terms = [...new Set(tokenize(query).map(processTerm))].filter((term): term is string => !!term);
+    const terms = boundTerms(
+      [...new Set(tokenize(boundQueryText(query)).map(processTerm))].filter((term): term is string => !!term),
+    );
     if (terms.length === 0) return [];
     const { filter } = options;
     const boosts = options.rareTerms ? this.rarity(terms) : undefined;

@@ -1,6 +1,7 @@
 import type { Note, Section } from '../core/types.js';
 import { linkableAnchor } from '../vault/link-name.js';
 import { basenameOf, foldPath } from '../vault/resolve-link.js';
+import { DEFAULT_LIMITS, type IndexLimits } from './bound-note.js';
 import { LinkGraph } from './link-graph.js';
 import { TextIndex } from './text-index.js';
 
@@ -15,6 +16,8 @@ export class VaultIndex {
   private readonly basenameCounts = new Map<string, number>();
   text: TextIndex;
   graph: LinkGraph;
+  /** Bounds on the work one note may cost (the config's `limits`) */
+  limits: IndexLimits = DEFAULT_LIMITS;
   /** Bumped by every change, so views derived from the whole vault know when to recompute */
   private version = 0;
   private readonly views = new Map<string, { version: number; value: unknown }>();

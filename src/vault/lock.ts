@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -136,12 +136,30 @@ export async function withLock<T>(
     await sleep(backoff * (0.5 + Math.random()));
   }
 
+  // Heartbeat: a holder that is alive renews its time, so a long write (a big ingest, a slow disk)
+  // is never taken for a crashed one and broken under it after staleMs.
+  const heartbeat = setInterval(
+    () => {
+      void renew(lockPath, holder).catch(() => undefined);
+    },
+    Math.max(10, Math.floor(staleMs / 3)),
+  );
+  heartbeat.unref();
   try {
     return await fn();
   } finally {
+    clearInterval(heartbeat);
     const current = await readHolder(lockPath).catch(() => undefined);
     if (current?.holder?.token === holder.token) await unlink(lockPath).catch(() => undefined);
   }
+}
+
+/** Rewrites the lock with a fresh time, while it is still ours. */
+async function renew(lockPath: string, holder: Holder): Promise<void> {
+  const current = await readHolder(lockPath);
+  if (current?.holder?.token !== holder.token) return;
+  holder.time = new Date().toISOString();
+  await writeFile(lockPath, JSON.stringify(holder));
 }
 
 /** The vault's one write lock: every mem write to the vault's files takes it. */

@@ -3,6 +3,7 @@ import type { Nodes, Root } from 'mdast';
 import remarkFrontmatter from 'remark-frontmatter';
 import remarkParse from 'remark-parse';
 import { unified } from 'unified';
+import { limitNesting } from './limit-nesting.js';
 import type { Span } from './spans.js';
 
 const markdown = unified().use(remarkParse).use(remarkFrontmatter, ['yaml']).freeze();
@@ -10,35 +11,41 @@ const markdown = unified().use(remarkParse).use(remarkFrontmatter, ['yaml']).fre
 /**
  * Parses Markdown with remark, offsets aligned with `text`. A leading `---` block is frontmatter
  * (a `yaml` node), as in Obsidian. micromark drops a leading BOM and counts offsets from after it,
- * so for a file with a BOM every offset is moved up by one.
+ * so for a file with a BOM every offset is moved up by one. Nesting deeper than limitNesting allows
+ * is flattened first (offsets kept), so parsing stays linear and never costs the call stack.
  */
 export function parseMarkdown(text: string): Root {
-  const tree = markdown.parse(text);
+  const tree = markdown.parse(limitNesting(text));
   if (text.charCodeAt(0) === 0xfeff) shiftOffsets(tree, 1);
   return tree;
 }
 
-function shiftOffsets(node: Nodes, by: number): void {
-  const { start, end } = node.position ?? {};
-  if (start?.offset !== undefined) start.offset += by;
-  if (end?.offset !== undefined) end.offset += by;
-  if (start?.line === 1) start.column += by;
-  if (end?.line === 1) end.column += by;
-  if ('children' in node) for (const child of node.children) shiftOffsets(child, by);
+function shiftOffsets(tree: Root, by: number): void {
+  // An explicit stack, not recursion: a tree's depth must never cost the call stack.
+  const stack: Nodes[] = [tree];
+  for (let node = stack.pop(); node; node = stack.pop()) {
+    const { start, end } = node.position ?? {};
+    if (start?.offset !== undefined) start.offset += by;
+    if (end?.offset !== undefined) end.offset += by;
+    if (start?.line === 1) start.column += by;
+    if (end?.line === 1) end.column += by;
+    if ('children' in node) for (const child of node.children) stack.push(child);
+  }
 }
 
 /** Spans of fenced, indented and inline code in a remark tree: nothing inside them is a link or a tag. */
 export function codeSpans(tree: Root): Span[] {
   const spans: Span[] = [];
-  const visit = (node: Nodes): void => {
+  // Pre-order over an explicit stack (children pushed in reverse), so spans come in document order.
+  const stack: Nodes[] = [tree];
+  for (let node = stack.pop(); node; node = stack.pop()) {
     if (node.type === 'code' || node.type === 'inlineCode') {
       const { start, end } = node.position ?? {};
       if (start?.offset !== undefined && end?.offset !== undefined) spans.push([start.offset, end.offset]);
-      return;
+    } else if ('children' in node) {
+      for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]!);
     }
-    if ('children' in node) for (const child of node.children) visit(child);
-  };
-  visit(tree);
+  }
   return spans;
 }
 

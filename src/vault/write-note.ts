@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { link, lstat, mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { MemError } from '../core/errors.js';
 
 export interface WriteOptions {
@@ -109,11 +110,32 @@ export async function writeAtomic(
         // File systems without hard links fall through to check-then-rename.
       }
     }
-    if (options.expectedHash !== undefined && (await currentHash(abs)) !== options.expectedHash) {
-      throw conflict(label);
+    if (options.expectedHash === undefined) {
+      await rename(temp, abs);
+      await syncFolder(dir);
+      return;
     }
-    await rename(temp, abs);
-    await syncFolder(dir);
+    // Keep a second name for the file being replaced, so it can be re-checked after the rename: an
+    // editor that saved in place between the check and the rename wrote into that file.
+    const displaced = `${temp}.old`;
+    const linked = await link(abs, displaced).then(
+      () => true,
+      () => false,
+    );
+    try {
+      const before = linked ? await currentHash(displaced) : await currentHash(abs);
+      if (before !== options.expectedHash) throw conflict(label);
+      await rename(temp, abs);
+      if (linked && (await currentHash(displaced)) !== options.expectedHash) {
+        // The hand edit landed in the replaced file: put it back (when nothing newer came since)
+        // and report a conflict, so the caller re-reads and tries again on top of it.
+        if ((await currentHash(abs)) === hashText(text)) await rename(displaced, abs);
+        throw conflict(label);
+      }
+      await syncFolder(dir);
+    } finally {
+      if (linked) await removeQuietly(displaced);
+    }
   } catch (error) {
     await removeQuietly(temp);
     throw error;
@@ -150,5 +172,144 @@ export async function updateFile(
         );
       }
     }
+  }
+}
+
+export interface AppendOptions {
+  /** Name used in error messages (default: the absolute path) */
+  label?: string;
+  /** How many times to append again when a concurrent save dropped the lines (default: 20) */
+  retries?: number;
+}
+
+/**
+ * Appends lines to a file without rewriting it, so a hand edit saved meanwhile is never replaced:
+ * `plan` gets the current text (undefined when there is none) and returns the text to add, or
+ * undefined for nothing (it is called again on every retry, so it can skip what is already there).
+ * A missing file is created whole. After the write the file is read back: an editor that saved its
+ * older buffer over the append (in place or by rename) dropped the lines, so they are appended
+ * again, after a jittered back-off, until a read finds them and the file has stopped changing.
+ * Returns the text the file held when the lines were found in it.
+ */
+export async function appendVerified(
+  abs: string,
+  plan: (current: string | undefined) => string | undefined,
+  present: (text: string) => boolean,
+  options: AppendOptions = {},
+): Promise<{ text: string | undefined; changed: boolean }> {
+  const label = options.label ?? abs;
+  const retries = options.retries ?? 20;
+  let changed = false;
+  for (let attempt = 0; attempt <= retries; attempt++) {
+    const foreignAt = await lastForeignChange(abs);
+    // An editor saving an older copy does so soon after its last save; a file nobody else has
+    // changed for QUIET_MS has no such save pending, and one read back is enough.
+    const quiet = foreignAt === undefined || Date.now() - foreignAt > QUIET_MS;
+    const current = quiet ? await readForWrite(abs) : await settledRead(abs);
+    const addition = plan(current?.text);
+    if (addition === undefined || addition === '') {
+      if (current !== undefined && !changed) return { text: current.text, changed: false };
+    } else {
+      if (current === undefined) {
+        try {
+          await writeAtomic(abs, addition, { expectedHash: null, label });
+        } catch (error) {
+          if (!(error instanceof MemError) || error.code !== 'CONFLICT') throw error;
+          continue;
+        }
+      } else {
+        await appendBytes(abs, addition, label);
+      }
+      changed = true;
+      const after = await readForWrite(abs);
+      // Nobody but mem touched the file lately, and nobody around the write: one read suffices.
+      if (quiet && after?.text === (current?.text ?? '') + addition) {
+        await noteOwnWrite(abs, foreignAt ?? 0);
+        return { text: after.text, changed };
+      }
+    }
+    // Someone saved the file meanwhile: an editor that read it before the append may still be
+    // writing its older copy. The lines count as written when they are still there a moment later.
+    // Two looks, ~15 and ~75 ms on: an editor's read-then-save under load can take that long.
+    let later: { text: string } | undefined;
+    for (const wait of CONFIRM_WAITS) {
+      await sleep(wait * 2 ** Math.min(attempt, 3) * (0.5 + Math.random()));
+      later = await readForWrite(abs);
+      if (later === undefined || !present(later.text)) break;
+    }
+    if (later !== undefined && present(later.text)) {
+      // This path means another writer was at work just now.
+      await noteOwnWrite(abs, Date.now());
+      return { text: later.text, changed };
+    }
+  }
+  throw new MemError(
+    'CONFLICT',
+    `${label} kept changing on disk (${retries + 1} attempts); mem's lines may be missing from it`,
+  );
+}
+
+/** Waits before each look that confirms appended lines survived a concurrent save (ms, jittered). */
+const CONFIRM_WAITS = [15, 60];
+
+/** Past this, a file nobody has saved is taken to have no editor saving it right now. */
+const QUIET_MS = 2000;
+
+/** Per file: size, mtime and inode after this process's last verified append, and when another writer was last seen. */
+const ownWrites = new Map<string, { key: string; foreignAt: number }>();
+
+function statKey(info: { size: number; mtimeMs: number; ino: number }): string {
+  return `${info.size}:${info.mtimeMs}:${info.ino}`;
+}
+
+async function noteOwnWrite(abs: string, foreignAt: number): Promise<void> {
+  const info = await lstat(abs).catch(() => undefined);
+  if (info) ownWrites.set(abs, { key: statKey(info), foreignAt });
+  if (ownWrites.size > 1000) ownWrites.delete(ownWrites.keys().next().value!);
+}
+
+/**
+ * When someone other than this process last changed the file, as far as can be told: its mtime,
+ * unless it is exactly as this process's own last append left it (then when another writer was last
+ * seen before that). Undefined for a missing file.
+ */
+async function lastForeignChange(abs: string): Promise<number | undefined> {
+  const info = await lstat(abs).catch(() => undefined);
+  if (!info) return undefined;
+  const own = ownWrites.get(abs);
+  return own && own.key === statKey(info) ? own.foreignAt : info.mtimeMs;
+}
+
+/**
+ * Reads a file an editor may be saving in place: a read between its truncate and its last write
+ * sees the file empty or cut short, and lines appended after that read would land after the content
+ * it is about to write back (twice, when that content already has them). Reads until two reads a
+ * moment apart agree and the text is whole (not empty, ending with a line break), or gives up and
+ * returns the last read.
+ */
+async function settledRead(abs: string): Promise<{ text: string; hash: string } | undefined> {
+  let last = await readForWrite(abs);
+  for (let i = 0; i < 8; i++) {
+    await sleep(2 + 3 * i);
+    const next = await readForWrite(abs);
+    const whole = next !== undefined && next.text !== '' && /\n$/.test(next.text);
+    if (next?.hash === last?.hash && (whole || next === undefined)) return next;
+    last = next;
+  }
+  return last;
+}
+
+/** Appends through O_APPEND, so the bytes go after whatever the file holds at that moment. */
+async function appendBytes(abs: string, text: string, label: string): Promise<void> {
+  const info = await lstat(abs);
+  if (info.isSymbolicLink()) {
+    throw new MemError('INVALID_PATH', `${label} is a symlink; mem does not write through symlinks`);
+  }
+  const handle = await open(abs, 'a');
+  try {
+    await handle.writeFile(text);
+    await handle.sync();
+  } finally {
+    await handle.close();
   }
 }

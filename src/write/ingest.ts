@@ -1,4 +1,5 @@
 import { type MemConfig, speakerName } from '../core/config.js';
+import type { DeriveContent } from '../git/commit-paths.js';
 import { commitWrite, type WriteCommit } from '../git/commit-write.js';
 import { dayOf, timeOfDay } from '../time/zoned-date.js';
 import { hashText } from '../vault/write-note.js';
@@ -67,18 +68,20 @@ export async function ingest(
   let added = 0;
   const touched: string[] = [];
   const paths: string[] = [];
+  const derived = new Map<string, DeriveContent>();
   for (const [i, day] of days.entries()) {
-    const { path, ids } = await appendToDay(root, day, byDay.get(day) ?? []);
+    const { path, ids, derive } = await appendToDay(root, day, byDay.get(day) ?? []);
     if (ids.length > 0) {
       added += ids.length;
       touched.push(day);
       paths.push(path);
+      derived.set(path, derive);
     }
     options.onProgress?.(i + 1, days.length);
   }
   const commit =
     paths.length > 0
-      ? await commitWrite(root, config, paths, `mem: ingest ${options.name} (${added} entries)`)
+      ? await commitWrite(root, config, paths, `mem: ingest ${options.name} (${added} entries)`, derived)
       : { committed: false, reason: 'nothing new' };
   return { added, skipped: turns.length - added, days: touched, paths, redacted, ...commit };
 }

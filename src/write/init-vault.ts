@@ -6,7 +6,7 @@ import { CONFIG_FILE } from '../core/config.js';
 import { MemError } from '../core/errors.js';
 import { TEMPLATES_DIR } from '../core/templates-dir.js';
 import { commitPaths } from '../git/commit-paths.js';
-import { gitRoot, isGitAvailable } from '../git/run-git.js';
+import { gitEnv, gitRoot, isGitAvailable } from '../git/run-git.js';
 
 const run = promisify(execFile);
 
@@ -55,7 +55,7 @@ export async function initVault(root: string, options: { git?: boolean } = {}): 
   await writeFile(configPath, `${JSON.stringify(config, null, 2)}\n`);
   let gitInitialized = false;
   if (options.git !== false && (await isGitAvailable()) && !(await gitRoot(root))) {
-    await run('git', ['init', '-q'], { cwd: root });
+    await run('git', ['init', '-q'], { cwd: root, env: gitEnv() });
     gitInitialized = true;
     // The vault starts as one commit, so `mem history` and `mem undo` have a base to work from.
     await commitPaths(root, files, 'mem: init vault');

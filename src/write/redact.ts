@@ -25,14 +25,37 @@ interface Rule {
   group?: boolean;
   /** Shorter labelled values are left alone (`token: none` is prose, not a token) */
   minLength?: number;
+  /** The value must look like a password: a digit, a symbol, or upper and lower case */
+  strong?: boolean;
 }
 
-/** `label: value`, `label=value`, `"label": "value"`, `密码：value`; a quoted value may hold spaces. */
-function labelled(kind: string, label: string, minLength: number): Rule {
-  const value = String.raw`(?:"([^"\n]+)"|'([^'\n]+)'|([^\s"'\x60,;，。；、()（）<>&]+))`;
+/**
+ * `label: value`, `label=value`, `"label": "value"`, `密码：value`; a quoted value may hold spaces,
+ * and with `toLineEnd` so may an unquoted one (`password: correct horse battery staple`).
+ */
+function labelled(kind: string, label: string, minLength: number, toLineEnd = false): Rule {
+  const bare = toLineEnd
+    ? String.raw`[^\n"'\x60,;，。；、()（）<>]+`
+    : String.raw`[^\s"'\x60,;，。；、()（）<>&]+`;
+  const value = String.raw`(?:"([^"\n]+)"|'([^'\n]+)'|(${bare}))`;
   const pattern = new RegExp(String.raw`(?:${label})["']?[ \t]*[:=：][ \t]*${value}`, 'gid');
   return { kind, pattern, group: true, minLength };
 }
+
+/**
+ * A password told in a sentence: `my password is hunter2-x`, `密码是 Tr0ub4dor&3`. The value must
+ * look like a password (a digit, a symbol or mixed case), so `the password is wrong` stays prose.
+ */
+const PROSE_PASSWORD: Rule = {
+  kind: 'password',
+  pattern:
+    /(?:\b(?:password|passwd|passcode|pin(?: code)?|pwd)\s+(?:is|was)\s+|(?:密码|密碼|口令)\s*(?:是|为|為)\s*)([^\s，。；、,;"'()（）<>]{4,})/dgi,
+  group: true,
+  strong: true,
+};
+
+/** Label prefixes a key name may carry: `aws_secret_access_key`, `STRIPE_API_KEY`. */
+const PREFIX = String.raw`\b(?:[A-Za-z0-9]+[_-])*`;
 
 // Ordered: specific formats first, so a key gets its own kind rather than `high-entropy`.
 const RULES: Rule[] = [
@@ -49,12 +72,23 @@ const RULES: Rule[] = [
   { kind: 'google-api-key', pattern: /\bAIza[0-9A-Za-z_-]{30,}/dg },
   { kind: 'gitlab-token', pattern: /\bglpat-[A-Za-z0-9_-]{20,}/dg },
   { kind: 'npm-token', pattern: /\bnpm_[A-Za-z0-9]{30,}/dg },
+  { kind: 'sendgrid-key', pattern: /\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}/dg },
+  { kind: 'stripe-key', pattern: /\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}/dg },
+  { kind: 'mailgun-key', pattern: /\bkey-([0-9a-z]{32})\b/dg, group: true },
+  { kind: 'telegram-token', pattern: /\b\d{8,10}:([A-Za-z0-9_-]{35})\b/dg, group: true },
+  {
+    kind: 'slack-webhook',
+    pattern: /\bhttps:\/\/hooks\.slack\.com\/services\/([A-Za-z0-9/]+)/dg,
+    group: true,
+  },
+  { kind: 'basic-auth', pattern: /\bBasic\s+([A-Za-z0-9+/]{8,}={0,2})/dg, group: true },
   { kind: 'url-password', pattern: /\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@]+:([^\s/@]+)@/dgi, group: true },
   { kind: 'bearer-token', pattern: /\bBearer\s+([A-Za-z0-9._~+/=-]{8,})/dgi, group: true },
-  labelled('password', String.raw`\b(?:password|passwd|passphrase)|密码|口令`, 1),
-  labelled('api-key', String.raw`\b(?:api[_-]?key|apikey|access[_-]?key|secret[_-]?key)`, 8),
-  labelled('token', String.raw`\b(?:access[_-]?token|auth[_-]?token|token)`, 8),
-  labelled('secret', String.raw`\b(?:client[_-]?secret|secret)|密钥|令牌`, 8),
+  labelled('password', `${PREFIX}(?:password|passwd|passphrase)|密码|密碼|口令`, 1, true),
+  PROSE_PASSWORD,
+  labelled('api-key', `${PREFIX}(?:api[_-]?key|apikey|access[_-]?key|secret[_-]?key)`, 8),
+  labelled('token', `${PREFIX}(?:access[_-]?token|auth[_-]?token|token)`, 8),
+  labelled('secret', `${PREFIX}(?:client[_-]?secret|secret)|密钥|令牌`, 8),
 ];
 
 const CANDIDATE = /[A-Za-z0-9+/_=-]{24,}/g;
@@ -87,10 +121,20 @@ function looksRandom(token: string): boolean {
   return entropy(token) >= 4.0 && wordShare(token) < 0.5;
 }
 
-/** Trailing sentence punctuation is not part of a value: `password: hunter2.` keeps the dot. */
+/** Trailing sentence punctuation and spaces are not part of a value: `password: hunter2.` keeps the dot. */
 function trimValue(value: string): string {
-  return value.replace(/[.!?:]+$/, '');
+  let end = value.length;
+  while (end > 0 && /[\s.!?:]/.test(value[end - 1]!)) end--;
+  return value.slice(0, end);
 }
+
+function looksLikePassword(value: string): boolean {
+  return /[0-9]/.test(value) || /[^A-Za-z0-9]/.test(value) || (/[a-z]/.test(value) && /[A-Z]/.test(value));
+}
+
+/** Base64 that is data, not a key: `data:image/png;base64,…`, and npm's `sha512-…` integrity hashes. */
+const DATA_SPANS =
+  /\bdata:[\w.+-]+\/[\w.+-]+(?:;[\w=.-]+)*;base64,[A-Za-z0-9+/=]+|\bsha(?:1|256|384|512)-[A-Za-z0-9+/]+={0,2}/gi;
 
 function overlaps(found: Redaction[], start: number, end: number): boolean {
   return found.some((r) => start < r.end && end > r.start);
@@ -111,10 +155,14 @@ export function redactSecrets(text: string): { text: string; redactions: Redacti
         if (n < 1 || !span) continue;
         value = trimValue(match[n] ?? '');
         start = span[0];
+        // A value that runs to the line end stops where a secret found before it starts.
+        const next = Math.min(...found.filter((r) => r.start > start).map((r) => r.start));
+        if (start + value.length > next) value = trimValue(value.slice(0, next - start));
       }
       const end = start + value.length;
       if (
         value.length < (rule.minLength ?? 1) ||
+        (rule.strong && !looksLikePassword(value)) ||
         value.startsWith('[REDACTED') ||
         overlaps(found, start, end)
       )
@@ -123,7 +171,7 @@ export function redactSecrets(text: string): { text: string; redactions: Redacti
     }
   }
 
-  const urls = [...text.matchAll(URL)].map((m) => ({
+  const urls = [...text.matchAll(URL), ...text.matchAll(DATA_SPANS)].map((m) => ({
     start: m.index ?? 0,
     end: (m.index ?? 0) + m[0].length,
   }));

@@ -3,11 +3,12 @@ import { join } from 'node:path';
 import { type MemConfig, speakerName } from '../core/config.js';
 import { MemError } from '../core/errors.js';
 import { TEMPLATES_DIR } from '../core/templates-dir.js';
+import type { DeriveContent } from '../git/commit-paths.js';
 import { commitWrite, type WriteCommit } from '../git/commit-write.js';
 import { dayOf, timeOfDay } from '../time/zoned-date.js';
 import { withVaultLock } from '../vault/lock.js';
 import { resolveInVault } from '../vault/paths.js';
-import { updateFile } from '../vault/write-note.js';
+import { appendVerified } from '../vault/write-note.js';
 import { appendLine, type EntryKind, nextBlockId, renderEntry } from './episode-entry.js';
 import { redactSecrets } from './redact.js';
 
@@ -60,35 +61,50 @@ async function dailyTemplate(date: string): Promise<string> {
 
 /**
  * Appends entries to one day's episode note, creating it from the template. Runs under the vault's
- * write lock and retries on a concurrent hand edit, so nothing anyone wrote is lost. Entries whose
- * fixed block id is already in the note are skipped. Returns the ids written.
+ * write lock. The note is never rewritten: the entries are appended and read back, and appended
+ * again when an editor's save dropped them, so neither a hand edit nor an entry is lost. Entries
+ * whose fixed block id is already in the note are skipped. Returns the ids and lines written.
  */
 export async function appendToDay(
   root: string,
   date: string,
   entries: DayEntry[],
-): Promise<{ path: string; ids: string[] }> {
+): Promise<{ path: string; ids: string[]; lines: string[]; derive: DeriveContent }> {
   const { abs, rel } = await resolveInVault(root, `episodes/daily/${date}.md`);
   const template = await dailyTemplate(date);
-  let ids: string[] = [];
-  await withVaultLock(root, () =>
-    updateFile(
-      abs,
-      (current) => {
-        let text = current ?? template;
-        ids = [];
-        for (const entry of entries) {
-          if (entry.blockId && new RegExp(`\\^${entry.blockId}\\s*$`, 'm').test(text)) continue;
-          const blockId = entry.blockId ?? nextBlockId(text);
-          text = appendLine(text, renderEntry({ ...entry, blockId }));
-          ids.push(blockId);
-        }
-        return ids.length > 0 ? text : undefined;
-      },
-      { label: rel },
-    ),
-  );
-  return { path: rel, ids };
+  // The line each entry was written as: a retry keeps its id when it is still free.
+  const written: Array<string | undefined> = entries.map(() => undefined);
+  const skipped = new Set<number>();
+  const plan = (current: string | undefined): string | undefined => {
+    const base = current ?? template;
+    let text = base;
+    entries.forEach((entry, i) => {
+      const line = written[i];
+      if (line !== undefined && text.includes(line)) return;
+      if (line === undefined && entry.blockId && hasBlockId(text, entry.blockId)) {
+        skipped.add(i);
+        return;
+      }
+      const earlier = line === undefined ? undefined : /\^([A-Za-z0-9-]+)$/.exec(line)?.[1];
+      const blockId = entry.blockId ?? (earlier && !hasBlockId(text, earlier) ? earlier : nextBlockId(text));
+      written[i] = renderEntry({ ...entry, blockId });
+      text = appendLine(text, written[i]!);
+    });
+    if (current === undefined) return text === base ? undefined : text;
+    return text.slice(base.length);
+  };
+  const present = (text: string) =>
+    written.every((line, i) => skipped.has(i) || (line !== undefined && text.includes(line)));
+  await withVaultLock(root, () => appendVerified(abs, plan, present, { label: rel }));
+  const lines = written.filter((line, i): line is string => line !== undefined && !skipped.has(i));
+  const ids = lines.map((line) => /\^([A-Za-z0-9-]+)$/.exec(line)?.[1] ?? '');
+  // What to commit: the committed note (or the template) plus these lines, never a hand edit.
+  const derive: DeriveContent = (committed) => lines.reduce(appendLine, committed ?? template);
+  return { path: rel, ids, lines, derive };
+}
+
+function hasBlockId(text: string, id: string): boolean {
+  return new RegExp(`\\^${id}[ \\t]*\\r?$`, 'm').test(text);
 }
 
 /** The day and the entry `remember` would write for `input` (secrets redacted, times zoned). */
@@ -126,13 +142,20 @@ export async function remember(
   input: RememberInput,
 ): Promise<RememberResult> {
   const { date, entry, redacted } = entryOf(config, input);
-  const { path, ids } = await appendToDay(root, date, [entry]);
+  const { path, ids, derive } = await appendToDay(root, date, [entry]);
   const blockId = ids[0] ?? '';
   const link = `[[${date}#^${blockId}]]`;
+  // What is committed is the committed note plus this entry: a person's unsaved edit stays theirs.
   const commit =
     input.commit === false
       ? { committed: false, reason: 'deferred' }
-      : await commitWrite(root, config, [path], `mem: remember ${date}#^${blockId}`);
+      : await commitWrite(
+          root,
+          config,
+          [path],
+          `mem: remember ${date}#^${blockId}`,
+          new Map([[path, derive]]),
+        );
   return { path, blockId, link, redacted, ...commit };
 }
 

@@ -122,7 +122,7 @@ describe('mem undo', () => {
       code: 1,
       stdout: '',
       stderr:
-        'mem: nothing left to undo: the last 4 mem commits are writes that were undone and their undos\n',
+        'mem: nothing left to undo: the last 4 mem commits are writes that were undone and their undos (mem never undoes `mem: init vault` or a commit a person made)\n',
     });
     expect((await git(root, 'log', '--format=%s')).split('\n').length).toBe(6);
     expect(await git(root, 'status', '--porcelain')).toBe('');

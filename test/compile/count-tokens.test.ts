@@ -47,3 +47,14 @@ describe('getTokenizer', () => {
     expect(() => getTokenizer('p50k_base' as never)).toThrow('unknown token encoding "p50k_base"');
   });
 });
+
+describe('a long run without spaces', () => {
+  it('is counted in pieces: never below the true count, and within 10% of it', async () => {
+    const text = '我们今天去了东京看樱花'.repeat(300);
+    const { countTokens: exactCount } = await import('gpt-tokenizer/encoding/o200k_base');
+    const exact = exactCount(text);
+    const counted = countTokens(text);
+    expect(counted).toBeGreaterThanOrEqual(exact);
+    expect(counted).toBeLessThanOrEqual(exact * 1.1);
+  });
+});

@@ -207,11 +207,11 @@ describe('history, diff, lastMemCommit', () => {
     await seed();
     expect(await lastMemCommit(repo)).toBeUndefined();
     await put('a.md', 'changed\n');
-    const { sha } = await commitPaths(repo, ['a.md'], 'mem: change a');
+    const { sha } = await commitPaths(repo, ['a.md'], 'mem: note set a');
     await put('b.md', 'user\n');
     await sh('commit', '-q', '-am', 'user: not mem\n\nmem: in the body does not count');
     const last = await lastMemCommit(repo);
-    expect([last?.sha, last?.subject]).toEqual([sha, 'mem: change a']);
+    expect([last?.sha, last?.subject]).toEqual([sha, 'mem: note set a']);
   });
 });
 
@@ -219,31 +219,31 @@ describe('findUndoTarget', () => {
   it('skips each undo together with the write it undid, newest first', async () => {
     await seed();
     await put('a.md', 'a1\n');
-    const a = await commitPaths(repo, ['a.md'], 'mem: write a');
+    const a = await commitPaths(repo, ['a.md'], 'mem: remember a');
     await put('b.md', 'b1\n');
-    const b = await commitPaths(repo, ['b.md'], 'mem: write b');
-    expect(await lastMemCommit(repo)).toMatchObject({ sha: b.sha, subject: 'mem: write b' });
+    const b = await commitPaths(repo, ['b.md'], 'mem: remember b');
+    expect(await lastMemCommit(repo)).toMatchObject({ sha: b.sha, subject: 'mem: remember b' });
 
     await put('b.md', 'b\n');
-    await commitPaths(repo, ['b.md'], 'mem: undo write b');
+    await commitPaths(repo, ['b.md'], 'mem: undo remember b');
     expect(await findUndoTarget(repo)).toMatchObject({
-      commit: { sha: a.sha, subject: 'mem: write a' },
+      commit: { sha: a.sha, subject: 'mem: remember a' },
       undone: 2,
     });
 
     await put('a.md', 'a\n');
-    await commitPaths(repo, ['a.md'], 'mem: undo write a');
+    await commitPaths(repo, ['a.md'], 'mem: undo remember a');
     expect(await findUndoTarget(repo)).toEqual({ commit: undefined, undone: 4 });
   });
 
   it('an undo of an undo brings the write back as the one to undo', async () => {
     await seed();
     await put('a.md', 'a1\n');
-    const a = await commitPaths(repo, ['a.md'], 'mem: write a');
+    const a = await commitPaths(repo, ['a.md'], 'mem: remember a');
     await put('a.md', 'a\n');
-    await commitPaths(repo, ['a.md'], 'mem: undo write a');
+    await commitPaths(repo, ['a.md'], 'mem: undo remember a');
     await put('a.md', 'a1\n');
-    await commitPaths(repo, ['a.md'], 'mem: undo undo write a');
+    await commitPaths(repo, ['a.md'], 'mem: undo undo remember a');
     expect(await findUndoTarget(repo)).toMatchObject({ commit: { sha: a.sha }, undone: 2 });
   });
 

@@ -122,6 +122,33 @@ describe('withLock', () => {
     expect(JSON.parse(await readFile(lock, 'utf8')).pid).toBe(process.pid);
   });
 
+  it('a holder that is alive renews its lock, so it is not broken after staleMs', async () => {
+    const lock = join(dir, 'held.lock');
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let entered: () => void = () => undefined;
+    const inside = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
+    const first = withLock(
+      lock,
+      async () => {
+        entered();
+        await held;
+      },
+      { staleMs: 400 },
+    );
+    await inside;
+    // Waits well past staleMs; without renewal the lock would be taken as left by a crash.
+    const second = withLock(lock, async () => 'broke in', { staleMs: 400, timeoutMs: 1500 });
+    await expect(second).rejects.toThrow(/is held by pid \d+ on .* gave up after 1500 ms/);
+    release();
+    await first;
+    expect(await withLock(lock, async () => 'free again', { staleMs: 400 })).toBe('free again');
+  });
+
   it('a lock held by a process on another host is not judged by pid', async () => {
     const lock = join(dir, 'lock');
     const pid = await deadPid();

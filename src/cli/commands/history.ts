@@ -24,13 +24,17 @@ export function historyCommands(program: Command, io: CliIO): void {
   program
     .command('undo')
     .description("revert mem's last commit, when its files have not changed since")
+    .option('--dry-run', 'say which commit and files it would revert, and change nothing')
     .option('--json', 'machine-readable output')
-    .action(async (options: { json?: boolean }, command: Command) => {
+    .action(async (options: { json?: boolean; dryRun?: boolean }, command: Command) => {
       const vault = await openFromCli(command, io);
-      const result = await vault.undo();
+      const result = await vault.undo({ dryRun: options.dryRun === true });
       if (options.json) printJson(io, result);
-      else io.stdout(`undid ${result.undone.sha.slice(0, 7)} ${result.undone.subject}\n`);
-      reportCommit(io, result);
+      else if (result.dryRun) {
+        io.stdout(`would undo ${result.undone.sha.slice(0, 7)} ${result.undone.subject}\n`);
+        for (const path of result.paths) io.stdout(`  ${path}\n`);
+      } else io.stdout(`undid ${result.undone.sha.slice(0, 7)} ${result.undone.subject}\n`);
+      if (!result.dryRun) reportCommit(io, result);
     });
 
   program

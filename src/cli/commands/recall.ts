@@ -7,6 +7,7 @@ import type { RecallOptions } from '../../index.js';
 import { openFromCli, printJson } from '../context.js';
 import { formatHits } from '../format.js';
 import type { CliIO } from '../io.js';
+import { library } from '../library.js';
 import { parseDayRange, parseNow, parsePositiveInt } from '../parse-options.js';
 
 interface RecallCliOptions {
@@ -79,6 +80,9 @@ export function recallCommand(program: Command, io: CliIO): void {
         });
         return;
       }
+      const { QUERY_LIMITS, queryProblem } = await library();
+      const problem = queryProblem(query ?? '');
+      if (problem) io.stderr(`mem: ${problem}; only the first ${QUERY_LIMITS.maxChars} were searched\n`);
       const result = vault.recall(query ?? '', base);
       if (options.json) printJson(io, result);
       else {

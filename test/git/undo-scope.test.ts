@@ -1,0 +1,89 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { mem } from '../helpers/run-cli.js';
+
+const dirs: string[] = [];
+const gitLog = (dir: string) => execFileSync('git', ['log', '--format=%s'], { cwd: dir, encoding: 'utf8' });
+
+beforeEach(() => {
+  vi.stubEnv('MEM_VAULT', undefined);
+});
+
+afterEach(async () => {
+  vi.unstubAllEnvs();
+  await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+});
+
+async function initVault(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'memvault-undo-'));
+  dirs.push(dir);
+  expect((await mem(['init'], { cwd: dir })).code).toBe(0);
+  return dir;
+}
+
+describe('mem undo reverts only the write verbs of mem', () => {
+  it('remember, undo, undo: the second undo refuses and the vault stays a vault', async () => {
+    const dir = await initVault();
+    const cli = (...args: string[]) => mem(['--vault', dir, ...args]);
+    expect((await cli('remember', 'Alpha', '--at', '2026-11-30T10:00:00Z')).code).toBe(0);
+    expect((await cli('undo')).code).toBe(0);
+
+    const second = await cli('undo');
+
+    expect(second.code).toBe(1);
+    expect(second.stderr).toBe(
+      'mem: nothing left to undo: the last 2 mem commits are writes that were undone and their undos (mem never undoes `mem: init vault` or a commit a person made)\n',
+    );
+    expect((await stat(join(dir, 'mem.config.json'))).isFile()).toBe(true);
+    expect((await stat(join(dir, 'profile/user.md'))).isFile()).toBe(true);
+    expect((await cli('doctor', '--json')).code).toBe(0);
+  });
+
+  it('skips a commit a person made, even one titled like mem', async () => {
+    const dir = await initVault();
+    await writeFile(join(dir, 'profile/user.md'), 'a person wrote this\n');
+    execFileSync(
+      'git',
+      ['-c', 'user.name=P', '-c', 'user.email=p@x', 'commit', '-qam', 'mem: my own notes'],
+      {
+        cwd: dir,
+      },
+    );
+    const out = await mem(['--vault', dir, 'undo']);
+    expect(out.code).toBe(1);
+    expect(out.stderr).toMatch(/^mem: no mem commit to undo/);
+    expect(await readFile(join(dir, 'profile/user.md'), 'utf8')).toBe('a person wrote this\n');
+  });
+
+  it('--dry-run says what it would revert and changes nothing', async () => {
+    const dir = await initVault();
+    const cli = (...args: string[]) => mem(['--vault', dir, ...args]);
+    expect((await cli('remember', 'Alpha', '--at', '2026-11-30T10:00:00Z')).code).toBe(0);
+    const before = gitLog(dir);
+    const day = await readFile(join(dir, 'episodes/daily/2026-11-30.md'), 'utf8');
+
+    const out = await cli('undo', '--dry-run', '--json');
+
+    expect(out.code).toBe(0);
+    const result = JSON.parse(out.stdout) as {
+      dryRun: boolean;
+      paths: string[];
+      undone: { subject: string };
+    };
+    expect(result).toMatchObject({
+      dryRun: true,
+      committed: false,
+      paths: ['episodes/daily/2026-11-30.md'],
+      undone: { subject: 'mem: remember 2026-11-30#^e1' },
+    });
+    const text = await cli('undo', '--dry-run');
+    expect(text.stdout).toMatch(
+      /^would undo [0-9a-f]{7} mem: remember 2026-11-30#\^e1\n {2}episodes\/daily\/2026-11-30\.md\n$/,
+    );
+    expect(gitLog(dir)).toBe(before);
+    expect(await readFile(join(dir, 'episodes/daily/2026-11-30.md'), 'utf8')).toBe(day);
+  });
+});
