@@ -86,6 +86,9 @@ export class Vault {
   /** The end of the write queue */
   private tail: Promise<void> = Promise.resolve();
   private watcher: Promise<VaultWatcher> | undefined;
+  private readonly onNotice: (message: string) => void;
+  /** A cache that cannot be saved is reported once, not on every save */
+  private saveFailed = false;
 
   private constructor(
     root: string,
@@ -93,12 +96,14 @@ export class Vault {
     initialized: boolean,
     index: VaultIndex,
     useCache: boolean,
+    onNotice: (message: string) => void,
   ) {
     this.root = root;
     this.config = config;
     this.initialized = initialized;
     this.index = index;
     this.useCache = useCache;
+    this.onNotice = onNotice;
   }
 
   static async open(options: OpenVaultOptions = {}): Promise<Vault> {
@@ -116,7 +121,7 @@ export class Vault {
       if (cached.status === 'loaded') index = cached.index;
       else if (cached.status !== 'missing') options.onNotice?.(`mem: ${cached.reason}; rebuilding it`);
     }
-    const vault = new Vault(root, config, initialized, index, useCache);
+    const vault = new Vault(root, config, initialized, index, useCache, options.onNotice ?? noop);
     await vault.refresh();
     return vault;
   }
@@ -172,15 +177,25 @@ export class Vault {
     return this.stale.size;
   }
 
-  /** Writes the index cache to `.mem/` now, whatever is stale. */
+  /**
+   * Writes the index cache to `.mem/` now, whatever is stale. A cache that cannot be written
+   * (a full disk, a read-only folder) is reported once through `onNotice`, never thrown: the
+   * index in memory is whole, and the next open reads what the cache lacks.
+   */
   save(): Promise<void> {
     return this.exclusive(() => this.saveNow());
   }
 
   private async saveNow(): Promise<void> {
     if (!this.useCache) return;
-    await saveIndexCache(this.root, this.index);
-    this.stale.clear();
+    const result = await saveIndexCache(this.root, this.index);
+    if (result.saved) {
+      this.stale.clear();
+      this.saveFailed = false;
+    } else if (!this.saveFailed) {
+      this.saveFailed = true;
+      this.onNotice(`mem: ${result.reason}; the next run indexes what it lacks again`);
+    }
   }
 
   /**

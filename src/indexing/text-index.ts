@@ -1,6 +1,14 @@
 import MiniSearch, { type AsPlainObject, type Options, type SearchResult } from 'minisearch';
 import { MemError } from '../core/errors.js';
 import type { Layer, Note, Section } from '../core/types.js';
+import {
+  type TextSegment,
+  type TextStoreHeader,
+  type TextStoreLimits,
+  TextStoreLoader,
+  textStoreHeader,
+  textStoreSegments,
+} from './text-index-store.js';
 import { processTerm, tokenize } from './tokenize.js';
 
 /** Bump when the tokenizer, the stemmer, the stop words or the fields change: old caches are then rebuilt. */
@@ -144,6 +152,45 @@ export class TextIndex {
     );
     hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     return options.limit === undefined ? hits : hits.slice(0, Math.max(0, options.limit));
+  }
+
+  /** What the cache needs besides the segments: counts and field averages (see text-index-store.ts). */
+  storeHeader(): TextStoreHeader & { version: number } {
+    return { version: TEXT_INDEX_VERSION, ...textStoreHeader(this.miniSearch) };
+  }
+
+  /** The index in bounded segments, one at a time, for the `.mem/` cache. */
+  storeSegments(limits?: TextStoreLimits): Iterable<TextSegment> {
+    return textStoreSegments(this.miniSearch, this.idsByPath, limits);
+  }
+
+  /**
+   * Restores an index from `storeHeader()` and the `storeSegments()` fed in order to the loader;
+   * call `finish()` once all are in. Throws when the header is from another version.
+   */
+  static loader(header: TextStoreHeader & { version: number }): {
+    docs(text: string): void;
+    terms(bytes: Uint8Array): void;
+    finish(): TextIndex;
+  } {
+    if (header?.version !== TEXT_INDEX_VERSION) {
+      throw new MemError(
+        'INVALID_INPUT',
+        `text index: saved version ${JSON.stringify(header?.version)} does not match ${TEXT_INDEX_VERSION}; rebuild it`,
+      );
+    }
+    const loader = new TextStoreLoader(new MiniSearch<SectionDocument>(OPTIONS), header);
+    return {
+      docs: (text) => loader.docs(text),
+      terms: (bytes) => loader.terms(bytes),
+      finish: () => {
+        const { miniSearch, idsByPath } = loader.finish();
+        const index = new TextIndex();
+        index.miniSearch = miniSearch;
+        index.idsByPath = idsByPath;
+        return index;
+      },
+    };
   }
 
   /** A plain, JSON-serialisable snapshot; give it (or its parsed JSON text) to fromJSON(). */

@@ -1,0 +1,303 @@
+import type MiniSearch from 'minisearch';
+
+/**
+ * The text index written to and read from the `.mem/` cache in bounded segments, so that no string
+ * or buffer grows with the vault: MiniSearch's own `toJSON()` builds a plain copy of the whole index
+ * that then becomes one JSON string (V8 caps a string at about 512 M characters, reached near
+ * 130,000 notes), and `loadJS()` needs that whole copy again.
+ *
+ * This reads and restores MiniSearch 7's private state directly (checked by `stateOf`), so a save
+ * holds one segment beside the live index, and a load decodes postings straight into the Maps
+ * MiniSearch searches, without the `parseInt` of every document id that `loadJS()` does.
+ *
+ * Two kinds of segment:
+ * - `docs` (JSON): `[path, [[id, shortId, fieldLengths, storedFields], …]]` per note;
+ * - `terms` (binary): a little-endian u32 byte length, a JSON array of terms, then each term's
+ *   postings as varints: field count, then per field its id, its posting count and
+ *   (zigzag delta of the short id, term frequency) pairs. A term with more postings than fit one
+ *   record is written as several records under the same term; the reader merges them.
+ * Postings of discarded documents (MiniSearch drops them lazily) are left out, as a vacuum would.
+ */
+
+/** Bump when the segment format changes. */
+export const TEXT_STORE_VERSION = 1;
+
+export interface TextStoreLimits {
+  /** A segment is closed once it holds about this much: bytes of postings, or characters of JSON (default: 4 MiB) */
+  segment: number;
+  /** Most postings in one record, so one very common term cannot make a record grow with the vault (default: 65,536) */
+  record: number;
+}
+
+const LIMITS: TextStoreLimits = { segment: 4 << 20, record: 1 << 16 };
+
+type Postings = Map<number, number>;
+type TermData = Map<number, Postings>;
+
+/** MiniSearch 7.x private fields that the cache writes and restores. */
+interface MiniSearchState {
+  _index: Iterable<[string, TermData]> & { set(term: string, data: TermData): unknown };
+  _documentIds: Map<number, string>;
+  _idToShortId: Map<string, number>;
+  _fieldLength: Map<number, number[]>;
+  _storedFields: Map<number, Record<string, unknown> | undefined>;
+  _documentCount: number;
+  _nextId: number;
+  _fieldIds: Record<string, number>;
+  _avgFieldLength: number[];
+  _dirtCount: number;
+}
+
+export interface TextStoreHeader {
+  store: number;
+  documentCount: number;
+  nextId: number;
+  fieldIds: Record<string, number>;
+  averageFieldLength: number[];
+}
+
+export interface TextSegment {
+  part: 'docs' | 'terms';
+  data: string | Uint8Array;
+}
+
+/** MiniSearch's private state, or a clear error when a MiniSearch upgrade changed it. */
+function stateOf(miniSearch: MiniSearch<never> | MiniSearch<object>): MiniSearchState {
+  const state = miniSearch as unknown as Partial<MiniSearchState>;
+  const ok =
+    state._documentIds instanceof Map &&
+    state._idToShortId instanceof Map &&
+    state._fieldLength instanceof Map &&
+    state._storedFields instanceof Map &&
+    typeof state._index?.set === 'function' &&
+    typeof state._documentCount === 'number' &&
+    typeof state._nextId === 'number' &&
+    Array.isArray(state._avgFieldLength);
+  if (!ok) throw new Error('this version of minisearch keeps its index in another shape; the cache is off');
+  return state as MiniSearchState;
+}
+
+export function textStoreHeader(miniSearch: MiniSearch<never> | MiniSearch<object>): TextStoreHeader {
+  const state = stateOf(miniSearch);
+  return {
+    store: TEXT_STORE_VERSION,
+    documentCount: state._documentCount,
+    nextId: state._nextId,
+    fieldIds: { ...state._fieldIds },
+    averageFieldLength: [...state._avgFieldLength],
+  };
+}
+
+/** The index as segments, produced one at a time: the caller writes each before asking for the next. */
+export function* textStoreSegments(
+  miniSearch: MiniSearch<never> | MiniSearch<object>,
+  idsByPath: Map<string, string[]>,
+  limits: TextStoreLimits = LIMITS,
+): Generator<TextSegment> {
+  const state = stateOf(miniSearch);
+  let docs: string[] = [];
+  let chars = 0;
+  for (const [path, ids] of idsByPath) {
+    const entries = ids.map((id) => {
+      const shortId = state._idToShortId.get(id);
+      if (shortId === undefined) throw new Error(`text index: section ${id} has no document`);
+      return [id, shortId, state._fieldLength.get(shortId) ?? [], state._storedFields.get(shortId) ?? {}];
+    });
+    const line = JSON.stringify([path, entries]);
+    docs.push(line);
+    chars += line.length;
+    if (chars >= limits.segment) {
+      yield { part: 'docs', data: `[${docs.join(',\n')}]` };
+      docs = [];
+      chars = 0;
+    }
+  }
+  if (docs.length > 0) yield { part: 'docs', data: `[${docs.join(',\n')}]` };
+
+  const live = state._documentIds;
+  let out = new TermWriter(limits.record);
+  for (const [term, data] of state._index) {
+    out.term(term, data, live);
+    if (out.size >= limits.segment) {
+      yield { part: 'terms', data: out.finish() };
+      out = new TermWriter(limits.record);
+    }
+  }
+  if (out.records > 0) yield { part: 'terms', data: out.finish() };
+}
+
+class TermWriter {
+  constructor(private readonly recordPostings: number) {}
+  private terms: string[] = [];
+  private bytes = new Uint8Array(1 << 16);
+  private pos = 0;
+
+  get size(): number {
+    return this.pos;
+  }
+
+  get records(): number {
+    return this.terms.length;
+  }
+
+  /** Appends a term's live postings, as one record or, when they are many, several. */
+  term(term: string, data: TermData, live: Map<number, string>): void {
+    let fields: [number, number[]][] = [];
+    let count = 0;
+    const flush = () => {
+      if (fields.length === 0) return;
+      this.terms.push(term);
+      this.varint(fields.length);
+      for (const [fieldId, pairs] of fields) {
+        this.varint(fieldId);
+        this.varint(pairs.length / 2);
+        let previous = 0;
+        for (let i = 0; i < pairs.length; i += 2) {
+          const shortId = pairs[i] as number;
+          const delta = shortId - previous;
+          previous = shortId;
+          this.varint(delta >= 0 ? delta * 2 : -delta * 2 - 1);
+          this.varint(pairs[i + 1] as number);
+        }
+      }
+      fields = [];
+      count = 0;
+    };
+    for (const [fieldId, postings] of data) {
+      let pairs: number[] = [];
+      for (const [shortId, freq] of postings) {
+        if (!live.has(shortId)) continue;
+        pairs.push(shortId, freq);
+        if (++count >= this.recordPostings) {
+          fields.push([fieldId, pairs]);
+          flush();
+          pairs = [];
+        }
+      }
+      if (pairs.length > 0) fields.push([fieldId, pairs]);
+    }
+    flush();
+  }
+
+  finish(): Uint8Array {
+    const head = Buffer.from(JSON.stringify(this.terms));
+    const out = new Uint8Array(4 + head.length + this.pos);
+    new DataView(out.buffer).setUint32(0, head.length, true);
+    out.set(head, 4);
+    out.set(this.bytes.subarray(0, this.pos), 4 + head.length);
+    return out;
+  }
+
+  private varint(value: number): void {
+    if (this.pos + 8 > this.bytes.length) {
+      const bigger = new Uint8Array(this.bytes.length * 2);
+      bigger.set(this.bytes);
+      this.bytes = bigger;
+    }
+    let n = value;
+    while (n >= 0x80) {
+      this.bytes[this.pos++] = (n % 0x80) | 0x80;
+      n = Math.floor(n / 0x80);
+    }
+    this.bytes[this.pos++] = n;
+  }
+}
+
+/** Restores a MiniSearch from segments given in the order they were written. */
+export class TextStoreLoader<T> {
+  readonly idsByPath = new Map<string, string[]>();
+  private readonly state: MiniSearchState;
+  private lastTerm: string | undefined;
+  private lastData: TermData | undefined;
+
+  constructor(
+    readonly miniSearch: MiniSearch<T>,
+    private readonly header: TextStoreHeader,
+  ) {
+    if (header?.store !== TEXT_STORE_VERSION) {
+      throw new Error(`text index segments of format ${String(header?.store)}, not ${TEXT_STORE_VERSION}`);
+    }
+    this.state = stateOf(miniSearch as unknown as MiniSearch<object>);
+    this.state._documentCount = header.documentCount;
+    this.state._nextId = header.nextId;
+    this.state._fieldIds = { ...header.fieldIds };
+    this.state._avgFieldLength = [...header.averageFieldLength];
+    this.state._dirtCount = 0;
+  }
+
+  docs(text: string): void {
+    const { _documentIds, _idToShortId, _fieldLength, _storedFields } = this.state;
+    for (const [path, entries] of JSON.parse(text) as [string, [string, number, number[], object][]][]) {
+      const ids: string[] = [];
+      for (const [id, shortId, lengths, stored] of entries) {
+        _documentIds.set(shortId, id);
+        _idToShortId.set(id, shortId);
+        _fieldLength.set(shortId, lengths);
+        _storedFields.set(shortId, stored as Record<string, unknown>);
+        ids.push(id);
+      }
+      this.idsByPath.set(path, ids);
+    }
+  }
+
+  terms(bytes: Uint8Array): void {
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const headLength = view.getUint32(0, true);
+    const terms = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset + 4, headLength).toString('utf8'));
+    if (!Array.isArray(terms)) throw new Error('a terms segment does not start with its terms');
+    let pos = 4 + headLength;
+    const end = bytes.length;
+    // Inlined varint reads: this loop runs once per posting (about 1.4 million at 10,000 notes).
+    const read = (): number => {
+      let byte = bytes[pos++] as number;
+      if (byte < 0x80) return byte;
+      let value = byte & 0x7f;
+      let scale = 0x80;
+      do {
+        if (pos >= end) throw new Error('a terms segment ends inside a number');
+        byte = bytes[pos++] as number;
+        value += (byte & 0x7f) * scale;
+        scale *= 0x80;
+      } while (byte >= 0x80);
+      return value;
+    };
+    for (const term of terms as string[]) {
+      let data: TermData;
+      if (term === this.lastTerm && this.lastData) data = this.lastData;
+      else {
+        data = new Map();
+        this.state._index.set(term, data);
+        this.lastTerm = term;
+        this.lastData = data;
+      }
+      const fieldCount = read();
+      for (let f = 0; f < fieldCount; f++) {
+        const fieldId = read();
+        const count = read();
+        let postings = data.get(fieldId);
+        if (!postings) {
+          postings = new Map();
+          data.set(fieldId, postings);
+        }
+        let shortId = 0;
+        for (let i = 0; i < count; i++) {
+          const zigzag = read();
+          shortId += zigzag % 2 === 0 ? zigzag / 2 : -(zigzag + 1) / 2;
+          postings.set(shortId, read());
+        }
+      }
+      if (pos > end) throw new Error('a terms segment is cut short');
+    }
+    if (pos !== end) throw new Error('a terms segment has bytes after its last term');
+  }
+
+  /** The restored index; throws when the segments did not hold every document the header counts. */
+  finish(): { miniSearch: MiniSearch<T>; idsByPath: Map<string, string[]> } {
+    if (this.state._documentIds.size !== this.header.documentCount) {
+      throw new Error(
+        `the cache holds ${this.state._documentIds.size} sections, its header ${this.header.documentCount}`,
+      );
+    }
+    return { miniSearch: this.miniSearch, idsByPath: this.idsByPath };
+  }
+}
