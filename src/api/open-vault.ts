@@ -8,7 +8,12 @@ import type { HistoryEntry } from '../git/git-history.js';
 import { noteHistory, type UndoResult, undoLastMemCommit, vaultDiff } from '../git/vault-git.js';
 import { type DoctorReport, diagnose } from '../indexing/doctor.js';
 import { loadIndexCache, saveIndexCache } from '../indexing/index-cache.js';
-import { type RefreshStats, refreshIndex, refreshPaths } from '../indexing/refresh-index.js';
+import {
+  type RefreshProgress,
+  type RefreshStats,
+  refreshIndex,
+  refreshPaths,
+} from '../indexing/refresh-index.js';
 import { VaultIndex } from '../indexing/vault-index.js';
 import { type AppliedRange, chooseRange } from '../recall/choose-range.js';
 import { type RecallHit, type RecallOptions, recall } from '../recall/recall.js';
@@ -49,6 +54,11 @@ export interface OpenVaultOptions {
   onNotice?: (message: string) => void;
   /** Refuse a folder without `mem.config.json` instead of reading it as it is (default: false) */
   requireConfig?: boolean;
+  /**
+   * Called while opening, as the notes the cache lacks are read: how many so far of how many
+   * (once per batch of 64, and once at the end). Not called when the cache has them all.
+   */
+  onProgress?: RefreshProgress;
 }
 
 export interface RecallResult {
@@ -122,7 +132,7 @@ export class Vault {
       else if (cached.status !== 'missing') options.onNotice?.(`mem: ${cached.reason}; rebuilding it`);
     }
     const vault = new Vault(root, config, initialized, index, useCache, options.onNotice ?? noop);
-    await vault.refresh();
+    await vault.exclusive(() => vault.refreshNow(options.onProgress));
     return vault;
   }
 
@@ -154,8 +164,8 @@ export class Vault {
     return this.exclusive(() => this.refreshNow());
   }
 
-  private async refreshNow(): Promise<RefreshStats> {
-    this.lastRefresh = await refreshIndex(this.root, this.index, this.stale);
+  private async refreshNow(onProgress?: RefreshProgress): Promise<RefreshStats> {
+    this.lastRefresh = await refreshIndex(this.root, this.index, this.stale, onProgress);
     await this.saveIfStaleNow();
     return this.lastRefresh;
   }
