@@ -97,10 +97,22 @@ describe('text index segments', () => {
       const loader = TextIndex.loader(index.storeHeader());
       loader.docs(docs);
       loader.terms(bytes);
+      return loader.finish();
     };
-    expect(() => load(terms.subarray(0, terms.length - 3))).toThrow(/cut short|inside a number/);
+    expect(load(terms).size).toBe(index.size);
+    // The last byte climbs back to the root: without it the tree is left open.
+    expect(() => load(terms.subarray(0, terms.length - 1))).toThrow('the terms segments end inside the tree');
+    expect(() => load(terms.subarray(0, terms.length - 40))).toThrow(
+      /inside the tree|inside a number|cut short/,
+    );
     expect(() => load(Buffer.concat([terms, Buffer.from([1, 2, 3])]))).toThrow(
-      'a terms segment has bytes after its last term',
+      'a terms segment lacks a label',
+    );
+    expect(() => load(Buffer.concat([terms, Buffer.from([0])]))).toThrow(
+      'a terms segment goes above the root',
+    );
+    expect(() => load(Buffer.concat([terms, Buffer.from([9, 0x80])]))).toThrow(
+      'a terms segment ends inside a number',
     );
   });
 
