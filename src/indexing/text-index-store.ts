@@ -17,15 +17,16 @@ import type MiniSearch from 'minisearch';
  * - `docs` (JSON): `[path, [[id, shortId, fieldLengths, storedFields], …]]` per note;
  * - `terms` (binary): a little-endian u32 byte length, a JSON array of the tree's edge labels, then
  *   the tree in depth-first order as varint operations: 0 goes back up, 1 goes down an edge
- *   (labelled by the next label), 2 + n is a term ending here with postings in n fields: per field
- *   its id, its posting count and (zigzag delta of the short id, term frequency) pairs. A term with
- *   more postings than fit one record is written as several records; the reader merges them. The
- *   tree runs on from one segment into the next.
+ *   (labelled by the next label), 2 + n is a term ending here with postings in n fields, then the
+ *   byte length of those postings (so a load can leave them undecoded, see LazyTermData): per
+ *   field its id, its posting count and (zigzag delta of the short id, term frequency) pairs. A
+ *   term with more postings than fit one record is written as several records; the reader merges
+ *   them. The tree runs on from one segment into the next.
  * Postings of discarded documents (MiniSearch drops them lazily) are left out, as a vacuum would.
  */
 
 /** Bump when the segment format changes. */
-export const TEXT_STORE_VERSION = 2;
+export const TEXT_STORE_VERSION = 3;
 
 export interface TextStoreLimits {
   /** A segment is closed once it holds about this much: bytes of postings, or characters of JSON (default: 4 MiB) */
@@ -188,23 +189,34 @@ class TermWriter {
     const flush = () => {
       if (fields.length === 0 && written) return;
       written = true;
+      let length = 0;
+      for (const [fieldId, pairs] of fields) {
+        length += varintSize(fieldId) + varintSize(pairs.length / 2);
+        let previous = 0;
+        for (let i = 0; i < pairs.length; i += 2) {
+          length += varintSize(zigzag((pairs[i] as number) - previous)) + varintSize(pairs[i + 1] as number);
+          previous = pairs[i] as number;
+        }
+      }
       this.varint(TERM + fields.length);
+      this.varint(length);
       for (const [fieldId, pairs] of fields) {
         this.varint(fieldId);
         this.varint(pairs.length / 2);
         let previous = 0;
         for (let i = 0; i < pairs.length; i += 2) {
-          const shortId = pairs[i] as number;
-          const delta = shortId - previous;
-          previous = shortId;
-          this.varint(delta >= 0 ? delta * 2 : -delta * 2 - 1);
+          this.varint(zigzag((pairs[i] as number) - previous));
           this.varint(pairs[i + 1] as number);
+          previous = pairs[i] as number;
         }
       }
       fields = [];
       count = 0;
     };
-    for (const [fieldId, postings] of data) {
+    // Postings still in their saved bytes are read without being kept, so a save does not decode
+    // every term of the index into memory for good.
+    const source = data instanceof LazyTermData ? data.peek() : data;
+    for (const [fieldId, postings] of source) {
       let pairs: number[] = [];
       for (const [shortId, freq] of postings) {
         if (!live.has(shortId)) continue;
@@ -241,6 +253,142 @@ class TermWriter {
       n = Math.floor(n / 0x80);
     }
     this.bytes[this.pos++] = n;
+  }
+}
+
+function zigzag(delta: number): number {
+  return delta >= 0 ? delta * 2 : -delta * 2 - 1;
+}
+
+function varintSize(value: number): number {
+  let size = 1;
+  for (let n = value; n >= 0x80; n = Math.floor(n / 0x80)) size++;
+  return size;
+}
+
+/** One saved record of a term's postings: the bytes of its segment, where it starts and ends, its field count */
+type Chunk = [bytes: Uint8Array, start: number, end: number, fields: number];
+
+/** Decodes one record's fields into `into`, adding to what it holds. */
+function decodeChunk([bytes, start, end, fieldCount]: Chunk, into: TermData): void {
+  let pos = start;
+  const read = (): number => {
+    if (pos >= end) throw new Error('a term record of the index cache is cut short');
+    let byte = bytes[pos++] as number;
+    if (byte < 0x80) return byte;
+    let value = byte & 0x7f;
+    let scale = 0x80;
+    do {
+      if (pos >= end) throw new Error('a term record of the index cache ends inside a number');
+      byte = bytes[pos++] as number;
+      value += (byte & 0x7f) * scale;
+      scale *= 0x80;
+    } while (byte >= 0x80);
+    return value;
+  };
+  for (let f = 0; f < fieldCount; f++) {
+    const fieldId = read();
+    const count = read();
+    let postings = into.get(fieldId);
+    if (!postings) {
+      postings = new Map();
+      into.set(fieldId, postings);
+    }
+    let shortId = 0;
+    for (let i = 0; i < count; i++) {
+      const z = read();
+      shortId += z % 2 === 0 ? z / 2 : -(z + 1) / 2;
+      postings.set(shortId, read());
+    }
+  }
+  if (pos !== end) throw new Error('a term record of the index cache is longer than its fields');
+}
+
+/**
+ * A term's postings left in the bytes they were saved in until MiniSearch first asks for them.
+ * A query touches a few terms of hundreds of thousands, and decoding every posting on load took
+ * most of a warm open (1.4 million Map entries at 10,000 notes, and their garbage collection);
+ * kept as bytes they also take a tenth of the memory. Every Map method decodes first, so
+ * MiniSearch sees an ordinary Map.
+ */
+class LazyTermData extends Map<number, Postings> {
+  private chunks: Chunk[] | undefined;
+
+  constructor(chunk: Chunk) {
+    super();
+    this.chunks = [chunk];
+  }
+
+  /** Another record of the same term (a term with very many postings is saved in several). */
+  addChunk(chunk: Chunk): boolean {
+    if (!this.chunks) return false;
+    this.chunks.push(chunk);
+    return true;
+  }
+
+  /** The postings, decoded into a copy when they are still bytes: the term itself stays as it is. */
+  peek(): TermData {
+    if (!this.chunks) return this;
+    const copy: TermData = new Map();
+    for (const chunk of this.chunks) decodeChunk(chunk, copy);
+    return copy;
+  }
+
+  private decode(): void {
+    const chunks = this.chunks;
+    if (!chunks) return;
+    this.chunks = undefined;
+    const decoded: TermData = new Map();
+    for (const chunk of chunks) decodeChunk(chunk, decoded);
+    for (const [fieldId, postings] of decoded) super.set(fieldId, postings);
+  }
+
+  override get size(): number {
+    this.decode();
+    return super.size;
+  }
+  override get(key: number): Postings | undefined {
+    this.decode();
+    return super.get(key);
+  }
+  override has(key: number): boolean {
+    this.decode();
+    return super.has(key);
+  }
+  override set(key: number, value: Postings): this {
+    this.decode();
+    return super.set(key, value);
+  }
+  override delete(key: number): boolean {
+    this.decode();
+    return super.delete(key);
+  }
+  override clear(): void {
+    this.chunks = undefined;
+    super.clear();
+  }
+  override forEach(
+    fn: (value: Postings, key: number, map: Map<number, Postings>) => void,
+    self?: unknown,
+  ): void {
+    this.decode();
+    super.forEach(fn, self);
+  }
+  override keys(): MapIterator<number> {
+    this.decode();
+    return super.keys();
+  }
+  override values(): MapIterator<Postings> {
+    this.decode();
+    return super.values();
+  }
+  override entries(): MapIterator<[number, Postings]> {
+    this.decode();
+    return super.entries();
+  }
+  override [Symbol.iterator](): MapIterator<[number, Postings]> {
+    this.decode();
+    return super[Symbol.iterator]();
   }
 }
 
@@ -289,7 +437,6 @@ export class TextStoreLoader<T> {
     let next = 0;
     let pos = 4 + headLength;
     const end = bytes.length;
-    // Inlined varint reads: this loop runs once per posting (about 1.4 million at 10,000 notes).
     const read = (): number => {
       if (pos >= end) throw new Error('a terms segment is cut short');
       let byte = bytes[pos++] as number;
@@ -320,26 +467,15 @@ export class TextStoreLoader<T> {
         path.push(child);
         node = child;
       } else {
-        let data = node.get(LEAF) as TermData | undefined;
-        if (!data) {
-          data = new Map();
-          node.set(LEAF, data);
-        }
-        const fieldCount = op - TERM;
-        for (let f = 0; f < fieldCount; f++) {
-          const fieldId = read();
-          const count = read();
-          let postings = data.get(fieldId);
-          if (!postings) {
-            postings = new Map();
-            data.set(fieldId, postings);
-          }
-          let shortId = 0;
-          for (let i = 0; i < count; i++) {
-            const zigzag = read();
-            shortId += zigzag % 2 === 0 ? zigzag / 2 : -(zigzag + 1) / 2;
-            postings.set(shortId, read());
-          }
+        const length = read();
+        const start = pos;
+        pos += length;
+        if (pos > end) throw new Error('a terms segment is cut short');
+        const chunk: Chunk = [bytes, start, pos, op - TERM];
+        const data = node.get(LEAF);
+        if (data === undefined) node.set(LEAF, new LazyTermData(chunk));
+        else if (!(data instanceof LazyTermData && data.addChunk(chunk))) {
+          throw new Error('a terms segment holds a term twice');
         }
       }
     }

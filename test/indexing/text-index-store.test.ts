@@ -78,6 +78,15 @@ describe('text index segments', () => {
     for (const query of QUERIES) expect(restored.search(query)).toEqual(settled(index, query));
   });
 
+  it('a restored index saved again before any search (its postings still bytes) loses nothing', () => {
+    const index = sampleIndex();
+    const { restored } = restore(index, { segment: 200, record: 3 });
+    restored.remove('insights/n30.md');
+    const { restored: again } = restore(restored, { segment: 300, record: 5 });
+    for (const query of QUERIES) expect(again.search(query)).toEqual(settled(restored, query));
+    expect(again.size).toBe(index.size - 2);
+  });
+
   it('a restored index can still be changed: remove, add and replace work', () => {
     const { restored } = restore(sampleIndex());
     restored.remove('insights/n20.md');
