@@ -1,4 +1,4 @@
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import type { Note } from '../core/types.js';
@@ -71,7 +71,7 @@ export async function loadIndexCache(root: string): Promise<CacheLoad> {
   for (let attempt = 0; ; attempt++) {
     const manifest = await readManifest(base);
     if (manifest === 'missing') {
-      const legacy = await readFile(join(root, CACHE_DIR, LEGACY_FILE)).then(
+      const legacy = await stat(join(root, CACHE_DIR, LEGACY_FILE)).then(
         () => true,
         () => false,
       );
