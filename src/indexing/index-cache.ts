@@ -1,4 +1,14 @@
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import {
+  type FileHandle,
+  mkdir,
+  open,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  stat,
+  writeFile,
+} from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import type { Note } from '../core/types.js';
@@ -154,30 +164,105 @@ export async function saveIndexCache(root: string, index: VaultIndex): Promise<C
   }
 }
 
+/** Pieces are gathered up to this many characters before a write: small enough for V8's young generation */
+const WRITE_CHARS = 32 * 1024;
+
+/**
+ * One segment file written piece by piece, with its size and CRC-32 kept as it goes. No piece is
+ * joined with the rest of its segment: joined strings of many MiB went to V8's large-object space,
+ * which only a full collection frees, and a save left hundreds of MiB of them behind.
+ */
+class SegmentFile {
+  private pieces: string[] = [];
+  private chars = 0;
+  bytes = 0;
+  crc = 0;
+
+  constructor(
+    private readonly handle: FileHandle,
+    readonly part: Segment['part'],
+    readonly file: string,
+  ) {}
+
+  async write(data: string | Uint8Array): Promise<void> {
+    if (typeof data !== 'string') {
+      await this.flush();
+      await this.out(data);
+      return;
+    }
+    this.pieces.push(data);
+    this.chars += data.length;
+    if (this.chars >= WRITE_CHARS) await this.flush();
+  }
+
+  async close(): Promise<Segment> {
+    try {
+      await this.flush();
+    } finally {
+      await this.handle.close();
+    }
+    return { part: this.part, file: this.file, bytes: this.bytes, crc: this.crc };
+  }
+
+  private async flush(): Promise<void> {
+    if (this.pieces.length === 0) return;
+    const bytes = Buffer.from(this.pieces.join(''));
+    this.pieces = [];
+    this.chars = 0;
+    await this.out(bytes);
+  }
+
+  private async out(bytes: Uint8Array): Promise<void> {
+    this.crc = crc32(bytes, this.crc);
+    this.bytes += bytes.length;
+    await this.handle.writeFile(bytes);
+  }
+}
+
 async function writeGeneration(base: string, dir: string, generation: string, index: VaultIndex) {
   const segments: Segment[] = [];
   const counts = { notes: 0, docs: 0, terms: 0 };
-  const write = async (part: Segment['part'], data: string | Uint8Array) => {
-    const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+  let current: SegmentFile | undefined;
+  const start = async (part: Segment['part']) => {
     const file = `${part}-${String(counts[part]++).padStart(4, '0')}.${part === 'terms' ? 'bin' : 'json'}`;
-    await writeFile(join(dir, file), bytes);
-    segments.push({ part, file, bytes: bytes.length, crc: crc32(bytes) });
+    current = new SegmentFile(await open(join(dir, file), 'wx'), part, file);
+    return current;
   };
-  let batch: string[] = [];
-  let chars = 0;
-  for (const note of index.notes.values()) {
-    const json = JSON.stringify(note);
-    batch.push(json);
-    chars += json.length;
-    if (chars >= NOTES_SEGMENT_CHARS) {
-      await write('notes', `[${batch.join(',\n')}]`);
-      batch = [];
-      chars = 0;
+  const end = async () => {
+    if (current) segments.push(await current.close());
+    current = undefined;
+  };
+  try {
+    let chars = -1;
+    for (const note of index.notes.values()) {
+      const file = chars < 0 ? await start('notes') : (current as SegmentFile);
+      await file.write(chars < 0 ? '[' : ',\n');
+      const json = JSON.stringify(note);
+      await file.write(json);
+      chars = Math.max(0, chars) + json.length;
+      if (chars >= NOTES_SEGMENT_CHARS) {
+        await file.write(']');
+        await end();
+        chars = -1;
+      }
     }
+    if (chars >= 0) {
+      await current?.write(']');
+      await end();
+    }
+    if (index.notes.size === 0) {
+      await (await start('notes')).write('[]');
+      await end();
+    }
+    for (const piece of index.text.storeSegments()) {
+      const file = current ?? (await start(piece.part));
+      await file.write(piece.data);
+      if (piece.end) await end();
+    }
+  } finally {
+    // On an error, close what is open; the caller removes the generation.
+    await current?.close().catch(() => undefined);
   }
-  if (batch.length > 0 || index.notes.size === 0) await write('notes', `[${batch.join(',\n')}]`);
-  batch = [];
-  for (const segment of index.text.storeSegments()) await write(segment.part, segment.data);
   const manifest: Manifest = {
     schema: CACHE_SCHEMA,
     generation,

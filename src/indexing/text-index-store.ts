@@ -73,9 +73,14 @@ export interface TextStoreHeader {
   averageFieldLength: number[];
 }
 
+/**
+ * A piece of a segment: a segment is the pieces of one part up to one with `end`. Docs come one
+ * note at a time, so the writer never joins a whole segment into one string.
+ */
 export interface TextSegment {
   part: 'docs' | 'terms';
   data: string | Uint8Array;
+  end: boolean;
 }
 
 /** MiniSearch's private state, or a clear error when a MiniSearch upgrade changed it. */
@@ -106,15 +111,14 @@ export function textStoreHeader(miniSearch: MiniSearch<never> | MiniSearch<objec
   };
 }
 
-/** The index as segments, produced one at a time: the caller writes each before asking for the next. */
+/** The index as segments, produced a piece at a time: the caller writes each before asking for the next. */
 export function* textStoreSegments(
   miniSearch: MiniSearch<never> | MiniSearch<object>,
   idsByPath: Map<string, string[]>,
   limits: TextStoreLimits = LIMITS,
 ): Generator<TextSegment> {
   const state = stateOf(miniSearch);
-  let docs: string[] = [];
-  let chars = 0;
+  let chars = -1;
   for (const [path, ids] of idsByPath) {
     const entries = ids.map((id) => {
       const shortId = state._idToShortId.get(id);
@@ -122,15 +126,15 @@ export function* textStoreSegments(
       return [id, shortId, state._fieldLength.get(shortId) ?? [], state._storedFields.get(shortId) ?? {}];
     });
     const line = JSON.stringify([path, entries]);
-    docs.push(line);
-    chars += line.length;
+    yield { part: 'docs', data: chars < 0 ? '[' : ',\n', end: false };
+    yield { part: 'docs', data: line, end: false };
+    chars = Math.max(0, chars) + line.length;
     if (chars >= limits.segment) {
-      yield { part: 'docs', data: `[${docs.join(',\n')}]` };
-      docs = [];
-      chars = 0;
+      yield { part: 'docs', data: ']', end: true };
+      chars = -1;
     }
   }
-  if (docs.length > 0) yield { part: 'docs', data: `[${docs.join(',\n')}]` };
+  if (chars >= 0) yield { part: 'docs', data: ']', end: true };
 
   const live = state._documentIds;
   let out = new TermWriter(limits.record);
@@ -150,11 +154,11 @@ export function* textStoreSegments(
       path.push((child as TreeNode).entries());
     }
     if (out.size >= limits.segment) {
-      yield { part: 'terms', data: out.finish() };
+      yield { part: 'terms', data: out.finish(), end: true };
       out = new TermWriter(limits.record);
     }
   }
-  if (out.size > 0) yield { part: 'terms', data: out.finish() };
+  if (out.size > 0) yield { part: 'terms', data: out.finish(), end: true };
 }
 
 class TermWriter {
@@ -213,10 +217,14 @@ class TermWriter {
       fields = [];
       count = 0;
     };
-    // Postings still in their saved bytes are read without being kept, so a save does not decode
-    // every term of the index into memory for good.
-    const source = data instanceof LazyTermData ? data.peek() : data;
-    for (const [fieldId, postings] of source) {
+    // Postings still in their saved bytes are copied from them, never decoded into Maps: a save
+    // then allocates next to nothing per term.
+    const saved = data instanceof LazyTermData ? data.pending() : undefined;
+    if (saved) {
+      for (const chunk of saved) this.copy(chunk, live);
+      return;
+    }
+    for (const [fieldId, postings] of data) {
       let pairs: number[] = [];
       for (const [shortId, freq] of postings) {
         if (!live.has(shortId)) continue;
@@ -230,6 +238,59 @@ class TermWriter {
       if (pairs.length > 0) fields.push([fieldId, pairs]);
     }
     flush();
+  }
+
+  /** Re-encodes one saved record, leaving out the postings of documents discarded since. */
+  private copy(chunk: Chunk, live: Map<number, string>): void {
+    const [bytes, start, end, fieldCount] = chunk;
+    const reader = new VarintReader(bytes, start, end);
+    // First pass: per field, how many postings are live and how many bytes they take.
+    const kept: number[] = [];
+    let length = 0;
+    for (let f = 0; f < fieldCount; f++) {
+      const fieldId = reader.next();
+      const count = reader.next();
+      let shortId = 0;
+      let previous = 0;
+      let n = 0;
+      let size = 0;
+      for (let i = 0; i < count; i++) {
+        shortId += unzigzag(reader.next());
+        const freq = reader.next();
+        if (!live.has(shortId)) continue;
+        size += varintSize(zigzag(shortId - previous)) + varintSize(freq);
+        previous = shortId;
+        n++;
+      }
+      if (n === 0) continue;
+      kept.push(fieldId, n);
+      length += varintSize(fieldId) + varintSize(n) + size;
+    }
+    this.varint(TERM + kept.length / 2);
+    this.varint(length);
+    // Second pass: write them.
+    reader.pos = start;
+    let k = 0;
+    for (let f = 0; f < fieldCount; f++) {
+      const fieldId = reader.next();
+      const count = reader.next();
+      const keep = kept[k] === fieldId;
+      if (keep) {
+        this.varint(fieldId);
+        this.varint(kept[k + 1] as number);
+        k += 2;
+      }
+      let shortId = 0;
+      let previous = 0;
+      for (let i = 0; i < count; i++) {
+        shortId += unzigzag(reader.next());
+        const freq = reader.next();
+        if (!keep || !live.has(shortId)) continue;
+        this.varint(zigzag(shortId - previous));
+        this.varint(freq);
+        previous = shortId;
+      }
+    }
   }
 
   finish(): Uint8Array {
@@ -260,6 +321,35 @@ function zigzag(delta: number): number {
   return delta >= 0 ? delta * 2 : -delta * 2 - 1;
 }
 
+function unzigzag(value: number): number {
+  return value % 2 === 0 ? value / 2 : -(value + 1) / 2;
+}
+
+/** Reads varints from `bytes` between `pos` and `end`; throws rather than read past `end`. */
+class VarintReader {
+  constructor(
+    private readonly bytes: Uint8Array,
+    public pos: number,
+    private readonly end: number,
+  ) {}
+
+  next(): number {
+    const { bytes, end } = this;
+    if (this.pos >= end) throw new Error('a term record of the index cache is cut short');
+    let byte = bytes[this.pos++] as number;
+    if (byte < 0x80) return byte;
+    let value = byte & 0x7f;
+    let scale = 0x80;
+    do {
+      if (this.pos >= end) throw new Error('a term record of the index cache ends inside a number');
+      byte = bytes[this.pos++] as number;
+      value += (byte & 0x7f) * scale;
+      scale *= 0x80;
+    } while (byte >= 0x80);
+    return value;
+  }
+}
+
 function varintSize(value: number): number {
   let size = 1;
   for (let n = value; n >= 0x80; n = Math.floor(n / 0x80)) size++;
@@ -271,24 +361,10 @@ type Chunk = [bytes: Uint8Array, start: number, end: number, fields: number];
 
 /** Decodes one record's fields into `into`, adding to what it holds. */
 function decodeChunk([bytes, start, end, fieldCount]: Chunk, into: TermData): void {
-  let pos = start;
-  const read = (): number => {
-    if (pos >= end) throw new Error('a term record of the index cache is cut short');
-    let byte = bytes[pos++] as number;
-    if (byte < 0x80) return byte;
-    let value = byte & 0x7f;
-    let scale = 0x80;
-    do {
-      if (pos >= end) throw new Error('a term record of the index cache ends inside a number');
-      byte = bytes[pos++] as number;
-      value += (byte & 0x7f) * scale;
-      scale *= 0x80;
-    } while (byte >= 0x80);
-    return value;
-  };
+  const reader = new VarintReader(bytes, start, end);
   for (let f = 0; f < fieldCount; f++) {
-    const fieldId = read();
-    const count = read();
+    const fieldId = reader.next();
+    const count = reader.next();
     let postings = into.get(fieldId);
     if (!postings) {
       postings = new Map();
@@ -296,12 +372,11 @@ function decodeChunk([bytes, start, end, fieldCount]: Chunk, into: TermData): vo
     }
     let shortId = 0;
     for (let i = 0; i < count; i++) {
-      const z = read();
-      shortId += z % 2 === 0 ? z / 2 : -(z + 1) / 2;
-      postings.set(shortId, read());
+      shortId += unzigzag(reader.next());
+      postings.set(shortId, reader.next());
     }
   }
-  if (pos !== end) throw new Error('a term record of the index cache is longer than its fields');
+  if (reader.pos !== end) throw new Error('a term record of the index cache is longer than its fields');
 }
 
 /**
@@ -326,12 +401,9 @@ class LazyTermData extends Map<number, Postings> {
     return true;
   }
 
-  /** The postings, decoded into a copy when they are still bytes: the term itself stays as it is. */
-  peek(): TermData {
-    if (!this.chunks) return this;
-    const copy: TermData = new Map();
-    for (const chunk of this.chunks) decodeChunk(chunk, copy);
-    return copy;
+  /** The saved records, while they are not decoded yet. */
+  pending(): readonly Chunk[] | undefined {
+    return this.chunks;
   }
 
   private decode(): void {
