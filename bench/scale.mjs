@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { appendFile, mkdtemp, rm, stat } from 'node:fs/promises';
+import { appendFile, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -12,7 +12,6 @@ import { median, mib, round, summarize, timed } from './stats.mjs';
 import { SYNTH_NOW, writeSynthVault } from './synth-vault.mjs';
 
 const run = promisify(execFile);
-const CACHE = join('.mem', 'index.json');
 const QUERIES = 200;
 const REMEMBERS = 50;
 const BUDGET = 2000;
@@ -22,6 +21,15 @@ async function childMemory(path) {
   const script = fileURLToPath(new URL('./open-memory.mjs', import.meta.url));
   const { stdout } = await run(process.execPath, ['--expose-gc', script, ...(path ? [path] : [])]);
   return JSON.parse(stdout);
+}
+
+/** Bytes of the index cache: its manifest and every segment of its generation. */
+async function cacheSize(root) {
+  let total = 0;
+  for (const entry of await readdir(join(root, '.mem', 'index'), { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) total += (await stat(join(entry.parentPath, entry.name))).size;
+  }
+  return total;
 }
 
 /** Cold builds: the cache is deleted, so every note is read, parsed and indexed, then the cache saved. */
@@ -124,7 +132,7 @@ async function measure(root, total, { log, coldRuns }) {
   );
 
   const cold = await coldBuilds(root, coldRuns, total >= 5000 ? 0 : 1);
-  const cacheBytes = (await stat(join(root, CACHE))).size;
+  const cacheBytes = await cacheSize(root);
   log(`  cold build: ${cold.map((t) => `${round(t / 1000, 2)} s`).join(', ')}; cache ${mib(cacheBytes)} MiB`);
 
   const { times: warm, vault } = await warmOpens(root, 3);

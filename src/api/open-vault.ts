@@ -15,7 +15,12 @@ import {
 } from '../git/vault-git.js';
 import { type DoctorReport, diagnose } from '../indexing/doctor.js';
 import { loadIndexCache, saveIndexCache } from '../indexing/index-cache.js';
-import { type RefreshStats, refreshIndex, refreshPaths } from '../indexing/refresh-index.js';
+import {
+  type RefreshProgress,
+  type RefreshStats,
+  refreshIndex,
+  refreshPaths,
+} from '../indexing/refresh-index.js';
 import { VaultIndex } from '../indexing/vault-index.js';
 import { type AppliedRange, chooseRange } from '../recall/choose-range.js';
 import { type RecallHit, type RecallOptions, recall } from '../recall/recall.js';
@@ -64,6 +69,11 @@ export interface OpenVaultOptions {
   onNotice?: (message: string) => void;
   /** Refuse a folder without `mem.config.json` instead of reading it as it is (default: false) */
   requireConfig?: boolean;
+  /**
+   * Called while opening, as the notes the cache lacks are read: how many so far of how many
+   * (once per batch of 64, and once at the end). Not called when the cache has them all.
+   */
+  onProgress?: RefreshProgress;
 }
 
 export interface RecallResult {
@@ -102,6 +112,9 @@ export class Vault {
   private tail: Promise<void> = Promise.resolve();
   private watcher: Promise<VaultWatcher> | undefined;
   private writer: Promise<ExchangeWriter> | undefined;
+  private readonly onNotice: (message: string) => void;
+  /** A cache that cannot be saved is reported once, not on every save */
+  private saveFailed = false;
 
   private constructor(
     root: string,
@@ -109,12 +122,14 @@ export class Vault {
     initialized: boolean,
     index: VaultIndex,
     useCache: boolean,
+    onNotice: (message: string) => void,
   ) {
     this.root = root;
     this.config = config;
     this.initialized = initialized;
     this.index = index;
     this.useCache = useCache;
+    this.onNotice = onNotice;
   }
 
   static async open(options: OpenVaultOptions = {}): Promise<Vault> {
@@ -133,8 +148,8 @@ export class Vault {
       else if (cached.status !== 'missing') options.onNotice?.(`mem: ${cached.reason}; rebuilding it`);
     }
     index.limits = config.limits;
-    const vault = new Vault(root, config, initialized, index, useCache);
-    await vault.refresh();
+    const vault = new Vault(root, config, initialized, index, useCache, options.onNotice ?? noop);
+    await vault.exclusive(() => vault.refreshNow(options.onProgress));
     return vault;
   }
 
@@ -166,8 +181,8 @@ export class Vault {
     return this.exclusive(() => this.refreshNow());
   }
 
-  private async refreshNow(): Promise<RefreshStats> {
-    this.lastRefresh = await refreshIndex(this.root, this.index, this.stale);
+  private async refreshNow(onProgress?: RefreshProgress): Promise<RefreshStats> {
+    this.lastRefresh = await refreshIndex(this.root, this.index, this.stale, onProgress);
     await this.saveIfStaleNow();
     return this.lastRefresh;
   }
@@ -189,15 +204,25 @@ export class Vault {
     return this.stale.size;
   }
 
-  /** Writes the index cache to `.mem/` now, whatever is stale. */
+  /**
+   * Writes the index cache to `.mem/` now, whatever is stale. A cache that cannot be written
+   * (a full disk, a read-only folder) is reported once through `onNotice`, never thrown: the
+   * index in memory is whole, and the next open reads what the cache lacks.
+   */
   save(): Promise<void> {
     return this.exclusive(() => this.saveNow());
   }
 
   private async saveNow(): Promise<void> {
     if (!this.useCache) return;
-    await saveIndexCache(this.root, this.index);
-    this.stale.clear();
+    const result = await saveIndexCache(this.root, this.index);
+    if (result.saved) {
+      this.stale.clear();
+      this.saveFailed = false;
+    } else if (!this.saveFailed) {
+      this.saveFailed = true;
+      this.onNotice(`mem: ${result.reason}; the next run indexes what it lacks again`);
+    }
   }
 
   /**

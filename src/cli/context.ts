@@ -11,7 +11,11 @@ export interface GlobalOptions {
 export async function openFromCli(
   command: Command,
   io: CliIO,
-  extra: { rebuild?: boolean; requireConfig?: boolean } = {},
+  extra: {
+    rebuild?: boolean;
+    requireConfig?: boolean;
+    onProgress?: (read: number, total: number) => void;
+  } = {},
 ): Promise<Vault> {
   const globals = command.optsWithGlobals() as GlobalOptions;
   const { openVault } = await library();
@@ -21,6 +25,7 @@ export async function openFromCli(
     env: io.env,
     rebuild: extra.rebuild,
     requireConfig: extra.requireConfig,
+    onProgress: extra.onProgress,
     onNotice: (message) => io.stderr(`${message}\n`),
   });
 }

@@ -48,16 +48,15 @@ export class LinkGraph {
   upsert(note: Note): void {
     this.dropEdges(note.path);
     if (this.index.add(note.path)) this.reresolveNamed(note.path);
-    const records = note.links.map(
-      (link): EdgeRecord => ({
-        from: note.path,
-        to: undefined,
-        link,
-        section: sectionOf(note, link),
-        name: nameOf(link.target),
-      }),
-    );
-    this.attach(note.path, records);
+    this.attach(note.path, edgesOf(note));
+  }
+
+  /** The graph of many notes at once: every path first, so each link is resolved once, against them all. */
+  static fromNotes(notes: readonly Note[]): LinkGraph {
+    const graph = new LinkGraph();
+    for (const note of notes) graph.index.add(note.path);
+    for (const note of notes) graph.attach(note.path, edgesOf(note));
+    return graph;
   }
 
   /** Adds a file that links can point to but that is not a note (an image, a PDF). */
@@ -195,6 +194,18 @@ export class LinkGraph {
     if (edge.to === undefined) this.dangling.delete(edge);
     else deleteFrom(this.incoming, edge.to, edge);
   }
+}
+
+function edgesOf(note: Note): EdgeRecord[] {
+  return note.links.map(
+    (link): EdgeRecord => ({
+      from: note.path,
+      to: undefined,
+      link,
+      section: sectionOf(note, link),
+      name: nameOf(link.target),
+    }),
+  );
 }
 
 /** Anchor of the innermost section holding the link; `''` for frontmatter links and links outside any. */

@@ -17,6 +17,9 @@ export interface RefreshStats {
   touched: number;
 }
 
+/** Notes read so far out of those a refresh has to read (the unchanged ones are not counted) */
+export type RefreshProgress = (read: number, total: number) => void;
+
 /** How many files are read at once: enough to hide disk latency, few enough to keep memory flat. */
 const READ_BATCH = 64;
 
@@ -28,6 +31,7 @@ export async function refreshIndex(
   root: string,
   index: VaultIndex,
   changed?: Set<string>,
+  onProgress?: RefreshProgress,
 ): Promise<RefreshStats> {
   const files = await readVault(root);
   const stats: RefreshStats = { added: 0, changed: 0, removed: 0, unchanged: 0, touched: 0 };
@@ -39,7 +43,7 @@ export async function refreshIndex(
     if (known && known.size === file.size && known.mtimeMs === file.mtimeMs) stats.unchanged++;
     else toRead.push(file);
   }
-  await readInto(index, toRead, stats, changed);
+  await readInto(index, toRead, stats, changed, onProgress);
   for (const path of [...index.notes.keys()]) {
     if (!seen.has(path) && index.remove(path)) tally(stats, 'removed', path, changed);
   }
@@ -102,8 +106,10 @@ async function readInto(
   toRead: VaultFile[],
   stats: RefreshStats,
   changed: Set<string> | undefined,
+  onProgress?: RefreshProgress,
 ): Promise<void> {
   for (let i = 0; i < toRead.length; i += READ_BATCH) {
+    onProgress?.(i, toRead.length);
     const batch = toRead.slice(i, i + READ_BATCH);
     const texts = await Promise.all(batch.map((file) => readFile(file.abs, 'utf8').catch(() => undefined)));
     batch.forEach((file, j) => {
@@ -133,6 +139,7 @@ async function readInto(
       tally(stats, known ? 'changed' : 'added', file.path, changed);
     });
   }
+  if (toRead.length > 0) onProgress?.(toRead.length, toRead.length);
 }
 
 /** A note that could not be parsed, indexed by its file name only, with the reason as a warning. */

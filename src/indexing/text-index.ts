@@ -2,10 +2,18 @@ import MiniSearch, { type AsPlainObject, type Options, type SearchResult } from 
 import { MemError } from '../core/errors.js';
 import type { Layer, Note, Section } from '../core/types.js';
 import { boundQueryText, boundTerms, QUERY_LIMITS } from './query-limits.js';
+import {
+  type TextSegment,
+  type TextStoreHeader,
+  type TextStoreLimits,
+  TextStoreLoader,
+  textStoreHeader,
+  textStoreSegments,
+} from './text-index-store.js';
 import { processTerm, tokenize } from './tokenize.js';
 
 /** Bump when the tokenizer, the stemmer, the stop words or the fields change: old caches are then rebuilt. */
-export const TEXT_INDEX_VERSION = 4;
+export const TEXT_INDEX_VERSION = 5;
 
 /** Where a hit points; what a search filter sees. */
 export interface TextHitSource {
@@ -198,6 +206,45 @@ export class TextIndex {
     let df = 0;
     if (fields) for (const docs of fields.values()) df = Math.max(df, docs.size);
     return df;
+  }
+
+  /** What the cache needs besides the segments: counts and field averages (see text-index-store.ts). */
+  storeHeader(): TextStoreHeader & { version: number } {
+    return { version: TEXT_INDEX_VERSION, ...textStoreHeader(this.miniSearch) };
+  }
+
+  /** The index in bounded segments, one at a time, for the `.mem/` cache. */
+  storeSegments(limits?: TextStoreLimits): Iterable<TextSegment> {
+    return textStoreSegments(this.miniSearch, this.idsByPath, limits);
+  }
+
+  /**
+   * Restores an index from `storeHeader()` and the `storeSegments()` fed in order to the loader;
+   * call `finish()` once all are in. Throws when the header is from another version.
+   */
+  static loader(header: TextStoreHeader & { version: number }): {
+    docs(text: string): void;
+    terms(bytes: Uint8Array): void;
+    finish(): TextIndex;
+  } {
+    if (header?.version !== TEXT_INDEX_VERSION) {
+      throw new MemError(
+        'INVALID_INPUT',
+        `text index: saved version ${JSON.stringify(header?.version)} does not match ${TEXT_INDEX_VERSION}; rebuild it`,
+      );
+    }
+    const loader = new TextStoreLoader(new MiniSearch<SectionDocument>(OPTIONS), header);
+    return {
+      docs: (text) => loader.docs(text),
+      terms: (bytes) => loader.terms(bytes),
+      finish: () => {
+        const { miniSearch, idsByPath } = loader.finish();
+        const index = new TextIndex();
+        index.miniSearch = miniSearch;
+        index.idsByPath = idsByPath;
+        return index;
+      },
+    };
   }
 
   /** A plain, JSON-serialisable snapshot; give it (or its parsed JSON text) to fromJSON(). */

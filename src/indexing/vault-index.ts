@@ -109,18 +109,16 @@ export class VaultIndex {
     for (const section of note.sections) this.sectionsById.delete(section.id);
   }
 
-  toJSON(): { notes: Note[]; text: unknown } {
-    return { notes: [...this.notes.values()], text: this.text.toJSON() };
-  }
-
-  /** The graph is rebuilt from the notes on load: it is cheap, and one less thing to keep in sync. */
-  static fromJSON(data: { notes: Note[]; text: unknown }): VaultIndex {
-    const index = new VaultIndex(TextIndex.fromJSON(data.text), new LinkGraph());
-    for (const note of data.notes) {
+  /**
+   * An index over notes and a text index restored from the `.mem/` cache. The graph is rebuilt
+   * from the notes: cheap, and one less thing to keep in sync.
+   */
+  static restore(notes: Note[], text: TextIndex): VaultIndex {
+    const index = new VaultIndex(text, LinkGraph.fromNotes(notes));
+    for (const note of notes) {
       index.notes.set(note.path, note);
       index.countBasename(note.path, 1);
       for (const section of note.sections) index.sectionsById.set(section.id, { note, section });
-      index.graph.upsert(note);
     }
     return index;
   }

@@ -13,7 +13,7 @@ export interface CliRun {
 /** Runs the CLI in-process (fast) with its own output buffers. */
 export async function mem(
   args: string[],
-  options: { cwd?: string; stdin?: string; env?: NodeJS.ProcessEnv } = {},
+  options: { cwd?: string; stdin?: string; env?: NodeJS.ProcessEnv; isTTY?: boolean } = {},
 ): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
@@ -26,7 +26,7 @@ export async function mem(
     },
     cwd: options.cwd ?? process.cwd(),
     env: options.env ?? {},
-    isTTY: false,
+    isTTY: options.isTTY ?? false,
     readStdin: async () => options.stdin ?? '',
   };
   const code = await runCli(args, io);

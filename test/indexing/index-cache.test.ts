@@ -1,5 +1,6 @@
-import { readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openVault } from '../../src/api/open-vault.js';
 import { CACHE_SCHEMA } from '../../src/indexing/index-cache.js';
@@ -22,20 +23,48 @@ function textHits(hits: Array<{ path: string; parts: { text: number } }>): strin
   return hits.filter((h) => h.parts.text > 0).map((h) => h.path);
 }
 
-async function readCache(
-  root: string,
-): Promise<{ schema: number; index: { notes: Array<{ path: string }> } }> {
-  return JSON.parse(await readFile(join(root, '.mem', 'index.json'), 'utf8'));
+const MANIFEST = join('.mem', 'index', 'manifest.json');
+
+interface Manifest {
+  schema: number;
+  generation: string;
+  notes: number;
+  segments: Array<{ part: string; file: string; bytes: number; crc: number }>;
+}
+
+async function readManifest(root: string): Promise<Manifest> {
+  return JSON.parse(await readFile(join(root, MANIFEST), 'utf8'));
+}
+
+/** The paths of the notes the cache holds, read from its notes segments. */
+async function cachedPaths(root: string): Promise<string[]> {
+  const manifest = await readManifest(root);
+  const paths: string[] = [];
+  for (const segment of manifest.segments.filter((s) => s.part === 'notes')) {
+    const file = join(root, '.mem', 'index', manifest.generation, segment.file);
+    for (const note of JSON.parse(await readFile(file, 'utf8'))) paths.push(note.path);
+  }
+  return paths.sort();
+}
+
+/** A file of the current generation, by part. */
+async function segmentFile(root: string, part: string): Promise<string> {
+  const manifest = await readManifest(root);
+  const segment = manifest.segments.find((s) => s.part === part);
+  if (!segment) throw new Error(`no ${part} segment`);
+  return join(root, '.mem', 'index', manifest.generation, segment.file);
 }
 
 describe('index cache', () => {
-  it('the first open builds the index and saves .mem/index.json with its own .gitignore', async () => {
+  it('the first open builds the index and saves a manifest and one generation, with its own .gitignore', async () => {
     const root = await makeVault(FILES);
     const vault = await openVault({ path: root });
     expect(vault.lastRefresh).toEqual({ added: 3, changed: 0, removed: 0, unchanged: 0, touched: 0 });
-    const cache = await readCache(root);
-    expect(cache.schema).toBe(CACHE_SCHEMA);
-    expect(cache.index.notes.map((n) => n.path).sort()).toEqual([
+    const manifest = await readManifest(root);
+    expect(manifest.schema).toBe(CACHE_SCHEMA);
+    expect(manifest.segments.map((s) => s.part)).toEqual(['notes', 'docs', 'terms']);
+    expect(await readdir(join(root, '.mem', 'index'))).toEqual([manifest.generation, 'manifest.json']);
+    expect(await cachedPaths(root)).toEqual([
       'episodes/daily/2026-11-21.md',
       'profile/places/Shanghai.md',
       'profile/user.md',
@@ -46,12 +75,12 @@ describe('index cache', () => {
   it('a second open reads the cache and parses nothing again', async () => {
     const root = await makeVault(FILES);
     await openVault({ path: root });
-    const before = await stat(join(root, '.mem', 'index.json'));
+    const before = await stat(join(root, MANIFEST));
     const vault = await openVault({ path: root });
     expect(vault.lastRefresh).toEqual({ added: 0, changed: 0, removed: 0, unchanged: 3, touched: 0 });
     expect(vault.noteCount).toBe(3);
     // Nothing changed, so the cache is not written again.
-    expect((await stat(join(root, '.mem', 'index.json'))).mtimeMs).toBe(before.mtimeMs);
+    expect((await stat(join(root, MANIFEST))).mtimeMs).toBe(before.mtimeMs);
     expect(vault.recall('lighthouse').hits[0]?.path).toBe('profile/places/Shanghai.md');
   });
 
@@ -91,7 +120,7 @@ describe('index cache', () => {
     const vault = await openVault({ path: root });
     expect(vault.lastRefresh).toEqual({ added: 1, changed: 0, removed: 0, unchanged: 3, touched: 0 });
     expect(textHits(vault.recall('striped').hits)).toEqual(['profile/zebra.md']);
-    expect((await readCache(root)).index.notes.length).toBe(4);
+    expect(await cachedPaths(root)).toHaveLength(4);
   });
 
   it('a removed note is counted as removed and recall no longer finds it', async () => {
@@ -110,46 +139,120 @@ describe('index cache', () => {
   it('a cache from another schema is rebuilt, with a one-line notice that names the schema', async () => {
     const root = await makeVault(FILES);
     await openVault({ path: root });
-    const cache = await readCache(root);
-    await writeFile(
-      join(root, '.mem', 'index.json'),
-      JSON.stringify({ ...cache, schema: CACHE_SCHEMA + 98 }),
-    );
+    const manifest = await readManifest(root);
+    await writeFile(join(root, MANIFEST), JSON.stringify({ ...manifest, schema: CACHE_SCHEMA + 98 }));
     const notices: string[] = [];
     const vault = await openVault({ path: root, onNotice: (m) => notices.push(m) });
-    expect(notices).toHaveLength(1);
-    expect(notices[0]).toContain('schema');
-    expect(notices[0]).not.toContain('\n');
+    expect(notices).toEqual([
+      `mem: the index cache is from schema ${CACHE_SCHEMA + 98}, not ${CACHE_SCHEMA}; rebuilding it`,
+    ]);
     expect(vault.lastRefresh).toEqual({ added: 3, changed: 0, removed: 0, unchanged: 0, touched: 0 });
-    expect((await readCache(root)).schema).toBe(CACHE_SCHEMA);
+    expect((await readManifest(root)).schema).toBe(CACHE_SCHEMA);
   });
 
-  it('a corrupt cache (garbage bytes) is rebuilt with a notice, without crashing', async () => {
+  it('the single-file cache of schema 3 is rebuilt with a notice, and removed', async () => {
+    const root = await makeVault(FILES);
+    await mkdir(join(root, '.mem'));
+    await writeFile(join(root, '.mem', 'index.json'), JSON.stringify({ schema: 3, index: {} }));
+    const notices: string[] = [];
+    const vault = await openVault({ path: root, onNotice: (m) => notices.push(m) });
+    expect(notices).toEqual([
+      'mem: the index cache is in the single-file layout of schema 3 or before; rebuilding it',
+    ]);
+    expect(vault.lastRefresh.added).toBe(3);
+    await expect(stat(join(root, '.mem', 'index.json'))).rejects.toMatchObject({ code: 'ENOENT' });
+    expect((await openVault({ path: root })).lastRefresh.unchanged).toBe(3);
+  });
+
+  it('a corrupt manifest (garbage bytes) is rebuilt with a notice, without crashing', async () => {
     const root = await makeVault(FILES);
     await openVault({ path: root });
-    await writeFile(
-      join(root, '.mem', 'index.json'),
-      Buffer.from([0xff, 0xfe, 0x00, 0x7b, 0x9c, 0x22, 0x0a]),
-    );
+    await writeFile(join(root, MANIFEST), Buffer.from([0xff, 0xfe, 0x00, 0x7b, 0x9c, 0x22, 0x0a]));
     const notices: string[] = [];
     const vault = await openVault({ path: root, onNotice: (m) => notices.push(m) });
     expect(notices).toEqual(['mem: the index cache could not be read; rebuilding it']);
     expect(vault.lastRefresh).toEqual({ added: 3, changed: 0, removed: 0, unchanged: 0, touched: 0 });
     expect(vault.recall('lighthouse').hits[0]?.path).toBe('profile/places/Shanghai.md');
-    expect((await readCache(root)).schema).toBe(CACHE_SCHEMA);
+    expect((await readManifest(root)).schema).toBe(CACHE_SCHEMA);
   });
 
-  it('a cache that is valid JSON with the right schema but a damaged index is rebuilt with a notice', async () => {
+  it('a segment filled with garbage of the same length is caught by its checksum and rebuilt', async () => {
     const root = await makeVault(FILES);
     await openVault({ path: root });
-    await writeFile(
-      join(root, '.mem', 'index.json'),
-      JSON.stringify({ schema: CACHE_SCHEMA, savedAt: 'x', index: { notes: 7 } }),
-    );
+    const file = await segmentFile(root, 'terms');
+    await writeFile(file, Buffer.alloc((await stat(file)).size, 0x5a));
     const notices: string[] = [];
     const vault = await openVault({ path: root, onNotice: (m) => notices.push(m) });
-    expect(notices).toEqual(['mem: the index cache is damaged; rebuilding it']);
-    expect(vault.lastRefresh).toEqual({ added: 3, changed: 0, removed: 0, unchanged: 0, touched: 0 });
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toMatch(
+      /^mem: the index cache is damaged \(terms-0000\.bin is not the file that was saved\); rebuilding it$/,
+    );
+    expect(vault.lastRefresh.added).toBe(3);
+    expect(vault.recall('lighthouse').hits[0]?.path).toBe('profile/places/Shanghai.md');
+  });
+
+  it('a missing segment, or one whose checksum matches but whose content is wrong, is rebuilt with a notice', async () => {
+    const root = await makeVault(FILES);
+    await openVault({ path: root });
+    await rm(await segmentFile(root, 'docs'));
+    const notices: string[] = [];
+    expect((await openVault({ path: root, onNotice: (m) => notices.push(m) })).lastRefresh.added).toBe(3);
+    expect(notices[0]).toMatch(/^mem: the index cache is damaged \(ENOENT: /);
+
+    // Valid JSON with the right checksum, but not notes: the loader refuses it rather than trust it.
+    const manifest = await readManifest(root);
+    const notes = manifest.segments.find((s) => s.part === 'notes')!;
+    const bad = Buffer.from('{"notes":7}');
+    await writeFile(join(root, '.mem', 'index', manifest.generation, notes.file), bad);
+    Object.assign(notes, { bytes: bad.length, crc: crc32(bad) });
+    await writeFile(join(root, MANIFEST), JSON.stringify(manifest));
+    const again: string[] = [];
+    const vault = await openVault({ path: root, onNotice: (m) => again.push(m) });
+    expect(again).toHaveLength(1);
+    expect(again[0]).toMatch(/^mem: the index cache is damaged \(.+\); rebuilding it$/);
+    expect(vault.lastRefresh.added).toBe(3);
+  });
+
+  it('a generation written without its manifest switch (a crash) is ignored, then cleaned up', async () => {
+    const root = await makeVault(FILES);
+    await openVault({ path: root });
+    const before = await readManifest(root);
+    // What a crash mid-save leaves: a newer, half-written generation that no manifest names.
+    const stray = join(root, '.mem', 'index', `g${(Date.now() - 1000).toString(36)}-1-crash`);
+    await mkdir(stray);
+    await writeFile(join(stray, 'notes-0000.json'), '[{"path":');
+    const notices: string[] = [];
+    const vault = await openVault({ path: root, onNotice: (m) => notices.push(m) });
+    expect(notices).toEqual([]);
+    expect(vault.lastRefresh.unchanged).toBe(3);
+    await vault.save();
+    const after = await readManifest(root);
+    expect(after.generation).not.toBe(before.generation);
+    expect(await readdir(join(root, '.mem', 'index'))).toEqual([after.generation, 'manifest.json']);
+  });
+
+  it('a cache that cannot be written is one notice, and the command goes on', async () => {
+    const root = await makeVault(FILES);
+    // A file where the cache's folder should be: mkdir fails, even for root.
+    await mkdir(join(root, '.mem'));
+    await writeFile(join(root, '.mem', 'index'), 'in the way');
+    const notices: string[] = [];
+    const vault = await openVault({ path: root, onNotice: (m) => notices.push(m) });
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toMatch(
+      /^mem: the index cache could not be saved \(EEXIST: .+\); the next run indexes what it lacks again$/,
+    );
+    expect(vault.recall('lighthouse').hits[0]?.path).toBe('profile/places/Shanghai.md');
+    expect(vault.unsavedChanges).toBe(3);
+    // Said once per vault, however often it saves.
+    await vault.save();
+    await vault.close();
+    expect(notices).toHaveLength(1);
+
+    const run = await mem(['index'], { cwd: root });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(/^mem: the index cache could not be saved/);
+    expect(run.stdout).toMatch(/^3 notes indexed/);
   });
 
   it('rebuild: true ignores a good cache and parses every note again, without a notice', async () => {
@@ -178,7 +281,7 @@ describe('when the cache is saved', () => {
   it('waits until one note in a hundred is stale, then saves', async () => {
     const root = await makeVault(many(300));
     await openVault({ path: root });
-    const cacheFile = join(root, '.mem', 'index.json');
+    const cacheFile = join(root, MANIFEST);
     const saved = (await stat(cacheFile)).mtimeMs;
     await writeFile(join(root, 'insights/n1.md'), '# Note 1\n\nNow about zeppelins.\n');
     const first = await openVault({ path: root });

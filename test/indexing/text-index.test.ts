@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemError } from '../../src/core/errors.js';
 import type { Layer, Note, Section } from '../../src/core/types.js';
-import { TextIndex } from '../../src/indexing/text-index.js';
+import { TEXT_INDEX_VERSION, TextIndex } from '../../src/indexing/text-index.js';
 
 interface SectionSpec {
   anchor?: string;
@@ -298,10 +298,10 @@ describe('TextIndex', () => {
       const json = { ...indexOf(...notes).toJSON(), version: 999 };
       expect(() => TextIndex.fromJSON(json)).toThrow(MemError);
       expect(() => TextIndex.fromJSON(json)).toThrow(
-        'text index: saved version 999 does not match 4; rebuild it',
+        `text index: saved version 999 does not match ${TEXT_INDEX_VERSION}; rebuild it`,
       );
       expect(() => TextIndex.fromJSON(null)).toThrow(
-        'text index: saved version undefined does not match 4; rebuild it',
+        `text index: saved version undefined does not match ${TEXT_INDEX_VERSION}; rebuild it`,
       );
     });
   });

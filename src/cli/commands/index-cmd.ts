@@ -2,6 +2,39 @@ import type { Command } from 'commander';
 import { openFromCli, printJson } from '../context.js';
 import type { CliIO } from '../io.js';
 
+/** A terminal line is redrawn at most this often: a 100,000-note index calls back 1,500 times. */
+const REDRAW_MS = 200;
+
+/**
+ * A one-line progress display on stderr: notes read of the total, the rate and the time left.
+ * `clear()` erases it, so the summary on stdout stands alone.
+ */
+export function indexProgress(io: CliIO, now: () => number = () => performance.now()) {
+  const started = now();
+  let drawn = -Infinity;
+  let shown = false;
+  return {
+    update(read: number, total: number): void {
+      const at = now();
+      if (read < total && at - drawn < REDRAW_MS) return;
+      drawn = at;
+      shown = true;
+      const seconds = (at - started) / 1000;
+      const rate = seconds > 0 ? read / seconds : 0;
+      const left = rate > 0 ? ` · ${formatSeconds((total - read) / rate)} left` : '';
+      io.stderr(`\rreading notes ${read} / ${total} · ${Math.round(rate)}/s${left}\x1b[K`);
+    },
+    clear(): void {
+      if (shown) io.stderr('\r\x1b[K');
+    },
+  };
+}
+
+function formatSeconds(seconds: number): string {
+  if (seconds < 60) return `${Math.ceil(seconds)} s`;
+  return `${Math.floor(seconds / 60)} min ${Math.ceil(seconds % 60)} s`;
+}
+
 export function indexCommand(program: Command, io: CliIO): void {
   program
     .command('index')
@@ -10,8 +43,13 @@ export function indexCommand(program: Command, io: CliIO): void {
     .option('--json', 'machine-readable output')
     .action(async (options: { rebuild?: boolean; json?: boolean }, command: Command) => {
       const started = performance.now();
+      const progress = io.isTTY && !options.json ? indexProgress(io) : undefined;
       // Indexing writes a cache into the folder: only into a vault made by `mem init`.
-      const vault = await openFromCli(command, io, { rebuild: options.rebuild, requireConfig: true });
+      const vault = await openFromCli(command, io, {
+        rebuild: options.rebuild,
+        requireConfig: true,
+        onProgress: progress?.update,
+      }).finally(() => progress?.clear());
       // `mem index` is asked to bring the cache up to date, however little is stale.
       if (vault.unsavedChanges > 0) await vault.save();
       const stats = {

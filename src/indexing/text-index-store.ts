@@ -1,0 +1,569 @@
+import type MiniSearch from 'minisearch';
+
+/**
+ * The text index written to and read from the `.mem/` cache in bounded segments, so that no string
+ * or buffer grows with the vault: MiniSearch's own `toJSON()` builds a plain copy of the whole index
+ * that then becomes one JSON string (V8 caps a string at about 512 M characters, reached near
+ * 130,000 notes), and `loadJS()` needs that whole copy again.
+ *
+ * This reads and restores MiniSearch 7's private state directly (checked by `stateOf`), so a save
+ * holds one segment beside the live index, and a load decodes postings straight into the Maps
+ * MiniSearch searches, without the `parseInt` of every document id that `loadJS()` does. The
+ * terms are kept as MiniSearch's radix tree itself: inserting 34,000 terms one by one (as
+ * `loadJS()` does) scans the children of every node on the way, and took 530 ms of a 1.5 s load
+ * at 10,000 notes.
+ *
+ * Two kinds of segment:
+ * - `docs` (JSON): `[path, [[id, shortId, fieldLengths, storedFields], …]]` per note;
+ * - `terms` (binary): a little-endian u32 byte length, a JSON array of the tree's edge labels, then
+ *   the tree in depth-first order as varint operations: 0 goes back up, 1 goes down an edge
+ *   (labelled by the next label), 2 + n is a term ending here with postings in n fields, then the
+ *   byte length of those postings (so a load can leave them undecoded, see LazyTermData): per
+ *   field its id, its posting count and (zigzag delta of the short id, term frequency) pairs. A
+ *   term with more postings than fit one record is written as several records; the reader merges
+ *   them. The tree runs on from one segment into the next.
+ * Postings of discarded documents (MiniSearch drops them lazily) are left out, as a vacuum would.
+ */
+
+/** Bump when the segment format changes. */
+export const TEXT_STORE_VERSION = 3;
+
+export interface TextStoreLimits {
+  /** A segment is closed once it holds about this much: bytes of postings, or characters of JSON (default: 4 MiB) */
+  segment: number;
+  /** Most postings in one record, so one very common term cannot make a record grow with the vault (default: 65,536) */
+  record: number;
+}
+
+const LIMITS: TextStoreLimits = { segment: 4 << 20, record: 1 << 16 };
+
+type Postings = Map<number, number>;
+type TermData = Map<number, Postings>;
+/** A node of MiniSearch's radix tree: edge label → child node, and `''` → the data of the term ending here */
+type TreeNode = Map<string, TreeNode | TermData>;
+
+const LEAF = '';
+const UP = 0;
+const DOWN = 1;
+const TERM = 2;
+
+/** MiniSearch 7.x private fields that the cache writes and restores. */
+interface MiniSearchState {
+  _index: {
+    _tree: TreeNode;
+    _prefix: string;
+    constructor: new (tree: TreeNode) => MiniSearchState['_index'];
+  };
+  _documentIds: Map<number, string>;
+  _idToShortId: Map<string, number>;
+  _fieldLength: Map<number, number[]>;
+  _storedFields: Map<number, Record<string, unknown> | undefined>;
+  _documentCount: number;
+  _nextId: number;
+  _fieldIds: Record<string, number>;
+  _avgFieldLength: number[];
+  _dirtCount: number;
+}
+
+export interface TextStoreHeader {
+  store: number;
+  documentCount: number;
+  nextId: number;
+  fieldIds: Record<string, number>;
+  averageFieldLength: number[];
+}
+
+/**
+ * A piece of a segment: a segment is the pieces of one part up to one with `end`. Docs come one
+ * note at a time, so the writer never joins a whole segment into one string.
+ */
+export interface TextSegment {
+  part: 'docs' | 'terms';
+  data: string | Uint8Array;
+  end: boolean;
+}
+
+/** MiniSearch's private state, or a clear error when a MiniSearch upgrade changed it. */
+function stateOf(miniSearch: MiniSearch<never> | MiniSearch<object>): MiniSearchState {
+  const state = miniSearch as unknown as Partial<MiniSearchState>;
+  const ok =
+    state._documentIds instanceof Map &&
+    state._idToShortId instanceof Map &&
+    state._fieldLength instanceof Map &&
+    state._storedFields instanceof Map &&
+    state._index?._tree instanceof Map &&
+    state._index._prefix === '' &&
+    typeof state._documentCount === 'number' &&
+    typeof state._nextId === 'number' &&
+    Array.isArray(state._avgFieldLength);
+  if (!ok) throw new Error('this version of minisearch keeps its index in another shape; the cache is off');
+  return state as MiniSearchState;
+}
+
+export function textStoreHeader(miniSearch: MiniSearch<never> | MiniSearch<object>): TextStoreHeader {
+  const state = stateOf(miniSearch);
+  return {
+    store: TEXT_STORE_VERSION,
+    documentCount: state._documentCount,
+    nextId: state._nextId,
+    fieldIds: { ...state._fieldIds },
+    averageFieldLength: [...state._avgFieldLength],
+  };
+}
+
+/** The index as segments, produced a piece at a time: the caller writes each before asking for the next. */
+export function* textStoreSegments(
+  miniSearch: MiniSearch<never> | MiniSearch<object>,
+  idsByPath: Map<string, string[]>,
+  limits: TextStoreLimits = LIMITS,
+): Generator<TextSegment> {
+  const state = stateOf(miniSearch);
+  let chars = -1;
+  for (const [path, ids] of idsByPath) {
+    const entries = ids.map((id) => {
+      const shortId = state._idToShortId.get(id);
+      if (shortId === undefined) throw new Error(`text index: section ${id} has no document`);
+      return [id, shortId, state._fieldLength.get(shortId) ?? [], state._storedFields.get(shortId) ?? {}];
+    });
+    const line = JSON.stringify([path, entries]);
+    yield { part: 'docs', data: chars < 0 ? '[' : ',\n', end: false };
+    yield { part: 'docs', data: line, end: false };
+    chars = Math.max(0, chars) + line.length;
+    if (chars >= limits.segment) {
+      yield { part: 'docs', data: ']', end: true };
+      chars = -1;
+    }
+  }
+  if (chars >= 0) yield { part: 'docs', data: ']', end: true };
+
+  const live = state._documentIds;
+  let out = new TermWriter(limits.record);
+  // Depth first, without recursion: one entry iterator per level of the tree.
+  const path: Iterator<[string, TreeNode | TermData]>[] = [state._index._tree.entries()];
+  while (path.length > 0) {
+    const step = (path[path.length - 1] as Iterator<[string, TreeNode | TermData]>).next();
+    if (step.done) {
+      path.pop();
+      if (path.length > 0) out.up();
+      continue;
+    }
+    const [label, child] = step.value;
+    if (label === LEAF) out.term(child as TermData, live);
+    else {
+      out.down(label);
+      path.push((child as TreeNode).entries());
+    }
+    if (out.size >= limits.segment) {
+      yield { part: 'terms', data: out.finish(), end: true };
+      out = new TermWriter(limits.record);
+    }
+  }
+  if (out.size > 0) yield { part: 'terms', data: out.finish(), end: true };
+}
+
+class TermWriter {
+  private labels: string[] = [];
+  private bytes = new Uint8Array(1 << 16);
+  private pos = 0;
+
+  constructor(private readonly recordPostings: number) {}
+
+  get size(): number {
+    return this.pos;
+  }
+
+  down(label: string): void {
+    this.labels.push(label);
+    this.varint(DOWN);
+  }
+
+  up(): void {
+    this.varint(UP);
+  }
+
+  /**
+   * The live postings of the term ending at the current node, as one record or, when they are
+   * many, several. A term whose documents were all discarded stays, with no fields: removing it
+   * would leave nodes without terms, which MiniSearch never has.
+   */
+  term(data: TermData, live: Map<number, string>): void {
+    let fields: [number, number[]][] = [];
+    let count = 0;
+    let written = false;
+    const flush = () => {
+      if (fields.length === 0 && written) return;
+      written = true;
+      let length = 0;
+      for (const [fieldId, pairs] of fields) {
+        length += varintSize(fieldId) + varintSize(pairs.length / 2);
+        let previous = 0;
+        for (let i = 0; i < pairs.length; i += 2) {
+          length += varintSize(zigzag((pairs[i] as number) - previous)) + varintSize(pairs[i + 1] as number);
+          previous = pairs[i] as number;
+        }
+      }
+      this.varint(TERM + fields.length);
+      this.varint(length);
+      for (const [fieldId, pairs] of fields) {
+        this.varint(fieldId);
+        this.varint(pairs.length / 2);
+        let previous = 0;
+        for (let i = 0; i < pairs.length; i += 2) {
+          this.varint(zigzag((pairs[i] as number) - previous));
+          this.varint(pairs[i + 1] as number);
+          previous = pairs[i] as number;
+        }
+      }
+      fields = [];
+      count = 0;
+    };
+    // Postings still in their saved bytes are copied from them, never decoded into Maps: a save
+    // then allocates next to nothing per term.
+    const saved = data instanceof LazyTermData ? data.pending() : undefined;
+    if (saved) {
+      for (const chunk of saved) this.copy(chunk, live);
+      return;
+    }
+    for (const [fieldId, postings] of data) {
+      let pairs: number[] = [];
+      for (const [shortId, freq] of postings) {
+        if (!live.has(shortId)) continue;
+        pairs.push(shortId, freq);
+        if (++count >= this.recordPostings) {
+          fields.push([fieldId, pairs]);
+          flush();
+          pairs = [];
+        }
+      }
+      if (pairs.length > 0) fields.push([fieldId, pairs]);
+    }
+    flush();
+  }
+
+  /** Re-encodes one saved record, leaving out the postings of documents discarded since. */
+  private copy(chunk: Chunk, live: Map<number, string>): void {
+    const [bytes, start, end, fieldCount] = chunk;
+    const reader = new VarintReader(bytes, start, end);
+    // First pass: per field, how many postings are live and how many bytes they take.
+    const kept: number[] = [];
+    let length = 0;
+    for (let f = 0; f < fieldCount; f++) {
+      const fieldId = reader.next();
+      const count = reader.next();
+      let shortId = 0;
+      let previous = 0;
+      let n = 0;
+      let size = 0;
+      for (let i = 0; i < count; i++) {
+        shortId += unzigzag(reader.next());
+        const freq = reader.next();
+        if (!live.has(shortId)) continue;
+        size += varintSize(zigzag(shortId - previous)) + varintSize(freq);
+        previous = shortId;
+        n++;
+      }
+      if (n === 0) continue;
+      kept.push(fieldId, n);
+      length += varintSize(fieldId) + varintSize(n) + size;
+    }
+    this.varint(TERM + kept.length / 2);
+    this.varint(length);
+    // Second pass: write them.
+    reader.pos = start;
+    let k = 0;
+    for (let f = 0; f < fieldCount; f++) {
+      const fieldId = reader.next();
+      const count = reader.next();
+      const keep = kept[k] === fieldId;
+      if (keep) {
+        this.varint(fieldId);
+        this.varint(kept[k + 1] as number);
+        k += 2;
+      }
+      let shortId = 0;
+      let previous = 0;
+      for (let i = 0; i < count; i++) {
+        shortId += unzigzag(reader.next());
+        const freq = reader.next();
+        if (!keep || !live.has(shortId)) continue;
+        this.varint(zigzag(shortId - previous));
+        this.varint(freq);
+        previous = shortId;
+      }
+    }
+  }
+
+  finish(): Uint8Array {
+    const head = Buffer.from(JSON.stringify(this.labels));
+    const out = new Uint8Array(4 + head.length + this.pos);
+    new DataView(out.buffer).setUint32(0, head.length, true);
+    out.set(head, 4);
+    out.set(this.bytes.subarray(0, this.pos), 4 + head.length);
+    return out;
+  }
+
+  private varint(value: number): void {
+    if (this.pos + 8 > this.bytes.length) {
+      const bigger = new Uint8Array(this.bytes.length * 2);
+      bigger.set(this.bytes);
+      this.bytes = bigger;
+    }
+    let n = value;
+    while (n >= 0x80) {
+      this.bytes[this.pos++] = (n % 0x80) | 0x80;
+      n = Math.floor(n / 0x80);
+    }
+    this.bytes[this.pos++] = n;
+  }
+}
+
+function zigzag(delta: number): number {
+  return delta >= 0 ? delta * 2 : -delta * 2 - 1;
+}
+
+function unzigzag(value: number): number {
+  return value % 2 === 0 ? value / 2 : -(value + 1) / 2;
+}
+
+/** Reads varints from `bytes` between `pos` and `end`; throws rather than read past `end`. */
+class VarintReader {
+  constructor(
+    private readonly bytes: Uint8Array,
+    public pos: number,
+    private readonly end: number,
+  ) {}
+
+  next(): number {
+    const { bytes, end } = this;
+    if (this.pos >= end) throw new Error('a term record of the index cache is cut short');
+    let byte = bytes[this.pos++] as number;
+    if (byte < 0x80) return byte;
+    let value = byte & 0x7f;
+    let scale = 0x80;
+    do {
+      if (this.pos >= end) throw new Error('a term record of the index cache ends inside a number');
+      byte = bytes[this.pos++] as number;
+      value += (byte & 0x7f) * scale;
+      scale *= 0x80;
+    } while (byte >= 0x80);
+    return value;
+  }
+}
+
+function varintSize(value: number): number {
+  let size = 1;
+  for (let n = value; n >= 0x80; n = Math.floor(n / 0x80)) size++;
+  return size;
+}
+
+/** One saved record of a term's postings: the bytes of its segment, where it starts and ends, its field count */
+type Chunk = [bytes: Uint8Array, start: number, end: number, fields: number];
+
+/** Decodes one record's fields into `into`, adding to what it holds. */
+function decodeChunk([bytes, start, end, fieldCount]: Chunk, into: TermData): void {
+  const reader = new VarintReader(bytes, start, end);
+  for (let f = 0; f < fieldCount; f++) {
+    const fieldId = reader.next();
+    const count = reader.next();
+    let postings = into.get(fieldId);
+    if (!postings) {
+      postings = new Map();
+      into.set(fieldId, postings);
+    }
+    let shortId = 0;
+    for (let i = 0; i < count; i++) {
+      shortId += unzigzag(reader.next());
+      postings.set(shortId, reader.next());
+    }
+  }
+  if (reader.pos !== end) throw new Error('a term record of the index cache is longer than its fields');
+}
+
+/**
+ * A term's postings left in the bytes they were saved in until MiniSearch first asks for them.
+ * A query touches a few terms of hundreds of thousands, and decoding every posting on load took
+ * most of a warm open (1.4 million Map entries at 10,000 notes, and their garbage collection);
+ * kept as bytes they also take a tenth of the memory. Every Map method decodes first, so
+ * MiniSearch sees an ordinary Map.
+ */
+class LazyTermData extends Map<number, Postings> {
+  private chunks: Chunk[] | undefined;
+
+  constructor(chunk: Chunk) {
+    super();
+    this.chunks = [chunk];
+  }
+
+  /** Another record of the same term (a term with very many postings is saved in several). */
+  addChunk(chunk: Chunk): boolean {
+    if (!this.chunks) return false;
+    this.chunks.push(chunk);
+    return true;
+  }
+
+  /** The saved records, while they are not decoded yet. */
+  pending(): readonly Chunk[] | undefined {
+    return this.chunks;
+  }
+
+  private decode(): void {
+    const chunks = this.chunks;
+    if (!chunks) return;
+    this.chunks = undefined;
+    const decoded: TermData = new Map();
+    for (const chunk of chunks) decodeChunk(chunk, decoded);
+    for (const [fieldId, postings] of decoded) super.set(fieldId, postings);
+  }
+
+  override get size(): number {
+    this.decode();
+    return super.size;
+  }
+  override get(key: number): Postings | undefined {
+    this.decode();
+    return super.get(key);
+  }
+  override has(key: number): boolean {
+    this.decode();
+    return super.has(key);
+  }
+  override set(key: number, value: Postings): this {
+    this.decode();
+    return super.set(key, value);
+  }
+  override delete(key: number): boolean {
+    this.decode();
+    return super.delete(key);
+  }
+  override clear(): void {
+    this.chunks = undefined;
+    super.clear();
+  }
+  override forEach(
+    fn: (value: Postings, key: number, map: Map<number, Postings>) => void,
+    self?: unknown,
+  ): void {
+    this.decode();
+    super.forEach(fn, self);
+  }
+  override keys(): MapIterator<number> {
+    this.decode();
+    return super.keys();
+  }
+  override values(): MapIterator<Postings> {
+    this.decode();
+    return super.values();
+  }
+  override entries(): MapIterator<[number, Postings]> {
+    this.decode();
+    return super.entries();
+  }
+  override [Symbol.iterator](): MapIterator<[number, Postings]> {
+    this.decode();
+    return super[Symbol.iterator]();
+  }
+}
+
+/** Restores a MiniSearch from segments given in the order they were written. */
+export class TextStoreLoader<T> {
+  readonly idsByPath = new Map<string, string[]>();
+  private readonly state: MiniSearchState;
+  /** The nodes from the root of the tree down to where the next operation applies */
+  private readonly path: TreeNode[] = [new Map()];
+
+  constructor(
+    readonly miniSearch: MiniSearch<T>,
+    private readonly header: TextStoreHeader,
+  ) {
+    if (header?.store !== TEXT_STORE_VERSION) {
+      throw new Error(`text index segments of format ${String(header?.store)}, not ${TEXT_STORE_VERSION}`);
+    }
+    this.state = stateOf(miniSearch as unknown as MiniSearch<object>);
+    this.state._documentCount = header.documentCount;
+    this.state._nextId = header.nextId;
+    this.state._fieldIds = { ...header.fieldIds };
+    this.state._avgFieldLength = [...header.averageFieldLength];
+    this.state._dirtCount = 0;
+  }
+
+  docs(text: string): void {
+    const { _documentIds, _idToShortId, _fieldLength, _storedFields } = this.state;
+    for (const [path, entries] of JSON.parse(text) as [string, [string, number, number[], object][]][]) {
+      const ids: string[] = [];
+      for (const [id, shortId, lengths, stored] of entries) {
+        _documentIds.set(shortId, id);
+        _idToShortId.set(id, shortId);
+        _fieldLength.set(shortId, lengths);
+        _storedFields.set(shortId, stored as Record<string, unknown>);
+        ids.push(id);
+      }
+      this.idsByPath.set(path, ids);
+    }
+  }
+
+  terms(bytes: Uint8Array): void {
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const headLength = view.getUint32(0, true);
+    const labels = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset + 4, headLength).toString('utf8'));
+    if (!Array.isArray(labels)) throw new Error('a terms segment does not start with its labels');
+    let next = 0;
+    let pos = 4 + headLength;
+    const end = bytes.length;
+    const read = (): number => {
+      if (pos >= end) throw new Error('a terms segment is cut short');
+      let byte = bytes[pos++] as number;
+      if (byte < 0x80) return byte;
+      let value = byte & 0x7f;
+      let scale = 0x80;
+      do {
+        if (pos >= end) throw new Error('a terms segment ends inside a number');
+        byte = bytes[pos++] as number;
+        value += (byte & 0x7f) * scale;
+        scale *= 0x80;
+      } while (byte >= 0x80);
+      return value;
+    };
+    const path = this.path;
+    let node = path[path.length - 1] as TreeNode;
+    while (pos < end) {
+      const op = read();
+      if (op === UP) {
+        if (path.length <= 1) throw new Error('a terms segment goes above the root');
+        path.pop();
+        node = path[path.length - 1] as TreeNode;
+      } else if (op === DOWN) {
+        const label = labels[next++];
+        if (typeof label !== 'string' || label === LEAF) throw new Error('a terms segment lacks a label');
+        const child: TreeNode = new Map();
+        node.set(label, child);
+        path.push(child);
+        node = child;
+      } else {
+        const length = read();
+        const start = pos;
+        pos += length;
+        if (pos > end) throw new Error('a terms segment is cut short');
+        const chunk: Chunk = [bytes, start, pos, op - TERM];
+        const data = node.get(LEAF);
+        if (data === undefined) node.set(LEAF, new LazyTermData(chunk));
+        else if (!(data instanceof LazyTermData && data.addChunk(chunk))) {
+          throw new Error('a terms segment holds a term twice');
+        }
+      }
+    }
+    if (next !== labels.length) throw new Error('a terms segment has labels it does not use');
+  }
+
+  /** The restored index; throws when the segments did not hold every document the header counts. */
+  finish(): { miniSearch: MiniSearch<T>; idsByPath: Map<string, string[]> } {
+    if (this.state._documentIds.size !== this.header.documentCount) {
+      throw new Error(
+        `the cache holds ${this.state._documentIds.size} sections, its header ${this.header.documentCount}`,
+      );
+    }
+    if (this.path.length !== 1) throw new Error('the terms segments end inside the tree');
+    const SearchableMap = this.state._index.constructor;
+    this.state._index = new SearchableMap(this.path[0] as TreeNode);
+    return { miniSearch: this.miniSearch, idsByPath: this.idsByPath };
+  }
+}

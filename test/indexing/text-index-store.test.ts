@@ -1,0 +1,156 @@
+import { describe, expect, it } from 'vitest';
+import { TextIndex } from '../../src/indexing/text-index.js';
+import type { TextSegment, TextStoreLimits } from '../../src/indexing/text-index-store.js';
+import { parseNote } from '../../src/vault/parse-note.js';
+
+const note = (path: string, text: string) => parseNote(path, text, { size: text.length, mtimeMs: 0 });
+
+/** Sixty notes that all share `walk`, with headings, CJK text and episode blocks. */
+function sampleIndex(): TextIndex {
+  const index = new TextIndex();
+  for (let i = 0; i < 60; i++) {
+    index.add(
+      note(
+        `insights/n${i}.md`,
+        `# Note ${i}\n\nA walk by the river number ${i}; 今天去上海散步。\n\n## Later\n\nObsidian notes ${i % 7}.\n`,
+      ),
+    );
+  }
+  index.add(note('episodes/daily/2026-11-29.md', '# 2026-11-29\n\n- 09:00 **Rain:** a long walk ^e1\n'));
+  // Removed and replaced notes leave postings of discarded sections behind, until a vacuum.
+  for (let i = 0; i < 10; i++) index.remove(`insights/n${i}.md`);
+  index.replace(note('insights/n11.md', '# Eleven\n\nNo more rivers, only mountains.\n'));
+  return index;
+}
+
+type WholeSegment = Omit<TextSegment, 'end'>;
+
+/** Whole segments, as the cache writes them to files: the pieces of one part up to `end`. */
+function segmentsOf(index: TextIndex, limits?: TextStoreLimits): WholeSegment[] {
+  const segments: WholeSegment[] = [];
+  let pieces: (string | Uint8Array)[] = [];
+  for (const piece of index.storeSegments(limits)) {
+    pieces.push(piece.data);
+    if (!piece.end) continue;
+    const data = typeof pieces[0] === 'string' ? pieces.join('') : Buffer.concat(pieces as Uint8Array[]);
+    segments.push({ part: piece.part, data });
+    pieces = [];
+  }
+  expect(pieces).toEqual([]);
+  return segments;
+}
+
+function restore(
+  index: TextIndex,
+  limits?: TextStoreLimits,
+): { restored: TextIndex; segments: WholeSegment[] } {
+  const segments = segmentsOf(index, limits);
+  // Through JSON text, as the cache stores it.
+  const loader = TextIndex.loader(JSON.parse(JSON.stringify(index.storeHeader())));
+  for (const segment of segments) {
+    if (segment.part === 'docs') loader.docs(segment.data as string);
+    else loader.terms(segment.data as Uint8Array);
+  }
+  return { restored: loader.finish(), segments };
+}
+
+const QUERIES = [
+  'walk',
+  'river',
+  '上海',
+  '散步',
+  'obsid',
+  'obsidain',
+  'mountains',
+  'Rain',
+  'note 5',
+  'later',
+];
+
+/**
+ * The saved index's answer once its discarded postings are gone. MiniSearch drops them while it
+ * searches (one occurrence per search), and until then counts them in a term's document frequency
+ * for the documents it scores before it meets them; the segments leave them out, so the restored
+ * index gives the clean answer at once.
+ */
+function settled(index: TextIndex, query: string) {
+  for (let i = 0; i < 5; i++) index.search(query);
+  return index.search(query);
+}
+
+describe('text index segments', () => {
+  it('a restored index answers every query exactly as the one saved', () => {
+    const index = sampleIndex();
+    const { restored, segments } = restore(index);
+    expect(segments.map((s) => s.part)).toEqual(['docs', 'terms']);
+    for (const query of QUERIES) expect(restored.search(query)).toEqual(settled(index, query));
+    expect(restored.size).toBe(index.size);
+  });
+
+  it('splits into many segments and a long posting list into several records, and reads them back', () => {
+    const index = sampleIndex();
+    const { restored, segments } = restore(index, { segment: 200, record: 3 });
+    expect(segments.filter((s) => s.part === 'docs').length).toBeGreaterThan(3);
+    expect(segments.filter((s) => s.part === 'terms').length).toBeGreaterThan(3);
+    for (const query of QUERIES) expect(restored.search(query)).toEqual(settled(index, query));
+  });
+
+  it('a restored index saved again before any search (its postings still bytes) loses nothing', () => {
+    const index = sampleIndex();
+    const { restored } = restore(index, { segment: 200, record: 3 });
+    restored.remove('insights/n30.md');
+    const { restored: again } = restore(restored, { segment: 300, record: 5 });
+    for (const query of QUERIES) expect(again.search(query)).toEqual(settled(restored, query));
+    expect(again.size).toBe(index.size - 2);
+  });
+
+  it('a restored index can still be changed: remove, add and replace work', () => {
+    const { restored } = restore(sampleIndex());
+    restored.remove('insights/n20.md');
+    expect(restored.search('walk').some((hit) => hit.path === 'insights/n20.md')).toBe(false);
+    restored.add(note('insights/zeppelin.md', '# Zeppelin\n\nA walk to the zeppelin.\n'));
+    expect(restored.search('zeppelin')[0]?.path).toBe('insights/zeppelin.md');
+    expect(restored.has('insights/n11.md')).toBe(true);
+    expect(restored.has('insights/n3.md')).toBe(false);
+  });
+
+  it('a terms segment cut short or with bytes added is refused, not half loaded', () => {
+    const index = sampleIndex();
+    const segments = segmentsOf(index);
+    const terms = segments.find((s) => s.part === 'terms')?.data as Uint8Array;
+    const docs = segments.find((s) => s.part === 'docs')?.data as string;
+    const load = (bytes: Uint8Array) => {
+      const loader = TextIndex.loader(index.storeHeader());
+      loader.docs(docs);
+      loader.terms(bytes);
+      return loader.finish();
+    };
+    expect(load(terms).size).toBe(index.size);
+    // The last byte climbs back to the root: without it the tree is left open.
+    expect(() => load(terms.subarray(0, terms.length - 1))).toThrow('the terms segments end inside the tree');
+    expect(() => load(terms.subarray(0, terms.length - 40))).toThrow(
+      /inside the tree|inside a number|cut short/,
+    );
+    expect(() => load(Buffer.concat([terms, Buffer.from([1, 2, 3])]))).toThrow(
+      'a terms segment lacks a label',
+    );
+    expect(() => load(Buffer.concat([terms, Buffer.from([0])]))).toThrow(
+      'a terms segment goes above the root',
+    );
+    expect(() => load(Buffer.concat([terms, Buffer.from([9, 0x80])]))).toThrow(
+      'a terms segment ends inside a number',
+    );
+  });
+
+  it('refuses a header of another version, and segments that lack documents', () => {
+    const index = sampleIndex();
+    expect(() => TextIndex.loader({ ...index.storeHeader(), version: 999 })).toThrow(
+      'text index: saved version 999 does not match',
+    );
+    expect(() => TextIndex.loader({ ...index.storeHeader(), store: 0 })).toThrow(
+      'text index segments of format 0',
+    );
+    const loader = TextIndex.loader(index.storeHeader());
+    expect(() => loader.finish()).toThrow(`the cache holds 0 sections, its header ${index.size}`);
+  });
+});
