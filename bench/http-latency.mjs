@@ -8,7 +8,7 @@ const CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 const START_TIMEOUT_MS = 180_000;
 
 /** Starts `mem serve --port 0` on the vault; resolves with the child and its URL once it listens. */
-function startServer(root) {
+export function startServer(root) {
   const child = spawn(process.execPath, [CLI, '--vault', root, 'serve', '--port', '0'], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -37,7 +37,7 @@ function startServer(root) {
   });
 }
 
-function stopServer(child) {
+export function stopServer(child) {
   return new Promise((resolve) => {
     if (child.exitCode !== null) return resolve(undefined);
     const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);

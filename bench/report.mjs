@@ -80,6 +80,11 @@ function serviceLines(scale) {
     out.push(
       `- Watcher, 1k vault, file write → found by recall: p50 ${ms(w.p50)}, p95 ${ms(w.p95)}, max ${ms(w.max)} over ${w.n} writes (${w.failures} timed out; ${w.note}).`,
     );
+  const c = scale.companion;
+  if (c)
+    out.push(
+      `- Companion adds, real \`mem serve\` on a git vault: \`/memory/add\` → found by \`/memory/search\` p50 ${ms(c.addToSearchable.p50)}, p95 ${ms(c.addToSearchable.p95)} over ${c.addToSearchable.n} adds (${c.addToSearchable.missed} missed); ${c.burst.adds} exchanges at concurrency ${c.burst.concurrency} answered in ${sec(c.burst.answeredMs)}, then SIGTERM → exit in ${sec(c.burst.drainMs)} with ${c.burst.commits} group commits (${c.burst.clean ? 'working tree clean' : 'working tree NOT clean'}).`,
+    );
   const h = scale.http;
   if (h?.skipped) out.push(`- HTTP: skipped (${h.skipped}).`);
   else if (h)

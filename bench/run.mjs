@@ -6,6 +6,7 @@ import { cpus, platform, release, totalmem } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { benchCompanionAdds } from './companion-adds.mjs';
 import { formatJson } from './format-json.mjs';
 import { benchHttp } from './http-latency.mjs';
 import { benchKnowledgeUpdate } from './knowledge-update.mjs';
@@ -21,7 +22,7 @@ const log = (line) => process.stdout.write(`${line}\n`);
 
 async function runScale(quick) {
   const sizes = quick ? [1000] : [1000, 10_000];
-  /** @type {{ now: string, coldNote: string, vaults: object[], watcher?: object, http?: object }} */
+  /** @type {{ now: string, coldNote: string, vaults: object[], watcher?: object, http?: object, companion?: object }} */
   const out = {
     now: SYNTH_NOW.toISOString(),
     coldNote: quick
@@ -37,6 +38,7 @@ async function runScale(quick) {
       if (total === 1000) {
         const dailies = bench.meta.days.slice(-20).map((d) => `episodes/daily/${d.date}.md`);
         out.watcher = await benchWatch(bench.vault, dailies, { writes: 20, log });
+        out.companion = await benchCompanionAdds({ log });
       }
       if (total === 10_000) {
         out.http = await benchHttp(bench.root, {
