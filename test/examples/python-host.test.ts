@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLlmStub } from '../helpers/llm-stub.js';
 import { cleanupVaults, makeVault, REPO_ROOT } from '../helpers/make-vault.js';
+import { startServe } from '../helpers/serve-process.js';
 
 const HOST = join(REPO_ROOT, 'examples/python-host/host.py');
 const python = spawnSync('python3', ['--version'], { encoding: 'utf8' });
@@ -35,33 +36,6 @@ function runPython(args: string[]): Promise<{ status: number | null; stdout: str
     });
     child.on('close', (status) => resolve({ status, stdout, stderr }));
   });
-}
-
-/** Starts the built `mem serve` on a free loopback port and reads its URL from the start-up line. */
-async function startServe(vault: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(
-    process.execPath,
-    [join(REPO_ROOT, 'dist/cli/main.js'), 'serve', '--port', '0', '--vault', vault],
-    {
-      env: {
-        PATH: process.env['PATH'],
-        GIT_AUTHOR_NAME: 'T',
-        GIT_AUTHOR_EMAIL: 't@example.com',
-        GIT_COMMITTER_NAME: 'T',
-        GIT_COMMITTER_EMAIL: 't@example.com',
-      },
-    },
-  );
-  let out = '';
-  const found = await new Promise<string>((resolve, reject) => {
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = / on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (match?.[1]) resolve(match[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`mem serve exited ${code}: ${out}`)));
-  });
-  return { child, url: found };
 }
 
 describe.skipIf(!hasPython)('the Python companion host (examples/python-host)', () => {

@@ -1,9 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { GIT_ENV, git, gitInit } from '../helpers/git.js';
-import { cleanupVaults, makeVault, REPO_ROOT } from '../helpers/make-vault.js';
+import { git, gitInit } from '../helpers/git.js';
+import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
+import { exited, startServe as start } from '../helpers/serve-process.js';
 
 // "Queued" must mean kept: a burst of adds answered by a real `mem serve`, then the stops a
 // container runtime gives (SIGTERM, and SIGKILL when that takes too long).
@@ -12,40 +13,16 @@ const AT = '2026-11-30T09:00:00+08:00';
 const DAY = 'episodes/daily/2026-11-30.md';
 const children: ChildProcess[] = [];
 
+async function serve(root: string) {
+  const started = await start(root);
+  children.push(started.child);
+  return started;
+}
+
 afterEach(async () => {
   for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
   await cleanupVaults();
 });
-
-async function startServe(root: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(
-    process.execPath,
-    [join(REPO_ROOT, 'dist/cli/main.js'), 'serve', '--port', '0', '--vault', root],
-    {
-      env: GIT_ENV,
-    },
-  );
-  children.push(child);
-  let out = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = / on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (match?.[1]) resolve(match[1]);
-    });
-    child.stderr?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-    });
-    child.once('exit', (code) => reject(new Error(`mem serve exited ${code}: ${out}`)));
-  });
-  return { child, url };
-}
-
-const exited = (child: ChildProcess) =>
-  new Promise<number | null>((resolve) => {
-    if (child.exitCode !== null) resolve(child.exitCode);
-    else child.once('exit', (code) => resolve(code));
-  });
 
 /** Sends the burst, eight requests at a time, and returns the statuses the server answered. */
 async function burst(url: string): Promise<string[]> {
@@ -76,7 +53,7 @@ describe('adds that were answered are kept', () => {
   it('a burst of 200 adds, then SIGTERM: the server stops within seconds with all 200 written and committed', async () => {
     const root = await makeVault({});
     await gitInit(root);
-    const { child, url } = await startServe(root);
+    const { child, url } = await serve(root);
     expect(new Set(await burst(url))).toEqual(new Set(['written']));
     const stopping = Date.now();
     child.kill('SIGTERM');
@@ -90,11 +67,11 @@ describe('adds that were answered are kept', () => {
   it('a burst of 200 adds, then SIGKILL: after a restart all 200 are in the vault and committed', async () => {
     const root = await makeVault({});
     await gitInit(root);
-    const first = await startServe(root);
+    const first = await serve(root);
     expect(await burst(first.url)).toHaveLength(ADDS);
     first.child.kill('SIGKILL');
     await exited(first.child);
-    const second = await startServe(root);
+    const second = await serve(root);
     second.child.kill('SIGTERM');
     expect(await exited(second.child)).toBe(0);
     expect(await entriesIn(root)).toEqual(all);

@@ -1,12 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openVault } from '../../src/index.js';
 import { startLlmStub } from '../helpers/llm-stub.js';
 import { cleanupVaults, makeVault, REPO_ROOT } from '../helpers/make-vault.js';
+import { connectMcp } from '../helpers/mcp-client.js';
 import { mem } from '../helpers/run-cli.js';
 
 // Obsidian comments are notes to the person editing the vault: nothing inside one may leave it,
@@ -142,15 +142,7 @@ describe('comments never leave the vault', () => {
     let client: Client;
 
     beforeAll(async () => {
-      client = new Client({ name: 'memvault-test', version: '1.0.0' });
-      await client.connect(
-        new StdioClientTransport({
-          command: process.execPath,
-          args: [join(REPO_ROOT, 'dist/cli/main.js'), 'mcp', '--vault', root],
-          env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '' },
-          stderr: 'ignore',
-        }),
-      );
+      client = await connectMcp(root);
     });
 
     afterAll(async () => {

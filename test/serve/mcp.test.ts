@@ -1,9 +1,8 @@
-import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countTokens } from '../../src/compile/count-tokens.js';
-import { cleanupVaults, makeVault, REPO_ROOT } from '../helpers/make-vault.js';
+import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
+import { connectMcp } from '../helpers/mcp-client.js';
 
 // Runs the built CLI (`npm run build` first), as Claude Desktop or Claude Code would.
 let client: Client;
@@ -14,15 +13,7 @@ beforeAll(async () => {
     'profile/user.md': '# User\nLives in [[Tokyo]]. Loves ramen.\n',
     'insights/Tokyo.md': '# Tokyo\nA huge city with great ramen shops.\n',
   });
-  client = new Client({ name: 'memvault-test', version: '1.0.0' });
-  await client.connect(
-    new StdioClientTransport({
-      command: process.execPath,
-      args: [join(REPO_ROOT, 'dist/cli/main.js'), 'mcp', '--vault', root],
-      env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '' },
-      stderr: 'ignore',
-    }),
-  );
+  client = await connectMcp(root);
 });
 
 afterAll(async () => {
@@ -84,15 +75,7 @@ describe('mem mcp', () => {
     const long = await makeVault({
       'episodes/daily/2026-11-20.md': `# 2026-11-20\n\n${entries.join('\n')}\n`,
     });
-    const other = new Client({ name: 'memvault-test', version: '1.0.0' });
-    await other.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [join(REPO_ROOT, 'dist/cli/main.js'), 'mcp', '--vault', long],
-        env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '' },
-        stderr: 'ignore',
-      }),
-    );
+    const other = await connectMcp(long);
     try {
       const call = async (name: string, args: Record<string, unknown>) =>
         ((await other.callTool({ name, arguments: args })) as { content: { text: string }[] }).content
