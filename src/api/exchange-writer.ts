@@ -11,7 +11,7 @@ export interface ExchangeInput {
   user?: string;
   /** What the assistant answered */
   assistant?: string;
-  /** Which sides to keep (default: config `serve.commit`, `exchange`) */
+  /** Which sides to keep (default: config `companion.commit`, `exchange`) */
   commit?: CommitMode;
   /** The user cut the reply off: it is kept as far as it was heard, tagged `#interrupted` */
   interrupted?: boolean;

@@ -2,7 +2,7 @@
 // in a 33-note vault, through fuzzy and prefix matching of one enormous term.
 
 export const QUERY_LIMITS = {
-  /** Characters of a query that are searched; the rest is ignored (HTTP and MCP refuse longer with 400) */
+  /** Characters of a query that are searched; the rest is ignored (the CLI and HTTP say so in a warning) */
   maxChars: 4000,
   /** Distinct terms searched, in query order; a longer list adds cost and little recall */
   maxTerms: 64,
@@ -24,7 +24,7 @@ export function boundTerms(terms: string[]): string[] {
   return terms.filter((term) => term.length <= QUERY_LIMITS.maxTermLength).slice(0, QUERY_LIMITS.maxTerms);
 }
 
-/** Why a query is refused by the servers, or undefined when it is within the limits. */
+/** What a caller should be told about a query cut at the limit, or undefined when it is within it. */
 export function queryProblem(query: string): string | undefined {
   if (query.length > QUERY_LIMITS.maxChars) {
     return `query is ${query.length} characters; the limit is ${QUERY_LIMITS.maxChars}`;

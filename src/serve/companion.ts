@@ -1,6 +1,6 @@
 import type { Layer, RecallHit } from '../index.js';
 import { LAYER_NAMES, memoryAddBody, memorySearchBody } from './request-bodies.js';
-import { idsOf, parseBody, type Route, readVault } from './routes.js';
+import { idsOf, parseBody, queryWarning, type Route, readVault } from './routes.js';
 
 /** Persona notes are the host's system prompt, not memories: a search leaves them out unless asked. */
 const SEARCHED_LAYERS: Layer[] = LAYER_NAMES.filter((layer) => layer !== 'persona');
@@ -32,7 +32,10 @@ export const companionRoutes: Route[] = [
         layer: hit.layer,
         link: hit.link,
       }));
-      return { status: 200, body: { results, count: results.length, ...(partial ? { partial } : {}) } };
+      return {
+        status: 200,
+        body: { results, count: results.length, ...(partial ? { partial } : {}), ...queryWarning(query) },
+      };
     },
   },
   {

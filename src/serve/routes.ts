@@ -1,5 +1,13 @@
 import type * as z from 'zod/v4';
-import { type CompileResult, defaultConfig, MemError, type RecallResult, type Vault } from '../index.js';
+import {
+  type CompileResult,
+  defaultConfig,
+  MemError,
+  QUERY_LIMITS,
+  queryProblem,
+  type RecallResult,
+  type Vault,
+} from '../index.js';
 import { compileBody, KINDS, recallBody, rememberBody } from './request-bodies.js';
 import { parseVaultId, type VaultIds, type VaultSource } from './vault-pool.js';
 
@@ -82,6 +90,15 @@ export function readVault<T>(
 const withPartial = <T extends object>(value: T, partial: boolean) =>
   partial ? { ...value, partial } : value;
 
+/**
+ * Said beside the results when a query was longer than the search reads: the request still
+ * answers (a host's turn must not fail on a pasted text), and the host learns what was searched.
+ */
+export function queryWarning(query: string): { warning?: string } {
+  const problem = queryProblem(query);
+  return problem ? { warning: `${problem}; only the first ${QUERY_LIMITS.maxChars} were searched` } : {};
+}
+
 /** A note path from a URL: never `..`, absolute, or holding NUL; the vault resolves the rest. */
 export function notePathOf(rest: string): string {
   if (rest === '') throw new HttpError(400, 'a note path is required');
@@ -108,7 +125,7 @@ export const apiRoutes: Route[] = [
         (vault) => vault.recall(query, { k, now }),
         () => ({ query, hits: [] }),
       );
-      return { status: 200, body: withPartial(value, partial) };
+      return { status: 200, body: { ...withPartial(value, partial), ...queryWarning(query) } };
     },
   },
   {

@@ -43,6 +43,23 @@ const exists = (path: string) =>
   );
 
 describe('companion /memory/* contract', () => {
+  it('answers a query past 4,000 characters from its start, with a warning that says so', async () => {
+    const { server } = await one({ 'profile/user.md': '# User\nHas a cat called Miso.\n' });
+    const long = `cat ${'a'.repeat(5000)}`;
+    const reply = await post(server, '/memory/search', { query: long });
+    expect(reply.status).toBe(200);
+    expect(reply.json['warning']).toBe(
+      'query is 5004 characters; the limit is 4000; only the first 4000 were searched',
+    );
+    expect((reply.json['results'] as { memory: string }[]).map((r) => r.memory)).toEqual([
+      'Has a cat called Miso.',
+    ]);
+    expect((await post(server, '/recall', { query: long })).json['warning']).toBe(
+      'query is 5004 characters; the limit is 4000; only the first 4000 were searched',
+    );
+    expect((await post(server, '/memory/search', { query: 'cat' })).json['warning']).toBeUndefined();
+  });
+
   it('answers /memory/search with {results: [{id, memory, score}], count} from recall', async () => {
     const { server } = await one({
       'profile/user.md': '# User\nLoves ramen.\n\n## Pets\nHas a cat called Miso.\n',
