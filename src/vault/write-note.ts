@@ -200,6 +200,7 @@ export async function appendVerified(
   const label = options.label ?? abs;
   const retries = options.retries ?? 20;
   let changed = false;
+  let ours: string | undefined;
   for (let attempt = 0; attempt <= retries; attempt++) {
     const foreignAt = await lastForeignChange(abs);
     // An editor saving an older copy does so soon after its last save; a file nobody else has
@@ -222,6 +223,7 @@ export async function appendVerified(
       }
       changed = true;
       const after = await readForWrite(abs);
+      ours = after?.text === (current?.text ?? '') + addition ? after?.text : undefined;
       // Nobody but mem touched the file lately, and nobody around the write: one read suffices.
       if (quiet && after?.text === (current?.text ?? '') + addition) {
         await noteOwnWrite(abs, foreignAt ?? 0);
@@ -238,8 +240,11 @@ export async function appendVerified(
       if (later === undefined || !present(later.text)) break;
     }
     if (later !== undefined && present(later.text)) {
-      // This path means another writer was at work just now.
-      await noteOwnWrite(abs, Date.now());
+      // The file as this append left it, untouched through the looks: nobody was at work around
+      // the write, so the last foreign change stays as old as it was (else a busy writer that
+      // once saw a foreign change would take this slow path for as long as it keeps writing).
+      // Anything else means another writer was at work just now.
+      await noteOwnWrite(abs, ours !== undefined && later.text === ours ? (foreignAt ?? 0) : Date.now());
       return { text: later.text, changed };
     }
   }
