@@ -67,7 +67,9 @@ export async function benchCompanionAdds({ adds = 50, burst = 200, log }) {
     const stopping = performance.now();
     await stopServer(child);
     const drain = performance.now() - stopping;
-    const clean = execFileSync('git', ['status', '--porcelain'], { cwd: root, encoding: 'utf8' }) === '';
+    const status = execFileSync('git', ['status', '--porcelain'], { cwd: root, encoding: 'utf8' });
+    const clean = status === '';
+    if (!clean) log(`  companion: git status after the stop:\n${status}`);
     const commits = Number(
       execFileSync('git', ['rev-list', '--count', 'HEAD'], { cwd: root, encoding: 'utf8' }),
     );
