@@ -46,7 +46,16 @@ async function loadedBy(args: string[]): Promise<{ status: number | null; stdout
   return { status: run.status, stdout: run.stdout, loaded: await readFile(log, 'utf8') };
 }
 
-const HEAVY = ['minisearch', 'openai', '@modelcontextprotocol', 'remark-parse', 'chokidar', 'gpt-tokenizer'];
+const HEAVY = [
+  'minisearch',
+  'openai',
+  '@modelcontextprotocol',
+  'remark-parse',
+  'chokidar',
+  'gpt-tokenizer',
+  'zod',
+  'diff',
+];
 
 describe('a fast start', () => {
   it('mem --version prints the package version', async () => {
@@ -75,7 +84,7 @@ describe('a fast start', () => {
     expect(run.status).toBe(0);
     expect(run.loaded).toContain('/node_modules/minisearch/');
     expect(
-      ['openai', '@modelcontextprotocol', 'chokidar'].filter((name) =>
+      ['openai', '@modelcontextprotocol', 'chokidar', 'diff'].filter((name) =>
         run.loaded.includes(`/node_modules/${name}/`),
       ),
     ).toEqual([]);

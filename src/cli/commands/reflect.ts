@@ -2,7 +2,6 @@ import type { Command } from 'commander';
 import type { ReflectResult } from '../../index.js';
 import { openFromCli, printJson } from '../context.js';
 import type { CliIO } from '../io.js';
-import { lineDiff } from '../line-diff.js';
 import { parseNow, parsePositiveInt } from '../parse-options.js';
 
 interface ReflectCliOptions {
@@ -71,6 +70,8 @@ export function reflectCommand(program: Command, io: CliIO): void {
       for (const r of result.rejected)
         io.stdout(`  ! rejected${r.index >= 0 ? ` operation ${r.index + 1}` : ''}: ${r.reason}\n`);
       if (result.preview) {
+        // jsdiff loads only for a dry run, not with every command the program knows.
+        const { lineDiff } = await import('../line-diff.js');
         for (const file of result.preview)
           io.stdout(`\n--- ${file.path}\n${lineDiff(file.before ?? '', file.after)}\n`);
         io.stdout('\ndry run: nothing was written\n');
