@@ -40,8 +40,10 @@ export interface WriterHealth {
 /** What the writer needs from its vault; the Vault runs each step on its write queue. */
 export interface ExchangeTarget {
   remember(input: RememberInput): Promise<RememberResult>;
-  isRemembered(input: RememberInput): Promise<boolean>;
-  commit(paths: string[], message: string): Promise<WriteCommit>;
+  /** The note that already holds this entry (written before a crash), or undefined */
+  isRemembered(input: RememberInput): Promise<string | undefined>;
+  /** Commits these notes; for a note in `lines`, only those lines on top of its committed version */
+  commit(paths: string[], message: string, lines: Map<string, string[]>): Promise<WriteCommit>;
 }
 
 export interface ExchangeWriterOptions {
@@ -126,8 +128,11 @@ export class ExchangeWriter {
     let links: string[] = [];
     let written = false;
     await this.serial(async () => {
+      const unwritten = this.journal.unwritten();
+      // An earlier step may have written this add already, catching up on a retry.
+      if (!unwritten.some((r) => r.id === record.id)) return;
       // Older adds still waiting for a retry go first, so the note keeps the order they came in.
-      if (this.journal.unwritten().length > 1) await this.writeUnwritten();
+      if (unwritten.length > 1) await this.writeUnwritten();
       else
         try {
           links = await this.write(record);
@@ -144,15 +149,24 @@ export class ExchangeWriter {
     const at = new Date(record.at);
     const paths = new Set<string>();
     const links: string[] = [];
+    const lines: Array<[string, string]> = [];
+    let linesKnown = true;
     for (const entry of record.entries) {
       const input: RememberInput = { ...entry, at, commit: false };
       // After a crash the entry may be in the note already: the journal only lacked the mark.
-      if (await this.target.isRemembered(input)) continue;
+      // Its line as written is not known then, so that note is committed whole.
+      const already = await this.target.isRemembered(input);
+      if (already !== undefined) {
+        paths.add(already);
+        linesKnown = false;
+        continue;
+      }
       const result = await this.target.remember(input);
       paths.add(result.path);
       links.push(result.link);
+      for (const line of result.lines) lines.push([result.path, line]);
     }
-    await this.journal.markWritten(record.id, [...paths]);
+    await this.journal.markWritten(record.id, [...paths], linesKnown ? lines : undefined);
     this.succeeded();
     this.scheduleCommit();
     return links;
@@ -223,6 +237,7 @@ export class ExchangeWriter {
       const result = await this.target.commit(
         paths,
         `mem: remember ${entries} exchange${entries === 1 ? '' : 's'} (${paths.join(', ')})`,
+        this.journal.uncommittedLines(),
       );
       // No git, auto-commit off, nothing left to commit: the entries are in the notes, and that
       // will not change, so the journal lets them go. Anything else (another git process, a

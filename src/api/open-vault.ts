@@ -4,6 +4,7 @@ import { type CompileOptions, type CompileResult, compile } from '../compile/com
 import { CONFIG_FILE, loadConfig, type MemConfig } from '../core/config.js';
 import { MemError } from '../core/errors.js';
 import type { Edge, Note } from '../core/types.js';
+import type { DeriveContent } from '../git/commit-paths.js';
 import { commitWrite } from '../git/commit-write.js';
 import type { HistoryEntry } from '../git/git-history.js';
 import {
@@ -38,7 +39,13 @@ import {
 import { type ForgetOptions, type ForgetResult, forgetNote } from '../write/forget-note.js';
 import { type IngestOptions, type IngestResult, ingest } from '../write/ingest.js';
 import { type MoveResult, moveNote } from '../write/move-note.js';
-import { isRemembered, type RememberInput, type RememberResult, remember } from '../write/remember.js';
+import {
+  deriveDailyNote,
+  isRemembered,
+  type RememberInput,
+  type RememberResult,
+  remember,
+} from '../write/remember.js';
 import {
   type CreateNoteInput,
   createNote,
@@ -303,7 +310,15 @@ export class Vault {
       // Off the write queue: a commit takes a git process or three (tenths of a second), and the
       // next turn's add must not wait for it. Appends replace the note by rename, so git reads
       // either the note before an entry or after it, never half of one.
-      commit: (paths: string[], message: string) => commitWrite(this.root, this.config, paths, message),
+      commit: async (paths: string[], message: string, lines: Map<string, string[]>) => {
+        // Only mem's lines on top of each note's committed version: a person's edit stays theirs.
+        const derived = new Map<string, DeriveContent>();
+        for (const [path, added] of lines) {
+          const derive = await deriveDailyNote(path, added);
+          if (derive) derived.set(path, derive);
+        }
+        return commitWrite(this.root, this.config, paths, message, derived);
+      },
     };
     // ensureCacheDir: `.mem/` gets its own .gitignore, so the journal never lands in git.
     this.writer ??= ensureCacheDir(this.root).then((dir) =>

@@ -16,12 +16,17 @@ export interface JournalRecord {
   entries: JournalEntry[];
 }
 
-type Line = { add: JournalRecord } | { written: string; paths: string[] } | { committed: string[] };
+type Line =
+  | { add: JournalRecord }
+  | { written: string; paths: string[]; lines?: Array<[path: string, line: string]> }
+  | { committed: string[] };
 
 interface State {
   record: JournalRecord;
   /** The daily notes its entries went to, once written */
   paths?: string[];
+  /** Each entry's note and line as written, so a commit can take just them */
+  lines?: Array<[path: string, line: string]>;
 }
 
 /**
@@ -65,7 +70,10 @@ export class AddJournal {
     if ('add' in line) this.records.set(line.add.id, { record: line.add });
     else if ('written' in line) {
       const state = this.records.get(line.written);
-      if (state) state.paths = line.paths;
+      if (state) {
+        state.paths = line.paths;
+        state.lines = line.lines;
+      }
     } else if ('committed' in line) for (const id of line.committed) this.records.delete(id);
   }
 
@@ -91,8 +99,8 @@ export class AddJournal {
   }
 
   /** Its entries are in the vault's notes (not yet committed). */
-  markWritten(id: string, paths: string[]): Promise<void> {
-    return this.write({ written: id, paths }, false);
+  markWritten(id: string, paths: string[], lines?: Array<[path: string, line: string]>): Promise<void> {
+    return this.write({ written: id, paths, ...(lines ? { lines } : {}) }, false);
   }
 
   /** Their entries are committed: they leave the journal, which is emptied once nothing is left. */
@@ -123,5 +131,21 @@ export class AddJournal {
     return new Map(
       [...this.records].flatMap(([id, s]) => (s.paths ? [[id, s.paths] as [string, string[]]] : [])),
     );
+  }
+
+  /**
+   * The lines the uncommitted adds wrote, per note, oldest first; a note is left out when an add
+   * that went to it does not know its lines (journaled by an older version): commit it whole.
+   */
+  uncommittedLines(): Map<string, string[]> {
+    const byPath = new Map<string, string[]>();
+    const unknown = new Set<string>();
+    for (const state of this.records.values()) {
+      if (!state.paths) continue;
+      if (!state.lines) for (const path of state.paths) unknown.add(path);
+      for (const [path, line] of state.lines ?? []) byPath.set(path, [...(byPath.get(path) ?? []), line]);
+    }
+    for (const path of unknown) byPath.delete(path);
+    return byPath;
   }
 }

@@ -41,6 +41,8 @@ export interface RememberResult extends WriteCommit {
   link: string;
   /** How many secrets were redacted */
   redacted: number;
+  /** The line appended to the note, as written */
+  lines: string[];
 }
 
 export interface DayEntry {
@@ -52,6 +54,22 @@ export interface DayEntry {
   importance?: number;
   /** A fixed block id (ingest uses content-derived ids so a second import adds nothing) */
   blockId?: string;
+}
+
+/**
+ * What to commit for a daily note that mem appended `lines` to: the committed note (or the new
+ * note's template) plus those lines, never a person's edit made meanwhile. A line the commit
+ * already has is not added twice (a commit a crash interrupted may have taken it).
+ */
+function deriveDay(template: string, lines: string[]): DeriveContent {
+  return (committed) =>
+    lines.filter((line) => !committed?.includes(line)).reduce(appendLine, committed ?? template);
+}
+
+/** `deriveDay` for an `episodes/daily/YYYY-MM-DD.md` path; undefined for any other path. */
+export async function deriveDailyNote(path: string, lines: string[]): Promise<DeriveContent | undefined> {
+  const date = /^episodes\/daily\/(\d{4}-\d{2}-\d{2})\.md$/.exec(path)?.[1];
+  return date ? deriveDay(await dailyTemplate(date), lines) : undefined;
 }
 
 async function dailyTemplate(date: string): Promise<string> {
@@ -99,8 +117,7 @@ export async function appendToDay(
   const lines = written.filter((line, i): line is string => line !== undefined && !skipped.has(i));
   const ids = lines.map((line) => /\^([A-Za-z0-9-]+)$/.exec(line)?.[1] ?? '');
   // What to commit: the committed note (or the template) plus these lines, never a hand edit.
-  const derive: DeriveContent = (committed) => lines.reduce(appendLine, committed ?? template);
-  return { path: rel, ids, lines, derive };
+  return { path: rel, ids, lines, derive: deriveDay(template, lines) };
 }
 
 function hasBlockId(text: string, id: string): boolean {
@@ -142,7 +159,7 @@ export async function remember(
   input: RememberInput,
 ): Promise<RememberResult> {
   const { date, entry, redacted } = entryOf(config, input);
-  const { path, ids, derive } = await appendToDay(root, date, [entry]);
+  const { path, ids, lines, derive } = await appendToDay(root, date, [entry]);
   const blockId = ids[0] ?? '';
   const link = `[[${date}#^${blockId}]]`;
   // What is committed is the committed note plus this entry: a person's unsaved edit stays theirs.
@@ -156,17 +173,25 @@ export async function remember(
           `mem: remember ${date}#^${blockId}`,
           new Map([[path, derive]]),
         );
-  return { path, blockId, link, redacted, ...commit };
+  return { path, blockId, link, redacted, lines, ...commit };
 }
 
 /**
- * Whether the day's note already holds the entry `remember(input)` would write (same time,
- * speaker and text, any block id): a replayed add that did land before a crash is not written twice.
+ * The vault path of the day's note when it already holds the entry `remember(input)` would write
+ * (same time, speaker and text, any block id), else undefined: a replayed add that did land
+ * before a crash is not written twice.
  */
-export async function isRemembered(root: string, config: MemConfig, input: RememberInput): Promise<boolean> {
+export async function isRemembered(
+  root: string,
+  config: MemConfig,
+  input: RememberInput,
+): Promise<string | undefined> {
   const { date, entry } = entryOf(config, input);
-  const { abs } = await resolveInVault(root, `episodes/daily/${date}.md`);
+  const { abs, rel } = await resolveInVault(root, `episodes/daily/${date}.md`);
   const text = await readFile(abs, 'utf8').catch(() => '');
   const line = renderEntry({ ...entry, blockId: 'x' }).slice(0, -' ^x'.length);
-  return text.split(/\r?\n/).some((l) => l.startsWith(line) && /^ \^[\w-]+\s*$/.test(l.slice(line.length)));
+  const found = text
+    .split(/\r?\n/)
+    .some((l) => l.startsWith(line) && /^ \^[\w-]+\s*$/.test(l.slice(line.length)));
+  return found ? rel : undefined;
 }

@@ -89,6 +89,20 @@ describe('vault.addExchange', () => {
     ]);
   });
 
+  it("commits only its own lines: a person's unsaved edit to the same note stays unstaged", async () => {
+    const vault = await vaultWithGit({ [DAY]: '# 2026-11-30\n\n- 08:00 **user:** an early entry ^e1\n' });
+    await vault.startExchanges({ commitDelayMs: 60_000, commitMaxWaitMs: 60_000 });
+    const path = join(vault.root, DAY);
+    // The person adds a private line in their editor and has not committed it.
+    await writeFile(path, `${await readFile(path, 'utf8')}my own note, not for git yet\n`);
+    await vault.addExchange({ user: 'the plumber comes at noon', at: AT, commit: 'user' });
+    await vault.close();
+    const committed = await git(vault.root, 'show', `HEAD:${DAY}`);
+    expect(committed).toContain('the plumber comes at noon');
+    expect(committed).not.toContain('my own note');
+    expect(await git(vault.root, 'diff', '--', DAY)).toContain('+my own note, not for git yet');
+  });
+
   it('at start, writes and commits what a killed process had accepted, once', async () => {
     const vault = await vaultWithGit();
     const record = (id: string, text: string) =>
@@ -124,9 +138,16 @@ describe('ExchangeWriter', () => {
           throw new Error('LOCKED: another process holds the write lock');
         }
         written.push(input.text);
-        return { path: DAY, blockId: `e${written.length}`, link: '', redacted: 0, committed: false };
+        return {
+          path: DAY,
+          blockId: `e${written.length}`,
+          link: '',
+          redacted: 0,
+          lines: [],
+          committed: false,
+        };
       },
-      isRemembered: async () => false,
+      isRemembered: async () => undefined,
       commit: async () => ({ committed: true }),
     };
     const writer = await ExchangeWriter.start(target, join(root, '.mem/adds.jsonl'), { retryMs: 5 });
@@ -151,7 +172,7 @@ describe('ExchangeWriter', () => {
       remember: async (): Promise<RememberResult> => {
         throw new Error('ENOSPC: no space left on device');
       },
-      isRemembered: async () => false,
+      isRemembered: async () => undefined,
       commit: async () => ({ committed: true }),
     };
     const writer = await ExchangeWriter.start(failing, file, { retryMs: 60_000 });
@@ -163,7 +184,7 @@ describe('ExchangeWriter', () => {
         ...failing,
         remember: async (input) => {
           texts.push(input.text);
-          return { path: DAY, blockId: 'e1', link: '', redacted: 0, committed: false };
+          return { path: DAY, blockId: 'e1', link: '', redacted: 0, lines: [], committed: false };
         },
       },
       file,
