@@ -164,10 +164,13 @@ def main(argv: list[str]) -> int:
     memory = Memory(args.memory, user_id=args.user, token=args.token)
     for entry in run(memory, args.model_url, args.model, turns):
         print(json.dumps(entry, ensure_ascii=False))
+    # The first search also pays for the server's warm-up (JIT, first index reads): reported apart.
+    warm = memory.search_ms[1:]
     summary = {
         "searches": len(memory.search_ms),
-        "search_p50_ms": round(percentile(memory.search_ms, 50), 1),
-        "search_p95_ms": round(percentile(memory.search_ms, 95), 1),
+        "first_search_ms": round(memory.search_ms[0], 1) if memory.search_ms else 0.0,
+        "search_p50_ms": round(percentile(warm, 50), 1),
+        "search_p95_ms": round(percentile(warm, 95), 1),
         "failures": memory.failures,
     }
     print(json.dumps({"summary": summary}))
