@@ -271,6 +271,7 @@ function semanticCandidates(
   for (const { section, similarity } of scored) closeness.set(section.id, similarity / best);
   scored.sort((a, b) => b.similarity - a.similarity || (a.section.id < b.section.id ? -1 : 1));
   for (const { note, section, similarity } of scored.slice(0, SEMANTIC_CANDIDATES)) {
+    if (similarity <= 0) break;
     const reason = `close in meaning (cosine ${similarity.toFixed(2)})`;
     const existing = candidates.get(section.id);
     if (existing) existing.reasons.push(reason);
