@@ -99,6 +99,9 @@ export interface RecallResult {
 
 const noop = () => undefined;
 
+/** How long recall stays lexical after the embeddings endpoint failed */
+const EMBED_RETRY_MS = 60_000;
+
 /**
  * One vault: its config, and an index kept in step with the files. The library's entry point.
  *
@@ -134,6 +137,8 @@ export class Vault {
   private vectors: Promise<VectorCache> | undefined;
   /** A failing embeddings endpoint is reported once; recall falls back to lexical */
   private embedFailed = false;
+  /** After a failure, recalls stay lexical until then (epoch ms), not waiting on a dead endpoint */
+  private embedRetryAt = 0;
 
   private constructor(
     root: string,
@@ -420,8 +425,8 @@ export class Vault {
   /**
    * recall() with semantic similarity fused in when `embeddings.enabled`: sections the vector
    * cache lacks are embedded first, then the query. Off, it is exactly recall(), with no network
-   * call. A failing endpoint never fails a recall: it is reported once through `onNotice` and the
-   * ranking stays lexical.
+   * call. A failing endpoint never fails a recall: it is reported once through `onNotice`, and the
+   * ranking stays lexical, without asking the endpoint again for a minute.
    */
   async recallAsync(query: string, options: RecallOptions = {}): Promise<RecallResult> {
     if (!this.config.embeddings.enabled || options.semantic) return this.recall(query, options);
@@ -429,7 +434,7 @@ export class Vault {
     const range = chooseRange(this.index, query, now, this.config.timezone, options.range);
     const words = range?.onlyTime ? (range.words ?? '') : query;
     let semantic: RecallOptions['semantic'];
-    if (words.trim() !== '') {
+    if (words.trim() !== '' && Date.now() >= this.embedRetryAt) {
       try {
         await this.embed();
         const cache = await this.vectorCache();
@@ -441,6 +446,7 @@ export class Vault {
             weight: this.config.embeddings.weight,
           };
       } catch (error) {
+        this.embedRetryAt = Date.now() + EMBED_RETRY_MS;
         if (!this.embedFailed) {
           this.embedFailed = true;
           this.onNotice(`mem: ${(error as Error).message}; recall is lexical only`);
