@@ -7,7 +7,7 @@ export type {
   ExchangeWriterOptions,
   WriterHealth,
 } from './api/exchange-writer.js';
-export type { RecallResult } from './api/open-vault.js';
+export type { EmbedStats, RecallResult } from './api/open-vault.js';
 export { type OpenVaultOptions, openVault, Vault } from './api/open-vault.js';
 export type { CompiledItem, CompiledSection, CompileOptions, CompileResult } from './compile/compile.js';
 export { CONFIG_FILE, defaultConfig, loadConfig, type MemConfig } from './core/config.js';
@@ -28,9 +28,11 @@ export type { HistoryEntry } from './git/git-history.js';
 export type { UndoOptions, UndoResult } from './git/vault-git.js';
 export type { DoctorReport } from './indexing/doctor.js';
 export { QUERY_LIMITS, queryProblem } from './indexing/query-limits.js';
+export type { EmbedProgress, EmbedTexts } from './indexing/vector-cache.js';
 export type { AppliedRange } from './recall/choose-range.js';
 export type { ScoreParts } from './recall/rank.js';
 export type { DateRange, RecallHit, RecallOptions } from './recall/recall.js';
+export type { SemanticInput } from './recall/semantic.js';
 export type { Llm, LlmOptions } from './reflect/llm.js';
 export type { Operation } from './reflect/operations.js';
 export type { ReflectOptions, ReflectResult } from './reflect/reflect.js';

@@ -23,8 +23,10 @@ import {
   refreshPaths,
 } from '../indexing/refresh-index.js';
 import { VaultIndex } from '../indexing/vault-index.js';
+import { type EmbedProgress, type EmbedTexts, VectorCache } from '../indexing/vector-cache.js';
 import { type AppliedRange, chooseRange } from '../recall/choose-range.js';
 import { type RecallHit, type RecallOptions, recall } from '../recall/recall.js';
+import { createEmbedder } from '../reflect/embedder.js';
 import { createLlm, type Llm, type LlmOptions } from '../reflect/llm.js';
 import { type ReflectOptions, type ReflectResult, reflect } from '../reflect/reflect.js';
 import { ensureCacheDir } from '../vault/cache-dir.js';
@@ -81,6 +83,18 @@ export interface OpenVaultOptions {
    * (once per batch of 64, and once at the end). Not called when the cache has them all.
    */
   onProgress?: RefreshProgress;
+  /**
+   * Embeds texts for semantic recall instead of the config's `embeddings` endpoint (tests, other
+   * clients); used only when `embeddings.enabled` is true
+   */
+  embed?: EmbedTexts;
+}
+
+export interface EmbedStats {
+  /** Sections with text */
+  sections: number;
+  /** Of them, embedded now (the others were cached) */
+  embedded: number;
 }
 
 export interface RecallResult {
@@ -91,6 +105,9 @@ export interface RecallResult {
 }
 
 const noop = () => undefined;
+
+/** How long recall stays lexical after the embeddings endpoint failed */
+const EMBED_RETRY_MS = 60_000;
 
 /**
  * One vault: its config, and an index kept in step with the files. The library's entry point.
@@ -122,6 +139,13 @@ export class Vault {
   private readonly onNotice: (message: string) => void;
   /** A cache that cannot be saved is reported once, not on every save */
   private saveFailed = false;
+  private readonly env: NodeJS.ProcessEnv;
+  private embedTexts: EmbedTexts | undefined;
+  private vectors: Promise<VectorCache> | undefined;
+  /** A failing embeddings endpoint is reported once; recall falls back to lexical */
+  private embedFailed = false;
+  /** After a failure, recalls stay lexical until then (epoch ms), not waiting on a dead endpoint */
+  private embedRetryAt = 0;
 
   private constructor(
     root: string,
@@ -130,7 +154,11 @@ export class Vault {
     index: VaultIndex,
     useCache: boolean,
     onNotice: (message: string) => void,
+    env: NodeJS.ProcessEnv = process.env,
+    embed?: EmbedTexts,
   ) {
+    this.env = env;
+    this.embedTexts = embed;
     this.root = root;
     this.config = config;
     this.initialized = initialized;
@@ -155,7 +183,16 @@ export class Vault {
       else if (cached.status !== 'missing') options.onNotice?.(`mem: ${cached.reason}; rebuilding it`);
     }
     index.limits = config.limits;
-    const vault = new Vault(root, config, initialized, index, useCache, options.onNotice ?? noop);
+    const vault = new Vault(
+      root,
+      config,
+      initialized,
+      index,
+      useCache,
+      options.onNotice ?? noop,
+      options.env ?? process.env,
+      options.embed,
+    );
     await vault.exclusive(() => vault.refreshNow(options.onProgress));
     return vault;
   }
@@ -355,6 +392,83 @@ export class Vault {
     await this.exclusive(async () => {
       if (this.stale.size > 0) await this.saveNow();
     });
+  }
+
+  /** The embeddings client, made on first use (and `openai` loaded on its first call) */
+  private embedder(): EmbedTexts {
+    if (!this.embedTexts) {
+      const embedder = createEmbedder(this.config, this.env);
+      this.embedTexts = (texts) => embedder.embed(texts);
+    }
+    return this.embedTexts;
+  }
+
+  private vectorCache(): Promise<VectorCache> {
+    this.vectors ??= VectorCache.load(this.root, this.config.embeddings.model);
+    return this.vectors;
+  }
+
+  /**
+   * Embeds every section whose text the vector cache (`.mem/embeddings-<model>.json`) lacks, in
+   * batches of `embeddings.batchSize`, and saves the cache; unchanged sections cost nothing.
+   * Runs on the write queue. Throws when embeddings are off or the endpoint fails.
+   */
+  embed(onProgress?: EmbedProgress): Promise<EmbedStats> {
+    if (!this.config.embeddings.enabled)
+      return Promise.reject(
+        new MemError('USAGE', `embeddings are off; set "embeddings": {"enabled": true} in ${CONFIG_FILE}`),
+      );
+    return this.exclusive(async () => {
+      const cache = await this.vectorCache();
+      const texts: string[] = [];
+      for (const note of this.index.notes.values())
+        for (const section of note.sections) if (section.text.trim() !== '') texts.push(section.text);
+      try {
+        const embedded = await cache.fill(
+          texts,
+          this.embedder(),
+          this.config.embeddings.batchSize,
+          onProgress,
+        );
+        return { sections: texts.length, embedded };
+      } finally {
+        if (this.useCache) await cache.save(this.root).catch(noop);
+      }
+    });
+  }
+
+  /**
+   * recall() with semantic similarity fused in when `embeddings.enabled`: sections the vector
+   * cache lacks are embedded first, then the query. Off, it is exactly recall(), with no network
+   * call. A failing endpoint never fails a recall: it is reported once through `onNotice`, and the
+   * ranking stays lexical, without asking the endpoint again for a minute.
+   */
+  async recallAsync(query: string, options: RecallOptions = {}): Promise<RecallResult> {
+    if (!this.config.embeddings.enabled || options.semantic) return this.recall(query, options);
+    const now = options.now ?? new Date();
+    const range = chooseRange(this.index, query, now, this.config.timezone, options.range);
+    const words = range?.onlyTime ? (range.words ?? '') : query;
+    let semantic: RecallOptions['semantic'];
+    if (words.trim() !== '' && Date.now() >= this.embedRetryAt) {
+      try {
+        await this.embed();
+        const cache = await this.vectorCache();
+        const [vector] = await this.embedder()([words]);
+        if (vector)
+          semantic = {
+            query: vector,
+            vectorOf: (section) => cache.get(section.text),
+            weight: this.config.embeddings.weight,
+          };
+      } catch (error) {
+        this.embedRetryAt = Date.now() + EMBED_RETRY_MS;
+        if (!this.embedFailed) {
+          this.embedFailed = true;
+          this.onNotice(`mem: ${(error as Error).message}; recall is lexical only`);
+        }
+      }
+    }
+    return this.recall(query, { ...options, now, ...(semantic ? { semantic } : {}) });
   }
 
   /**

@@ -17,7 +17,7 @@ export function formatHits(hits: RecallHit[], explain: boolean): string {
       if (explain) {
         const p = hit.parts;
         lines.push(
-          `   score: text ${p.text} · graph ${p.graph} · recency ${p.recency} · importance ${p.importance} · layer ${p.layer}`,
+          `   score: text ${p.text} · graph ${p.graph} · recency ${p.recency} · importance ${p.importance} · layer ${p.layer}${p.semantic === undefined ? '' : ` · semantic ${p.semantic}`}`,
         );
       }
       lines.push(`   why: ${hit.reasons.join('; ')}`);

@@ -103,6 +103,30 @@ export const configSchema = z.strictObject({
       .describe('Name of the environment variable that holds the API key'),
     timeoutMs: z.int().positive().default(120_000).describe('How long a model call may take, in ms'),
   }),
+  embeddings: group({
+    enabled: z
+      .boolean()
+      .default(false)
+      .describe('Fuse semantic similarity (embeddings) into recall; off means no network call at all'),
+    baseURL: z
+      .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+      .optional()
+      .describe(
+        'OpenAI-compatible embeddings endpoint, e.g. http://127.0.0.1:11434/v1 for Ollama; unset means OpenAI',
+      ),
+    model: z
+      .string()
+      .min(1)
+      .default('text-embedding-3-small')
+      .describe('Embedding model, e.g. bge-m3 or nomic-embed-text'),
+    apiKeyEnv: z
+      .string()
+      .min(1)
+      .default('OPENAI_API_KEY')
+      .describe('Name of the environment variable that holds the embeddings API key'),
+    weight: weight(0.5).describe('Weight of the cosine similarity, added to the text relevance'),
+    batchSize: z.int().positive().default(64).describe('Sections sent per embeddings request'),
+  }),
   companion: group({
     commit: z
       .enum(['exchange', 'user', 'none'])

@@ -13,6 +13,11 @@ export interface ScoreParts {
   importance: number;
   /** Prior for the note's layer from the config */
   layer: number;
+  /**
+   * Only with embeddings on: cosine similarity of the section to the query, divided by the best
+   * section's (negative similarity counts as 0)
+   */
+  semantic?: number;
 }
 
 const DEFAULT_IMPORTANCE: Record<Layer, number> = {
@@ -58,8 +63,13 @@ export function recencyOf(time: number | undefined, now: Date, halfLifeDays: num
  * Relevance (text and graph) decides whether a memory belongs at all; recency, importance and
  * layer only scale it, so a recent but unrelated note can never outrank a real match.
  */
-export function combineScore(parts: ScoreParts, weights: MemConfig['recall']['weights']): number {
-  const relevance = weights.text * parts.text + weights.graph * parts.graph;
+export function combineScore(
+  parts: ScoreParts,
+  weights: MemConfig['recall']['weights'],
+  semanticWeight = 0,
+): number {
+  const relevance =
+    weights.text * parts.text + weights.graph * parts.graph + semanticWeight * (parts.semantic ?? 0);
   const prior =
     1 + weights.recency * parts.recency + weights.importance * parts.importance + weights.layer * parts.layer;
   return relevance * prior;

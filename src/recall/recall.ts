@@ -6,6 +6,7 @@ import { entriesNewestFirst } from './episode-entries.js';
 import { graphNeighbours } from './graph-neighbours.js';
 import { belowSuccessors, newestVersionsFirst, PRESENT_RECENCY, readPresent } from './latest-first.js';
 import { combineScore, importanceOf, isRetired, memoryTime, recencyOf, type ScoreParts } from './rank.js';
+import { cosine, type SemanticInput } from './semantic.js';
 import { makeSnippet } from './snippet.js';
 import { readSpeakers, SPEAKER_PRIOR } from './speaker-prior.js';
 
@@ -32,6 +33,11 @@ export interface RecallOptions {
    * for ranges read from a message's words, which can be misread
    */
   rangeMode?: 'filter' | 'prefer';
+  /**
+   * Embeddings to fuse in (see `Vault.recallAsync`); without it recall is lexical only and its
+   * output has no `semantic` part
+   */
+  semantic?: SemanticInput;
 }
 
 export interface RecallHit {
@@ -70,6 +76,8 @@ const IN_RANGE = { event: 0.1, other: 0.05 };
 /** Most entries of a range added that way (the newest) */
 const RANGE_ENTRIES = 200;
 const EVENT = /^\(event\)/i;
+/** How many of the sections closest in meaning join the candidates, whatever their words */
+const SEMANTIC_CANDIDATES = 50;
 
 interface Candidate {
   note: Note;
@@ -133,6 +141,9 @@ export function recall(
     versions.push(candidate);
   }
   newestVersionsFirst(versions);
+  const closeness = options.semantic
+    ? semanticCandidates(index, options.semantic, candidates, admit)
+    : undefined;
 
   for (const seed of [...candidates.values()].slice(0, GRAPH_SEEDS)) {
     if (seed.text < 0.2) continue;
@@ -199,6 +210,7 @@ export function recall(
       recency: round(recencyOf(memoryTime(c.note, c.section), now, config.recall.halfLifeDays)),
       importance: round(importanceOf(c.note)),
       layer: round(config.recall.layerPrior[c.note.layer] ?? 0.5),
+      ...(closeness ? { semantic: round(closeness.get(c.section.id) ?? 0) } : {}),
     };
     return {
       id: c.section.id,
@@ -213,7 +225,7 @@ export function recall(
       snippet: '',
       text: c.section.text,
       score: round(
-        combineScore(parts, weights) *
+        combineScore(parts, weights, options.semantic?.weight) *
           (outside(c) ? OUT_OF_RANGE : 1) *
           (otherSpeaker(c) ? 1 / SPEAKER_PRIOR : 1),
       ),
@@ -230,6 +242,42 @@ export function recall(
       link: citation(index, hit.path, hit.anchor),
       snippet: makeSnippet(hit.text, query),
     }));
+}
+
+/**
+ * Cosine similarity of every admitted section to the query, divided by the best: the closest
+ * sections join the candidates (so a paraphrase sharing no word with the query is reachable), and
+ * every candidate's value becomes its `semantic` score part.
+ */
+function semanticCandidates(
+  index: VaultIndex,
+  semantic: SemanticInput,
+  candidates: Map<string, Candidate>,
+  admit: (note: Note, date: string | undefined) => boolean,
+): Map<string, number> {
+  const scored: Array<{ note: Note; section: Section; similarity: number }> = [];
+  let best = 0;
+  for (const note of index.notes.values()) {
+    for (const section of note.sections) {
+      const vector = semantic.vectorOf(section);
+      if (!vector || !admit(note, section.date)) continue;
+      const similarity = Math.max(0, cosine(semantic.query, vector));
+      if (similarity > best) best = similarity;
+      scored.push({ note, section, similarity });
+    }
+  }
+  const closeness = new Map<string, number>();
+  if (best === 0) return closeness;
+  for (const { section, similarity } of scored) closeness.set(section.id, similarity / best);
+  scored.sort((a, b) => b.similarity - a.similarity || (a.section.id < b.section.id ? -1 : 1));
+  for (const { note, section, similarity } of scored.slice(0, SEMANTIC_CANDIDATES)) {
+    if (similarity <= 0) break;
+    const reason = `close in meaning (cosine ${similarity.toFixed(2)})`;
+    const existing = candidates.get(section.id);
+    if (existing) existing.reasons.push(reason);
+    else candidates.set(section.id, { note, section, text: 0, graph: 0, reasons: [reason] });
+  }
+  return closeness;
 }
 
 const byScore = (a: RecallHit, b: RecallHit) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);

@@ -42,6 +42,13 @@ describe('mem.config.json', () => {
         shares: { persona: 0.2, user: 0.2, relevant: 0.45, recent: 0.15 },
         recentEntries: 12,
       },
+      embeddings: {
+        enabled: false,
+        model: 'text-embedding-3-small',
+        apiKeyEnv: 'OPENAI_API_KEY',
+        weight: 0.5,
+        batchSize: 64,
+      },
       git: { autoCommit: true },
       llm: { model: 'gpt-4o-mini', apiKeyEnv: 'OPENAI_API_KEY', timeoutMs: 120_000 },
       companion: { commit: 'exchange' },

@@ -40,8 +40,9 @@ export function indexCommand(program: Command, io: CliIO): void {
     .command('index')
     .description('bring the index cache up to date (only changed notes are read)')
     .option('--rebuild', 'ignore the cache and index every note again')
+    .option('--embed', 'also embed the sections the vector cache lacks (embeddings.enabled)')
     .option('--json', 'machine-readable output')
-    .action(async (options: { rebuild?: boolean; json?: boolean }, command: Command) => {
+    .action(async (options: { rebuild?: boolean; embed?: boolean; json?: boolean }, command: Command) => {
       const started = performance.now();
       const progress = io.isTTY && !options.json ? indexProgress(io) : undefined;
       // Indexing writes a cache into the folder: only into a vault made by `mem init`.
@@ -52,15 +53,27 @@ export function indexCommand(program: Command, io: CliIO): void {
       }).finally(() => progress?.clear());
       // `mem index` is asked to bring the cache up to date, however little is stale.
       if (vault.unsavedChanges > 0) await vault.save();
+      let embedded: { sections: number; embedded: number } | undefined;
+      if (options.embed) {
+        const shown = io.isTTY && !options.json;
+        embedded = await vault
+          .embed((done, total) => {
+            if (shown) io.stderr(`\rembedding sections ${done} / ${total}\x1b[K`);
+          })
+          .finally(() => {
+            if (shown) io.stderr('\r\x1b[K');
+          });
+      }
       const stats = {
         notes: vault.noteCount,
         ...vault.lastRefresh,
+        ...(embedded ? { embedded: embedded.embedded, sections: embedded.sections } : {}),
         ms: Math.round(performance.now() - started),
       };
       if (options.json) printJson(io, stats);
       else
         io.stdout(
-          `${stats.notes} notes indexed in ${stats.ms} ms (${stats.added} added, ${stats.changed} changed, ${stats.removed} removed, ${stats.unchanged} unchanged)\n`,
+          `${stats.notes} notes indexed in ${stats.ms} ms (${stats.added} added, ${stats.changed} changed, ${stats.removed} removed, ${stats.unchanged} unchanged)${embedded ? `; ${embedded.embedded} of ${embedded.sections} sections embedded` : ''}\n`,
         );
     });
 }

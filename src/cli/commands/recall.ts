@@ -61,8 +61,8 @@ export function recallCommand(program: Command, io: CliIO): void {
       const vault = await openFromCli(command, io);
       if (options.batch) {
         const text = await readFile(resolve(io.cwd, options.batch), 'utf8');
-        text.split('\n').forEach((line, i) => {
-          if (line.trim() === '') return;
+        for (const [i, line] of text.split('\n').entries()) {
+          if (line.trim() === '') continue;
           let item: { id?: unknown; query?: unknown; now?: unknown };
           try {
             item = JSON.parse(line);
@@ -72,18 +72,19 @@ export function recallCommand(program: Command, io: CliIO): void {
           if (typeof item.query !== 'string') {
             throw new MemError('INVALID_INPUT', `${options.batch}:${i + 1}: "query" must be a string`);
           }
-          const result = vault.recall(
+          const result = await vault.recallAsync(
             item.query,
             toRecallOptions(options, typeof item.now === 'string' ? item.now : undefined),
           );
           io.stdout(`${JSON.stringify({ id: item.id ?? i + 1, ...result })}\n`);
-        });
+        }
         return;
       }
       const { QUERY_LIMITS, queryProblem } = await library();
       const problem = queryProblem(query ?? '');
       if (problem) io.stderr(`mem: ${problem}; only the first ${QUERY_LIMITS.maxChars} were searched\n`);
-      const result = vault.recall(query ?? '', base);
+      // recallAsync: with embeddings on (mem.config.json) semantic similarity is fused in.
+      const result = await vault.recallAsync(query ?? '', base);
       if (options.json) printJson(io, result);
       else {
         if (result.range) io.stdout(`range: ${result.range.reason}\n\n`);
