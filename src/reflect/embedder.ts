@@ -1,6 +1,6 @@
-import type OpenAI from 'openai';
 import type { MemConfig } from '../core/config.js';
 import { MemError } from '../core/errors.js';
+import { lazyClient } from './openai-client.js';
 
 /** Turns texts into vectors, one per text, in order. */
 export interface Embedder {
@@ -16,17 +16,7 @@ export interface Embedder {
 export function createEmbedder(config: MemConfig, env: NodeJS.ProcessEnv): Embedder {
   const { baseURL, model, apiKeyEnv } = config.embeddings;
   const apiKey = env[apiKeyEnv];
-  let client: OpenAI | undefined;
-  const connect = async (): Promise<OpenAI> => {
-    const { default: OpenAIClient } = await import('openai');
-    client ??= new OpenAIClient({
-      apiKey: apiKey ?? 'not-needed',
-      baseURL,
-      timeout: config.llm.timeoutMs,
-      maxRetries: 0,
-    });
-    return client;
-  };
+  const connect = lazyClient({ apiKey, baseURL, timeoutMs: config.llm.timeoutMs, maxRetries: 0 });
   return {
     model,
     async embed(texts) {

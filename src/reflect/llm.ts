@@ -1,6 +1,6 @@
-import type OpenAI from 'openai';
 import type { MemConfig } from '../core/config.js';
 import { MemError } from '../core/errors.js';
+import { lazyClient } from './openai-client.js';
 
 export interface LlmOptions {
   baseURL?: string;
@@ -35,18 +35,12 @@ export function createLlm(config: MemConfig, env: NodeJS.ProcessEnv, options: Ll
       `no model configured: set ${config.llm.apiKeyEnv} for OpenAI, or llm.baseURL in mem.config.json (e.g. http://127.0.0.1:11434/v1 for Ollama)`,
     );
   }
-  // `openai` is loaded on the first call: a command that never reflects never pays for it.
-  let client: OpenAI | undefined;
-  const connect = async (): Promise<OpenAI> => {
-    const { default: OpenAIClient } = await import('openai');
-    client ??= new OpenAIClient({
-      apiKey: apiKey ?? 'not-needed',
-      baseURL,
-      timeout: options.timeoutMs ?? config.llm.timeoutMs,
-      maxRetries: 1,
-    });
-    return client;
-  };
+  const connect = lazyClient({
+    apiKey,
+    baseURL,
+    timeoutMs: options.timeoutMs ?? config.llm.timeoutMs,
+    maxRetries: 1,
+  });
   return {
     model,
     async completeJson(system, user) {
