@@ -3,7 +3,7 @@
 // Usage: node scripts/reliability.mjs [--entries 1000] [--kills 200] [--scale 10]
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -47,19 +47,12 @@ function node(args, { killAfter, maxOldSpace } = {}) {
 }
 
 async function hostile() {
-  const { hostileCases } = await import(pathToFileURL(join(ROOT, 'test/fixtures/hostile/cases.mjs')).href);
+  const { hostileCases, writeHostileCases } = await import(
+    pathToFileURL(join(ROOT, 'test/fixtures/hostile/cases.mjs')).href
+  );
   const cases = hostileCases(SCALE);
   const root = await tempVault();
-  for (const c of cases) {
-    for (const [path, content] of Object.entries(c.files ?? {})) {
-      await mkdir(dirname(join(root, path)), { recursive: true });
-      await writeFile(join(root, path), content);
-    }
-    if (c.link) {
-      await mkdir(dirname(join(root, c.link[1])), { recursive: true });
-      await symlink(c.link[0] === '.' ? root : c.link[0], join(root, c.link[1]));
-    }
-  }
+  await writeHostileCases(root, cases);
   const commands = [
     ['index', '--rebuild'],
     ['doctor'],

@@ -2,12 +2,12 @@
 // and changes no note. Runs the built CLI (needs `npm run build`, as `npm test` does).
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseNote } from '../../src/vault/parse-note.js';
 // @ts-expect-error: a plain ES module shared with scripts/reliability.mjs
-import { hostileCases } from '../fixtures/hostile/cases.mjs';
+import { hostileCases, writeHostileCases } from '../fixtures/hostile/cases.mjs';
 import { cleanupVaults, makeVault, REPO_ROOT } from '../helpers/make-vault.js';
 
 type Case = { name: string; files?: Record<string, string | Buffer>; link?: [string, string] };
@@ -61,16 +61,7 @@ beforeAll(async () => {
     { 'insights/tokyo.md': '# Tokyo\n\nCherry blossoms in 东京.\n' },
     { config: { timezone: 'UTC' } },
   );
-  for (const c of cases) {
-    for (const [path, content] of Object.entries(c.files ?? {})) {
-      await mkdir(dirname(join(root, path)), { recursive: true });
-      await writeFile(join(root, path), content);
-    }
-    if (c.link) {
-      await mkdir(dirname(join(root, c.link[1])), { recursive: true });
-      await symlink(c.link[0] === '.' ? root : c.link[0], join(root, c.link[1]));
-    }
-  }
+  await writeHostileCases(root, cases);
 }, 120_000);
 
 afterAll(cleanupVaults);
