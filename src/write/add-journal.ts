@@ -143,7 +143,11 @@ export class AddJournal {
     for (const state of this.records.values()) {
       if (!state.paths) continue;
       if (!state.lines) for (const path of state.paths) unknown.add(path);
-      for (const [path, line] of state.lines ?? []) byPath.set(path, [...(byPath.get(path) ?? []), line]);
+      for (const [path, line] of state.lines ?? []) {
+        const lines = byPath.get(path);
+        if (lines) lines.push(line);
+        else byPath.set(path, [line]);
+      }
     }
     for (const path of unknown) byPath.delete(path);
     return byPath;
