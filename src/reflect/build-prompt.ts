@@ -6,7 +6,7 @@ import type { VaultIndex } from '../indexing/vault-index.js';
 import { citation } from '../recall/recall.js';
 import { withoutComments } from '../vault/comments.js';
 import { findOnDisk } from '../vault/paths.js';
-import { OPERATIONS_SCHEMA } from './operations.js';
+import { operationsJsonSchema } from './operations.js';
 
 /** Characters of touched notes shown to the model; the episodes themselves are never cut. */
 const NOTES_CHARS = 24_000;
@@ -98,7 +98,7 @@ export async function buildPrompt(root: string, index: VaultIndex, input: Reflec
   // The schema compact: it states every limit the validator enforces, and indented it costs 700
   // more tokens.
   return template
-    .replace('{{schema}}', JSON.stringify(OPERATIONS_SCHEMA))
+    .replace('{{schema}}', JSON.stringify(operationsJsonSchema()))
     .replace('{{notes}}', () => notes)
     .replace('{{episodes}}', () => renderEpisodes(index, input.episodes));
 }

@@ -147,8 +147,16 @@ export const answerSchema = z.object({
 /** An operation as parsed: strings trimmed, `null` and `""` for an optional value read as absent. */
 export type Operation = z.output<typeof operationSchema>;
 
-/** The JSON Schema shown to the model: what it writes, before parsing. */
-export const OPERATIONS_SCHEMA: Record<string, unknown> = (() => {
-  const { $schema: _, ...schema } = z.toJSONSchema(answerSchema, { io: 'input' });
-  return schema;
-})();
+let shownSchema: Record<string, unknown> | undefined;
+
+/**
+ * The JSON Schema shown to the model: what it writes, before parsing. Built on first use, not at
+ * load: generating it costs about 10 ms that a recall or a compile never needs.
+ */
+export function operationsJsonSchema(): Record<string, unknown> {
+  if (!shownSchema) {
+    const { $schema: _, ...schema } = z.toJSONSchema(answerSchema, { io: 'input' });
+    shownSchema = schema;
+  }
+  return shownSchema;
+}

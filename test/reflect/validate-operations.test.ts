@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refreshIndex } from '../../src/indexing/refresh-index.js';
 import { VaultIndex } from '../../src/indexing/vault-index.js';
 import { episodeSources } from '../../src/reflect/build-prompt.js';
-import { OPERATIONS_SCHEMA } from '../../src/reflect/operations.js';
+import { operationsJsonSchema } from '../../src/reflect/operations.js';
 import { type ValidationContext, validateOperations } from '../../src/reflect/validate-operations.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 
@@ -57,7 +57,7 @@ async function reasons(...operations: unknown[]): Promise<string[]> {
 
 type Json = Record<string, unknown>;
 type ShownOperation = { properties: Record<string, Json>; required: string[] };
-const shownOperations = (OPERATIONS_SCHEMA['properties'] as Record<string, Json & { items: unknown }>)[
+const shownOperations = (operationsJsonSchema()['properties'] as Record<string, Json & { items: unknown }>)[
   'operations'
 ] as Json & { items: { oneOf: ShownOperation[] } };
 
