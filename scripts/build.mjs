@@ -1,0 +1,59 @@
+#!/usr/bin/env node
+// Builds dist/ from a clean slate: the library (tsc: one module per source file, with types) and
+// the command line (esbuild: one bundle). A `mem` call is a short process, and loading some 340
+// separate ES modules cost it more CPU than the work it was asked for; the bundle is parsed once,
+// and what a command does not use (the model client, the MCP SDK, the watcher, the servers) stays
+// in chunks that load only when that command runs.
+import { execFileSync } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const DIST = join(ROOT, 'dist');
+const CLI_OUT = join(DIST, 'cli');
+
+// Files of an older layout must not linger in dist/ (they would be published).
+rmSync(DIST, { recursive: true, force: true });
+
+execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
+  cwd: ROOT,
+  stdio: 'inherit',
+});
+
+// tsc also emitted dist/cli/ module by module; the bundle replaces it.
+rmSync(CLI_OUT, { recursive: true, force: true });
+
+const result = await build({
+  absWorkingDir: ROOT,
+  entryPoints: ['src/cli/main.ts'],
+  outdir: CLI_OUT,
+  // Chunks stay beside main.js: code that finds package.json or templates/ by `import.meta.url`
+  // (core/version.ts, core/templates-dir.ts) then sees the same depth as in src/.
+  chunkNames: '[name]-[hash]',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20.19',
+  // Names are kept so that a stack trace still says which function failed.
+  minifyWhitespace: true,
+  minifySyntax: true,
+  sourcemap: 'linked',
+  sourcesContent: false,
+  metafile: true,
+  logLevel: 'warning',
+  // Bundled CommonJS dependencies call require() for Node's own modules.
+  banner: {
+    js: "import { createRequire as __memCreateRequire } from 'node:module'; const require = __memCreateRequire(import.meta.url);",
+  },
+});
+
+// Which sources each output file holds: the start-up test reads it to check what a command loads.
+const chunks = Object.fromEntries(
+  Object.entries(result.metafile.outputs)
+    .filter(([file]) => file.endsWith('.js'))
+    .map(([file, output]) => [relative(CLI_OUT, join(ROOT, file)), Object.keys(output.inputs)]),
+);
+writeFileSync(join(DIST, 'cli-chunks.json'), `${JSON.stringify(chunks, null, 1)}\n`);
