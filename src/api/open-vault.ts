@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { type CompileOptions, type CompileResult, compile } from '../compile/compile.js';
 import { CONFIG_FILE, loadConfig, type MemConfig } from '../core/config.js';
 import { MemError } from '../core/errors.js';
+import { findVault } from '../core/find-vault.js';
 import type { Edge, Note } from '../core/types.js';
 import type { DeriveContent } from '../git/commit-paths.js';
 import { commitWrite } from '../git/commit-write.js';
@@ -30,7 +31,6 @@ import { createEmbedder } from '../reflect/embedder.js';
 import { createLlm, type Llm, type LlmOptions } from '../reflect/llm.js';
 import { type ReflectOptions, type ReflectResult, reflect } from '../reflect/reflect.js';
 import { ensureCacheDir } from '../vault/cache-dir.js';
-import { findVault } from '../vault/find-vault.js';
 import { notePath } from '../vault/paths.js';
 import {
   type VaultChange,

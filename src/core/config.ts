@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import * as z from 'zod/v4';
 import { MemError } from './errors.js';
 import { issuePath, issuePhrase, parseWithoutUnknownKeys } from './schema-issues.js';
+import { CONFIG_FILE } from './vault-files.js';
 
-export const CONFIG_FILE = 'mem.config.json';
+export { CONFIG_FILE };
 
 const systemZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 

@@ -1,9 +1,9 @@
 // `.mem/`: where mem keeps what it derives from the notes (index, embeddings) and its write lock.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { CACHE_DIR } from '../core/vault-files.js';
 
-/** The cache folder's name; a dot-name, so it is never read as notes (see ignored-path.ts). */
-export const CACHE_DIR = '.mem';
+export { CACHE_DIR };
 
 export function cacheDir(root: string): string {
   return join(root, CACHE_DIR);

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { CONFIG_FILE } from '../core/config.js';
-import { MemError } from '../core/errors.js';
+import { MemError } from './errors.js';
+import { CONFIG_FILE } from './vault-files.js';
 
 async function isDir(path: string): Promise<boolean> {
   return stat(path).then(
