@@ -25,7 +25,8 @@ export const LAYERS = [
 
 /**
  * The edge: these reach the layers below only through the public API in index.ts, and core/
- * (errors and types, which load nothing), so the CLI can start without loading the library.
+ * (errors, types, the vault's file names and its server record: nothing but Node's own modules),
+ * so the CLI can start without loading the library.
  */
 const EDGE = new Set(['serve', 'cli']);
 

@@ -25,6 +25,10 @@ export function buildProgram(io: CliIO): Command {
     .option(
       '--vault <dir>',
       'the vault folder (default: MEM_VAULT, else the nearest folder with mem.config.json)',
+    )
+    .option(
+      '--no-server',
+      'recall and compile open the vault in this process, even when a `mem serve` for it is running',
     );
   initCommand(program, io);
   indexCommand(program, io);

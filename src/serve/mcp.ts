@@ -66,9 +66,12 @@ export function createMcpServer(vault: Vault, options: McpOptions = {}): McpServ
     const value = fn(vault);
     return idle ? value : { ...value, partial: true as const };
   };
-  const readText = async <T>(fn: (vault: Vault) => T, render: (value: T, partial: boolean) => string) => {
+  const readText = async <T>(
+    fn: (vault: Vault) => T | Promise<T>,
+    render: (value: T, partial: boolean) => string,
+  ) => {
     const idle = await vault.whenIdle(deadlineMs);
-    return render(fn(vault), !idle);
+    return render(await fn(vault), !idle);
   };
 
   server.registerTool(
@@ -80,7 +83,10 @@ export function createMcpServer(vault: Vault, options: McpOptions = {}): McpServ
       inputSchema: recallArgs,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    ({ query, k, now }) => answerText(() => readText((vault) => vault.recall(query, { k, now }), recallText)),
+    ({ query, k, now, layers, range, all }) =>
+      answerText(() =>
+        readText((vault) => vault.recallAsync(query, { k, now, layers, range, all }), recallText),
+      ),
   );
 
   server.registerTool(
@@ -92,12 +98,19 @@ export function createMcpServer(vault: Vault, options: McpOptions = {}): McpServ
       inputSchema: compileArgs,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    ({ message, budget, now }) =>
+    ({ message, budget, now, range, history, tokenizer }) =>
       answerText(() =>
         readText(
           (vault) => {
             const total = budget ?? vault.config.compile.budget;
-            const result = vault.compile({ message, budget: Math.max(0, total - META_TOKENS), now });
+            const result = vault.compile({
+              message,
+              budget: Math.max(0, total - META_TOKENS),
+              now,
+              range,
+              history,
+              tokenizer,
+            });
             return { result, total };
           },
           ({ result, total }, partial) => compileText(result, total, partial),

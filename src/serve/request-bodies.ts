@@ -48,18 +48,69 @@ const ids = {
 
 export const KINDS = ['chat', 'event', 'note'] as const;
 
+const day = (name: string) =>
+  string(name).regex(/^\d{4}-\d{2}-\d{2}$/, { error: `"${name}" must be a date YYYY-MM-DD` });
+
+export const LAYER_NAMES = ['persona', 'profile', 'episodes', 'insights', 'archive', 'other'] as const;
+
+/** Inclusive days, `from` not after `to`; the field is named in every message. */
+const dayRange = (name: string) =>
+  z
+    .strictObject(
+      { from: day(`${name}.from`), to: day(`${name}.to`) },
+      { error: `"${name}" must be {"from": "YYYY-MM-DD", "to": "YYYY-MM-DD"}` },
+    )
+    .refine((range) => range.from <= range.to, { error: `"${name}.from" is after "${name}.to"` });
+
+const layerList = () =>
+  z.array(z.enum(LAYER_NAMES, { error: `"layers" must list layers of ${LAYER_NAMES.join(', ')}` }), {
+    error: '"layers" must be an array of layer names',
+  });
+
 const recall = {
   query: string('query').describe('what to look for'),
   k: positiveInt('k').optional().describe('how many results (default: 8)'),
   now: moment('now')
     .optional()
     .describe('ISO 8601 moment recency and time words are measured from (default: now)'),
+  layers: layerList().optional().describe('only these layers (default: all)'),
+  range: dayRange('range')
+    .optional()
+    .describe('only episode entries of these days (overrides time words in the query)'),
+  all: z
+    .boolean({ error: '"all" must be true or false' })
+    .optional()
+    .describe('include superseded and archived notes'),
 };
 
 const compile = {
   message: string('message').describe("this turn's user message"),
   budget: positiveInt('budget').optional().describe('token budget (default: the vault config, 2000)'),
   now: moment('now').optional().describe('ISO 8601 moment of the turn (default: now)'),
+  range: dayRange('range')
+    .optional()
+    .describe('only episode entries of these days (overrides time words in the message)'),
+  history: z
+    .array(z.string({ error: '"history" must be an array of strings' }), {
+      error: '"history" must be an array of strings',
+    })
+    .optional()
+    .describe('earlier turns of the conversation, oldest first'),
+  tokenizer: z
+    .enum(['o200k_base', 'cl100k_base'], { error: '"tokenizer" must be o200k_base or cl100k_base' })
+    .optional()
+    .describe('BPE encoding used to count tokens (default: the vault config)'),
+};
+
+/**
+ * Over HTTP a read may ask to see the notes as they are on disk now: what the command line sends
+ * when it asks a running server, so that its answer is never older than a fresh process's.
+ */
+const fresh = {
+  fresh: z
+    .boolean({ error: '"fresh" must be true or false' })
+    .optional()
+    .describe('re-read notes changed on disk before answering (default: false; the watcher keeps up)'),
 };
 
 const remember = {
@@ -72,10 +123,10 @@ const remember = {
 };
 
 /** `POST /recall` */
-export const recallBody = body({ ...recall, ...ids });
+export const recallBody = body({ ...recall, ...fresh, ...ids });
 
 /** `POST /compile` */
-export const compileBody = body({ ...compile, ...ids });
+export const compileBody = body({ ...compile, ...fresh, ...ids });
 
 /** `POST /remember` */
 export const rememberBody = body({
@@ -95,29 +146,16 @@ export const rememberBody = body({
   ...ids,
 });
 
-const day = (name: string) =>
-  string(name).regex(/^\d{4}-\d{2}-\d{2}$/, { error: `"${name}" must be a date YYYY-MM-DD` });
-
-export const LAYER_NAMES = ['persona', 'profile', 'episodes', 'insights', 'archive', 'other'] as const;
-
 /** `POST /memory/search` (the companion contract) */
 export const memorySearchBody = body({
   query: string('query').describe('what to look for'),
   limit: positiveInt('limit').optional().describe('how many results (default: 8)'),
-  time_range: z
-    .strictObject(
-      { from: day('time_range.from'), to: day('time_range.to') },
-      { error: '"time_range" must be {"from": "YYYY-MM-DD", "to": "YYYY-MM-DD"}' },
-    )
-    .refine((range) => range.from <= range.to, { error: '"time_range.from" is after "time_range.to"' })
+  time_range: dayRange('time_range')
     .optional()
     .describe(
       'only episodes of these days (overrides time words in the query); other layers are not date-filtered',
     ),
-  layers: z
-    .array(z.enum(LAYER_NAMES, { error: `"layers" must list layers of ${LAYER_NAMES.join(', ')}` }), {
-      error: '"layers" must be an array of layer names',
-    })
+  layers: layerList()
     .optional()
     .describe('only these layers (default: every layer but persona, which is the system prompt)'),
   now: moment('now')

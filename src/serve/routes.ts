@@ -77,13 +77,16 @@ export function idsOf(request: ApiRequest): VaultIds {
 export function readVault<T>(
   context: RouteContext,
   ids: VaultIds,
-  read: (vault: Vault) => T,
+  read: (vault: Vault) => T | Promise<T>,
   empty: () => T,
+  fresh = false,
 ): Promise<{ value: T; partial: boolean }> {
   return context.source.use(ids, false, async (vault) => {
     if (!vault) return { value: empty(), partial: false };
+    // Fresh: every note is looked at now, as a new process would, rather than trusting the watcher.
+    if (fresh) await vault.refresh();
     const idle = await vault.whenIdle(context.deadlineMs);
-    return { value: read(vault), partial: !idle };
+    return { value: await read(vault), partial: !idle };
   });
 }
 
@@ -118,12 +121,14 @@ export const apiRoutes: Route[] = [
     method: 'POST',
     path: '/recall',
     handle: async (request, context) => {
-      const { query, k, now } = parseBody(recallBody, request.body);
+      const { query, k, now, layers, range, all, fresh } = parseBody(recallBody, request.body);
       const { value, partial } = await readVault<RecallResult>(
         context,
         idsOf(request),
-        (vault) => vault.recall(query, { k, now }),
+        // recallAsync: with embeddings on (mem.config.json) semantic similarity is fused in, as in `mem recall`.
+        (vault) => vault.recallAsync(query, { k, now, layers, range, all }),
         () => ({ query, hits: [] }),
+        fresh,
       );
       return { status: 200, body: { ...withPartial(value, partial), ...queryWarning(query) } };
     },
@@ -132,11 +137,11 @@ export const apiRoutes: Route[] = [
     method: 'POST',
     path: '/compile',
     handle: async (request, context) => {
-      const { message, budget, now } = parseBody(compileBody, request.body);
+      const { message, budget, now, range, history, tokenizer, fresh } = parseBody(compileBody, request.body);
       const { value, partial } = await readVault<CompileResult>(
         context,
         idsOf(request),
-        (vault) => vault.compile({ message, budget, now }),
+        (vault) => vault.compile({ message, budget, now, range, history, tokenizer }),
         () => {
           const config = defaultConfig().compile;
           return {
@@ -147,6 +152,7 @@ export const apiRoutes: Route[] = [
             sections: [],
           };
         },
+        fresh,
       );
       return { status: 200, body: withPartial(value, partial) };
     },

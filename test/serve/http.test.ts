@@ -227,7 +227,10 @@ describe('serveHttp', () => {
       const { server } = await start();
       expect(await call(server, 'POST', '/recall', { query: 'x', limit: 3 })).toEqual({
         status: 400,
-        json: { error: 'unknown field "limit"; expected query, k, now, agent_id, user_id' },
+        json: {
+          error:
+            'unknown field "limit"; expected query, k, now, layers, range, all, fresh, agent_id, user_id',
+        },
       });
       expect(await call(server, 'POST', '/remember', { text: 'x', mood: 1, when: 'now' })).toEqual({
         status: 400,

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { MemError } from '../../core/errors.js';
 import type { CompileOptions, CompileResult } from '../../index.js';
+import { askServer } from '../ask-server.js';
 import { openFromCli, printJson } from '../context.js';
 import type { CliIO } from '../io.js';
 import { parseDayRange, parseNow, parsePositiveInt } from '../parse-options.js';
@@ -118,8 +119,8 @@ export function compileCommand(program: Command, io: CliIO): void {
       compileOptions(options, '');
       if (!options.batch && message === undefined)
         throw new MemError('USAGE', 'compile needs a message (or --batch FILE)');
-      const vault = await openFromCli(command, io);
       if (options.batch) {
+        const vault = await openFromCli(command, io);
         const text = await readFile(resolve(io.cwd, options.batch), 'utf8');
         text.split('\n').forEach((line, i) => {
           if (line.trim() === '') return;
@@ -147,7 +148,12 @@ export function compileCommand(program: Command, io: CliIO): void {
         });
         request.history = parseHistory(text, name);
       }
-      const result = vault.compile(request);
+      // A running `mem serve` for this vault already holds the index: ask it, the same question.
+      const served = await askServer<CompileResult>(command, io, '/compile', {
+        ...request,
+        now: request.now?.toISOString(),
+      });
+      const result = served ?? (await openFromCli(command, io)).compile(request);
       if (options.out) await writeFile(resolve(io.cwd, options.out), result.markdown);
       if (options.json) printJson(io, result);
       else if (!options.out)

@@ -3,7 +3,8 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { MemError } from '../../core/errors.js';
 import { LAYERS, type Layer } from '../../core/types.js';
-import type { RecallOptions } from '../../index.js';
+import type { RecallOptions, RecallResult } from '../../index.js';
+import { askServer } from '../ask-server.js';
 import { openFromCli, printJson } from '../context.js';
 import { formatHits } from '../format.js';
 import type { CliIO } from '../io.js';
@@ -58,6 +59,22 @@ export function recallCommand(program: Command, io: CliIO): void {
       const base = toRecallOptions(options);
       if (!options.batch && query === undefined)
         throw new MemError('USAGE', 'recall needs a query (or --batch FILE)');
+      if (!options.batch) {
+        // A running `mem serve` for this vault already holds the index: ask it, the same question.
+        const asked = await askServer<RecallResult & { warning?: string }>(command, io, '/recall', {
+          query,
+          k: base.k,
+          layers: base.layers?.length ? base.layers : undefined,
+          range: base.range,
+          all: base.all,
+          now: base.now?.toISOString(),
+        });
+        if (asked) {
+          const { warning, ...result } = asked;
+          if (warning) io.stderr(`mem: ${warning}\n`);
+          return printRecall(io, result, options);
+        }
+      }
       const vault = await openFromCli(command, io);
       if (options.batch) {
         const text = await readFile(resolve(io.cwd, options.batch), 'utf8');
@@ -84,11 +101,14 @@ export function recallCommand(program: Command, io: CliIO): void {
       const problem = queryProblem(query ?? '');
       if (problem) io.stderr(`mem: ${problem}; only the first ${QUERY_LIMITS.maxChars} were searched\n`);
       // recallAsync: with embeddings on (mem.config.json) semantic similarity is fused in.
-      const result = await vault.recallAsync(query ?? '', base);
-      if (options.json) printJson(io, result);
-      else {
-        if (result.range) io.stdout(`range: ${result.range.reason}\n\n`);
-        io.stdout(formatHits(result.hits, Boolean(options.explain)));
-      }
+      printRecall(io, await vault.recallAsync(query ?? '', base), options);
     });
+}
+
+function printRecall(io: CliIO, result: RecallResult, options: RecallCliOptions): void {
+  if (options.json) printJson(io, result);
+  else {
+    if (result.range) io.stdout(`range: ${result.range.reason}\n\n`);
+    io.stdout(formatHits(result.hits, Boolean(options.explain)));
+  }
 }

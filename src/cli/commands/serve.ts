@@ -1,5 +1,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { removeServeRecord, writeServeRecord } from '../../core/serve-record.js';
+import { VERSION } from '../../core/version.js';
 import type { VaultSource } from '../../serve/vault-pool.js';
 import { openFromCli } from '../context.js';
 import type { CliIO } from '../io.js';
@@ -37,7 +39,7 @@ export function serveCommand(program: Command, io: CliIO): void {
     .action(async (options: ServeCliOptions, command: Command) => {
       const onError = (error: unknown) => io.stderr(`mem: ${errorText(error)}\n`);
       // The server's modules load only for `mem serve`, not for every command.
-      const [{ serveHttp }, { singleVault, VaultPool }] = await Promise.all([
+      const [{ serveHttp, isLoopback }, { singleVault, VaultPool }] = await Promise.all([
         import('../../serve/http.js'),
         import('../../serve/vault-pool.js'),
       ]);
@@ -45,6 +47,7 @@ export function serveCommand(program: Command, io: CliIO): void {
       const token = options.token ?? io.env['MEM_TOKEN'];
       let source: VaultSource;
       let what: string;
+      let root: string | undefined;
       if (options.vaults) {
         const dir = resolve(io.cwd, options.vaults);
         source = new VaultPool({
@@ -60,6 +63,7 @@ export function serveCommand(program: Command, io: CliIO): void {
         // What a killed server accepted but did not write or commit is finished before any request.
         await vault.startExchanges({ onError });
         source = singleVault(vault);
+        root = vault.root;
         what = `${vault.root} (${vault.noteCount} notes; one vault: user_id and agent_id are ignored, use --vaults DIR for one per user)`;
       }
       let server: Awaited<ReturnType<typeof serveHttp>>;
@@ -78,8 +82,17 @@ export function serveCommand(program: Command, io: CliIO): void {
       }
       // Listen for the stop before saying we serve: a supervisor may send it the moment it reads the line.
       const stop = waitForStop();
+      // One vault on loopback: `mem recall` and `mem compile` for this vault ask this server.
+      const recorded =
+        root !== undefined && isLoopback(options.host)
+          ? await writeServeRecord(root, { url: server.url, pid: process.pid, version: VERSION })
+          : false;
       io.stdout(`mem: serving ${what} on ${server.url}\n`);
-      await stop;
-      await server.close();
+      try {
+        await stop;
+      } finally {
+        if (recorded && root !== undefined) await removeServeRecord(root, process.pid);
+        await server.close();
+      }
     });
 }
