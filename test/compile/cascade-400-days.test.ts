@@ -4,7 +4,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CompileResult, openVault, type Vault } from '../../src/index.js';
 import { addDays } from '../../src/time/calendar-day.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
-import { mem } from '../helpers/run-cli.js';
 
 afterAll(cleanupVaults);
 
@@ -125,15 +124,5 @@ describe('cascade folding over 400 days', () => {
         `episodes/daily/${OLD_DAY}.md#^e4`,
       );
     }
-    const cli = await mem(['compile', '2月3号 umbrella', '--now', NOW.toISOString(), '--json'], {
-      cwd: root,
-    });
-    const json = JSON.parse(cli.stdout);
-    expect(json.range).toMatchObject({ from: OLD_DAY, to: OLD_DAY });
-    expect(json.folded[0]).toMatchObject({
-      path: 'episodes/monthly/2026-11.md',
-      standsFor: [{ from: '2026-11-01', to: '2026-11-30' }],
-    });
-    expect(json.folded[0].hides).toContain('episodes/weekly/2026-W48.md');
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { openVault } from '../../src/index.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
+import { mem } from '../helpers/run-cli.js';
 
 afterAll(cleanupVaults);
 
@@ -72,6 +73,23 @@ describe('cascade folding', () => {
       ['episodes/weekly/2026-W05.md', 'First climb.'],
       ['episodes/weekly/2026-W06.md', 'A week of rain.'],
       ['episodes/daily/2026-02-09.md', 'After every rollup: raw.'],
+    ]);
+  });
+
+  it('compile --json says which rollup stood in for which days', async () => {
+    const root = await makeVault({
+      'episodes/monthly/2026-01.md': rollup('2026-01', 'January.'),
+      'episodes/weekly/2026-W03.md': rollup('2026-W03', 'A week in January.'),
+      'episodes/daily/2026-02-09.md': day('2026-02-09', 'Raw.'),
+    });
+    const run = await mem(['compile', 'hi', '--now', '2026-02-10T09:00:00+08:00', '--json'], { cwd: root });
+    expect(JSON.parse(run.stdout).folded).toEqual([
+      {
+        path: 'episodes/monthly/2026-01.md',
+        period: '2026-01',
+        standsFor: [{ from: '2026-01-01', to: '2026-01-31' }],
+        hides: ['episodes/weekly/2026-W03.md'],
+      },
     ]);
   });
 
