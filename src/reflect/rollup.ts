@@ -101,7 +101,7 @@ export async function rollup(
   const generator = llm ? `llm:${llm.model}` : 'extractive';
   let failure: unknown;
 
-  run: for (const level of levels) {
+  for (const level of levels) {
     const wroteHere: string[] = [];
     for (const period of periodsAt(index, level, today, options.missing === true)) {
       const path = rollupPath(period);
@@ -133,7 +133,7 @@ export async function rollup(
         text = llm ? await llmRollup(root, input, llm) : { ...extractiveRollup(input), dropped: [] };
       } catch (error) {
         failure = error;
-        break run;
+        break;
       }
       const note = rollupNote(
         {
@@ -164,6 +164,7 @@ export async function rollup(
     }
     result.files.push(...wroteHere);
     if (wroteHere.length > 0) await afterLevel(wroteHere);
+    if (failure !== undefined) break;
   }
 
   if (result.files.length > 0) {
