@@ -9,7 +9,13 @@ export type {
 } from './api/exchange-writer.js';
 export type { EmbedStats, RecallResult } from './api/open-vault.js';
 export { type OpenVaultOptions, openVault, Vault } from './api/open-vault.js';
-export type { CompiledItem, CompiledSection, CompileOptions, CompileResult } from './compile/compile.js';
+export type {
+  CompiledItem,
+  CompiledSection,
+  CompileOptions,
+  CompileResult,
+  FoldedRollup,
+} from './compile/compile.js';
 export { CONFIG_FILE, defaultConfig, loadConfig, type MemConfig } from './core/config.js';
 export { MemError, type MemErrorCode } from './core/errors.js';
 export {
@@ -36,6 +42,7 @@ export type { SemanticInput } from './recall/semantic.js';
 export type { Llm, LlmOptions } from './reflect/llm.js';
 export type { Operation } from './reflect/operations.js';
 export type { ReflectOptions, ReflectResult } from './reflect/reflect.js';
+export type { RollupOptions, RollupResult, RollupWritten } from './reflect/rollup.js';
 export type { VaultChange, VaultWatcher, WatchVaultOptions } from './vault/watch-vault.js';
 export type { ForgetOptions, ForgetResult } from './write/forget-note.js';
 export type { IngestOptions, IngestResult } from './write/ingest.js';

@@ -30,6 +30,7 @@ import { type RecallHit, type RecallOptions, recall } from '../recall/recall.js'
 import { createEmbedder } from '../reflect/embedder.js';
 import { createLlm, type Llm, type LlmOptions } from '../reflect/llm.js';
 import { type ReflectOptions, type ReflectResult, reflect } from '../reflect/reflect.js';
+import { type RollupOptions, type RollupResult, rollup } from '../reflect/rollup.js';
 import { ensureCacheDir } from '../vault/cache-dir.js';
 import { notePath } from '../vault/paths.js';
 import {
@@ -587,6 +588,34 @@ export class Vault {
     const result = await reflect(this.root, this.config, this.index, llm, options);
     if (!options.dryRun) await this.refreshPaths(result.files);
     return result;
+  }
+
+  /**
+   * Writes rollups of finished periods (see `mem reflect --rollup`): with the config's model when
+   * one is configured, else extractive (no network at all). `offline` forces the extractive one.
+   */
+  async rollup(
+    options: RollupOptions & {
+      llm?: Llm;
+      llmOptions?: LlmOptions;
+      env?: NodeJS.ProcessEnv;
+      offline?: boolean;
+    } = {},
+  ): Promise<RollupResult> {
+    if (!options.dryRun && !this.initialized) throw notAVault(this.root);
+    await this.refresh();
+    let llm = options.offline ? undefined : options.llm;
+    if (!llm && !options.offline) {
+      try {
+        llm = createLlm(this.config, options.env ?? process.env, options.llmOptions);
+      } catch (error) {
+        // No model configured: the extractive rollup needs none.
+        if (!(error instanceof MemError && error.code === 'LLM')) throw error;
+      }
+    }
+    return rollup(this.root, this.config, this.index, llm, options, async (paths) => {
+      await this.refreshPaths(paths);
+    });
   }
 
   /** The context document for one conversation turn, within a token budget. */

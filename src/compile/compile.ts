@@ -5,9 +5,11 @@ import { type AppliedRange, chooseRange } from '../recall/choose-range.js';
 import { citation, type DateRange, type RecallHit, recall } from '../recall/recall.js';
 import { type Encoding, getTokenizer } from './count-tokens.js';
 import { assemble, type Candidate, type CompiledSection, type Filled, fill } from './fill-section.js';
+import { capsuleOf, type FoldedRollup, foldRollups } from './fold-rollups.js';
 import { NearDuplicates } from './near-duplicates.js';
 
 export type { CompiledItem, CompiledSection } from './fill-section.js';
+export type { FoldedRollup } from './fold-rollups.js';
 
 import { dayOf } from '../time/zoned-date.js';
 import {
@@ -18,7 +20,7 @@ import {
   renderMemoryItem,
   renderNoteItem,
 } from './render.js';
-import { coreProfileNotes, latestRollup, personaNotes, recentEntries } from './select-notes.js';
+import { coreProfileNotes, personaNotes, recentEntries } from './select-notes.js';
 
 export interface CompileOptions {
   /** This turn's user message */
@@ -44,6 +46,8 @@ export interface CompileResult {
   tokenizer: Encoding;
   range?: AppliedRange;
   sections: CompiledSection[];
+  /** The rollups that stood in for older days, newest first, and what each folded (cascade folding) */
+  folded?: FoldedRollup[];
 }
 
 /** How many history turns join the message for recall */
@@ -138,17 +142,21 @@ export function compile(index: VaultIndex, config: MemConfig, options: CompileOp
     .filter((h) => !personaPaths.has(h.path))
     .map((h) => hitCandidate(index, h))
     .filter((c): c is Candidate => c !== undefined);
-  // Working memory: the newest raw entries, and before them the newest rollup, which stands in
-  // for the days it covers (picked after the entries, shown first).
+  // Working memory: the newest raw entries, and before them the rollups that stand in for the
+  // days before (picked after the entries, shown first). The newest rollup is shown whole; older
+  // ones by their capsule line, so a year of rollups fits in the recent share.
   const today = dayOf(now, config.timezone);
-  const rollup = latestRollup(index, today, config.timezone);
+  const folding = foldRollups(index, today, config.timezone);
   const recent = [
-    ...recentEntries(index, config.compile.recentEntries, today, rollup?.covers).map(({ note, section }) =>
+    ...recentEntries(index, config.compile.recentEntries, today, folding.rawAfter).map(({ note, section }) =>
       sectionCandidate(index, note, section, 0, 'recent'),
     ),
-    ...(rollup
-      ? [noteCandidate(index, rollup.note, `rollup of ${rollup.period.from} to ${rollup.period.to}`)]
-      : []),
+    ...folding.shown.map((rollup, i) => {
+      const reason = `rollup of ${rollup.period.from} to ${rollup.period.to}`;
+      const candidate = noteCandidate(index, rollup.note, reason);
+      const capsule = i === 0 ? undefined : capsuleOf(rollup.note);
+      return capsule ? { ...candidate, text: capsule, reason: `${reason} (capsule)` } : candidate;
+    }),
   ];
 
   const plan: Array<[CompileSectionName, Candidate[], number]> = [
@@ -199,5 +207,6 @@ export function compile(index: VaultIndex, config: MemConfig, options: CompileOp
     tokenizer: encoding,
     ...(range ? { range } : {}),
     sections: filled.map((f) => f.section),
+    ...(folding.report.length > 0 ? { folded: folding.report } : {}),
   };
 }

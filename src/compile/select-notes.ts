@@ -4,10 +4,6 @@ import type { Note, Section } from '../core/types.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { entriesNewestFirst } from '../recall/episode-entries.js';
 import { isRetired } from '../recall/rank.js';
-import { addDays } from '../time/calendar-day.js';
-import { parseInstant } from '../time/parse-instant.js';
-import { type Period, rollupPeriod } from '../time/rollup-period.js';
-import { dayOf } from '../time/zoned-date.js';
 
 const byPath = (a: Note, b: Note) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
 
@@ -50,7 +46,7 @@ export function coreProfileNotes(index: VaultIndex): Note[] {
 
 /**
  * The newest entries up to `today`, newest first. Entries on or before `after` (the last day of the
- * newest rollup) are left out: the rollup stands in for them.
+ * rollups, fold-rollups.ts) are left out: the rollups stand in for them.
  */
 export function recentEntries(
   index: VaultIndex,
@@ -69,44 +65,4 @@ export function recentEntries(
     if (recent.length >= count) break;
   }
   return recent;
-}
-
-/** Rollup notes (weekly, monthly summaries written by reflect or by hand) with the days they cover. */
-function rollups(index: VaultIndex): Array<{ note: Note; period: Period }> {
-  return index.view('compile:rollups', () =>
-    [...index.notes.values()]
-      .filter((n) => n.layer === 'episodes' && !isRetired(n) && n.frontmatter['type'] === 'rollup')
-      .flatMap((note) => {
-        const period = rollupPeriod(note.frontmatter['period']);
-        return period ? [{ note, period }] : [];
-      })
-      .sort((a, b) =>
-        a.period.to === b.period.to
-          ? a.note.path < b.note.path
-            ? -1
-            : 1
-          : a.period.to < b.period.to
-            ? 1
-            : -1,
-      ),
-  );
-}
-
-/**
- * The rollup that ends last before `today`, if any, and the last day it stands in for: the end of
- * its period, or the day before it was written if that came first (a summary written mid-period
- * cannot speak for the days after it). The day it was written is the day of `created` in `timeZone`.
- */
-export function latestRollup(
-  index: VaultIndex,
-  today: string,
-  timeZone: string,
-): { note: Note; period: Period; covers: string } | undefined {
-  const found = rollups(index).find((r) => r.period.to < today);
-  if (!found) return undefined;
-  const created = parseInstant(String(found.note.frontmatter['created'] ?? ''), timeZone);
-  const dayBefore = created ? addDays(dayOf(created, timeZone), -1) : found.period.to;
-  // The earlier of the two days (ISO dates compare as strings).
-  const [covers = found.period.to] = [dayBefore, found.period.to].sort();
-  return { ...found, covers };
 }

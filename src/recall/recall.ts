@@ -1,6 +1,7 @@
 import type { MemConfig } from '../core/config.js';
 import type { Layer, Note, Section } from '../core/types.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
+import { rollupPeriod } from '../time/rollup-period.js';
 import { linkableAnchor } from '../vault/link-name.js';
 import { entriesNewestFirst } from './episode-entries.js';
 import { graphNeighbours } from './graph-neighbours.js';
@@ -94,8 +95,13 @@ export function citation(index: VaultIndex, path: string, anchor: string): strin
 }
 
 function inRange(date: string | undefined, note: Note, range: DateRange | undefined): boolean {
-  if (!range || note.layer !== 'episodes' || !date) return true;
-  return date >= range.from && date <= range.to;
+  if (!range || note.layer !== 'episodes') return true;
+  if (date) return date >= range.from && date <= range.to;
+  // A rollup speaks for its whole period: it is in range only when that period lies inside the
+  // range. A question about one day is answered by that day's entries, not by the summary of its
+  // quarter (nor of another month), and the raw entries always stay in the vault to answer it.
+  const period = note.frontmatter['type'] === 'rollup' ? rollupPeriod(note.frontmatter['period']) : undefined;
+  return !period || (period.from >= range.from && period.to <= range.to);
 }
 
 /**

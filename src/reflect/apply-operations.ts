@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { stringify } from 'yaml';
 import { MemError } from '../core/errors.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
+import { rollupPath } from '../time/rollup-period.js';
 import { isoWithOffset } from '../time/zoned-date.js';
 import { setFrontmatterKeys } from '../vault/edit-frontmatter.js';
 import { findFrontmatter } from '../vault/parse-markdown.js';
@@ -198,8 +199,7 @@ export function planChanges(
         });
         break;
       case 'write_rollup': {
-        const folder = op.period.includes('W') ? 'weekly' : 'monthly';
-        add(`episodes/${folder}/${op.period}.md`, true, {
+        add(rollupPath(op.period) ?? op.period, true, {
           index: i,
           apply: () =>
             newNote(

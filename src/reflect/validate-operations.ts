@@ -1,6 +1,6 @@
 import { issuePath, issuePhrase } from '../core/schema-issues.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
-import { rollupPeriod } from '../time/rollup-period.js';
+import { rollupPath, rollupPeriod } from '../time/rollup-period.js';
 import { layerOf } from '../vault/layer.js';
 import { noteNameProblem } from '../vault/link-name.js';
 import { resolveInVault } from '../vault/paths.js';
@@ -151,13 +151,7 @@ export async function validateOperations(
           // A rollup stands in for its days: one for a period still going on would hide what comes next.
           if (days.to >= context.today)
             throw new Invalid(`period ${period} has not ended yet (it runs to ${days.to})`);
-          const weekly = period.includes('W');
-          const path = await notePath(
-            `episodes/${weekly ? 'weekly' : 'monthly'}/${period}.md`,
-            'period',
-            ['episodes'],
-            'new',
-          );
+          const path = await notePath(rollupPath(period) ?? period, 'period', ['episodes'], 'new');
           const cited = rollupSources(op.sources, context);
           const outside = cited.filter((c) => {
             // A citation names its note with a folder when the file name alone is ambiguous.

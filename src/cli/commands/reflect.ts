@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import type { ReflectResult } from '../../index.js';
+import { MemError } from '../../core/errors.js';
+import type { ReflectResult, RollupOptions, RollupResult } from '../../index.js';
 import { openFromCli, printJson } from '../context.js';
 import type { CliIO } from '../io.js';
 import { parseNow, parsePositiveInt } from '../parse-options.js';
@@ -11,6 +12,36 @@ interface ReflectCliOptions {
   baseUrl?: string;
   now?: string;
   json?: boolean;
+  rollup?: string;
+  missing?: boolean;
+  force?: boolean;
+  offline?: boolean;
+}
+
+const LEVELS = ['week', 'month', 'quarter', 'year'] as const;
+
+function rollupLevel(value: string | undefined): RollupOptions['level'] {
+  if (value === undefined) return undefined;
+  const level = LEVELS.find((l) => l === value);
+  if (!level)
+    throw new MemError('USAGE', `--rollup must be one of ${LEVELS.join(', ')}, not ${JSON.stringify(value)}`);
+  return level;
+}
+
+function printRollups(io: CliIO, result: RollupResult, dryRun: boolean): void {
+  for (const w of result.written) {
+    io.stdout(`  + ${w.path} (${w.generator}): ${w.capsule}\n`);
+    for (const line of w.dropped) io.stdout(`    ! left out, cites what was not shown: ${line}\n`);
+    if (w.text !== undefined) io.stdout(`\n${w.text}\n`);
+  }
+  for (const s of result.skipped) io.stdout(`  = ${s.path}: ${s.reason}\n`);
+  if (dryRun) {
+    io.stdout('dry run: nothing was written\n');
+    return;
+  }
+  io.stdout(
+    `wrote ${result.files.length} rollup(s)${result.committed ? `, committed ${result.sha?.slice(0, 8)}` : result.reason ? ` (not committed: ${result.reason})` : ''}\n`,
+  );
 }
 
 function describe(op: ReflectResult['accepted'][number]): string {
@@ -43,7 +74,34 @@ export function reflectCommand(program: Command, io: CliIO): void {
     )
     .option('--now <iso>', "the run's moment (default: now)")
     .option('--json', 'machine-readable output')
+    .option(
+      '--rollup <level>',
+      'write the rollup of the last finished week, month, quarter or year (with --missing: every level up to it)',
+    )
+    .option('--missing', 'write every finished period that has no rollup, oldest first, level by level')
+    .option('--force', 'regenerate a rollup that exists, unless it was edited since mem wrote it')
+    .option('--offline', 'write extractive rollups even when a model is configured')
     .action(async (options: ReflectCliOptions, command: Command) => {
+      if (options.rollup !== undefined || options.missing) {
+        const level = rollupLevel(options.rollup);
+        const now = parseNow(options.now);
+        const vault = await openFromCli(command, io);
+        const result = await vault.rollup({
+          level,
+          missing: options.missing,
+          force: options.force,
+          dryRun: options.dryRun,
+          offline: options.offline,
+          now,
+          env: io.env,
+          llmOptions: { model: options.model, baseURL: options.baseUrl },
+        });
+        if (options.json) printJson(io, result);
+        else printRollups(io, result, options.dryRun === true);
+        return;
+      }
+      if (options.force || options.offline)
+        throw new MemError('USAGE', '--force and --offline go with --rollup or --missing');
       const maxEpisodes =
         options.maxEpisodes === undefined
           ? undefined
