@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { MemError, type ReflectResult } from '../../index.js';
+import { MemError } from '../../core/errors.js';
+import type { ReflectResult } from '../../index.js';
 import { openFromCli, printJson } from '../context.js';
 import type { CliIO } from '../io.js';
 import { parseNow, parsePositiveInt } from '../parse-options.js';
