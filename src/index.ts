@@ -9,6 +9,7 @@ export type {
 } from './api/exchange-writer.js';
 export type { EmbedStats, RecallResult } from './api/open-vault.js';
 export { type OpenVaultOptions, openVault, Vault } from './api/open-vault.js';
+export type { ReflectRunSummary, ReflectStatus } from './api/reflect-scheduler.js';
 export type {
   CompiledItem,
   CompiledSection,
@@ -31,6 +32,7 @@ export {
 export type { CommitResult } from './git/commit-paths.js';
 export type { WriteCommit } from './git/commit-write.js';
 export type { HistoryEntry } from './git/git-history.js';
+export type { ReviewCommit } from './git/review-branch.js';
 export type { UndoOptions, UndoResult } from './git/vault-git.js';
 export type { DoctorReport } from './indexing/doctor.js';
 export { QUERY_LIMITS, queryProblem } from './indexing/query-limits.js';
@@ -39,10 +41,11 @@ export type { AppliedRange } from './recall/choose-range.js';
 export type { ScoreParts } from './recall/rank.js';
 export type { DateRange, RecallHit, RecallOptions } from './recall/recall.js';
 export type { SemanticInput } from './recall/semantic.js';
-export type { Llm, LlmOptions } from './reflect/llm.js';
+export type { CallOptions, Llm, LlmOptions, LlmUsage } from './reflect/llm.js';
 export type { Operation } from './reflect/operations.js';
 export type { ReflectOptions, ReflectResult } from './reflect/reflect.js';
 export type { RollupOptions, RollupResult, RollupWritten } from './reflect/rollup.js';
+export type { BudgetState } from './reflect/token-budget.js';
 export type { VaultChange, VaultWatcher, WatchVaultOptions } from './vault/watch-vault.js';
 export type { ForgetOptions, ForgetResult } from './write/forget-note.js';
 export type { IngestOptions, IngestResult } from './write/ingest.js';

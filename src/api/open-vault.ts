@@ -63,6 +63,7 @@ import {
   type ExchangeWriterOptions,
   type WriterHealth,
 } from './exchange-writer.js';
+import { autoReflectEnabled, ReflectScheduler, type ReflectStatus } from './reflect-scheduler.js';
 
 export interface OpenVaultOptions {
   /** The vault folder; else `MEM_VAULT`, else the nearest folder upward from `cwd` with `mem.config.json` */
@@ -107,6 +108,9 @@ export interface RecallResult {
 
 const noop = () => undefined;
 
+/** How long a reflect run waits for the watcher to apply what it has seen before reading the index */
+const REFLECT_WAIT_MS = 5000;
+
 /** How long recall stays lexical after the embeddings endpoint failed */
 const EMBED_RETRY_MS = 60_000;
 
@@ -147,6 +151,8 @@ export class Vault {
   private embedFailed = false;
   /** After a failure, recalls stay lexical until then (epoch ms), not waiting on a dead endpoint */
   private embedRetryAt = 0;
+  /** Background reflection (`reflect.auto`), once a server starts it */
+  private autoReflect: ReflectScheduler | undefined;
 
   private constructor(
     root: string,
@@ -382,8 +388,38 @@ export class Vault {
       : Promise.resolve({ queued: 0, uncommitted: 0 });
   }
 
+  /**
+   * Starts reflecting in the background as `reflect.auto` asks (after N new entries, after M idle
+   * minutes, daily at HH:MM); nothing when no trigger is set. Runs never block a read or a write:
+   * the model call is off the write queue, one at a time. `close()` abandons a run in flight.
+   */
+  startAutoReflect(
+    options: { llm?: Llm; llmOptions?: LlmOptions; onError?: (error: unknown) => void } = {},
+  ): ReflectStatus {
+    const settings = this.config.reflect.auto;
+    if (!this.autoReflect && this.initialized && autoReflectEnabled(settings)) {
+      this.autoReflect = new ReflectScheduler({
+        settings,
+        timeZone: this.config.timezone,
+        run: (signal, now) => this.reflect({ ...options, env: this.env, signal, now }),
+        onError: options.onError,
+      });
+      this.autoReflect.start();
+    }
+    return this.reflectStatus();
+  }
+
+  /** Background reflection's state: running or not, the last run, the next one, the day's tokens */
+  reflectStatus(): ReflectStatus {
+    return this.autoReflect?.status() ?? { enabled: false, running: false, newEntries: 0, failures: 0 };
+  }
+
   /** Stops the watcher, lets queued writes finish, and saves the cache when anything is unsaved. */
   async close(): Promise<void> {
+    // First: a model call in flight is abandoned rather than waited for (it may take minutes).
+    const scheduler = this.autoReflect;
+    this.autoReflect = undefined;
+    if (scheduler) await scheduler.stop();
     const writer = this.writer;
     this.writer = undefined;
     if (writer) await (await writer).close();
@@ -493,6 +529,7 @@ export class Vault {
     return this.writing(async () => {
       const result = await remember(this.root, this.config, input);
       await this.refreshPathsNow([result.path]);
+      this.autoReflect?.noteEntries(1);
       return result;
     });
   }
@@ -569,6 +606,7 @@ export class Vault {
     return this.writing(async () => {
       const result = await ingest(this.root, this.config, text, options);
       await this.refreshPathsNow(result.paths);
+      this.autoReflect?.noteEntries(result.added);
       return result;
     });
   }
@@ -583,7 +621,10 @@ export class Vault {
     options: ReflectOptions & { llm?: Llm; llmOptions?: LlmOptions; env?: NodeJS.ProcessEnv } = {},
   ): Promise<ReflectResult> {
     if (!options.dryRun && !this.initialized) throw notAVault(this.root);
-    await this.refresh();
+    // A watched vault's index is kept in step by its watcher, so waiting for that costs the write
+    // queue nothing; a full re-scan holds up every add queued behind it (0.7-1.6 s at 10,000 notes).
+    if (this.watcher) await this.whenIdle(REFLECT_WAIT_MS);
+    else await this.refresh();
     const llm = options.llm ?? createLlm(this.config, options.env ?? process.env, options.llmOptions);
     const result = await reflect(this.root, this.config, this.index, llm, options);
     if (!options.dryRun) await this.refreshPaths(result.files);

@@ -153,6 +153,39 @@ export const configSchema = z.strictObject({
       .default(5000)
       .describe('Links past this many in one note are left out of the graph'),
   }),
+  reflect: group({
+    maxTokensPerDay: z
+      .int()
+      .min(0)
+      .default(0)
+      .describe(
+        "Model tokens (prompt + completion) reflect may use per day in the vault's zone; a run that would pass it is skipped. 0: no cap",
+      ),
+    auto: group({
+      afterEntries: z
+        .int()
+        .positive()
+        .optional()
+        .describe('mem serve reflects by itself once this many new entries were added'),
+      idleMinutes: z
+        .number()
+        .positive()
+        .optional()
+        .describe('mem serve reflects by itself after this many minutes without a new entry'),
+      dailyAt: z
+        .string()
+        .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a time of day as "HH:MM", e.g. "03:30"')
+        .optional()
+        .describe("mem serve reflects by itself every day at this time (HH:MM) in the vault's zone"),
+      retrySeconds: z
+        .number()
+        .positive()
+        .default(60)
+        .describe(
+          'After a failed background run, the wait before the next try; it doubles per failure, up to an hour',
+        ),
+    }),
+  }),
   allowPersonaEdits: z.boolean().default(false).describe('Whether reflect may change persona notes'),
   speakers: z
     .record(z.string(), z.string())

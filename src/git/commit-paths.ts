@@ -13,7 +13,7 @@ export interface CommitResult {
 }
 
 /** `-c user.name=… -c user.email=…` when the repository has no identity, so a commit never fails on it. */
-async function identityArgs(repoRoot: string): Promise<string[]> {
+export async function identityArgs(repoRoot: string): Promise<string[]> {
   const args: string[] = [];
   const name = await git(repoRoot, ['config', 'user.name'], { allowFail: true });
   const email = await git(repoRoot, ['config', 'user.email'], { allowFail: true });

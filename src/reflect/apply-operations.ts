@@ -246,15 +246,20 @@ export interface PlannedFile {
   after: string;
 }
 
-/** What the plan would write, computed on the notes as they are now (for --dry-run). */
+/**
+ * What the plan would write, computed on the notes as they are now (for --dry-run), or as `read`
+ * gives them (--review reads them as the last commit has them).
+ */
 export async function previewChanges(
   root: string,
   plan: Map<string, FileChange>,
+  read: (path: string) => Promise<string | undefined> = async (path) =>
+    (await readForWrite(await findOnDisk(root, path)))?.text,
 ): Promise<{ files: PlannedFile[]; skipped: Rejected[] }> {
   const skipped = new Map<number, string>();
   const files: PlannedFile[] = [];
   for (const [path, change] of plan) {
-    const before = (await readForWrite(await findOnDisk(root, path)))?.text;
+    const before = await read(path);
     if (change.create && before !== undefined) {
       for (const step of change.steps)
         skipped.set(step.index, `${path} already exists; nothing is overwritten`);

@@ -9,10 +9,23 @@ export interface LlmOptions {
   timeoutMs?: number;
 }
 
+/** Tokens one model call used, as the API's `usage` reports them */
+export interface LlmUsage {
+  promptTokens: number;
+  completionTokens: number;
+}
+
+export interface CallOptions {
+  /** Abandons the call: it rejects at once and nothing is written */
+  signal?: AbortSignal;
+  /** Receives the call's token counts when the API reports them */
+  onUsage?: (usage: LlmUsage) => void;
+}
+
 export interface Llm {
   model: string;
   /** Sends one system prompt, returns the model's JSON object (parsed, not yet validated) */
-  completeJson(system: string, user: string): Promise<unknown>;
+  completeJson(system: string, user: string, options?: CallOptions): Promise<unknown>;
 }
 
 /** Models sometimes wrap JSON in a code fence despite being told not to. */
@@ -43,20 +56,37 @@ export function createLlm(config: MemConfig, env: NodeJS.ProcessEnv, options: Ll
   });
   return {
     model,
-    async completeJson(system, user) {
+    async completeJson(system, user, options = {}) {
       let content: string | null | undefined;
       try {
-        const response = await (await connect()).chat.completions.create({
-          model,
-          temperature: 0.2,
-          response_format: { type: 'json_object' },
-          messages: [
-            { role: 'system', content: system },
-            { role: 'user', content: user },
-          ],
-        });
+        const response = await (await connect()).chat.completions.create(
+          {
+            model,
+            temperature: 0.2,
+            response_format: { type: 'json_object' },
+            messages: [
+              { role: 'system', content: system },
+              { role: 'user', content: user },
+            ],
+          },
+          { signal: options.signal },
+        );
         content = response.choices[0]?.message?.content;
+        const usage = response.usage;
+        if (usage)
+          options.onUsage?.({
+            promptTokens: usage.prompt_tokens ?? 0,
+            completionTokens: usage.completion_tokens ?? 0,
+          });
       } catch (error) {
+        if (options.signal?.aborted)
+          throw new MemError(
+            'LLM',
+            'the model call was abandoned (the run was stopped); nothing was written',
+            {
+              cause: error,
+            },
+          );
         throw new MemError(
           'LLM',
           `the model call failed (${(error as Error).message}); nothing was written`,

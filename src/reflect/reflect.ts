@@ -1,6 +1,9 @@
+import { countTokens } from '../compile/count-tokens.js';
 import type { MemConfig } from '../core/config.js';
+import { MemError } from '../core/errors.js';
 import type { Note } from '../core/types.js';
 import { commitWrite, type WriteCommit } from '../git/commit-write.js';
+import { commitReviewBranch, committedText, type ReviewCommit } from '../git/review-branch.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { parseDay } from '../time/calendar-day.js';
 import { parseInstant } from '../time/parse-instant.js';
@@ -8,8 +11,9 @@ import { dayOf, isDayOver } from '../time/zoned-date.js';
 import { withVaultLock } from '../vault/lock.js';
 import { applyChanges, type PlannedFile, planChanges, previewChanges } from './apply-operations.js';
 import { buildPrompt, episodeSources, touchedNotes } from './build-prompt.js';
-import type { Llm } from './llm.js';
+import type { Llm, LlmUsage } from './llm.js';
 import type { Operation } from './operations.js';
+import { type BudgetState, readUsage, recordUsage, totalTokens } from './token-budget.js';
 import { type Rejected, validateOperations } from './validate-operations.js';
 
 export interface ReflectOptions {
@@ -19,16 +23,40 @@ export interface ReflectOptions {
   maxEpisodes?: number;
   /** The run's moment (default: now) */
   now?: Date;
+  /**
+   * Commit the run on a new branch `mem/reflect-<day>` for a person to review and merge, leaving
+   * the checked-out branch, HEAD and the files on disk as they are (default: false)
+   */
+  review?: boolean;
+  /** Abandons the run: before the model answers, or after but before anything is written */
+  signal?: AbortSignal;
 }
 
 export interface ReflectResult extends WriteCommit {
   episodes: string[];
   accepted: Operation[];
+  /** Accepted operations that were (or, in a dry run, would be) written */
+  applied: number;
   rejected: Rejected[];
   /** Files written (or, in a dry run, that would be) */
   files: string[];
   /** Dry run only: each file before and after */
   preview?: PlannedFile[];
+  /** Tokens the model call used, when the API reported them */
+  usage?: LlmUsage;
+  /** The day's token count after this run, when `reflect.maxTokensPerDay` caps it */
+  budget?: BudgetState;
+  /** Set when the run was skipped before calling the model (the daily budget would be passed) */
+  skipped?: string;
+  /** --review: the branch the run was committed on */
+  review?: ReviewCommit;
+}
+
+/** The cost line of a run: printed by `mem reflect`, and the body of its commit message. */
+export function costLine(model: string, usage: LlmUsage | undefined): string {
+  return usage
+    ? `model ${model}: ${usage.promptTokens} prompt + ${usage.completionTokens} completion tokens`
+    : `model ${model}: token usage not reported`;
 }
 
 /**
@@ -65,27 +93,60 @@ export async function reflect(
 ): Promise<ReflectResult> {
   const now = options.now ?? new Date();
   const episodes = pendingEpisodes(index, options.maxEpisodes ?? 7, config.timezone);
-  const empty = { episodes: [], accepted: [], rejected: [], files: [], committed: false };
+  const empty = { episodes: [], accepted: [], applied: 0, rejected: [], files: [], committed: false };
   if (episodes.length === 0) return { ...empty, reason: 'no new episodes to reflect on' };
 
   const input = { episodes, notes: touchedNotes(index, episodes), sources: episodeSources(index, episodes) };
   const prompt = await buildPrompt(root, index, input);
-  const answer = await llm.completeJson(prompt, 'Return the operations JSON object now.');
+  const question = 'Return the operations JSON object now.';
+  const day = dayOf(now, config.timezone);
+  const max = config.reflect.maxTokensPerDay;
+  if (max > 0) {
+    const used = totalTokens(await readUsage(root, day));
+    // The prompt's size is known before the call; the answer's is not, so only the prompt counts here.
+    const estimate = countTokens(prompt + question);
+    if (used + estimate > max) {
+      return {
+        ...empty,
+        budget: { day, used, max },
+        skipped: `the daily budget would be passed: ${used} of reflect.maxTokensPerDay ${max} tokens used on ${day} (${config.timezone}), and this run's prompt alone is about ${estimate}; it resets at midnight, or raise reflect.maxTokensPerDay in mem.config.json`,
+        reason: 'skipped: over the daily token budget',
+      };
+    }
+  }
+  let usage: LlmUsage | undefined;
+  let answer: unknown;
+  try {
+    answer = await llm.completeJson(prompt, question, {
+      signal: options.signal,
+      onUsage: (reported) => {
+        usage = reported;
+      },
+    });
+  } finally {
+    // Counted even when the answer is unusable: the tokens were spent.
+    if (usage) await recordUsage(root, day, usage);
+  }
+  const budget = max > 0 ? { day, used: totalTokens(await readUsage(root, day)), max } : undefined;
+  const spent = { ...(usage ? { usage } : {}), ...(budget ? { budget } : {}) };
   const { accepted, rejected } = await validateOperations(answer, {
     root,
     index,
     sources: input.sources,
     episodes: new Set(episodes.map((e) => e.path)),
     allowPersonaEdits: config.allowPersonaEdits,
-    today: dayOf(now, config.timezone),
+    today: day,
   });
   const plan = planChanges(accepted, index, now, config.timezone);
-  const base = { episodes: episodes.map((e) => e.path), accepted };
+  const base = { episodes: episodes.map((e) => e.path), accepted, ...spent };
+  if (options.signal?.aborted)
+    throw new MemError('LLM', 'the run was stopped before it wrote anything; nothing was written');
 
   if (options.dryRun) {
     const { files, skipped } = await previewChanges(root, plan);
     return {
       ...base,
+      applied: accepted.length - skipped.length,
       rejected: [...rejected, ...skipped],
       files: files.map((f) => f.path),
       preview: files,
@@ -93,15 +154,47 @@ export async function reflect(
       reason: 'dry run',
     };
   }
+  const message = (applied: number) =>
+    `mem: reflect ${episodes.length} episode${episodes.length === 1 ? '' : 's'}, ${applied} operations\n\n${costLine(llm.model, usage)}\n`;
+  if (options.review) {
+    const { files, skipped } = await previewChanges(root, plan, (path) => committedText(root, path));
+    const changed = files.filter((f) => f.before !== f.after);
+    const rejectedAll = [...rejected, ...skipped];
+    if (changed.length === 0)
+      return {
+        ...base,
+        applied: 0,
+        rejected: rejectedAll,
+        files: [],
+        committed: false,
+        reason: 'nothing to write',
+      };
+    const review = await commitReviewBranch(
+      root,
+      changed.map((f) => ({ path: f.path, text: f.after })),
+      message(accepted.length - skipped.length),
+      `mem/reflect-${day}`,
+    );
+    return {
+      ...base,
+      applied: accepted.length - skipped.length,
+      rejected: rejectedAll,
+      files: changed.map((f) => f.path),
+      committed: true,
+      sha: review.sha,
+      review,
+    };
+  }
   const { written, skipped } = await withVaultLock(root, () => applyChanges(root, plan));
   const commit =
     written.length > 0
-      ? await commitWrite(
-          root,
-          config,
-          written,
-          `mem: reflect ${episodes.length} episode${episodes.length === 1 ? '' : 's'}, ${accepted.length - skipped.length} operations`,
-        )
+      ? await commitWrite(root, config, written, message(accepted.length - skipped.length))
       : { committed: false, reason: 'nothing to write' };
-  return { ...base, rejected: [...rejected, ...skipped], files: written, ...commit };
+  return {
+    ...base,
+    applied: accepted.length - skipped.length,
+    rejected: [...rejected, ...skipped],
+    files: written,
+    ...commit,
+  };
 }

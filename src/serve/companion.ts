@@ -61,9 +61,23 @@ export const companionRoutes: Route[] = [
   {
     method: 'GET',
     path: '/memory/health',
-    handle: async (_request, context) => ({
-      status: 200,
-      body: { status: 'ok', mode: context.source.mode, ...(await context.source.health()) },
-    }),
+    handle: async (request, context) => {
+      // Background reflection of the vault the ids name (never loads or waits on a model).
+      const { value: reflect } = await readVault(
+        { ...context, deadlineMs: 0 },
+        idsOf(request),
+        (vault) => vault.reflectStatus(),
+        () => undefined,
+      );
+      return {
+        status: 200,
+        body: {
+          status: 'ok',
+          mode: context.source.mode,
+          ...(await context.source.health()),
+          ...(reflect ? { reflect } : {}),
+        },
+      };
+    },
   },
 ];

@@ -218,10 +218,10 @@ export const apiRoutes: Route[] = [
       const { value } = await readVault(
         { ...context, deadlineMs: 0 },
         idsOf(request),
-        (vault) => vault.noteCount,
-        () => 0,
+        (vault) => ({ notes: vault.noteCount, reflect: vault.reflectStatus() }),
+        () => ({ notes: 0 }),
       );
-      return { status: 200, body: { status: 'ok', notes: value } };
+      return { status: 200, body: { status: 'ok', ...value } };
     },
   },
 ];

@@ -156,6 +156,8 @@ export class VaultPool implements VaultSource {
       await vault.watch(this.options.watch);
       // What a killed server accepted but did not write or commit is finished before any request.
       await vault.startExchanges({ onError: this.options.watch?.onError });
+      // Each user's vault reflects on its own schedule, one model call at a time (when reflect.auto asks).
+      vault.startAutoReflect({ onError: this.options.watch?.onError });
       return { vault, active: 0, lastUsed: Date.now() };
     })();
     this.entries.set(key, loading);
@@ -168,9 +170,20 @@ export class VaultPool implements VaultSource {
     for (const [key, loading] of this.entries) {
       const entry = await loading.catch(() => undefined);
       if (!entry || entry.active > 0 || now - entry.lastUsed < this.idleMs) continue;
+      if (this.reflectsSoon(entry.vault, now)) continue;
       if (this.entries.get(key) !== loading) continue;
       this.unload(key, entry);
     }
+  }
+
+  /**
+   * A vault reflecting now, or due to within the idle time, stays loaded: unloading would abandon
+   * the run. One due later (a daily run tomorrow) is unloaded; it runs while loaded again.
+   */
+  private reflectsSoon(vault: Vault, now: number): boolean {
+    const status = vault.reflectStatus();
+    const next = status.nextRun ? Date.parse(status.nextRun.at) : Number.POSITIVE_INFINITY;
+    return status.running || next - now <= this.idleMs;
   }
 
   private unload(key: string, entry: Entry): Promise<void> {

@@ -53,6 +53,7 @@ describe('mem.config.json', () => {
       llm: { model: 'gpt-4o-mini', apiKeyEnv: 'OPENAI_API_KEY', timeoutMs: 120_000 },
       companion: { commit: 'exchange' },
       limits: { maxNoteChars: 2_000_000, maxLineChars: 20_000, maxLinksPerNote: 5000 },
+      reflect: { maxTokensPerDay: 0, auto: { retrySeconds: 60 } },
       allowPersonaEdits: false,
       speakers: {},
     });
@@ -107,6 +108,10 @@ describe('mem.config.json', () => {
       [
         { recall: { k: 0 }, compile: { budget: 'big' } },
         'mem.config.json: recall.k must be greater than 0, got 0; compile.budget must be a number, got "big"',
+      ],
+      [
+        { reflect: { auto: { dailyAt: '3:30' } } },
+        'mem.config.json: reflect.auto.dailyAt must be a time of day as "HH:MM", e.g. "03:30", got "3:30"',
       ],
       [[1], 'mem.config.json: expected a JSON object'],
     ];

@@ -6,7 +6,14 @@ export interface StubRequest {
   messages: Array<{ role: string; content: string }>;
 }
 
-export type StubReply = string | { status: number; body: string } | { delayMs: number; content: string };
+export type StubReply =
+  | string
+  | { status: number; body: string }
+  | { delayMs: number; content: string }
+  /** Answers `content` and reports these token counts as the API's `usage` */
+  | { content: string; usage: { prompt_tokens: number; completion_tokens: number } }
+  /** Never answers: the request stays open until the client gives up or the stub closes */
+  | { hang: true };
 
 /**
  * A minimal OpenAI-compatible chat endpoint on 127.0.0.1, so reflect is tested against a real HTTP
@@ -14,6 +21,7 @@ export type StubReply = string | { status: number; body: string } | { delayMs: n
  */
 export async function startLlmStub(reply: (request: StubRequest) => StubReply | Promise<StubReply>) {
   const requests: StubRequest[] = [];
+  let hanging = 0;
   const server: Server = createServer((req, res) => {
     let raw = '';
     req.on('data', (chunk) => {
@@ -27,6 +35,13 @@ export async function startLlmStub(reply: (request: StubRequest) => StubReply | 
       const request = JSON.parse(raw) as StubRequest;
       requests.push(request);
       const answer = await reply(request);
+      if (typeof answer === 'object' && 'hang' in answer) {
+        hanging += 1;
+        res.on('close', () => {
+          hanging -= 1;
+        });
+        return;
+      }
       if (typeof answer === 'object' && 'status' in answer) {
         res.writeHead(answer.status, { 'content-type': 'application/json' }).end(answer.body);
         return;
@@ -41,7 +56,10 @@ export async function startLlmStub(reply: (request: StubRequest) => StubReply | 
           created: 0,
           model: request.model,
           choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
-          usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+          usage:
+            typeof answer === 'object' && 'usage' in answer
+              ? { ...answer.usage, total_tokens: answer.usage.prompt_tokens + answer.usage.completion_tokens }
+              : { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
         }),
       );
     });
@@ -51,6 +69,12 @@ export async function startLlmStub(reply: (request: StubRequest) => StubReply | 
   return {
     baseURL: `http://127.0.0.1:${port}/v1`,
     requests,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    /** Requests held open by a `{hang: true}` reply whose client is still waiting */
+    hanging: () => hanging,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }

@@ -3,11 +3,17 @@ import { join } from 'node:path';
 import { GIT_ENV } from './git.js';
 import { REPO_ROOT } from './make-vault.js';
 
-/** Starts the built `mem serve` on a free loopback port; resolves once its start line names the URL. */
-export async function startServe(root: string): Promise<{ child: ChildProcess; url: string }> {
+/**
+ * Starts the built `mem serve` on a free loopback port; resolves once its start line names the URL.
+ * `args` replace `--vault root` (e.g. `['--vaults', dir]`).
+ */
+export async function startServe(
+  root: string,
+  args: string[] = ['--vault', root],
+): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(
     process.execPath,
-    [join(REPO_ROOT, 'dist/cli/main.js'), 'serve', '--port', '0', '--vault', root],
+    [join(REPO_ROOT, 'dist/cli/main.js'), 'serve', '--port', '0', ...args],
     {
       env: GIT_ENV,
     },

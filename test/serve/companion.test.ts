@@ -158,7 +158,14 @@ describe('companion /memory/* contract', () => {
     const response = await fetch(`${server.url}/memory/health`);
     expect({ status: response.status, json: await response.json() }).toEqual({
       status: 200,
-      json: { status: 'ok', mode: 'single', vaults: 1, queued: 0, uncommitted: 0 },
+      json: {
+        status: 'ok',
+        mode: 'single',
+        vaults: 1,
+        queued: 0,
+        uncommitted: 0,
+        reflect: { enabled: false, running: false, newEntries: 0, failures: 0 },
+      },
     });
   });
 

@@ -124,7 +124,14 @@ describe('serveHttp', () => {
 
   it('reports health with the number of notes', async () => {
     const { server } = await start();
-    expect(await call(server, 'GET', '/health')).toEqual({ status: 200, json: { status: 'ok', notes: 2 } });
+    expect(await call(server, 'GET', '/health')).toEqual({
+      status: 200,
+      json: {
+        status: 'ok',
+        notes: 2,
+        reflect: { enabled: false, running: false, newEntries: 0, failures: 0 },
+      },
+    });
   });
 
   it("appends to today's episode through POST /remember and finds it at once", async () => {
@@ -330,7 +337,11 @@ describe('serveHttp', () => {
       );
       expect(await call(server, 'GET', '/health', undefined, { authorization: 'Bearer s3cret' })).toEqual({
         status: 200,
-        json: { status: 'ok', notes: 2 },
+        json: {
+          status: 'ok',
+          notes: 2,
+          reflect: { enabled: false, running: false, newEntries: 0, failures: 0 },
+        },
       });
     });
 

@@ -1,8 +1,9 @@
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parseVaultId, VaultPool } from '../../src/serve/vault-pool.js';
+import { startLlmStub } from '../helpers/llm-stub.js';
 
 const exists = (path: string) =>
   stat(path).then(
@@ -126,6 +127,27 @@ describe('VaultPool', () => {
       expect(p.loaded()).toEqual([]);
     } finally {
       vi.useRealTimers();
+    }
+  });
+
+  it('does not unload a vault while it reflects in the background (the run would be abandoned)', async () => {
+    const model = await startLlmStub(() => ({ hang: true }));
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
+    try {
+      const { dir, pool: p } = await pool(20);
+      const root = join(dir, 'rain', 'alice');
+      await mkdir(root, { recursive: true });
+      await writeFile(
+        join(root, 'mem.config.json'),
+        JSON.stringify({ llm: { baseURL: model.baseURL }, reflect: { auto: { afterEntries: 1 } } }),
+      );
+      await p.use(ids('rain', 'alice'), false, (vault) => vault?.remember({ text: 'the kettle is blue' }));
+      await vi.waitFor(() => expect(model.hanging()).toBe(1), { timeout: 10_000, interval: 20 });
+      await vi.advanceTimersByTimeAsync(200);
+      expect(p.loaded()).toEqual(['rain/alice']);
+    } finally {
+      vi.useRealTimers();
+      await model.close();
     }
   });
 });

@@ -7,6 +7,7 @@ import { parseNow, parsePositiveInt } from '../parse-options.js';
 
 interface ReflectCliOptions {
   dryRun?: boolean;
+  review?: boolean;
   maxEpisodes?: string;
   model?: string;
   baseUrl?: string;
@@ -61,11 +62,24 @@ function describe(op: ReflectResult['accepted'][number]): string {
   }
 }
 
+/** The run's cost: the tokens the API reported, and the day's total against the cap when one is set. */
+function costText(result: ReflectResult): string {
+  const used = result.usage
+    ? `cost: ${result.usage.promptTokens} prompt + ${result.usage.completionTokens} completion tokens`
+    : 'cost: the model reported no token usage';
+  const budget = result.budget;
+  return budget ? `${used} (${budget.used} of ${budget.max} today, ${budget.day})` : used;
+}
+
 export function reflectCommand(program: Command, io: CliIO): void {
   program
     .command('reflect')
     .description('have an LLM turn new episodes into insights and profile facts, validated and committed')
     .option('--dry-run', 'show what would change; write nothing')
+    .option(
+      '--review',
+      'commit the run on a new branch mem/reflect-<date> to look at and merge, leaving your branch and files as they are',
+    )
     .option('--max-episodes <n>', 'daily notes per run, oldest first (default: 7)')
     .option('--model <name>', 'model name (default: config llm.model or MEM_LLM_MODEL)')
     .option(
@@ -83,6 +97,8 @@ export function reflectCommand(program: Command, io: CliIO): void {
     .option('--offline', 'write extractive rollups even when a model is configured')
     .action(async (options: ReflectCliOptions, command: Command) => {
       if (options.rollup !== undefined || options.missing) {
+        if (options.review)
+          throw new MemError('USAGE', '--review goes with a reflect run, not with --rollup or --missing');
         const level = rollupLevel(options.rollup);
         const now = parseNow(options.now);
         const vault = await openFromCli(command, io);
@@ -107,9 +123,12 @@ export function reflectCommand(program: Command, io: CliIO): void {
           ? undefined
           : parsePositiveInt(options.maxEpisodes, '--max-episodes');
       const now = parseNow(options.now);
+      if (options.review && options.dryRun)
+        throw new MemError('USAGE', '--review and --dry-run do not go together: a dry run writes nothing');
       const vault = await openFromCli(command, io);
       const result = await vault.reflect({
         dryRun: options.dryRun,
+        review: options.review,
         maxEpisodes,
         now,
         env: io.env,
@@ -117,6 +136,10 @@ export function reflectCommand(program: Command, io: CliIO): void {
       });
       if (options.json) {
         printJson(io, result);
+        return;
+      }
+      if (result.skipped) {
+        io.stdout(`skipped: ${result.skipped}\n`);
         return;
       }
       if (result.episodes.length === 0) {
@@ -127,12 +150,27 @@ export function reflectCommand(program: Command, io: CliIO): void {
       for (const op of result.accepted) io.stdout(`  + ${describe(op)}\n`);
       for (const r of result.rejected)
         io.stdout(`  ! rejected${r.index >= 0 ? ` operation ${r.index + 1}` : ''}: ${r.reason}\n`);
+      io.stdout(`${costText(result)}\n`);
       if (result.preview) {
         // jsdiff loads only for a dry run, not with every command the program knows.
         const { lineDiff } = await import('../line-diff.js');
         for (const file of result.preview)
           io.stdout(`\n--- ${file.path}\n${lineDiff(file.before ?? '', file.after)}\n`);
         io.stdout('\ndry run: nothing was written\n');
+        return;
+      }
+      if (result.review) {
+        const { branch, sha } = result.review;
+        io.stdout(
+          `committed ${sha.slice(0, 8)} on branch ${branch} (${result.files.length} file(s)); your branch and files are unchanged.\n` +
+            `  look:  git log -p -1 ${branch}\n` +
+            `  merge: git merge ${branch}\n` +
+            `  drop:  git branch -D ${branch}\n`,
+        );
+        return;
+      }
+      if (options.review) {
+        io.stdout(`no review branch: ${result.reason ?? 'nothing to write'}\n`);
         return;
       }
       io.stdout(

@@ -62,6 +62,15 @@ export function serveCommand(program: Command, io: CliIO): void {
         await vault.watch({ onError });
         // What a killed server accepted but did not write or commit is finished before any request.
         await vault.startExchanges({ onError });
+        if (vault.startAutoReflect({ onError }).enabled) {
+          const { afterEntries, idleMinutes, dailyAt } = vault.config.reflect.auto;
+          const when = [
+            afterEntries === undefined ? '' : `after ${afterEntries} new entries`,
+            idleMinutes === undefined ? '' : `after ${idleMinutes} idle minutes`,
+            dailyAt === undefined ? '' : `daily at ${dailyAt} (${vault.config.timezone})`,
+          ].filter(Boolean);
+          io.stderr(`mem: reflecting in the background ${when.join(', ')}; see /health\n`);
+        }
         source = singleVault(vault);
         root = vault.root;
         what = `${vault.root} (${vault.noteCount} notes; one vault: user_id and agent_id are ignored, use --vaults DIR for one per user)`;
