@@ -6,7 +6,13 @@ import { parseDay } from '../time/calendar-day.js';
 import { parseInstant } from '../time/parse-instant.js';
 import { dayOf, isDayOver } from '../time/zoned-date.js';
 import { withVaultLock } from '../vault/lock.js';
-import { applyChanges, type PlannedFile, planChanges, previewChanges } from './apply-operations.js';
+import {
+  applyChanges,
+  type PlannedFile,
+  planChanges,
+  planExpiry,
+  previewChanges,
+} from './apply-operations.js';
 import { buildPrompt, episodeSources, touchedNotes } from './build-prompt.js';
 import type { Llm } from './llm.js';
 import type { Operation } from './operations.js';
@@ -22,6 +28,10 @@ export interface ReflectOptions {
 }
 
 export interface ReflectResult extends WriteCommit {
+  /** `offline`: the extractive rules ran (no model configured, or only commitments were asked for) */
+  mode?: 'llm' | 'offline';
+  /** Pending commitments whose due day had passed, now written as expired */
+  expired?: number;
   episodes: string[];
   accepted: Operation[];
   rejected: Rejected[];
@@ -80,7 +90,8 @@ export async function reflect(
     today: dayOf(now, config.timezone),
   });
   const plan = planChanges(accepted, index, now, config.timezone);
-  const base = { episodes: episodes.map((e) => e.path), accepted };
+  const expired = planExpiry(plan, index, dayOf(now, config.timezone));
+  const base = { mode: 'llm' as const, episodes: episodes.map((e) => e.path), accepted, expired };
 
   if (options.dryRun) {
     const { files, skipped } = await previewChanges(root, plan);
