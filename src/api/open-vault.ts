@@ -27,8 +27,9 @@ import { type EmbedProgress, type EmbedTexts, VectorCache } from '../indexing/ve
 import { type AppliedRange, chooseRange } from '../recall/choose-range.js';
 import { type RecallHit, type RecallOptions, recall } from '../recall/recall.js';
 import { createEmbedder } from '../reflect/embedder.js';
-import { createLlm, type Llm, type LlmOptions } from '../reflect/llm.js';
+import { createLlm, hasModel, type Llm, type LlmOptions } from '../reflect/llm.js';
 import { type ReflectOptions, type ReflectResult, reflect } from '../reflect/reflect.js';
+import { reflectOffline } from '../reflect/reflect-offline.js';
 import { ensureCacheDir } from '../vault/cache-dir.js';
 import { findVault } from '../vault/find-vault.js';
 import { notePath } from '../vault/paths.js';
@@ -579,10 +580,28 @@ export class Vault {
    * check each file on disk before replacing it.
    */
   async reflect(
-    options: ReflectOptions & { llm?: Llm; llmOptions?: LlmOptions; env?: NodeJS.ProcessEnv } = {},
+    options: ReflectOptions & {
+      llm?: Llm;
+      llmOptions?: LlmOptions;
+      env?: NodeJS.ProcessEnv;
+      /** Only the offline commitment rule (extraction and expiry), model or not (default: false) */
+      commitments?: boolean;
+    } = {},
   ): Promise<ReflectResult> {
     if (!options.dryRun && !this.initialized) throw notAVault(this.root);
     await this.refresh();
+    // With no model configured, reflect still does what rules can: commitments and duplicates.
+    if (
+      options.commitments ||
+      (!options.llm && !hasModel(this.config, options.env ?? process.env, options.llmOptions))
+    ) {
+      const result = await reflectOffline(this.root, this.config, this.index, {
+        ...options,
+        commitmentsOnly: options.commitments,
+      });
+      if (!options.dryRun) await this.refreshPaths(result.files);
+      return result;
+    }
     const llm = options.llm ?? createLlm(this.config, options.env ?? process.env, options.llmOptions);
     const result = await reflect(this.root, this.config, this.index, llm, options);
     if (!options.dryRun) await this.refreshPaths(result.files);
