@@ -38,6 +38,7 @@ export type { Operation } from './reflect/operations.js';
 export type { ReflectOptions, ReflectResult } from './reflect/reflect.js';
 export type { VaultChange, VaultWatcher, WatchVaultOptions } from './vault/watch-vault.js';
 export type { ForgetOptions, ForgetResult } from './write/forget-note.js';
+export type { ForgetStaleOptions, ForgetStaleResult } from './write/forget-stale.js';
 export type { IngestOptions, IngestResult } from './write/ingest.js';
 export { type InitResult, initVault } from './write/init-vault.js';
 export type { MoveResult } from './write/move-note.js';

@@ -40,6 +40,7 @@ import {
   watchVault,
 } from '../vault/watch-vault.js';
 import { type ForgetOptions, type ForgetResult, forgetNote } from '../write/forget-note.js';
+import { type ForgetStaleOptions, type ForgetStaleResult, forgetStale } from '../write/forget-stale.js';
 import { type IngestOptions, type IngestResult, ingest } from '../write/ingest.js';
 import { type MoveResult, moveNote } from '../write/move-note.js';
 import {
@@ -535,6 +536,20 @@ export class Vault {
         options,
       );
       await this.refreshPathsNow(result.paths);
+      return result;
+    });
+  }
+
+  /**
+   * Archives old daily episodes that a rollup covers and nothing links to, and lowers the
+   * importance of insights whose sources were all archived; one commit (`mem forget --stale`).
+   * Off unless `forget.staleAfterDays` is set.
+   */
+  forgetStale(options: ForgetStaleOptions = {}): Promise<ForgetStaleResult> {
+    return this.writing(async () => {
+      await this.refreshNow();
+      const result = await forgetStale(this.root, this.config, this.index, options);
+      if (!result.dryRun) await this.refreshPathsNow(result.paths);
       return result;
     });
   }
