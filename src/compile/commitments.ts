@@ -3,6 +3,7 @@
 
 import type { Note } from '../core/types.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
+import { isRetired } from '../recall/rank.js';
 import { addDays } from '../time/calendar-day.js';
 
 /** Where commitments live: a profile note, so a person reads and edits them like any other. */
@@ -73,7 +74,7 @@ function commitmentsNote(index: VaultIndex): Note | undefined {
  */
 export function dueCommitments(index: VaultIndex, today: string, windowDays: number): Commitment[] {
   const note = commitmentsNote(index);
-  if (!note) return [];
+  if (!note || isRetired(note)) return [];
   const last = addDays(today, windowDays);
   return note.sections
     .flatMap((s) => parseCommitments(s.text))

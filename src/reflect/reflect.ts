@@ -61,6 +61,32 @@ export function pendingEpisodes(index: VaultIndex, max: number, timeZone: string
     .slice(0, max);
 }
 
+/** A run with no new episodes still writes the expiry of passed commitments (no model call). */
+async function expireOnly(
+  root: string,
+  config: MemConfig,
+  index: VaultIndex,
+  now: Date,
+  dryRun: boolean | undefined,
+  empty: ReflectResult,
+): Promise<ReflectResult> {
+  const reason = 'no new episodes to reflect on';
+  const plan = new Map();
+  const expired = planExpiry(plan, index, dayOf(now, config.timezone));
+  if (expired === 0 || dryRun) return { ...empty, mode: 'llm', expired, reason };
+  const { written } = await withVaultLock(root, () => applyChanges(root, plan));
+  const commit =
+    written.length > 0
+      ? await commitWrite(
+          root,
+          config,
+          written,
+          `mem: reflect: ${expired} commitment${expired === 1 ? '' : 's'} expired`,
+        )
+      : { committed: false, reason };
+  return { ...empty, mode: 'llm', expired, files: written, ...commit };
+}
+
 /**
  * One reflection run: the model reads new episodes and the notes they touch and proposes
  * operations; each is validated, then all are applied with atomic, conflict-checked writes and
@@ -75,8 +101,8 @@ export async function reflect(
 ): Promise<ReflectResult> {
   const now = options.now ?? new Date();
   const episodes = pendingEpisodes(index, options.maxEpisodes ?? 7, config.timezone);
-  const empty = { episodes: [], accepted: [], rejected: [], files: [], committed: false };
-  if (episodes.length === 0) return { ...empty, reason: 'no new episodes to reflect on' };
+  const empty: ReflectResult = { episodes: [], accepted: [], rejected: [], files: [], committed: false };
+  if (episodes.length === 0) return expireOnly(root, config, index, now, options.dryRun, empty);
 
   const input = { episodes, notes: touchedNotes(index, episodes), sources: episodeSources(index, episodes) };
   const prompt = await buildPrompt(root, index, input);

@@ -177,6 +177,29 @@ describe('compile and commitments', () => {
 });
 
 describe('commitments through a model', () => {
+  it('expires a passed commitment on a run with no new episodes, without calling the model', async () => {
+    const root = await gitVault({
+      'profile/commitments.md':
+        '---\ntitle: Commitments\n---\n# Commitments\n\n- pending · due 2026-12-04 · Rain · call Mum · [[2026-11-30#^e1]]\n',
+    });
+    const stub = await startLlmStub(() => '{"operations": []}');
+    try {
+      const run = await mem(['reflect', '--now', '2026-12-05T09:00:00+08:00', '--base-url', stub.baseURL], {
+        cwd: root,
+      });
+      expect(run.stdout).toMatch(
+        /^no new episodes to reflect on\n {2}~ 1 commitment\(s\) expired, committed /,
+      );
+      expect(stub.requests).toHaveLength(0);
+      expect(await readFile(join(root, 'profile/commitments.md'), 'utf8')).toContain(
+        '- expired · due 2026-12-04 · Rain · call Mum',
+      );
+      expect(await git(root, 'log', '-1', '--format=%s')).toBe('mem: reflect: 1 commitment expired\n');
+    } finally {
+      await stub.close();
+    }
+  });
+
   it('adds a commitment and marks another done from a later entry, validated like every operation', async () => {
     const root = await gitVault({
       ...FILES,

@@ -80,7 +80,11 @@ export function reflectCommand(program: Command, io: CliIO): void {
             : 'no model configured (set OPENAI_API_KEY, or llm.baseURL in mem.config.json): ran the offline rules (commitments, near-duplicate insights)\n',
         );
       } else if (result.episodes.length === 0) {
-        io.stdout(`${result.reason}\n`);
+        io.stdout(`${result.reason ?? 'no new episodes to reflect on'}\n`);
+        if (result.expired)
+          io.stdout(
+            `  ~ ${result.expired} commitment(s) expired${result.committed ? `, committed ${result.sha?.slice(0, 8)}` : ''}\n`,
+          );
         return;
       } else io.stdout(`read ${result.episodes.length} episode(s): ${result.episodes.join(', ')}\n`);
       if (result.expired) io.stdout(`  ~ ${result.expired} commitment(s) expired\n`);
