@@ -73,11 +73,13 @@ function commitmentsNote(index: VaultIndex): Note | undefined {
  * One whose day has passed is expired even before a reflect run writes so.
  */
 export function dueCommitments(index: VaultIndex, today: string, windowDays: number): Commitment[] {
-  const note = commitmentsNote(index);
-  if (!note || isRetired(note)) return [];
   const last = addDays(today, windowDays);
-  return note.sections
-    .flatMap((s) => parseCommitments(s.text))
+  // Parsed once per change of the vault, not once per turn.
+  const all = index.view('compile:commitments', () => {
+    const note = commitmentsNote(index);
+    return !note || isRetired(note) ? [] : note.sections.flatMap((s) => parseCommitments(s.text));
+  });
+  return all
     .filter((c) => c.status === 'pending' && c.due >= today && c.due <= last)
     .sort((a, b) => (a.due < b.due ? -1 : a.due > b.due ? 1 : 0));
 }
