@@ -59,6 +59,11 @@ export function formatCommitmentLine(c: Commitment): string {
   return `- ${c.status}${SEP}due ${c.due}${SEP}${flat(c.who) || 'user'}${SEP}${flat(c.what)}${SEP}${c.source}${done}`;
 }
 
+/** Two lines with the same key are one promise: the same words for the same day. */
+export function commitmentKey(c: Pick<Commitment, 'due' | 'what'>): string {
+  return `${c.due} ${c.what.toLowerCase().replace(/\s+/g, ' ').trim()}`;
+}
+
 /** Every commitment line of a note's text, in order. */
 export function parseCommitments(text: string): Commitment[] {
   return text.split(/\r?\n/).flatMap((line) => parseCommitmentLine(line) ?? []);

@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { stringify } from 'yaml';
 import {
   COMMITMENTS_PATH,
+  type Commitment,
+  commitmentKey,
   formatCommitmentLine,
   parseCommitmentLine,
   parseCommitments,
@@ -114,19 +116,26 @@ const COMMITMENTS_SKELETON =
   'Promises and plans, one a line: status · due · who · what · the entry it came from. ' +
   'Reflect adds them and marks them done or expired; edit them freely.\n';
 
-const sameWords = (a: string, b: string) =>
-  a.toLowerCase().replace(/\s+/g, ' ').trim() === b.toLowerCase().replace(/\s+/g, ' ').trim();
-
-/** Adds a pending commitment unless one from the same entry, or the same promise for the same day, is there. */
-export function addCommitment(text: string, line: Parameters<typeof formatCommitmentLine>[0]): string {
+/**
+ * Adds commitments, leaving out any whose entry, or whose promise for the same day, is already
+ * there. One pass for all of a run's: a first run over a year of entries adds thousands.
+ */
+export function addCommitments(text: string, lines: Commitment[]): string {
   const base = text === '' ? COMMITMENTS_SKELETON : text;
   const known = parseCommitments(base);
-  if (known.some((c) => c.source === line.source || (c.due === line.due && sameWords(c.what, line.what))))
-    return base;
-  if (known.length > 0) return addUnderHeading(base, 'Commitments', formatCommitmentLine(line));
-  // The first line starts a list of its own, a blank line below the text above it.
+  const key = commitmentKey;
+  const seen = new Set([...known.map((c) => c.source), ...known.map(key)]);
+  const fresh: string[] = [];
+  for (const line of lines) {
+    if (seen.has(line.source) || seen.has(key(line))) continue;
+    seen.add(line.source).add(key(line));
+    fresh.push(formatCommitmentLine(line));
+  }
+  if (fresh.length === 0) return base;
   const eol = eolOf(base);
-  return `${base.trimEnd()}${eol}${eol}${formatCommitmentLine(line)}${eol}`;
+  if (known.length > 0) return addUnderHeading(base, 'Commitments', fresh.join(eol));
+  // The first lines start a list of their own, a blank line below the text above them.
+  return `${base.trimEnd()}${eol}${eol}${fresh.join(eol)}${eol}`;
 }
 
 /** Rewrites the status word of the pending lines `pick` chooses, splicing only that word (and a done link). */
@@ -171,6 +180,8 @@ export function planChanges(
     plan.set(path, change);
   };
   const linkTo = (path: string) => `[[${index.linkText(path)}]]`;
+  const today = dayOf(now, timeZone);
+  let added: Commitment[] | undefined;
   operations.forEach((op, i) => {
     switch (op.op) {
       case 'create_insight':
@@ -266,20 +277,24 @@ export function planChanges(
       case 'mark_reflected':
         add(op.path, false, { index: i, apply: (text) => setFrontmatterKeys(text, { reflected: stamp }) });
         break;
-      case 'add_commitment':
-        add(COMMITMENTS_PATH, false, {
-          index: i,
-          apply: (text) =>
-            addCommitment(text, {
-              // One found after its day (a first run over old entries) is written as expired at once.
-              status: op.due < dayOf(now, timeZone) ? 'expired' : 'pending',
-              due: op.due,
-              who: clean(op.who),
-              what: clean(op.what),
-              source: op.sources[0] ?? '',
-            }),
+      case 'add_commitment': {
+        // One step for all the run's additions, placed where the first one is, so a
+        // complete_commitment after it in the answer finds the line.
+        if (!added) {
+          const lines: Commitment[] = [];
+          added = lines;
+          add(COMMITMENTS_PATH, false, { index: i, apply: (text) => addCommitments(text, lines) });
+        }
+        added.push({
+          // One found after its day (a first run over old entries) is written as expired at once.
+          status: op.due < today ? 'expired' : 'pending',
+          due: op.due,
+          who: clean(op.who),
+          what: clean(op.what),
+          source: op.sources[0] ?? '',
         });
         break;
+      }
       case 'complete_commitment':
         add(COMMITMENTS_PATH, false, {
           index: i,

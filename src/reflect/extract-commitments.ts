@@ -25,9 +25,9 @@ const MAX_WHAT = 300;
 const EN_TRIGGER =
   /\b(?:remind me|don'?t let me forget|do not let me forget|i promised|i promise|i will|i'll|i'm going to|i am going to|i'm gonna|i have to|i need to|i must)\b/i;
 // 我记得 / 还记得 are "I remember", and 记得吗 asks; 我 right before a time word is a plan (我下周三去面试),
-// unless someone else's words are reported (她问我周五回不回家).
+// unless someone else's words are reported (她问我周五回不回家). 我今天… is how I am today, not a plan.
 const CN_TRIGGER =
-  /提醒我|(?<![我还你他她])记得(?!吗)|别忘了|不要忘了|别让我忘|我答应|我保证|我要|我会|我得|我打算|我准备|(?<![问给跟让叫和对帮诉])我(?=明天|后天|大后天|今天|今晚|下下?个?(?:周|星期|礼拜)|这个?(?:周|星期|礼拜)|本周|周[一二三四五六日末]|星期|礼拜|\d{1,2}月\d{1,2}[日号])/;
+  /提醒我|(?<![我还你他她])记得(?!吗)|别忘了|不要忘了|别让我忘|我答应|我保证|我要|我会|我得|我打算|我准备|(?<![问给跟让叫和对帮诉])我(?=明天|后天|大后天|下下?个?(?:周|星期|礼拜)|这个?(?:周|星期|礼拜)|本周|周[一二三四五六日末]|星期|礼拜|\d{1,2}月\d{1,2}[日号])/;
 
 /** Sentences of an entry, each with its closing punctuation. */
 function sentences(text: string): string[] {
@@ -43,7 +43,7 @@ const isQuestion = (sentence: string) => /[?？]$|吗[。！]?$/.test(sentence);
 /** The commitments one entry states, at most one per entry (its first explicit promise). */
 export function commitmentIn(
   section: Section,
-  source: string,
+  source: () => string,
   defaultWho = 'user',
 ): FoundCommitment | undefined {
   if (!section.date) return undefined;
@@ -52,7 +52,7 @@ export function commitmentIn(
     const due = resolveDueDate(sentence, section.date);
     if (!due) continue;
     const what = sentence.length > MAX_WHAT ? `${sentence.slice(0, MAX_WHAT - 1)}…` : sentence;
-    return { due: due.due, who: section.speaker ?? defaultWho, what, source, words: due.words };
+    return { due: due.due, who: section.speaker ?? defaultWho, what, source: source(), words: due.words };
   }
   return undefined;
 }
@@ -72,7 +72,7 @@ export function extractCommitments(
     if (date > to) continue;
     if (date < from) break;
     if (isRetired(note) || !section.anchor.startsWith('^')) continue;
-    const commitment = commitmentIn(section, citation(index, note.path, section.anchor));
+    const commitment = commitmentIn(section, () => citation(index, note.path, section.anchor));
     if (commitment) found.push({ ...commitment, note });
   }
   return found.reverse();

@@ -1,4 +1,4 @@
-import { COMMITMENTS_PATH, parseCommitments } from '../compile/commitments.js';
+import { COMMITMENTS_PATH, commitmentKey, parseCommitments } from '../compile/commitments.js';
 import type { MemConfig } from '../core/config.js';
 import { commitWrite } from '../git/commit-write.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
@@ -9,8 +9,9 @@ import { withVaultLock } from '../vault/lock.js';
 import { applyChanges, ENGINE_STEP, planChanges, planExpiry, previewChanges } from './apply-operations.js';
 import { extractCommitments } from './extract-commitments.js';
 import { nearDuplicateInsights } from './near-duplicate-insights.js';
+import { MAX_OPERATIONS, type Operation } from './operations.js';
 import type { ReflectOptions, ReflectResult } from './reflect.js';
-import { validateOperations } from './validate-operations.js';
+import { type Rejected, validateOperations } from './validate-operations.js';
 
 export interface OfflineReflectOptions extends Pick<ReflectOptions, 'dryRun' | 'now'> {
   /** Only commitments (extraction and expiry), no consolidation (default: false) */
@@ -36,11 +37,16 @@ export async function reflectOffline(
   // does not come back, while entries added later on that day are still read.
   const scanned = String(note?.frontmatter['scanned'] ?? '');
   const from = parseDay(scanned) ? scanned : '';
-  // Already on file (any status): re-runs propose nothing for them.
-  const known = new Set(
-    (note?.sections ?? []).flatMap((section) => parseCommitments(section.text)).map((c) => c.source),
-  );
-  const found = extractCommitments(index, from, today).filter((c) => !known.has(c.source));
+  // Already on file (any status), or already said for that day: re-runs propose nothing for them.
+  const onFile = (note?.sections ?? []).flatMap((section) => parseCommitments(section.text));
+  const known = new Set([...onFile.map((c) => c.source), ...onFile.map(commitmentKey)]);
+  // One whose day has passed is a memory, not something to keep: the entry still holds it, and a
+  // first run over a year of entries would otherwise fill the file with expired lines.
+  const found = extractCommitments(index, from, today).filter((c) => {
+    if (c.due < today || known.has(c.source) || known.has(commitmentKey(c))) return false;
+    known.add(commitmentKey(c));
+    return true;
+  });
   const operations: unknown[] = found.map((c) => ({
     op: 'add_commitment',
     due: c.due,
@@ -52,17 +58,26 @@ export async function reflectOffline(
     for (const pair of nearDuplicateInsights(index))
       operations.push({ op: 'merge_insights', keep: pair.keep, duplicate: pair.duplicate });
   }
-  const { accepted, rejected } = await validateOperations(
-    { operations },
-    {
-      root,
-      index,
-      sources: new Set(found.map((c) => c.source)),
-      episodes: new Set(),
-      allowPersonaEdits: false,
-      today,
-    },
-  );
+  const context = {
+    root,
+    index,
+    sources: new Set(found.map((c) => c.source)),
+    episodes: new Set<string>(),
+    allowPersonaEdits: false,
+    today,
+  };
+  // In batches: the cap on one answer is for a model, and a first run over a year of entries
+  // finds more; a commitment left out now would never be read again (the scan moves on).
+  const accepted: Operation[] = [];
+  const rejected: Rejected[] = [];
+  for (let at = 0; at < operations.length; at += MAX_OPERATIONS) {
+    const batch = await validateOperations(
+      { operations: operations.slice(at, at + MAX_OPERATIONS) },
+      context,
+    );
+    accepted.push(...batch.accepted);
+    rejected.push(...batch.rejected.map((r) => ({ ...r, index: r.index + at })));
+  }
   const plan = planChanges(accepted, index, now, config.timezone);
   const expired = planExpiry(plan, index, today);
   const commitments = plan.get(COMMITMENTS_PATH);
