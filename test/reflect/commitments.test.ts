@@ -123,6 +123,29 @@ describe('the offline commitment rule', () => {
     await vault.close();
   });
 
+  it('writes every commitment of a run that finds more than a model may propose (50), and none already passed', async () => {
+    const entries = Array.from(
+      { length: 60 },
+      (_, i) => `09:${String(i).padStart(2, '0')} **Rain:** 提醒我明天买第${i + 1}样东西。`,
+    );
+    const root = await gitVault({
+      'episodes/daily/2026-11-30.md': day('2026-11-30', ...entries),
+      'episodes/daily/2026-11-20.md': day(
+        '2026-11-20',
+        '09:00 **Rain:** Remind me to water the plants tomorrow.',
+      ),
+    });
+    const vault = await openVault({ path: root, cache: false });
+    const result = await vault.reflect({ commitments: true, now: NOW });
+    expect(result.rejected).toEqual([]);
+    const lines = (await readFile(join(root, 'profile/commitments.md'), 'utf8'))
+      .split('\n')
+      .flatMap((l) => parseCommitmentLine(l) ?? []);
+    expect(lines).toHaveLength(60);
+    expect(lines.every((c) => c.due === '2026-12-01' && c.status === 'pending')).toBe(true);
+    await vault.close();
+  });
+
   it('finds the explicit commitments of vault-example, one English and one Chinese', async () => {
     const vault = await openVault({ path: await copyExampleVault(), cache: false });
     const result = await vault.reflect({ commitments: true, dryRun: true, now: NOW });
