@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { MemError } from '../../index.js';
+import { MemError } from '../../core/errors.js';
 import { openFromCli, printJson } from '../context.js';
 import type { CliIO } from '../io.js';
 import { parseNow } from '../parse-options.js';
