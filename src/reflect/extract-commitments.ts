@@ -52,7 +52,9 @@ export function commitmentIn(
     const due = resolveDueDate(sentence, section.date);
     if (!due) continue;
     const what = sentence.length > MAX_WHAT ? `${sentence.slice(0, MAX_WHAT - 1)}…` : sentence;
-    return { due: due.due, who: section.speaker ?? defaultWho, what, source: source(), words: due.words };
+    // The schema's limit on `who`: a longer speaker name would get the commitment refused.
+    const who = (section.speaker ?? defaultWho).slice(0, 100);
+    return { due: due.due, who, what, source: source(), words: due.words };
   }
   return undefined;
 }
