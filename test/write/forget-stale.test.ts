@@ -51,6 +51,16 @@ describe('mem forget --stale', () => {
     expect(await git(root, 'status', '--porcelain')).toBe('');
   });
 
+  it('needs a note or --stale, and --stale takes no note', async () => {
+    const root = await gitVault(FILES, { config: CONFIG });
+    const bare = await mem(['forget'], { cwd: root });
+    expect(bare.code).not.toBe(0);
+    expect(bare.stderr).toContain('name a note to forget, or use --stale');
+    const both = await mem(['forget', 'insights/facts/a.md', '--stale'], { cwd: root });
+    expect(both.stderr).toContain('--stale takes no note and no --hard');
+    expect(await git(root, 'status', '--porcelain')).toBe('');
+  });
+
   it('with --dry-run lists what would move and what would lose importance, and writes nothing', async () => {
     const root = await gitVault(FILES, { config: CONFIG });
     const run = await mem(['forget', '--stale', '--dry-run', '--now', NOW], { cwd: root });
