@@ -48,6 +48,7 @@ export type { RollupOptions, RollupResult, RollupWritten } from './reflect/rollu
 export type { BudgetState } from './reflect/token-budget.js';
 export type { VaultChange, VaultWatcher, WatchVaultOptions } from './vault/watch-vault.js';
 export type { ForgetOptions, ForgetResult } from './write/forget-note.js';
+export type { ForgetStaleOptions, ForgetStaleResult } from './write/forget-stale.js';
 export type { IngestOptions, IngestResult } from './write/ingest.js';
 export { type InitResult, initVault } from './write/init-vault.js';
 export type { MoveResult } from './write/move-note.js';

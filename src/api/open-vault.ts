@@ -28,8 +28,9 @@ import { type EmbedProgress, type EmbedTexts, VectorCache } from '../indexing/ve
 import { type AppliedRange, chooseRange } from '../recall/choose-range.js';
 import { type RecallHit, type RecallOptions, recall } from '../recall/recall.js';
 import { createEmbedder } from '../reflect/embedder.js';
-import { createLlm, type Llm, type LlmOptions } from '../reflect/llm.js';
+import { createLlm, hasModel, type Llm, type LlmOptions } from '../reflect/llm.js';
 import { type ReflectOptions, type ReflectResult, reflect } from '../reflect/reflect.js';
+import { reflectOffline } from '../reflect/reflect-offline.js';
 import { type RollupOptions, type RollupResult, rollup } from '../reflect/rollup.js';
 import { ensureCacheDir } from '../vault/cache-dir.js';
 import { notePath } from '../vault/paths.js';
@@ -40,6 +41,7 @@ import {
   watchVault,
 } from '../vault/watch-vault.js';
 import { type ForgetOptions, type ForgetResult, forgetNote } from '../write/forget-note.js';
+import { type ForgetStaleOptions, type ForgetStaleResult, forgetStale } from '../write/forget-stale.js';
 import { type IngestOptions, type IngestResult, ingest } from '../write/ingest.js';
 import { type MoveResult, moveNote } from '../write/move-note.js';
 import {
@@ -576,6 +578,20 @@ export class Vault {
     });
   }
 
+  /**
+   * Archives old daily episodes that a rollup covers and nothing links to, and lowers the
+   * importance of insights whose sources were all archived; one commit (`mem forget --stale`).
+   * Off unless `forget.staleAfterDays` is set.
+   */
+  forgetStale(options: ForgetStaleOptions = {}): Promise<ForgetStaleResult> {
+    return this.writing(async () => {
+      await this.refreshNow();
+      const result = await forgetStale(this.root, this.config, this.index, options);
+      if (!result.dryRun) await this.refreshPathsNow(result.paths);
+      return result;
+    });
+  }
+
   /** Commits that touched a note (also one deleted since), newest first, following renames. */
   history(ref: string): Promise<HistoryEntry[]> {
     let path = notePath(ref);
@@ -618,13 +634,36 @@ export class Vault {
    * check each file on disk before replacing it.
    */
   async reflect(
-    options: ReflectOptions & { llm?: Llm; llmOptions?: LlmOptions; env?: NodeJS.ProcessEnv } = {},
+    options: ReflectOptions & {
+      llm?: Llm;
+      llmOptions?: LlmOptions;
+      env?: NodeJS.ProcessEnv;
+      /** Only the offline commitment rule (extraction and expiry), model or not (default: false) */
+      commitments?: boolean;
+    } = {},
   ): Promise<ReflectResult> {
     if (!options.dryRun && !this.initialized) throw notAVault(this.root);
     // A watched vault's index is kept in step by its watcher, so waiting for that costs the write
     // queue nothing; a full re-scan holds up every add queued behind it (0.7-1.6 s at 10,000 notes).
     if (this.watcher) await this.whenIdle(REFLECT_WAIT_MS);
     else await this.refresh();
+    // With no model configured, reflect still does what rules can: commitments and duplicates.
+    if (
+      options.commitments ||
+      (!options.llm && !hasModel(this.config, options.env ?? process.env, options.llmOptions))
+    ) {
+      if (options.review)
+        throw new MemError(
+          'USAGE',
+          'a review branch holds a model run; with no model configured the offline rules commit on your branch (run without --review)',
+        );
+      const result = await reflectOffline(this.root, this.config, this.index, {
+        ...options,
+        commitmentsOnly: options.commitments,
+      });
+      if (!options.dryRun) await this.refreshPaths(result.files);
+      return result;
+    }
     const llm = options.llm ?? createLlm(this.config, options.env ?? process.env, options.llmOptions);
     const result = await reflect(this.root, this.config, this.index, llm, options);
     if (!options.dryRun) await this.refreshPaths(result.files);

@@ -3,6 +3,7 @@ import type { Note, Section } from '../core/types.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { type AppliedRange, chooseRange } from '../recall/choose-range.js';
 import { citation, type DateRange, type RecallHit, recall } from '../recall/recall.js';
+import { COMMITMENTS_PATH, dueCommitments } from './commitments.js';
 import { type Encoding, getTokenizer } from './count-tokens.js';
 import { assemble, type Candidate, type CompiledSection, type Filled, fill } from './fill-section.js';
 import { capsuleOf, type FoldedRollup, foldRollups } from './fold-rollups.js';
@@ -74,6 +75,26 @@ function noteCandidate(index: VaultIndex, note: Note, reason: string): Candidate
   };
 }
 
+/**
+ * Pending commitments due within the window, as one item: what the companion must not forget
+ * this week matters more than most of the profile, and it is a few lines.
+ */
+function commitmentsCandidate(index: VaultIndex, today: string, windowDays: number): Candidate | undefined {
+  const due = dueCommitments(index, today, windowDays);
+  if (due.length === 0) return undefined;
+  const cite = citation(index, COMMITMENTS_PATH, '');
+  return {
+    key: `${COMMITMENTS_PATH}#due`,
+    path: COMMITMENTS_PATH,
+    anchor: '',
+    title: 'Due soon',
+    score: 1,
+    reason: `pending commitments due by ${due[due.length - 1]?.due}`,
+    text: due.map((c) => `- ${c.due} · ${c.who} · ${c.what} ${c.source}`).join('\n'),
+    render: (text) => renderNoteItem('Due soon', cite, text),
+  };
+}
+
 function sectionCandidate(
   index: VaultIndex,
   note: Note,
@@ -130,8 +151,13 @@ export function compile(index: VaultIndex, config: MemConfig, options: CompileOp
   const range = chooseRange(index, options.message, now, config.timezone, options.range);
 
   const persona = personaNotes(index).map((n) => noteCandidate(index, n, 'persona'));
+  const today = dayOf(now, config.timezone);
   const user = coreProfileNotes(index).map((n) => noteCandidate(index, n, 'core profile'));
   const personaPaths = new Set([...persona, ...user].map((c) => c.path));
+  // Near the top: right after the core profile note, before the other pinned profile notes. Added
+  // after personaPaths, so a question about older commitments can still recall the note itself.
+  const due = commitmentsCandidate(index, today, config.commitments.windowDays);
+  if (due) user.splice(user[0]?.path === 'profile/user.md' ? 1 : 0, 0, due);
   const hits = recall(index, config, range?.onlyTime ? [...history, range.words ?? ''].join('\n') : query, {
     k: Math.max(40, Math.ceil(budget / TOKENS_PER_CANDIDATE)),
     now,
@@ -145,7 +171,6 @@ export function compile(index: VaultIndex, config: MemConfig, options: CompileOp
   // Working memory: the newest raw entries, and before them the rollups that stand in for the
   // days before (picked after the entries, shown first). The newest rollup is shown whole; older
   // ones by their capsule line, so a year of rollups fits in the recent share.
-  const today = dayOf(now, config.timezone);
   const folding = foldRollups(index, today, config.timezone);
   const recent = [
     ...recentEntries(index, config.compile.recentEntries, today, folding.rawAfter).map(({ note, section }) =>

@@ -136,6 +136,30 @@ export const configSchema = z.strictObject({
         'What /memory/add keeps when a request does not say: both sides (exchange), the user only (user), or nothing (none)',
       ),
   }),
+  commitments: group({
+    windowDays: z
+      .int()
+      .min(0)
+      .default(7)
+      .describe('Pending commitments due within this many days are shown near the top of the user section'),
+  }),
+  forget: group({
+    staleAfterDays: z
+      .int()
+      .positive()
+      .optional()
+      .describe(
+        'mem forget --stale archives daily episodes older than this many days that a rollup covers and nothing links to; unset means off',
+      ),
+    unrecalledDays: z
+      .int()
+      .positive()
+      .default(180)
+      .describe(
+        'An insight whose sources were all archived and that was not recalled or updated for this many days loses importance',
+      ),
+    importanceFactor: fraction(0.5).describe("What such an insight's importance is multiplied by"),
+  }),
   limits: group({
     maxNoteChars: z
       .int()

@@ -1,9 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { stringify } from 'yaml';
+import {
+  COMMITMENTS_PATH,
+  type Commitment,
+  commitmentKey,
+  formatCommitmentLine,
+  parseCommitmentLine,
+  parseCommitments,
+} from '../compile/commitments.js';
 import { MemError } from '../core/errors.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { rollupPath } from '../time/rollup-period.js';
-import { isoWithOffset } from '../time/zoned-date.js';
+import { dayOf, isoWithOffset } from '../time/zoned-date.js';
 import { setFrontmatterKeys } from '../vault/edit-frontmatter.js';
 import { findFrontmatter } from '../vault/parse-markdown.js';
 import { findOnDisk } from '../vault/paths.js';
@@ -13,7 +21,7 @@ import type { Operation } from './operations.js';
 import type { Rejected } from './validate-operations.js';
 
 /** One file's planned change: the operations that touch it, applied in order to its current text. */
-interface FileChange {
+export interface FileChange {
   create: boolean;
   steps: Array<{ index: number; apply: (text: string) => string }>;
 }
@@ -104,6 +112,60 @@ function profileSkeleton(path: string): string {
   return `---\ntitle: ${JSON.stringify(name)}\n---\n# ${name}\n`;
 }
 
+const COMMITMENTS_SKELETON =
+  '---\ntitle: Commitments\ntype: commitments\n---\n# Commitments\n\n' +
+  'Promises and plans, one a line: status · due · who · what · the entry it came from. ' +
+  'Reflect adds them and marks them done or expired; edit them freely.\n';
+
+/**
+ * Adds commitments, leaving out any whose entry, or whose promise for the same day, is already
+ * there. One pass for all of a run's: a first run over a year of entries adds thousands.
+ */
+export function addCommitments(text: string, lines: Commitment[]): string {
+  const base = text === '' ? COMMITMENTS_SKELETON : text;
+  const known = parseCommitments(base);
+  const key = commitmentKey;
+  const seen = new Set([...known.map((c) => c.source), ...known.map(key)]);
+  const fresh: string[] = [];
+  for (const line of lines) {
+    if (seen.has(line.source) || seen.has(key(line))) continue;
+    seen.add(line.source).add(key(line));
+    fresh.push(formatCommitmentLine(line));
+  }
+  if (fresh.length === 0) return base;
+  const eol = eolOf(base);
+  if (known.length > 0) return addUnderHeading(base, 'Commitments', fresh.join(eol));
+  // The first lines start a list of their own, a blank line below the text above them.
+  return `${base.trimEnd()}${eol}${eol}${fresh.join(eol)}${eol}`;
+}
+
+/** Rewrites the status word of the pending lines `pick` chooses, splicing only that word (and a done link). */
+function restatus(
+  text: string,
+  pick: (c: NonNullable<ReturnType<typeof parseCommitmentLine>>) => 'done' | 'expired' | undefined,
+  doneBy?: string,
+): { text: string; changed: number } {
+  const eol = eolOf(text);
+  const { head, lines, code } = bodyLines(text);
+  let changed = 0;
+  for (const [i, line] of lines.entries()) {
+    const found = code[i] ? undefined : parseCommitmentLine(line);
+    if (found?.status !== 'pending') continue;
+    const status = pick(found);
+    if (!status) continue;
+    let next = line.replace(/^(\s*[-*]\s+)pending/, `$1${status}`);
+    if (status === 'done' && doneBy) next = `${next.trimEnd()} · done ${doneBy}`;
+    lines[i] = next;
+    changed++;
+  }
+  return { text: head + lines.join(eol), changed };
+}
+
+/** Marks pending commitments due before `today` (`YYYY-MM-DD`, the vault's time zone) expired. */
+export function expireCommitments(text: string, today: string): { text: string; changed: number } {
+  return restatus(text, (c) => (c.due < today ? 'expired' : undefined));
+}
+
 /** Turns validated operations into per-file changes. Nothing is read or written here. */
 export function planChanges(
   operations: Operation[],
@@ -119,6 +181,8 @@ export function planChanges(
     plan.set(path, change);
   };
   const linkTo = (path: string) => `[[${index.linkText(path)}]]`;
+  const today = dayOf(now, timeZone);
+  let added: Commitment[] | undefined;
   operations.forEach((op, i) => {
     switch (op.op) {
       case 'create_insight':
@@ -213,9 +277,91 @@ export function planChanges(
       case 'mark_reflected':
         add(op.path, false, { index: i, apply: (text) => setFrontmatterKeys(text, { reflected: stamp }) });
         break;
+      case 'add_commitment': {
+        // One step for all the run's additions, placed where the first one is, so a
+        // complete_commitment after it in the answer finds the line.
+        if (!added) {
+          const lines: Commitment[] = [];
+          added = lines;
+          add(COMMITMENTS_PATH, false, { index: i, apply: (text) => addCommitments(text, lines) });
+        }
+        added.push({
+          // One found after its day (a first run over old entries) is written as expired at once.
+          status: op.due < today ? 'expired' : 'pending',
+          due: op.due,
+          who: clean(op.who),
+          what: clean(op.what),
+          source: op.sources[0] ?? '',
+        });
+        break;
+      }
+      case 'complete_commitment':
+        add(COMMITMENTS_PATH, false, {
+          index: i,
+          apply: (text) => {
+            const result = restatus(
+              text,
+              (c) => (c.source === op.commitment ? 'done' : undefined),
+              op.sources[0],
+            );
+            if (result.changed === 0)
+              throw new Skip(`no pending commitment from ${op.commitment} (edited since?)`);
+            return result.text;
+          },
+        });
+        break;
+      case 'merge_insights': {
+        // The duplicate is kept, marked and linked, as for any superseded fact; its evidence moves
+        // to the note that stays, so no citation is lost with it.
+        const keepSources = index.notes.get(op.keep)?.frontmatter['sources'];
+        const dupSources = index.notes.get(op.duplicate)?.frontmatter['sources'];
+        const list = (v: unknown) => (Array.isArray(v) ? v.filter((x) => typeof x === 'string') : []);
+        const union = [...new Set([...list(keepSources), ...list(dupSources)])];
+        add(op.duplicate, false, {
+          index: i,
+          apply: (text) =>
+            setFrontmatterKeys(
+              text,
+              { status: 'superseded', superseded_by: linkTo(op.keep), updated: stamp },
+              { label: op.duplicate },
+            ),
+        });
+        add(op.keep, false, {
+          index: i,
+          apply: (text) =>
+            setFrontmatterKeys(
+              text,
+              {
+                ...(union.length > list(keepSources).length ? { sources: union } : {}),
+                updated: stamp,
+              },
+              { label: op.keep },
+            ),
+        });
+        break;
+      }
     }
   });
   return plan;
+}
+
+/** An index for steps that no operation asked for (expiry): never reported as skipped. */
+export const ENGINE_STEP = -1;
+
+/**
+ * Adds the expiry of passed commitments to a plan: a due date that passed in the vault's time zone
+ * is written as `expired` by the next run, whatever else the run does. Returns how many expire.
+ */
+export function planExpiry(plan: Map<string, FileChange>, index: VaultIndex, today: string): number {
+  const note = index.notes.get(COMMITMENTS_PATH);
+  const passed = (note?.sections ?? [])
+    .flatMap((section) => parseCommitments(section.text))
+    .filter((c) => c.status === 'pending' && c.due < today).length;
+  if (passed === 0) return 0;
+  const change = plan.get(COMMITMENTS_PATH) ?? { create: false, steps: [] };
+  change.steps.push({ index: ENGINE_STEP, apply: (text) => expireCommitments(text, today).text });
+  plan.set(COMMITMENTS_PATH, change);
+  return passed;
 }
 
 /** Runs a file's steps over `text`; a step that cannot apply is skipped and reported. */

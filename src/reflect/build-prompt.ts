@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { COMMITMENTS_PATH } from '../compile/commitments.js';
 import { TEMPLATES_DIR } from '../core/templates-dir.js';
 import type { Note } from '../core/types.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
@@ -21,7 +22,8 @@ export interface ReflectInput {
 
 /** The notes a run's episodes touch: the core profile, what the entries link to, and the notes they link to. */
 export function touchedNotes(index: VaultIndex, episodes: Note[]): Note[] {
-  const paths: string[] = ['profile/user.md'];
+  // The commitments too, so a later entry can mark one done.
+  const paths: string[] = ['profile/user.md', COMMITMENTS_PATH];
   for (const episode of episodes) {
     for (const edge of index.graph.outEdges(episode.path))
       if (edge.to && edge.to !== episode.path) paths.push(edge.to);

@@ -34,6 +34,17 @@ function stripFence(text: string): string {
   return fenced ? (fenced[1] ?? '') : text;
 }
 
+/** Whether a model is configured (a key for OpenAI, or an endpoint of its own); else reflect runs offline. */
+export function hasModel(config: MemConfig, env: NodeJS.ProcessEnv, options: LlmOptions = {}): boolean {
+  return Boolean(
+    options.apiKey ??
+      env[config.llm.apiKeyEnv] ??
+      options.baseURL ??
+      env['MEM_LLM_BASE_URL'] ??
+      config.llm.baseURL,
+  );
+}
+
 /**
  * The one place that talks to a model: any OpenAI-compatible chat endpoint (OpenAI, a local Ollama
  * or llama.cpp server). Local servers need no key, so a missing key is only an error for OpenAI itself.

@@ -130,6 +130,37 @@ const markReflectedSchema = z.object({
   path: notePath('an episode note shown below, e.g. episodes/daily/2026-11-29.md'),
 });
 
+const citation = z
+  .string({ error: 'must be a citation' })
+  .trim()
+  .regex(/^\[\[[^\]\n]+\]\]$/, { error: 'must be one citation such as [[2026-11-29#^e7]]' });
+
+const addCommitmentSchema = z.object({
+  op: z.literal('add_commitment'),
+  due: day.describe('YYYY-MM-DD the promise or plan is due, resolved from the date of its entry'),
+  who: line(100).describe('who promised or plans it, as the entry names them'),
+  what: line(300).describe("what was promised or planned, one line, in the entry's words"),
+  sources: sources('entry', '[[2026-11-29#^e7]]').describe(
+    'the entry that states the promise, copied exactly; the first one is written',
+  ),
+});
+
+const completeCommitmentSchema = z.object({
+  op: z.literal('complete_commitment'),
+  commitment: citation.describe(
+    'the source link of a pending line of profile/commitments.md, copied exactly, e.g. [[2026-11-29#^e7]]',
+  ),
+  sources: sources('entry', '[[2026-12-04#^e2]]').describe('the entries that show it was kept'),
+});
+
+const mergeInsightsSchema = z.object({
+  op: z.literal('merge_insights'),
+  keep: notePath('the insight that stays, an existing insights/ note'),
+  duplicate: notePath(
+    'an existing insights/ note stating the same fact; it is superseded by keep, not deleted',
+  ),
+});
+
 export const operationSchema = z.discriminatedUnion('op', [
   createInsightSchema,
   updateProfileFactSchema,
@@ -137,6 +168,9 @@ export const operationSchema = z.discriminatedUnion('op', [
   addLinkSchema,
   writeRollupSchema,
   markReflectedSchema,
+  addCommitmentSchema,
+  completeCommitmentSchema,
+  mergeInsightsSchema,
 ]);
 
 /** The model's whole answer. Its operations are checked one by one, so one bad one costs only itself. */

@@ -9,7 +9,13 @@ import { parseDay } from '../time/calendar-day.js';
 import { parseInstant } from '../time/parse-instant.js';
 import { dayOf, isDayOver } from '../time/zoned-date.js';
 import { withVaultLock } from '../vault/lock.js';
-import { applyChanges, type PlannedFile, planChanges, previewChanges } from './apply-operations.js';
+import {
+  applyChanges,
+  type PlannedFile,
+  planChanges,
+  planExpiry,
+  previewChanges,
+} from './apply-operations.js';
 import { buildPrompt, episodeSources, touchedNotes } from './build-prompt.js';
 import type { Llm, LlmUsage } from './llm.js';
 import type { Operation } from './operations.js';
@@ -33,6 +39,10 @@ export interface ReflectOptions {
 }
 
 export interface ReflectResult extends WriteCommit {
+  /** `offline`: the extractive rules ran (no model configured, or only commitments were asked for) */
+  mode?: 'llm' | 'offline';
+  /** Pending commitments whose due day had passed, now written as expired */
+  expired?: number;
   episodes: string[];
   accepted: Operation[];
   /** Accepted operations that were (or, in a dry run, would be) written */
@@ -79,6 +89,32 @@ export function pendingEpisodes(index: VaultIndex, max: number, timeZone: string
     .slice(0, max);
 }
 
+/** A run with no new episodes still writes the expiry of passed commitments (no model call). */
+async function expireOnly(
+  root: string,
+  config: MemConfig,
+  index: VaultIndex,
+  now: Date,
+  dryRun: boolean | undefined,
+  empty: ReflectResult,
+): Promise<ReflectResult> {
+  const reason = 'no new episodes to reflect on';
+  const plan = new Map();
+  const expired = planExpiry(plan, index, dayOf(now, config.timezone));
+  if (expired === 0 || dryRun) return { ...empty, mode: 'llm', expired, reason };
+  const { written } = await withVaultLock(root, () => applyChanges(root, plan));
+  const commit =
+    written.length > 0
+      ? await commitWrite(
+          root,
+          config,
+          written,
+          `mem: reflect: ${expired} commitment${expired === 1 ? '' : 's'} expired`,
+        )
+      : { committed: false, reason };
+  return { ...empty, mode: 'llm', expired, files: written, ...commit };
+}
+
 /**
  * One reflection run: the model reads new episodes and the notes they touch and proposes
  * operations; each is validated, then all are applied with atomic, conflict-checked writes and
@@ -93,8 +129,17 @@ export async function reflect(
 ): Promise<ReflectResult> {
   const now = options.now ?? new Date();
   const episodes = pendingEpisodes(index, options.maxEpisodes ?? 7, config.timezone);
-  const empty = { episodes: [], accepted: [], applied: 0, rejected: [], files: [], committed: false };
-  if (episodes.length === 0) return { ...empty, reason: 'no new episodes to reflect on' };
+  const empty: ReflectResult = {
+    episodes: [],
+    accepted: [],
+    applied: 0,
+    rejected: [],
+    files: [],
+    committed: false,
+  };
+  // A review run writes nothing to the current branch, expiry included.
+  if (episodes.length === 0)
+    return expireOnly(root, config, index, now, options.dryRun || options.review, empty);
 
   const input = { episodes, notes: touchedNotes(index, episodes), sources: episodeSources(index, episodes) };
   const prompt = await buildPrompt(root, index, input);
@@ -138,7 +183,8 @@ export async function reflect(
     today: day,
   });
   const plan = planChanges(accepted, index, now, config.timezone);
-  const base = { episodes: episodes.map((e) => e.path), accepted, ...spent };
+  const expired = planExpiry(plan, index, day);
+  const base = { mode: 'llm' as const, episodes: episodes.map((e) => e.path), accepted, expired, ...spent };
   if (options.signal?.aborted)
     throw new MemError('LLM', 'the run was stopped before it wrote anything; nothing was written');
 

@@ -1,5 +1,7 @@
+import { COMMITMENTS_PATH, parseCommitments } from '../compile/commitments.js';
 import { issuePath, issuePhrase } from '../core/schema-issues.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
+import { parseDay } from '../time/calendar-day.js';
 import { rollupPath, rollupPeriod } from '../time/rollup-period.js';
 import { layerOf } from '../vault/layer.js';
 import { noteNameProblem } from '../vault/link-name.js';
@@ -79,6 +81,15 @@ export async function validateOperations(
   const accepted: Operation[] = [];
   const rejected: Rejected[] = [];
   const creating = new Set<string>();
+  // Commitments still pending, by their source link: those on file and those added in this answer.
+  const commitmentsNote = context.index.notes.get(COMMITMENTS_PATH);
+  const pending = new Set(
+    (commitmentsNote?.sections ?? [])
+      .flatMap((section) => parseCommitments(section.text))
+      .filter((c) => c.status === 'pending')
+      .map((c) => c.source),
+  );
+  const merged = new Set<string>();
   if (list.length > MAX_OPERATIONS) {
     for (const [i, op] of list.slice(MAX_OPERATIONS).entries()) {
       rejected.push({
@@ -161,6 +172,37 @@ export async function validateOperations(
           if (outside.length > 0) throw new Invalid(`sources outside ${period}: ${outside.join(', ')}`);
           creating.add(path);
           accepted.push({ ...op, sources: cited });
+          break;
+        }
+        case 'add_commitment': {
+          const cited = sources(op.sources, context);
+          if (!parseDay(op.due)) throw new Invalid(`due ${op.due} is not a real date`);
+          const said = /^\[\[(?:[^\]]*\/)?(\d{4}-\d{2}-\d{2})#/.exec(cited[0] ?? '')?.[1];
+          if (said && op.due < said)
+            throw new Invalid(`due ${op.due} is before the entry that states it (${said})`);
+          pending.add(cited[0] ?? '');
+          accepted.push({ ...op, sources: cited });
+          break;
+        }
+        case 'complete_commitment': {
+          const cited = sources(op.sources, context);
+          if (!pending.has(op.commitment))
+            throw new Invalid(`no pending commitment in ${COMMITMENTS_PATH} comes from ${op.commitment}`);
+          pending.delete(op.commitment);
+          accepted.push({ ...op, sources: cited });
+          break;
+        }
+        case 'merge_insights': {
+          const keep = await notePath(op.keep, 'keep', ['insights'], true);
+          const duplicate = await notePath(op.duplicate, 'duplicate', ['insights'], true);
+          if (keep === duplicate) throw new Invalid('an insight cannot be merged into itself');
+          for (const path of [keep, duplicate]) {
+            const status = context.index.notes.get(path)?.frontmatter['status'];
+            if (status === 'superseded' || status === 'archived' || merged.has(path))
+              throw new Invalid(`${path} is already ${merged.has(path) ? 'merged in this answer' : status}`);
+          }
+          merged.add(duplicate);
+          accepted.push({ op: 'merge_insights', keep, duplicate });
           break;
         }
         case 'mark_reflected': {

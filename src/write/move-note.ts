@@ -18,6 +18,8 @@ export interface MoveOptions {
   message?: string;
   /** Runs once every file is read and planned, before the first write (tests edit a file here) */
   beforeWrite?: () => Promise<void>;
+  /** Commit the move (default: true); false when the caller commits several writes as one */
+  commit?: boolean;
 }
 
 export interface MoveResult extends WriteCommit {
@@ -194,7 +196,10 @@ export async function moveNote(
       .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     const paths = [...plans.filter((plan) => plan !== self).map((plan) => plan.path), target.rel, source.rel];
     const message = options.message ?? `mem: mv ${source.rel} -> ${target.rel}`;
-    const commit = await commitWrite(root, config, paths, message);
+    const commit =
+      options.commit === false
+        ? { committed: false, reason: 'left to the caller' }
+        : await commitWrite(root, config, paths, message);
     return { from: source.rel, to: target.rel, rewritten, paths, ...commit };
   });
 }

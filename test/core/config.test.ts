@@ -52,6 +52,8 @@ describe('mem.config.json', () => {
       git: { autoCommit: true },
       llm: { model: 'gpt-4o-mini', apiKeyEnv: 'OPENAI_API_KEY', timeoutMs: 120_000 },
       companion: { commit: 'exchange' },
+      commitments: { windowDays: 7 },
+      forget: { unrecalledDays: 180, importanceFactor: 0.5 },
       limits: { maxNoteChars: 2_000_000, maxLineChars: 20_000, maxLinksPerNote: 5000 },
       reflect: { maxTokensPerDay: 0, auto: { retrySeconds: 60 } },
       allowPersonaEdits: false,

@@ -503,11 +503,13 @@ describe('reflect', () => {
     expect(await git(root, 'status', '--porcelain')).toBe('');
   });
 
-  it('says how to configure a model when none is set', async () => {
+  it('runs the offline rules when no model is set, and says how to configure one', async () => {
     const root = await gitVault(FILES);
     const run = await mem(['reflect'], { cwd: root, env: {} });
-    expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/^mem: no model configured: set OPENAI_API_KEY/);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(
+      /^no model configured \(set OPENAI_API_KEY, or llm.baseURL in mem.config.json\)/,
+    );
   });
 });
 

@@ -78,6 +78,9 @@ describe('the operations schema shown to the model and the validator agree', () 
       'add_link',
       'write_rollup',
       'mark_reflected',
+      'add_commitment',
+      'complete_commitment',
+      'merge_insights',
     ]);
     expect(shown('create_insight').required).toEqual(['op', 'path', 'title', 'body', 'sources']);
     expect(shown('update_profile_fact').required).toEqual(['op', 'path', 'fact', 'sources']);

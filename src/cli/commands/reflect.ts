@@ -13,6 +13,7 @@ interface ReflectCliOptions {
   baseUrl?: string;
   now?: string;
   json?: boolean;
+  commitments?: boolean;
   rollup?: string;
   missing?: boolean;
   force?: boolean;
@@ -59,6 +60,12 @@ function describe(op: ReflectResult['accepted'][number]): string {
       return `write the ${op.period} rollup: ${op.title}`;
     case 'mark_reflected':
       return `mark ${op.path} reflected`;
+    case 'add_commitment':
+      return `commitment due ${op.due}: ${op.who}: ${op.what} ${op.sources[0] ?? ''}`;
+    case 'complete_commitment':
+      return `commitment ${op.commitment} done (${op.sources.join(', ')})`;
+    case 'merge_insights':
+      return `merge ${op.duplicate} into ${op.keep} (superseded, not deleted)`;
   }
 }
 
@@ -85,6 +92,10 @@ export function reflectCommand(program: Command, io: CliIO): void {
     .option(
       '--base-url <url>',
       'OpenAI-compatible endpoint (default: config llm.baseURL or MEM_LLM_BASE_URL)',
+    )
+    .option(
+      '--commitments',
+      'only the offline commitment rule: explicit promises into profile/commitments.md, passed ones expired',
     )
     .option('--now <iso>', "the run's moment (default: now)")
     .option('--json', 'machine-readable output')
@@ -131,6 +142,7 @@ export function reflectCommand(program: Command, io: CliIO): void {
         review: options.review,
         maxEpisodes,
         now,
+        commitments: options.commitments,
         env: io.env,
         llmOptions: { model: options.model, baseURL: options.baseUrl },
       });
@@ -142,11 +154,21 @@ export function reflectCommand(program: Command, io: CliIO): void {
         io.stdout(`skipped: ${result.skipped}\n`);
         return;
       }
-      if (result.episodes.length === 0) {
-        io.stdout(`${result.reason}\n`);
+      if (result.mode === 'offline') {
+        io.stdout(
+          options.commitments
+            ? 'offline commitment rule\n'
+            : 'no model configured (set OPENAI_API_KEY, or llm.baseURL in mem.config.json): ran the offline rules (commitments, near-duplicate insights)\n',
+        );
+      } else if (result.episodes.length === 0) {
+        io.stdout(`${result.reason ?? 'no new episodes to reflect on'}\n`);
+        if (result.expired)
+          io.stdout(
+            `  ~ ${result.expired} commitment(s) expired${result.committed ? `, committed ${result.sha?.slice(0, 8)}` : ''}\n`,
+          );
         return;
-      }
-      io.stdout(`read ${result.episodes.length} episode(s): ${result.episodes.join(', ')}\n`);
+      } else io.stdout(`read ${result.episodes.length} episode(s): ${result.episodes.join(', ')}\n`);
+      if (result.expired) io.stdout(`  ~ ${result.expired} commitment(s) expired\n`);
       for (const op of result.accepted) io.stdout(`  + ${describe(op)}\n`);
       for (const r of result.rejected)
         io.stdout(`  ! rejected${r.index >= 0 ? ` operation ${r.index + 1}` : ''}: ${r.reason}\n`);

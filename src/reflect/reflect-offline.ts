@@ -1,0 +1,129 @@
+import { COMMITMENTS_PATH, commitmentKey, parseCommitments } from '../compile/commitments.js';
+import type { MemConfig } from '../core/config.js';
+import { commitWrite } from '../git/commit-write.js';
+import type { VaultIndex } from '../indexing/vault-index.js';
+import { parseDay } from '../time/calendar-day.js';
+import { dayOf } from '../time/zoned-date.js';
+import { setFrontmatterKeys } from '../vault/edit-frontmatter.js';
+import { withVaultLock } from '../vault/lock.js';
+import { applyChanges, ENGINE_STEP, planChanges, planExpiry, previewChanges } from './apply-operations.js';
+import { extractCommitments } from './extract-commitments.js';
+import { nearDuplicateInsights } from './near-duplicate-insights.js';
+import { MAX_OPERATIONS, type Operation } from './operations.js';
+import type { ReflectOptions, ReflectResult } from './reflect.js';
+import { type Rejected, validateOperations } from './validate-operations.js';
+
+export interface OfflineReflectOptions extends Pick<ReflectOptions, 'dryRun' | 'now'> {
+  /** Only commitments (extraction and expiry), no consolidation (default: false) */
+  commitmentsOnly?: boolean;
+}
+
+/**
+ * Reflection without a model: the extractive rules. Explicit commitments in the entries since the
+ * last scan go to `profile/commitments.md`, passed ones expire, and (unless `commitmentsOnly`)
+ * near-identical insights are merged. The rules propose operations that go through the same
+ * validation and compare-and-swap writes as a model's, and one commit.
+ */
+export async function reflectOffline(
+  root: string,
+  config: MemConfig,
+  index: VaultIndex,
+  options: OfflineReflectOptions = {},
+): Promise<ReflectResult> {
+  const now = options.now ?? new Date();
+  const today = dayOf(now, config.timezone);
+  const note = index.notes.get(COMMITMENTS_PATH);
+  // Entries from the day of the last scan on: a commitment a person deleted by hand from the file
+  // does not come back, while entries added later on that day are still read.
+  const scanned = String(note?.frontmatter['scanned'] ?? '');
+  const from = parseDay(scanned) ? scanned : '';
+  // Already on file (any status), or already said for that day: re-runs propose nothing for them.
+  const onFile = (note?.sections ?? []).flatMap((section) => parseCommitments(section.text));
+  const known = new Set([...onFile.map((c) => c.source), ...onFile.map(commitmentKey)]);
+  // One whose day has passed is a memory, not something to keep: the entry still holds it, and a
+  // first run over a year of entries would otherwise fill the file with expired lines.
+  const found = extractCommitments(index, from, today).filter((c) => {
+    if (c.due < today || known.has(c.source) || known.has(commitmentKey(c))) return false;
+    known.add(commitmentKey(c));
+    return true;
+  });
+  const operations: unknown[] = found.map((c) => ({
+    op: 'add_commitment',
+    due: c.due,
+    who: c.who,
+    what: c.what,
+    sources: [c.source],
+  }));
+  if (!options.commitmentsOnly) {
+    for (const pair of nearDuplicateInsights(index))
+      operations.push({ op: 'merge_insights', keep: pair.keep, duplicate: pair.duplicate });
+  }
+  const context = {
+    root,
+    index,
+    sources: new Set(found.map((c) => c.source)),
+    episodes: new Set<string>(),
+    allowPersonaEdits: false,
+    today,
+  };
+  // In batches: the cap on one answer is for a model, and a first run over a year of entries
+  // finds more; a commitment left out now would never be read again (the scan moves on).
+  const accepted: Operation[] = [];
+  const rejected: Rejected[] = [];
+  for (let at = 0; at < operations.length; at += MAX_OPERATIONS) {
+    const batch = await validateOperations(
+      { operations: operations.slice(at, at + MAX_OPERATIONS) },
+      context,
+    );
+    accepted.push(...batch.accepted);
+    rejected.push(...batch.rejected.map((r) => ({ ...r, index: r.index + at })));
+  }
+  const plan = planChanges(accepted, index, now, config.timezone);
+  const expired = planExpiry(plan, index, today);
+  const commitments = plan.get(COMMITMENTS_PATH);
+  // The scan day is written only along with a change to the file, so a run that finds nothing
+  // writes nothing.
+  if (commitments)
+    commitments.steps.push({
+      index: ENGINE_STEP,
+      apply: (text) => setFrontmatterKeys(text, { scanned: today }, { label: COMMITMENTS_PATH }),
+    });
+  const base = {
+    mode: 'offline' as const,
+    episodes: [...new Set(found.map((c) => c.note.path))],
+    accepted,
+    expired,
+  };
+  if (options.dryRun) {
+    const { files, skipped } = await previewChanges(root, plan);
+    const changed = files.filter((f) => f.before !== f.after);
+    return {
+      ...base,
+      applied: accepted.length - skipped.length,
+      rejected: [...rejected, ...skipped],
+      files: changed.map((f) => f.path),
+      preview: changed,
+      committed: false,
+      reason: 'dry run',
+    };
+  }
+  const { written, skipped } = await withVaultLock(root, () => applyChanges(root, plan));
+  const added = accepted.filter((op) => op.op === 'add_commitment').length;
+  const merged = accepted.length - added;
+  const commit =
+    written.length > 0
+      ? await commitWrite(
+          root,
+          config,
+          written,
+          `mem: reflect offline: ${added} commitment${added === 1 ? '' : 's'}, ${expired} expired, ${merged} merged`,
+        )
+      : { committed: false, reason: 'nothing new: no commitment, expiry or duplicate found' };
+  return {
+    ...base,
+    applied: accepted.length - skipped.length,
+    rejected: [...rejected, ...skipped],
+    files: written,
+    ...commit,
+  };
+}

@@ -1,0 +1,186 @@
+import type { MemConfig } from '../core/config.js';
+import { MemError } from '../core/errors.js';
+import type { Note } from '../core/types.js';
+import { commitWrite, type WriteCommit } from '../git/commit-write.js';
+import type { VaultIndex } from '../indexing/vault-index.js';
+import { importanceOf, isRetired } from '../recall/rank.js';
+import { addDays, parseDay, periodDays } from '../time/calendar-day.js';
+import { parseInstant } from '../time/parse-instant.js';
+import { dayOf, isoWithOffset } from '../time/zoned-date.js';
+import { setFrontmatterKeys } from '../vault/edit-frontmatter.js';
+import { withVaultLock } from '../vault/lock.js';
+import { findOnDisk } from '../vault/paths.js';
+import { updateFile } from '../vault/write-note.js';
+import { moveNote } from './move-note.js';
+
+export interface ForgetStaleOptions {
+  /** List what would move and lose importance; write nothing (default: false) */
+  dryRun?: boolean;
+  /** The run's moment (default: now) */
+  now?: Date;
+}
+
+export interface ForgetStaleResult extends WriteCommit {
+  dryRun: boolean;
+  /** Episodes moved (or, in a dry run, that would move) to `archive/`, with the rollup that covers each */
+  archived: Array<{ path: string; to: string; coveredBy: string }>;
+  /** Insights whose importance was lowered */
+  lowered: Array<{ path: string; from: number; to: number }>;
+  /** Every vault path written or deleted */
+  paths: string[];
+}
+
+const isRollup = (note: Note | undefined) => note?.frontmatter['type'] === 'rollup';
+
+/** The day a daily note is about: its `date`, else its file name. */
+function dayOfNote(note: Note): string | undefined {
+  const date = String(note.frontmatter['date'] ?? '');
+  if (parseDay(date)) return date;
+  const named = /(\d{4}-\d{2}-\d{2})\.md$/.exec(note.path)?.[1];
+  return named && parseDay(named) ? named : undefined;
+}
+
+/**
+ * Links that keep an episode in place: any but a rollup's (a rollup links every day it covers)
+ * and an insight's `sources` (provenance, which still resolves once the day is archived).
+ */
+function isLinked(index: VaultIndex, path: string): boolean {
+  return index.graph
+    .backlinks(path)
+    .some(
+      (edge) =>
+        edge.from !== path && !isRollup(index.notes.get(edge.from)) && edge.link.property !== 'sources',
+    );
+}
+
+/** Stale daily episodes: older than the configured age, covered by a rollup, linked by nothing else. */
+function staleEpisodes(index: VaultIndex, cutoff: string): ForgetStaleResult['archived'] {
+  const rollups = [...index.notes.values()]
+    .filter((n) => n.layer === 'episodes' && isRollup(n) && !isRetired(n))
+    .flatMap((note) => {
+      const period = periodDays(String(note.frontmatter['period'] ?? ''));
+      return period ? [{ path: note.path, ...period }] : [];
+    });
+  return [...index.notes.values()]
+    .filter((n) => n.path.startsWith('episodes/daily/') && !isRetired(n) && !isRollup(n))
+    .flatMap((note) => {
+      const day = dayOfNote(note);
+      if (!day || day >= cutoff || isLinked(index, note.path)) return [];
+      const cover = rollups.find((r) => r.from <= day && day <= r.to);
+      return cover ? [{ path: note.path, to: `archive/${note.path}`, coveredBy: cover.path }] : [];
+    })
+    .sort((a, b) => (a.path < b.path ? -1 : 1));
+}
+
+/** The latest of the moments an insight was written, recalled or last lowered, as epoch ms. */
+function lastTouched(note: Note, timeZone: string): number | undefined {
+  const times = ['recalled', 'decayed', 'updated', 'created'].flatMap((key) => {
+    const at = parseInstant(String(note.frontmatter[key] ?? ''), timeZone);
+    return at ? [at.getTime()] : [];
+  });
+  return times.length > 0 ? Math.max(...times) : undefined;
+}
+
+/** Insights every cited source of which is archived, untouched for `unrecalledDays`. */
+function fadingInsights(
+  index: VaultIndex,
+  config: MemConfig,
+  archived: Set<string>,
+  now: Date,
+): ForgetStaleResult['lowered'] {
+  const { unrecalledDays, importanceFactor } = config.forget;
+  const before = now.getTime() - unrecalledDays * 86_400_000;
+  return [...index.notes.values()]
+    .filter((n) => n.layer === 'insights' && !isRetired(n))
+    .flatMap((note) => {
+      const sources = index.graph.outEdges(note.path).filter((e) => e.link.property === 'sources');
+      if (sources.length === 0) return [];
+      const gone = sources.every(
+        (e) => e.to !== undefined && (archived.has(e.to) || index.notes.get(e.to)?.layer === 'archive'),
+      );
+      const touched = lastTouched(note, config.timezone);
+      if (!gone || (touched !== undefined && touched > before)) return [];
+      const from = importanceOf(note);
+      const to = Math.round(from * importanceFactor * 100) / 100;
+      return to < from ? [{ path: note.path, from, to }] : [];
+    })
+    .sort((a, b) => (a.path < b.path ? -1 : 1));
+}
+
+/**
+ * `mem forget --stale`: old daily episodes that a rollup covers and nothing else links to move
+ * to `archive/` (links that remain still resolve there), and insights whose sources were all
+ * archived and that have not been touched for a while lose importance. Nothing is deleted, and the
+ * whole run is one commit, so `mem undo` takes it back.
+ */
+export async function forgetStale(
+  root: string,
+  config: MemConfig,
+  index: VaultIndex,
+  options: ForgetStaleOptions = {},
+): Promise<ForgetStaleResult> {
+  const days = config.forget.staleAfterDays;
+  if (days === undefined) {
+    throw new MemError(
+      'USAGE',
+      'mem forget --stale is off: set forget.staleAfterDays in mem.config.json (e.g. 180) to archive old episodes that a rollup covers',
+    );
+  }
+  const now = options.now ?? new Date();
+  const cutoff = addDays(dayOf(now, config.timezone), -days);
+  const archived = staleEpisodes(index, cutoff);
+  const lowered = fadingInsights(index, config, new Set(archived.map((a) => a.path)), now);
+  if (options.dryRun) {
+    return { dryRun: true, archived, lowered, paths: [], committed: false, reason: 'dry run' };
+  }
+  const stamp = isoWithOffset(now, config.timezone);
+  const paths: string[] = [];
+  const message = (episodes: number, insights: number) =>
+    `mem: forget --stale: ${episodes} episode${episodes === 1 ? '' : 's'} archived, ${insights} insight${insights === 1 ? '' : 's'} lowered`;
+  let moves = 0;
+  try {
+    for (const item of archived) {
+      paths.push(...(await archiveOne(item)));
+      moves++;
+    }
+  } catch (error) {
+    // What moved before the failure is committed, so one `mem undo` still takes the run back.
+    if (paths.length > 0) await commitWrite(root, config, paths, message(moves, 0));
+    throw error;
+  }
+  async function archiveOne(item: ForgetStaleResult['archived'][number]): Promise<string[]> {
+    const moved = await moveNote(root, config, index, item.path, item.to, {
+      commit: false,
+      transform: (text) =>
+        setFrontmatterKeys(
+          text,
+          {
+            status: 'archived',
+            archived: stamp,
+            archived_reason: `stale: older than ${days} days, covered by ${item.coveredBy}`,
+          },
+          { label: item.path },
+        ),
+    });
+    return moved.paths;
+  }
+  await withVaultLock(root, async () => {
+    for (const item of lowered) {
+      const result = await updateFile(
+        await findOnDisk(root, item.path),
+        (text) =>
+          // A note gone since it was indexed is left alone (undefined: no change).
+          text === undefined
+            ? undefined
+            : setFrontmatterKeys(text, { importance: item.to, decayed: stamp }, { label: item.path }),
+        { label: item.path },
+      );
+      if (result.changed) paths.push(item.path);
+    }
+  });
+  const commit =
+    paths.length > 0
+      ? await commitWrite(root, config, paths, message(archived.length, lowered.length))
+      : { committed: false, reason: 'nothing stale' };
+  return { dryRun: false, archived, lowered, paths: [...new Set(paths)], ...commit };
+}
