@@ -2,6 +2,7 @@ import MiniSearch, { type AsPlainObject, type Options, type SearchResult } from 
 import { MemError } from '../core/errors.js';
 import type { Layer, Note, Section } from '../core/types.js';
 import { boundQueryText, boundTerms, QUERY_LIMITS } from './query-limits.js';
+import { memoizeTerms } from './term-memo.js';
 import {
   type TextSegment,
   type TextStoreHeader,
@@ -117,6 +118,7 @@ export class TextIndex {
     for (const document of documents)
       if (this.miniSearch.has(document.id)) this.miniSearch.discard(document.id);
     const added: string[] = [];
+    memoizeTerms(this.miniSearch);
     try {
       for (const document of documents) {
         this.miniSearch.add(document);
@@ -153,6 +155,7 @@ export class TextIndex {
     );
     if (terms.length === 0) return [];
     const { filter } = options;
+    memoizeTerms(this.miniSearch);
     const boosts = options.rareTerms ? this.rarity(terms) : undefined;
     const results = this.miniSearch.search(terms.join(' '), {
       ...PROCESSED_QUERY,

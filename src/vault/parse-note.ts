@@ -5,6 +5,7 @@ import { layerOf } from './layer.js';
 import { LineIndex } from './line-index.js';
 import { episodeSections, headingSections, readStructure, type SectionInput } from './note-sections.js';
 import { codeSpans, frontmatterBlock, parseMarkdown } from './parse-markdown.js';
+import { plainTree } from './plain-tree.js';
 import {
   frontmatterTags,
   normaliseTag,
@@ -22,7 +23,8 @@ import { hashText } from './write-note.js';
  */
 export function parseNote(path: string, text: string, stat?: { size: number; mtimeMs: number }): Note {
   const lines = new LineIndex(text);
-  const tree = parseMarkdown(text);
+  // A plain note (most of a vault) skips remark: its tree is built from its lines.
+  const tree = plainTree(text) ?? parseMarkdown(text);
   const fm = readFrontmatter(path, text, lines, frontmatterBlock(tree, text));
   // `%%` inside code or frontmatter is literal; the rest of a comment is hidden from everything
   // below: links, tags, headings, block ids and section text.

@@ -1,6 +1,7 @@
 // Frontmatter: reads the `---` block's YAML (a warning when invalid), and its title, aliases, tags and links.
 import { type Document, isMap, isScalar, isSeq, parseDocument, type Node as YamlNode } from 'yaml';
 import type { LinkRef } from '../core/types.js';
+import { readFlatFrontmatter } from './flat-frontmatter.js';
 import type { LineIndex } from './line-index.js';
 import type { FrontmatterBlock } from './parse-markdown.js';
 import { scanLinks } from './scan-links.js';
@@ -25,17 +26,28 @@ const YAML_REASONS: Partial<Record<string, string>> = {
   BAD_DQ_ESCAPE: 'bad escape in a double-quoted string',
 };
 
-/** Reads the frontmatter block that parseMarkdown found (see frontmatterBlock). */
+/**
+ * Reads the frontmatter block that parseMarkdown found (see frontmatterBlock). Flat `key: value`
+ * blocks, most of a vault, skip the YAML parser (`flat: false` forces it, for tests).
+ */
 export function readFrontmatter(
   path: string,
   text: string,
   lines: LineIndex,
   block: FrontmatterBlock | undefined,
+  { flat = true }: { flat?: boolean } = {},
 ): Frontmatter {
   if (!block) return { data: {}, valid: true, links: [] };
   const { region } = block;
   const [yamlStart, yamlEnd] = block.yaml;
   const source = text.slice(yamlStart, yamlEnd);
+  const simple = flat ? readFlatFrontmatter(source) : undefined;
+  if (simple) {
+    const links: LinkRef[] = [];
+    for (const { range, property } of simple.linkScalars)
+      links.push(...scalarLinks(source, range, property, yamlStart, lines));
+    return { data: simple.data, region, valid: true, links };
+  }
   const invalid = (line: number, reason: string): Frontmatter => ({
     data: {},
     region,
@@ -101,17 +113,7 @@ function frontmatterLinks(
   const visit = (node: unknown, property: string): void => {
     if (isScalar(node)) {
       if (typeof node.value !== 'string' || !node.value.includes('[[') || !node.range) return;
-      const [from, to] = node.range;
-      const offset = yamlStart + from;
-      const found = scanLinks(source.slice(from, to), {
-        skip: [],
-        offset,
-        lineOffset: lines.lineAt(offset) - 1,
-      });
-      for (const link of found) {
-        if (link.kind === 'wiki' || link.kind === 'embed')
-          links.push({ ...link, kind: 'frontmatter', property });
-      }
+      links.push(...scalarLinks(source, [node.range[0], node.range[1]], property, yamlStart, lines));
     } else if (isSeq(node)) {
       for (const item of node.items) visit(item, property);
     } else if (isMap(node)) {
@@ -125,6 +127,21 @@ function frontmatterLinks(
     }
   }
   return links;
+}
+
+/** The wiki links and embeds in one string scalar, `range` being its place in the YAML source. */
+function scalarLinks(
+  source: string,
+  [from, to]: Span,
+  property: string,
+  yamlStart: number,
+  lines: LineIndex,
+): LinkRef[] {
+  const offset = yamlStart + from;
+  const found = scanLinks(source.slice(from, to), { skip: [], offset, lineOffset: lines.lineAt(offset) - 1 });
+  return found
+    .filter((link) => link.kind === 'wiki' || link.kind === 'embed')
+    .map((link) => ({ ...link, kind: 'frontmatter' as const, property }));
 }
 
 export function stringValue(value: unknown): string {

@@ -104,6 +104,21 @@ describe('text index segments', () => {
     expect(again.size).toBe(index.size - 2);
   });
 
+  it('a term vacuumed out of the tree and then written again is saved (the term memo follows the tree)', async () => {
+    const index = new TextIndex();
+    index.add(note('insights/kayak.md', '# Kayak\n\nPaddling a kayak on the 湖面.\n'));
+    index.add(note('insights/other.md', '# Other\n\nNothing here.\n'));
+    expect(index.search('paddling').map((hit) => hit.path)).toEqual(['insights/kayak.md']);
+    index.remove('insights/kayak.md');
+    // A vacuum deletes `paddl` and `湖面` from the tree; a memo that kept them would take the next
+    // postings into a map the tree no longer holds, found by an exact search but never saved.
+    await (index as unknown as { miniSearch: { vacuum(): Promise<void> } }).miniSearch.vacuum();
+    index.add(note('insights/canoe.md', '# Canoe\n\nPaddling a canoe on the 湖面.\n'));
+    const { restored } = restore(index);
+    for (const query of ['paddling', '湖面', 'paddl'])
+      expect(restored.search(query).map((hit) => hit.path)).toEqual(['insights/canoe.md']);
+  });
+
   it('a restored index can still be changed: remove, add and replace work', () => {
     const { restored } = restore(sampleIndex());
     restored.remove('insights/n20.md');
