@@ -66,11 +66,11 @@ const drawable = (p) => Number.isFinite(p.x) && Number.isFinite(p.y) && p.x > 0 
  * @returns {string}
  */
 export function logLogChart(chart) {
-  const width = chart.width ?? 640;
+  const width = chart.width ?? 760;
   const height = chart.height ?? 420;
   const formatX = chart.formatX ?? formatCount;
   const formatY = chart.formatY ?? formatCount;
-  const margin = { left: 76, right: 200, top: 40, bottom: 56 };
+  const margin = { left: 76, right: 250, top: 40, bottom: 56 };
   const plotW = width - margin.left - margin.right;
   const plotH = height - margin.top - margin.bottom;
   const shown = chart.series.map((s) => ({ ...s, points: s.points.filter(drawable) }));
