@@ -5,7 +5,7 @@
 // ripgrep (if on PATH) and plain MiniSearch. A missing peer is skipped with a notice.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cpus, platform, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -398,6 +398,17 @@ async function benchSize(total, { cli, qmd, rg, quick, log }) {
   }
 }
 
+/** What the numbers were measured on. */
+export function machine() {
+  return {
+    cpu: cpus()[0]?.model ?? 'unknown',
+    cores: cpus().length,
+    memoryGiB: Math.round(totalmem() / 1024 ** 3),
+    node: process.version,
+    platform: `${platform()} ${release()}`,
+  };
+}
+
 /**
  * Runs every size and writes scale.json, SCALE.md and the charts into `resultsDir` (quick runs:
  * *.tmp). Sizes measured before and not in this run are kept from the previous scale.json.
@@ -435,6 +446,7 @@ export async function runScalePeers({ sizes, quick, resultsDir, log }) {
   const results = {
     ranAt: new Date().toISOString(),
     mode: quick ? 'quick' : 'full',
+    machine: machine(),
     peers: {
       qmd: qmd ? `@tobilu/qmd ${qmd.version} (BM25 \`qmd search\`)` : null,
       rg: rg ? rg.version : null,
