@@ -5,7 +5,7 @@
 // ripgrep (if on PATH) and plain MiniSearch. A missing peer is skipped with a notice.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { cpus, platform, release, tmpdir, totalmem } from 'node:os';
+import { cpus, loadavg, platform, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -437,8 +437,11 @@ export async function runScalePeers({ sizes, quick, resultsDir, log }) {
   const measured = [];
   for (const total of sizes) {
     log(`scale: ${total} notes`);
+    const loadBefore = loadavg()[0] ?? Number.NaN;
     const result = await benchSize(total, { cli, qmd, rg, quick, log });
-    measured.push({ ...result, ranAt: new Date().toISOString() });
+    // What else ran: wall times (serve start, HTTP latency) move with it far more than CPU times.
+    const loadAverage = { before: round(loadBefore), after15min: round(loadavg()[2] ?? Number.NaN) };
+    measured.push({ ...result, loadAverage, ranAt: new Date().toISOString() });
   }
   const vaults = [...previous.filter((v) => !sizes.includes(v.notes)), ...measured].sort(
     (a, b) => a.notes - b.notes,

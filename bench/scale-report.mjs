@@ -102,6 +102,10 @@ export function renderScaleMarkdown(results) {
     )
     .join('; ');
   const peers = results.peers;
+  const load = vaults
+    .filter((v) => v.loadAverage)
+    .map((v) => `${formatCount(v.notes)} ${v.loadAverage.before} / ${v.loadAverage.after15min}`)
+    .join(', ');
   return `${[
     '# Scale, side by side',
     '',
@@ -121,6 +125,7 @@ export function renderScaleMarkdown(results) {
     "- **In process**: one warm `openVault` in a fresh process; `vault.recall(q)` and plain MiniSearch (`new MiniSearch({ fields: ['text'] })` over each note’s whole text, `search(q)` with default options) alternate query by query. MiniSearch’s RSS is a separate process that only reads and indexes the notes.",
     '- **Serve**: `mem serve --port 0` until it prints its URL (wall), then `POST /memory/search` `{query, limit: 8}` over loopback until an answer is not marked `partial` (the first full answer), 20 warm-up requests, its idle CPU over 2 s, then one client and eight at once; server CPU per request from `/proc/<pid>/stat` (all of the server’s CPU during the load, divided by the requests); RSS (`VmRSS`) after the load.',
     `- Repetitions: ${runs}.`,
+    `- The machine is shared: wall times (serve start, HTTP latency, requests/s) grow with whatever else runs on its ${results.machine?.cores ?? 'few'} cores; CPU times much less.${load ? ` Load average during each size (1-minute before, 15-minute after): ${load}.` : ''}`,
     '',
     `![Cold index CPU against vault size](${CHARTS.index})`,
     '',
