@@ -1,6 +1,8 @@
 // `npm run bench`: the scale benchmark (synthetic 1k and 10k vaults) and the quality benchmark
 // (LoCoMo evidence recall). Flags: --quick (1k vault and one conversation; results go to
-// bench/results/*.tmp), --only scale|locomo (a full run of one part, merged into results.json).
+// bench/results/*.tmp), --only scale|locomo (a full run of one part, merged into results.json),
+// --scale[=100k] (only the side-by-side scale run with qmd, ripgrep and MiniSearch: 1k and 10k, or
+// every size up to the one given; written to bench/results/scale.json, SCALE.md and scale-*.svg).
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, platform, release, totalmem } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -14,6 +16,7 @@ import { benchLocomo } from './locomo.mjs';
 import { makeMessages, makeQueries } from './queries.mjs';
 import { renderMarkdown } from './report.mjs';
 import { benchScale } from './scale.mjs';
+import { runScalePeers, scaleSizes } from './scale-peers.mjs';
 import { SYNTH_NOW } from './synth-vault.mjs';
 import { benchWatch } from './watch-latency.mjs';
 
@@ -66,7 +69,23 @@ async function previous() {
 }
 
 async function main() {
-  const { values } = parseArgs({ options: { quick: { type: 'boolean' }, only: { type: 'string' } } });
+  // `--scale` alone takes the default sizes; parseArgs wants a value for a string option.
+  const args = process.argv.slice(2).map((a) => (a === '--scale' ? '--scale=' : a));
+  const { values } = parseArgs({
+    args,
+    options: { quick: { type: 'boolean' }, only: { type: 'string' }, scale: { type: 'string' } },
+  });
+  if (values.scale !== undefined) {
+    if (values.only) throw new Error('--scale runs on its own; leave out --only');
+    const quick = Boolean(values.quick);
+    const sizes = quick ? [1000] : scaleSizes(values.scale);
+    // Progress goes to stderr: a long run says where it is; stdout gets the table at the end.
+    const progress = (line) => process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+    const { written } = await runScalePeers({ sizes, quick, resultsDir: RESULTS, log: progress });
+    log(await readFile(written.find((f) => /SCALE\.md/.test(f)) ?? '', 'utf8'));
+    log(`written: ${written.join(', ')}`);
+    return;
+  }
   const only = values.only;
   if (only && only !== 'scale' && only !== 'locomo')
     throw new Error(`--only takes scale or locomo, not ${only}`);

@@ -1,0 +1,467 @@
+// `npm run bench -- --scale[=100k]`: memvault side by side with its peers, vault size by vault size,
+// in the same run. Every cost is a whole process's CPU time (or a synchronous call's, in process),
+// and every ratio is the median of paired runs: mem and the peer one after the other on the same
+// input, the order alternating. Peers: qmd (BM25 `qmd search`, installed by bench/peers/install.sh),
+// ripgrep (if on PATH) and plain MiniSearch. A missing peer is skipped with a notice.
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { cpus, loadavg, platform, release, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { formatJson } from './format-json.mjs';
+import { measureNative, measureNode } from './measure-process.mjs';
+import { findQmd, findRipgrep, memCli } from './peers.mjs';
+import { makeMessages, makeQueries } from './queries.mjs';
+import { renderScaleMarkdown, scaleCharts } from './scale-report.mjs';
+import { median, mib, percentile, round } from './stats.mjs';
+import { SYNTH_NOW, writeSynthVault } from './synth-vault.mjs';
+
+const CHILD = fileURLToPath(new URL('./scale-child.mjs', import.meta.url));
+const BUDGET = 2000;
+const START_TIMEOUT_MS = 600_000;
+/** How long the server's idle CPU is watched, between the warm-up and the load. */
+const IDLE_MS = 2000;
+
+/** How much each size repeats: fewer paired runs where one run costs minutes. */
+function plan(total, quick) {
+  if (quick)
+    return { coldRuns: 1, processQueries: 4, inprocQueries: 60, compiles: 30, serial: 30, parallel: 80 };
+  if (total <= 1000)
+    return { coldRuns: 3, processQueries: 13, inprocQueries: 200, compiles: 100, serial: 100, parallel: 200 };
+  if (total <= 10_000)
+    return { coldRuns: 2, processQueries: 13, inprocQueries: 200, compiles: 100, serial: 100, parallel: 200 };
+  return { coldRuns: 1, processQueries: 5, inprocQueries: 100, compiles: 50, serial: 50, parallel: 100 };
+}
+
+/** `--scale` alone: 1k and 10k; `--scale=100k` (or any size): every step of 1k, 10k, 100k up to it. */
+export function scaleSizes(value) {
+  if (value === true || value === '' || value === undefined) return [1000, 10_000];
+  const m = /^(\d+(?:\.\d+)?)(k)?$/i.exec(String(value).trim());
+  if (!m) throw new Error(`--scale takes a vault size such as 10k or 100k, not ${value}`);
+  const max = Math.round(Number(m[1]) * (m[2] ? 1000 : 1));
+  if (max < 1000) throw new Error('--scale: the smallest vault is 1k notes');
+  const sizes = [1000, 10_000, 100_000, 1_000_000].filter((n) => n <= max);
+  if (!sizes.includes(max)) sizes.push(max);
+  return sizes;
+}
+
+async function bytesUnder(dir) {
+  let total = 0;
+  try {
+    for (const entry of await readdir(dir, { withFileTypes: true, recursive: true })) {
+      if (entry.isFile()) total += (await stat(join(entry.parentPath, entry.name))).size;
+    }
+  } catch (error) {
+    if (/** @type {NodeJS.ErrnoException} */ (error).code !== 'ENOENT') throw error;
+  }
+  return total;
+}
+
+/** p50 / p95 of a list of numbers, rounded. */
+const p = (values) => ({
+  p50: round(percentile(values, 50)),
+  p95: round(percentile(values, 95)),
+  n: values.length,
+});
+
+/** The median of mem's cost over the peer's, pair by pair. */
+const pairedRatio = (mem, peer) => round(median(mem.map((m, i) => m / /** @type {number} */ (peer[i]))), 2);
+
+/** The words of a query, as someone would hand them to grep: any of them, case-insensitive. */
+export function grepTerms(query) {
+  return query
+    .split(/[\s,.;:!?，。！？、～“”"'()（）]+/u)
+    .map((t) => t.trim())
+    .filter((t) => t.length > 0);
+}
+
+/** `mem serve` on the vault; resolves once it names its URL, with the time that took. */
+function startServe(cli, root) {
+  const started = performance.now();
+  const child = spawn(process.execPath, [cli, '--vault', root, 'serve', '--port', '0'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  return new Promise((resolve, reject) => {
+    let stdout = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`mem serve did not start in ${START_TIMEOUT_MS} ms: ${stderr}`));
+    }, START_TIMEOUT_MS);
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+      const url = / on (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)?.[1];
+      if (url) {
+        clearTimeout(timer);
+        resolve({ child, url, startMs: performance.now() - started });
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`mem serve exited with ${code}: ${stderr}`));
+    });
+  });
+}
+
+function stopServe(child) {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve(undefined);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve(undefined);
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+let clockTicks = 0;
+/** CPU time (ms) a running process has used so far, from /proc (Linux). */
+async function procCpuMs(pid) {
+  if (!clockTicks) {
+    try {
+      clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      clockTicks = 100;
+    }
+  }
+  const text = await readFile(`/proc/${pid}/stat`, 'utf8');
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks;
+}
+
+async function procRss(pid) {
+  const text = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kib = (key) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? Number.NaN);
+  return { rssBytes: kib('VmRSS') * 1024, peakRssBytes: kib('VmHWM') * 1024 };
+}
+
+/** @returns {Promise<{ partial?: boolean }>} */
+async function search(url, body) {
+  const response = await fetch(`${url}/memory/search`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const json = await response.json();
+  if (!response.ok) throw new Error(`/memory/search: ${response.status} ${JSON.stringify(json)}`);
+  return /** @type {{ partial?: boolean }} */ (json);
+}
+
+/** `count` POSTs, `clients` at a time: latency of each, requests per second, server CPU per request. */
+async function load(url, pid, bodies, clients) {
+  const times = [];
+  let next = 0;
+  const cpuBefore = await procCpuMs(pid);
+  const start = performance.now();
+  const worker = async () => {
+    while (next < bodies.length) {
+      const body = bodies[next++];
+      const t = performance.now();
+      await search(url, body);
+      times.push(performance.now() - t);
+    }
+  };
+  await Promise.all(Array.from({ length: clients }, worker));
+  const seconds = (performance.now() - start) / 1000;
+  const cpuMs = (await procCpuMs(pid)) - cpuBefore;
+  return {
+    clients,
+    ...p(times),
+    perSecond: Math.round(bodies.length / seconds),
+    serverCpuMsPerRequest: round(cpuMs / bodies.length),
+  };
+}
+
+async function benchServe(cli, root, queries, reps) {
+  const { child, url, startMs } = await startServe(cli, root);
+  try {
+    const bodies = (n) =>
+      Array.from({ length: n }, (_, i) => ({ query: queries[i % queries.length], limit: 8 }));
+    // Until the watcher's first scan ends, answers may be marked `partial`; wait for a full one.
+    let fullAnswerMs = Number.NaN;
+    const started = performance.now() - startMs;
+    for (const deadline = performance.now() + START_TIMEOUT_MS; performance.now() < deadline; ) {
+      const json = await search(url, bodies(1)[0]);
+      if (!json.partial) {
+        fullAnswerMs = performance.now() - started;
+        break;
+      }
+    }
+    await load(url, child.pid, bodies(20), 1);
+    const idleFrom = await procCpuMs(child.pid);
+    await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
+    const idleCpuMsPerSecond = (((await procCpuMs(child.pid)) - idleFrom) * 1000) / IDLE_MS;
+    const one = await load(url, child.pid, bodies(reps.serial), 1);
+    const eight = await load(url, child.pid, bodies(reps.parallel), 8);
+    const memory = await procRss(child.pid);
+    return {
+      startMs: round(startMs),
+      fullAnswerMs: round(fullAnswerMs),
+      idleCpuMsPerSecond: round(idleCpuMsPerSecond),
+      memorySearch: { one, eight },
+      rssMiB: mib(memory.rssBytes),
+      peakRssMiB: mib(memory.peakRssBytes),
+    };
+  } finally {
+    await stopServe(child);
+  }
+}
+
+async function child(mode, spec) {
+  const dir = await mkdtemp(join(tmpdir(), 'mem-scale-spec-'));
+  try {
+    const specPath = join(dir, 'spec.json');
+    await writeFile(specPath, JSON.stringify(spec));
+    const { stdout } = await measureNode(CHILD, [mode, specPath], {});
+    return JSON.parse(stdout);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * One vault size: generate, then cold index (mem and qmd paired), warm process queries (mem, qmd,
+ * rg rotated), in-process recall paired with MiniSearch, compile, and `mem serve`.
+ */
+async function benchSize(total, { cli, qmd, rg, quick, log }) {
+  const reps = plan(total, quick);
+  const root = await mkdtemp(join(tmpdir(), `memvault-scale-${total}-`));
+  const qmdHome = await mkdtemp(join(tmpdir(), `memvault-qmd-${total}-`));
+  const qmdEnv = {
+    ...process.env,
+    INDEX_PATH: join(qmdHome, 'index.sqlite'),
+    QMD_CONFIG_DIR: join(qmdHome, 'config'),
+    XDG_CACHE_HOME: join(qmdHome, 'cache'),
+    NO_COLOR: '1',
+  };
+  const t0 = performance.now();
+  const elapsed = () => `${Math.round((performance.now() - t0) / 1000)} s`;
+  try {
+    const meta = await writeSynthVault(root, total);
+    log(`  ${meta.notes} notes, ${mib(meta.bytes)} MiB written (${elapsed()})`);
+    const queries = makeQueries(meta.people, reps.inprocQueries).map((q) => q.text);
+    const messages = makeMessages(meta.people, reps.compiles).map((m) => m.text);
+    const now = SYNTH_NOW.toISOString();
+
+    // Cold index, paired: mem and qmd one after the other, the order alternating.
+    /** @type {{ mem: import('./measure-process.mjs').Measured[], qmd: import('./measure-process.mjs').Measured[] }} */
+    const cold = { mem: [], qmd: [] };
+    const memCold = async () => {
+      await rm(join(root, '.mem'), { recursive: true, force: true });
+      const r = await measureNode(cli, ['--vault', root, 'index', '--rebuild', '--json']);
+      cold.mem.push(r);
+      log(
+        `  cold mem index: ${round(r.cpuMs / 1000, 1)} s CPU, peak ${mib(r.peakRssBytes ?? 0)} MiB (${elapsed()})`,
+      );
+    };
+    const qmdCold = async () => {
+      if (!qmd) return;
+      await rm(qmdHome, { recursive: true, force: true });
+      const r = await measureNode(qmd.script, ['collection', 'add', root, '--name', 'vault'], {
+        env: qmdEnv,
+      });
+      cold.qmd.push(r);
+      log(
+        `  cold qmd collection add: ${round(r.cpuMs / 1000, 1)} s CPU, peak ${mib(r.peakRssBytes ?? 0)} MiB (${elapsed()})`,
+      );
+    };
+    for (let i = 0; i < reps.coldRuns; i++) {
+      if (i % 2 === 0) {
+        await memCold();
+        await qmdCold();
+      } else {
+        await qmdCold();
+        await memCold();
+      }
+    }
+    const cacheBytes = await bytesUnder(join(root, '.mem'));
+    const qmdBytes = qmd ? await bytesUnder(qmdHome) : 0;
+
+    // Warm processes, one query at a time through every tool, the order rotating; the first
+    // round warms the page cache and is not counted.
+    const tools = [
+      {
+        name: 'mem',
+        run: (q) => measureNode(cli, ['--vault', root, 'recall', q, '-k', '8', '--now', now, '--json'], {}),
+      },
+    ];
+    if (qmd)
+      tools.push({
+        name: 'qmd',
+        run: (q) => measureNode(qmd.script, ['search', q, '-n', '8', '--format', 'json'], { env: qmdEnv }),
+      });
+    if (rg)
+      tools.push({
+        name: 'rg',
+        run: (q) =>
+          measureNative(
+            rg.command,
+            ['-l', '-i', '-F', '-g', '*.md', ...grepTerms(q).flatMap((t) => ['-e', t]), root],
+            { okCodes: [0, 1] },
+          ),
+      });
+    /** @type {Record<string, import('./measure-process.mjs').Measured[]>} */
+    const processRuns = Object.fromEntries(tools.map((t) => [t.name, []]));
+    const runsOf = (name) => processRuns[name] ?? [];
+    const processQueries = queries.slice(0, reps.processQueries);
+    for (let i = -1; i < processQueries.length; i++) {
+      const q = processQueries[Math.max(i, 0)] ?? '';
+      const order = tools.map((_, j) => tools[(j + i + 1) % tools.length]);
+      for (const tool of order) {
+        if (!tool) continue;
+        const r = await tool.run(q);
+        if (i >= 0) runsOf(tool.name).push(r);
+      }
+      if (i >= 0 && (i % 4 === 3 || i === processQueries.length - 1)) {
+        const last = tools.map((t) => `${t.name} ${round(median(runsOf(t.name).map((r) => r.cpuMs)))} ms`);
+        log(
+          `  warm process queries ${i + 1}/${processQueries.length}, median CPU: ${last.join(', ')} (${elapsed()})`,
+        );
+      }
+    }
+
+    // In process: mem paired with plain MiniSearch, then compile; MiniSearch alone for its memory.
+    const spec = { root, queries, messages, now, warmups: Math.min(20, queries.length), budget: BUDGET };
+    const inproc = await child('inproc', spec);
+    const mini = await child('minisearch', spec);
+    const recallCpu = inproc.recall.map((r) => r.cpuMs);
+    const miniCpu = inproc.miniSearch.map((r) => r.cpuMs);
+    log(
+      `  in process: recall p50 ${round(median(recallCpu))} ms, MiniSearch p50 ${round(median(miniCpu), 3)} ms, compile p50 ${round(median(inproc.compile.map((c) => c.cpuMs)))} ms (${elapsed()})`,
+    );
+
+    const serve = await benchServe(cli, root, queries, reps);
+    log(
+      `  mem serve: ready in ${serve.startMs} ms; /memory/search 1 client p50 ${serve.memorySearch.one.p50} ms, 8 clients p50 ${serve.memorySearch.eight.p50} ms (${elapsed()})`,
+    );
+
+    const procSummary = (runs) => ({
+      runs: runs.length,
+      cpuMs: p(runs.map((r) => r.cpuMs)),
+      wallMs: p(runs.map((r) => r.wallMs)),
+      peakRssMiB: runs[0]?.peakRssBytes == null ? null : mib(median(runs.map((r) => r.peakRssBytes))),
+    });
+    const ratioTo = (name) =>
+      processRuns[name]
+        ? pairedRatio(
+            runsOf('mem').map((r) => r.cpuMs),
+            runsOf(name).map((r) => r.cpuMs),
+          )
+        : null;
+    return {
+      notes: meta.notes,
+      vaultMiB: mib(meta.bytes),
+      coldIndex: {
+        runs: cold.mem.length,
+        mem: procSummary(cold.mem),
+        qmd: qmd ? procSummary(cold.qmd) : null,
+        miniSearch: { cpuMs: round(mini.buildCpuMs), note: 'read every note + addAll, in process' },
+        ratioMemToQmd: qmd
+          ? pairedRatio(
+              cold.mem.map((r) => r.cpuMs),
+              cold.qmd.map((r) => r.cpuMs),
+            )
+          : null,
+      },
+      cacheMiB: mib(cacheBytes),
+      qmdIndexMiB: qmd ? mib(qmdBytes) : null,
+      processQuery: {
+        queries: processQueries.length,
+        mem: procSummary(runsOf('mem')),
+        qmd: processRuns['qmd'] ? procSummary(processRuns['qmd']) : null,
+        rg: processRuns['rg'] ? procSummary(processRuns['rg']) : null,
+        ratioMemToQmd: ratioTo('qmd'),
+        ratioMemToRg: ratioTo('rg'),
+      },
+      inProcess: {
+        openCpuMs: round(inproc.openCpuMs),
+        rssAfterOpenMiB: mib(inproc.rssAfterOpenBytes),
+        recallCpuMs: p(recallCpu),
+        recallWallMs: p(inproc.recall.map((r) => r.wallMs)),
+        miniSearchCpuMs: p(miniCpu),
+        ratioRecallToMiniSearch: pairedRatio(recallCpu, miniCpu),
+        compileCpuMs: p(inproc.compile.map((c) => c.cpuMs)),
+        compileBudget: BUDGET,
+        miniSearchRssMiB: mib(mini.rssBytes),
+        miniSearchBaselineRssMiB: mib(mini.rssBeforeBytes),
+      },
+      serve,
+    };
+  } finally {
+    await rm(root, { recursive: true, force: true });
+    await rm(qmdHome, { recursive: true, force: true });
+  }
+}
+
+/** What the numbers were measured on. */
+export function machine() {
+  return {
+    cpu: cpus()[0]?.model ?? 'unknown',
+    cores: cpus().length,
+    memoryGiB: Math.round(totalmem() / 1024 ** 3),
+    node: process.version,
+    platform: `${platform()} ${release()}`,
+  };
+}
+
+/**
+ * Runs every size and writes scale.json, SCALE.md and the charts into `resultsDir` (quick runs:
+ * *.tmp). Sizes measured before and not in this run are kept from the previous scale.json.
+ */
+export async function runScalePeers({ sizes, quick, resultsDir, log }) {
+  const cli = memCli();
+  const qmdFound = findQmd();
+  const rgFound = findRipgrep();
+  const notices = [];
+  if ('missing' in qmdFound) notices.push(qmdFound.missing);
+  if ('missing' in rgFound) notices.push(rgFound.missing);
+  for (const notice of notices) log(`notice: ${notice}; skipped`);
+  const qmd = 'script' in qmdFound ? qmdFound : null;
+  const rg = 'command' in rgFound ? rgFound : null;
+
+  const suffix = quick ? '.tmp' : '';
+  const jsonUrl = new URL(`scale.json${suffix}`, resultsDir);
+  let previous = [];
+  if (!quick) {
+    try {
+      previous = JSON.parse(await readFile(jsonUrl, 'utf8')).vaults ?? [];
+    } catch {
+      previous = [];
+    }
+  }
+  const measured = [];
+  for (const total of sizes) {
+    log(`scale: ${total} notes`);
+    const loadBefore = loadavg()[0] ?? Number.NaN;
+    const result = await benchSize(total, { cli, qmd, rg, quick, log });
+    // What else ran: wall times (serve start, HTTP latency) move with it far more than CPU times.
+    const loadAverage = { before: round(loadBefore), after15min: round(loadavg()[2] ?? Number.NaN) };
+    measured.push({ ...result, loadAverage, ranAt: new Date().toISOString() });
+  }
+  const vaults = [...previous.filter((v) => !sizes.includes(v.notes)), ...measured].sort(
+    (a, b) => a.notes - b.notes,
+  );
+  const results = {
+    ranAt: new Date().toISOString(),
+    mode: quick ? 'quick' : 'full',
+    machine: machine(),
+    peers: {
+      qmd: qmd ? `@tobilu/qmd ${qmd.version} (BM25 \`qmd search\`)` : null,
+      rg: rg ? rg.version : null,
+      miniSearch: 'minisearch (this repository’s version), default options',
+    },
+    notices,
+    vaults,
+  };
+  /** @type {[string, string][]} */
+  const files = [[`scale.json${suffix}`, `${formatJson(results)}\n`]];
+  files.push([`SCALE.md${suffix}`, renderScaleMarkdown(results)]);
+  for (const [name, svg] of Object.entries(scaleCharts(results))) files.push([`${name}${suffix}`, svg]);
+  for (const [name, text] of files) await writeFile(new URL(name, resultsDir), text);
+  return { results, written: files.map(([name]) => fileURLToPath(new URL(name, resultsDir))) };
+}
