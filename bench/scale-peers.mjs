@@ -177,7 +177,7 @@ async function load(url, pid, bodies, clients) {
   };
 }
 
-async function benchServe(cli, root, queries, reps) {
+async function benchServe(cli, root, queries, reps, now) {
   const { child, url, startMs } = await startServe(cli, root);
   try {
     const bodies = (n) =>
@@ -198,12 +198,28 @@ async function benchServe(cli, root, queries, reps) {
     const idleCpuMsPerSecond = (((await procCpuMs(child.pid)) - idleFrom) * 1000) / IDLE_MS;
     const one = await load(url, child.pid, bodies(reps.serial), 1);
     const eight = await load(url, child.pid, bodies(reps.parallel), 8);
+    // `mem recall` as a process while the server runs: it asks the server (fresh: the server looks
+    // at every note's mtime first), so both processes' CPU is counted.
+    /** @type {{ cliCpuMs: number[], wallMs: number[], serverCpuMs: number[] }} */
+    const served = { cliCpuMs: [], wallMs: [], serverCpuMs: [] };
+    for (const q of queries.slice(0, reps.processQueries)) {
+      const before = await procCpuMs(child.pid);
+      const r = await measureNode(cli, ['--vault', root, 'recall', q, '-k', '8', '--now', now, '--json'], {});
+      served.serverCpuMs.push((await procCpuMs(child.pid)) - before);
+      served.cliCpuMs.push(r.cpuMs);
+      served.wallMs.push(r.wallMs);
+    }
     const memory = await procRss(child.pid);
     return {
       startMs: round(startMs),
       fullAnswerMs: round(fullAnswerMs),
       idleCpuMsPerSecond: round(idleCpuMsPerSecond),
       memorySearch: { one, eight },
+      servedRecall: {
+        cliCpuMs: p(served.cliCpuMs),
+        serverCpuMs: p(served.serverCpuMs),
+        wallMs: p(served.wallMs),
+      },
       rssMiB: mib(memory.rssBytes),
       peakRssMiB: mib(memory.peakRssBytes),
     };
@@ -287,7 +303,13 @@ async function benchSize(total, { cli, qmd, rg, quick, log }) {
     const tools = [
       {
         name: 'mem',
-        run: (q) => measureNode(cli, ['--vault', root, 'recall', q, '-k', '8', '--now', now, '--json'], {}),
+        // --no-server: this row is a process that opens the vault itself.
+        run: (q) =>
+          measureNode(
+            cli,
+            ['--vault', root, '--no-server', 'recall', q, '-k', '8', '--now', now, '--json'],
+            {},
+          ),
       },
     ];
     if (qmd)
@@ -335,7 +357,7 @@ async function benchSize(total, { cli, qmd, rg, quick, log }) {
       `  in process: recall p50 ${round(median(recallCpu))} ms, MiniSearch p50 ${round(median(miniCpu), 3)} ms, compile p50 ${round(median(inproc.compile.map((c) => c.cpuMs)))} ms (${elapsed()})`,
     );
 
-    const serve = await benchServe(cli, root, queries, reps);
+    const serve = await benchServe(cli, root, queries, reps, now);
     log(
       `  mem serve: ready in ${serve.startMs} ms; /memory/search 1 client p50 ${serve.memorySearch.one.p50} ms, 8 clients p50 ${serve.memorySearch.eight.p50} ms (${elapsed()})`,
     );

@@ -66,6 +66,13 @@ function rows(vaults) {
         `${time(v.serve.startMs)} / ${time(v.serve.fullAnswerMs)}; ${time(v.serve.idleCpuMsPerSecond)}/s`,
     ],
     [
+      '`mem recall` process asking the running server: CPU p50 of the command + the server; wall p50',
+      (v) =>
+        v.serve.servedRecall
+          ? `${time(v.serve.servedRecall.cliCpuMs.p50)} + ${time(v.serve.servedRecall.serverCpuMs.p50)}; ${time(v.serve.servedRecall.wallMs.p50)}`
+          : '–',
+    ],
+    [
       '`/memory/search`, 1 client: p50 / p95 (server CPU per request)',
       (v) => `${p5095(v.serve.memorySearch.one)} (${time(v.serve.memorySearch.one.serverCpuMsPerRequest)})`,
     ],
