@@ -309,9 +309,10 @@ const PARTIAL_SETTLE_MS = 1000;
  * Reads a file an editor may be saving in place: a read between its truncate and its last write
  * sees the file empty or cut short, and lines appended after that read would land after the content
  * it is about to write back (twice, when that content already has them). Reads until two reads a
- * moment apart agree and the text is whole (not empty, ending with a line break); a text that is
- * not whole is taken only once it has stayed the same for PARTIAL_SETTLE_MS (a note a person
- * emptied). Throws CONFLICT when the file never settles.
+ * moment apart agree and the text is whole (not empty, ending with a line break), or, for a file
+ * that keeps changing, until a read is whole; a text that is not whole is taken only once it has
+ * stayed the same for PARTIAL_SETTLE_MS (a note a person emptied). Throws CONFLICT when nothing
+ * settles.
  */
 async function settledRead(abs: string, label: string): Promise<{ text: string; hash: string } | undefined> {
   let last = await readForWrite(abs);
@@ -319,12 +320,11 @@ async function settledRead(abs: string, label: string): Promise<{ text: string; 
   for (let i = 0; i < 60; i++) {
     await sleep(Math.min(2 + 3 * i, 50));
     const next = await readForWrite(abs);
-    if (next?.hash !== last?.hash) {
-      last = next;
-      since = Date.now();
-      continue;
-    }
-    if (isWhole(next) || Date.now() - since >= PARTIAL_SETTLE_MS) return next;
+    const same = next?.hash === last?.hash;
+    if (!same) since = Date.now();
+    if (isWhole(next) && (same || i >= 7)) return next;
+    if (same && Date.now() - since >= PARTIAL_SETTLE_MS) return next;
+    last = next;
   }
   throw conflict(label);
 }
