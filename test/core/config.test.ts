@@ -54,6 +54,7 @@ describe('mem.config.json', () => {
       companion: { commit: 'exchange' },
       limits: { maxNoteChars: 2_000_000, maxLineChars: 20_000, maxLinksPerNote: 5000 },
       allowPersonaEdits: false,
+      followOutsideSymlinks: false,
       speakers: {},
     });
     expect(defaultConfig().timezone).toBe(Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC');
