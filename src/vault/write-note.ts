@@ -3,6 +3,7 @@ import { link, lstat, mkdir, open, readFile, rename, unlink } from 'node:fs/prom
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { MemError } from '../core/errors.js';
+import { crashPoint } from './crash-point.js';
 
 export interface WriteOptions {
   /** sha256 hex the file must still have; `null`: the file must not exist; undefined: no check */
@@ -96,11 +97,13 @@ export async function writeAtomic(
     } finally {
       await handle.close();
     }
+    crashPoint();
 
     if (options.expectedHash === null) {
       // Creating: link() fails when the target appeared meanwhile, so this check has no window at all.
       try {
         await link(temp, abs);
+        crashPoint();
         await removeQuietly(temp);
         await syncFolder(dir);
         return;
@@ -113,6 +116,7 @@ export async function writeAtomic(
     if (options.expectedHash === undefined) {
       await rename(temp, abs);
       await syncFolder(dir);
+      crashPoint();
       return;
     }
     // Keep a second name for the file being replaced, so it can be re-checked after the rename: an
@@ -133,6 +137,7 @@ export async function writeAtomic(
         throw conflict(label);
       }
       await syncFolder(dir);
+      crashPoint();
     } finally {
       if (linked) await removeQuietly(displaced);
     }
