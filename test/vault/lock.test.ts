@@ -16,7 +16,13 @@ let dir: string;
 
 /** The child processes run plain Node, so the modules they need are built to JS first. */
 async function buildModules(out: string): Promise<void> {
-  for (const file of ['core/errors.ts', 'vault/cache-dir.ts', 'vault/lock.ts', 'vault/write-note.ts']) {
+  for (const file of [
+    'core/errors.ts',
+    'vault/cache-dir.ts',
+    'vault/lock.ts',
+    'vault/crash-point.ts',
+    'vault/write-note.ts',
+  ]) {
     const code = await readFile(join(src, file), 'utf8');
     const result = await transformWithOxc(code, file, { lang: 'ts' });
     const target = join(out, file.replace(/\.ts$/, '.js'));
