@@ -10,7 +10,7 @@ import { cleanupVaults, makeVault, REPO_ROOT } from '../helpers/make-vault.js';
 
 const SLOW = Boolean(process.env['MEM_SLOW']);
 const WRITERS = ['A', 'B', 'C', 'D'];
-const ENTRIES = SLOW ? 1000 : 50;
+const ENTRIES = SLOW ? 1000 : 25;
 const DAY = 'episodes/daily/2026-11-30.md';
 
 function runNode(args: string[]): Promise<{ code: number; stdout: string }> {
