@@ -192,6 +192,7 @@ export class Vault {
       else if (cached.status !== 'missing') options.onNotice?.(`mem: ${cached.reason}; rebuilding it`);
     }
     index.limits = config.limits;
+    index.followSymlinks = config.followOutsideSymlinks;
     const vault = new Vault(
       root,
       config,
@@ -303,6 +304,7 @@ export class Vault {
       this.watcher = watchVault(
         {
           root: this.root,
+          followSymlinks: this.config.followOutsideSymlinks,
           exclusive: (fn) => this.exclusive(fn),
           apply: (paths) => this.applyChanges(paths),
           pathsBelow: (dir) => [...this.index.notes.keys()].filter((path) => path.startsWith(`${dir}/`)),

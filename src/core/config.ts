@@ -211,6 +211,12 @@ export const configSchema = z.strictObject({
     }),
   }),
   allowPersonaEdits: z.boolean().default(false).describe('Whether reflect may change persona notes'),
+  followOutsideSymlinks: z
+    .boolean()
+    .default(false)
+    .describe(
+      'Read notes through symlinks, also ones that lead out of the vault (folders linked in on purpose); mem never writes through them outside the vault',
+    ),
   speakers: z
     .record(z.string(), z.string())
     .default(() => ({}))

@@ -127,6 +127,42 @@ async function syncIndex(repoRoot: string, paths: string[], commit: string): Pro
 }
 
 /**
+ * For the derived paths a person has staged a change to (the index differs from HEAD): the staged
+ * text and mode. mem's commit leaves HEAD's version plus mem's lines, so the index must get the
+ * staged text plus mem's lines back, or the person's staged change would be unstaged.
+ */
+async function stagedChanges(
+  repoRoot: string,
+  head: string | undefined,
+  derived: Map<string, DeriveContent>,
+): Promise<Map<string, { mode: string; text: string }>> {
+  const staged = new Map<string, { mode: string; text: string }>();
+  for (const path of derived.keys()) {
+    const entry = (await git(repoRoot, ['ls-files', '-s', '-z', '--', path])).split('\0')[0] ?? '';
+    const [mode, sha, stage] = (entry.split('\t')[0] ?? '').split(' ');
+    if (!mode || !sha || stage !== '0') continue;
+    const committed = head ? (await git(repoRoot, ['ls-tree', '-z', head, '--', path])).split('\t')[0] : '';
+    if (committed?.split(' ')[2] === sha) continue;
+    staged.set(path, { mode, text: await git(repoRoot, ['cat-file', 'blob', sha]) });
+  }
+  return staged;
+}
+
+/** Puts each person's staged text back into the index, with mem's lines added to it. */
+async function restageChanges(
+  repoRoot: string,
+  staged: Map<string, { mode: string; text: string }>,
+  derived: Map<string, DeriveContent>,
+): Promise<void> {
+  for (const [path, { mode, text }] of staged) {
+    const derive = derived.get(path);
+    if (!derive) continue;
+    const sha = (await git(repoRoot, ['hash-object', '-w', '--stdin'], { input: derive(text) })).trim();
+    await git(repoRoot, ['update-index', '--cacheinfo', `${mode},${sha},${path}`]);
+  }
+}
+
+/**
  * The paths as git must be given them: a file that exists by its name on disk (macOS may have stored
  * it NFD, and git on Linux compares bytes); a deleted one in both its NFC and NFD forms, so the
  * index entry goes whichever form it was committed in.
@@ -162,6 +198,7 @@ export async function commitPaths(
     const busy = await gitBusy(repoRoot);
     if (busy) return { committed: false, reason: busy };
     const head = await headCommit(repoRoot);
+    const staged = await stagedChanges(repoRoot, head, derived);
     const built = await buildCommit(repoRoot, unique, message, head, derived);
     if (!built) {
       // A process killed between moving HEAD and refreshing the index leaves these paths looking
@@ -186,6 +223,7 @@ export async function commitPaths(
     if (moved === undefined) continue;
     try {
       await syncIndex(repoRoot, unique, built.commit);
+      await restageChanges(repoRoot, staged, derived);
     } catch (error) {
       return {
         committed: true,

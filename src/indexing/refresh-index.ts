@@ -1,4 +1,4 @@
-import { lstat, readFile, realpath } from 'node:fs/promises';
+import { lstat, readFile, realpath, stat } from 'node:fs/promises';
 import { sep } from 'node:path';
 import type { Note } from '../core/types.js';
 import { parseNote } from '../vault/parse-note.js';
@@ -33,7 +33,7 @@ export async function refreshIndex(
   changed?: Set<string>,
   onProgress?: RefreshProgress,
 ): Promise<RefreshStats> {
-  const files = await readVault(root);
+  const files = await readVault(root, { followSymlinks: index.followSymlinks });
   const stats: RefreshStats = { added: 0, changed: 0, removed: 0, unchanged: 0, touched: 0 };
   const seen = new Set<string>();
   const toRead: VaultFile[] = [];
@@ -81,10 +81,11 @@ export async function refreshPaths(
     }
     // The file may be stored with NFD names (written on macOS); the index keys it by its NFC path.
     const abs = await findOnDisk(root, rel);
-    const info = await lstat(abs).catch(() => undefined);
+    const info = await (index.followSymlinks ? stat : lstat)(abs).catch(() => undefined);
     // lstat follows a symlinked folder on the way: a file reached through one may lie outside the
-    // vault, and readVault never lists it, so a watcher's event for it must not index it either.
-    if (info?.isFile() && (await insideVault(root, abs)))
+    // vault, and readVault never lists it, so a watcher's event for it must not index it either
+    // (unless the vault follows symlinks on purpose).
+    if (info?.isFile() && (index.followSymlinks || (await insideVault(root, abs))))
       toRead.push({ path: rel, abs, size: info.size, mtimeMs: info.mtimeMs });
     else if (index.remove(rel)) tally(stats, 'removed', rel, changed);
   }

@@ -18,6 +18,8 @@ export class VaultIndex {
   graph: LinkGraph;
   /** Bounds on the work one note may cost (the config's `limits`) */
   limits: IndexLimits = DEFAULT_LIMITS;
+  /** Index notes reached through symlinks, also from outside the vault (config `followOutsideSymlinks`) */
+  followSymlinks = false;
   /** Bumped by every change, so views derived from the whole vault know when to recompute */
   private version = 0;
   private readonly views = new Map<string, { version: number; value: unknown }>();

@@ -89,6 +89,9 @@ export function addUnderHeading(text: string, heading: string, line: string): st
     (code[end] || !isHeading(lines[end] ?? '') || levelOf(lines[end] ?? '') > level)
   )
     end++;
+  // A fact the section already states is not added again: a run that a crash cut off before it
+  // marked its episodes reflected is run again, and must not repeat the facts it did write.
+  if (lines.slice(at + 1, end).some((l, i) => !code[at + 1 + i] && l.trim() === line.trim())) return text;
   // Insert after the section's last non-blank line.
   let insert = end;
   while (insert > at + 1 && (lines[insert - 1] ?? '').trim() === '') insert--;

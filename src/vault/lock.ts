@@ -119,22 +119,32 @@ export async function withLock<T>(
   };
   await mkdir(dirname(lockPath), { recursive: true });
 
+  const started = Date.now();
+  const want = `${lockPath}.want`;
+  let wanting = false;
   for (let attempt = 0; ; attempt++) {
     holder.time = new Date().toISOString();
+    // A writer that has waited long claims the next turn; others step aside while its claim is fresh.
+    if (!wanting && (await otherWants(want, holder.token))) {
+      if (Date.now() >= deadline) throw lockedError(lockPath, await readHolder(lockPath), timeoutMs);
+      await sleep(WANT_POLL_MS * (0.5 + Math.random()));
+      continue;
+    }
     if (await tryCreate(lockPath, holder)) break;
+    if (Date.now() - started >= WANT_AFTER_MS) wanting = await claimTurn(want, holder);
     const found = await readHolder(lockPath);
     if (found === undefined) continue;
     if (isStale(found, staleMs) && (await breakStale(lockPath, found.raw, staleMs))) continue;
     if (Date.now() >= deadline) {
-      const who = found.holder
-        ? `pid ${found.holder.pid} on ${found.holder.host} since ${found.holder.time}`
-        : 'another process';
-      throw new MemError('LOCKED', `${lockPath} is held by ${who}; gave up after ${timeoutMs} ms`);
+      if (wanting) await unlinkIfOurs(want, holder.token);
+      throw lockedError(lockPath, found, timeoutMs);
     }
     // Locks are held for one small write, so short waits find them free soonest.
     const backoff = Math.min(5 * 2 ** Math.min(attempt, 3), 40);
     await sleep(backoff * (0.5 + Math.random()));
   }
+
+  if (wanting) await unlinkIfOurs(want, holder.token);
 
   // Heartbeat: a holder that is alive renews its time, so a long write (a big ingest, a slow disk)
   // is never taken for a crashed one and broken under it after staleMs.
@@ -152,6 +162,50 @@ export async function withLock<T>(
     const current = await readHolder(lockPath).catch(() => undefined);
     if (current?.holder?.token === holder.token) await unlink(lockPath).catch(() => undefined);
   }
+}
+
+function lockedError(lockPath: string, found: { holder?: Holder } | undefined, timeoutMs: number): MemError {
+  const who = found?.holder
+    ? `pid ${found.holder.pid} on ${found.holder.host} since ${found.holder.time}`
+    : 'another process';
+  return new MemError('LOCKED', `${lockPath} is held by ${who}; gave up after ${timeoutMs} ms`);
+}
+
+/**
+ * Past this much waiting, a writer claims the next turn. Without it the lock is not fair: a
+ * process writing in a loop takes it again within a millisecond of releasing it, while the
+ * others poll every few tens of ms, and one of four writers waited past the 10 s timeout.
+ */
+const WANT_AFTER_MS = 500;
+/** How often a writer that stepped aside looks again; a claim not renewed for WANT_STALE_MS lapses. */
+const WANT_POLL_MS = 10;
+const WANT_STALE_MS = 1000;
+
+/** Claims (or renews the claim to) the next turn; false when another waiter holds the claim. */
+async function claimTurn(want: string, holder: Holder): Promise<boolean> {
+  const found = await readHolder(want).catch(() => undefined);
+  if (found?.holder?.token === holder.token || found === undefined || isStale(found, WANT_STALE_MS)) {
+    if (found !== undefined && found.holder?.token !== holder.token)
+      await unlink(want).catch(() => undefined);
+    const claim = { ...holder, time: new Date().toISOString() };
+    if (found?.holder?.token === holder.token) {
+      await writeFile(want, JSON.stringify(claim)).catch(() => undefined);
+      return true;
+    }
+    return tryCreate(want, claim).catch(() => false);
+  }
+  return false;
+}
+
+/** Whether another waiter holds a fresh claim to the next turn. */
+async function otherWants(want: string, token: string): Promise<boolean> {
+  const found = await readHolder(want).catch(() => undefined);
+  return found !== undefined && found.holder?.token !== token && !isStale(found, WANT_STALE_MS);
+}
+
+async function unlinkIfOurs(path: string, token: string): Promise<void> {
+  const found = await readHolder(path).catch(() => undefined);
+  if (found?.holder?.token === token) await unlink(path).catch(() => undefined);
 }
 
 /** Rewrites the lock with a fresh time, while it is still ours. */

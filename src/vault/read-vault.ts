@@ -1,5 +1,5 @@
 import type { Dirent } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
+import { readdir, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isIgnoredName, isIgnoredPath } from './ignored-path.js';
 
@@ -17,12 +17,35 @@ export function isNotePath(relPath: string): boolean {
   return relPath.toLowerCase().endsWith('.md') && !isIgnoredPath(relPath);
 }
 
+export interface ReadVaultOptions {
+  /**
+   * Follow symlinks, also ones that lead out of the vault (config `followOutsideSymlinks`; default
+   * false). A folder reached twice (a loop, or two links to one folder) is listed once.
+   */
+  followSymlinks?: boolean;
+}
+
 /**
- * Lists every Markdown note below `root`, sorted by path. Symlinks are not followed: a link that
- * leads outside the vault must never become part of it, and links to a parent would loop.
+ * Lists every Markdown note below `root`, sorted by path. Symlinks are not followed unless asked:
+ * a link that leads outside the vault must not become part of it by accident, and links to a
+ * parent would loop.
  */
-export async function readVault(root: string): Promise<VaultFile[]> {
+export async function readVault(root: string, options: ReadVaultOptions = {}): Promise<VaultFile[]> {
   const files: VaultFile[] = [];
+  // Real paths of the folders walked, when symlinks are followed: a link back up is not walked again.
+  const walked = new Set<string>();
+  if (options.followSymlinks) walked.add(await realpath(root).catch(() => root));
+  async function walkLink(abs: string, rel: string): Promise<void> {
+    const info = await stat(abs).catch(() => undefined);
+    if (info?.isFile() && rel.toLowerCase().endsWith('.md')) {
+      files.push({ path: rel, abs, size: info.size, mtimeMs: info.mtimeMs });
+    } else if (info?.isDirectory()) {
+      const real = await realpath(abs).catch(() => undefined);
+      if (real === undefined || walked.has(real)) return;
+      walked.add(real);
+      await walk(abs, rel);
+    }
+  }
   async function walk(dir: string, rel: string): Promise<void> {
     let entries: Dirent[];
     try {
@@ -38,7 +61,9 @@ export async function readVault(root: string): Promise<VaultFile[]> {
       if (isIgnoredName(name)) continue;
       const abs = join(dir, entry.name);
       const childRel = rel === '' ? name : `${rel}/${name}`;
-      if (entry.isDirectory()) {
+      if (entry.isSymbolicLink()) {
+        if (options.followSymlinks) pending.push(walkLink(abs, childRel));
+      } else if (entry.isDirectory()) {
         pending.push(walk(abs, childRel));
       } else if (entry.isFile() && name.toLowerCase().endsWith('.md')) {
         pending.push(

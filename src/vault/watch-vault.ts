@@ -41,6 +41,8 @@ export interface VaultWatcher {
  */
 export interface WatchTarget {
   readonly root: string;
+  /** Watch and list through symlinks (config `followOutsideSymlinks`; default false) */
+  readonly followSymlinks?: boolean;
   /** Runs `fn` with no write, refresh or save of the target interleaved */
   exclusive<T>(fn: () => Promise<T>): Promise<T>;
   /** Re-reads these paths; says which notes appeared, changed or went, and whether any file was touched */
@@ -89,7 +91,7 @@ export async function watchVault(vault: WatchTarget, options: WatchVaultOptions 
   async function notesBelow(dirs: string[]): Promise<string[]> {
     const found = await Promise.all(
       dirs.map((dir) =>
-        readVault(join(vault.root, dir)).then(
+        readVault(join(vault.root, dir), { followSymlinks: vault.followSymlinks }).then(
           (files) => files.map((file) => `${dir}/${file.path}`),
           () => [],
         ),
@@ -150,7 +152,7 @@ export async function watchVault(vault: WatchTarget, options: WatchVaultOptions 
 
   const watcher = watch(vault.root, {
     ignoreInitial: true,
-    followSymlinks: false,
+    followSymlinks: vault.followSymlinks ?? false,
     // Editors write in several steps; wait until the size holds before reading.
     awaitWriteFinish: { stabilityThreshold: options.stableMs ?? 150, pollInterval: 50 },
     ignored: (path, stats) => {

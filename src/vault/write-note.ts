@@ -3,6 +3,7 @@ import { link, lstat, mkdir, open, readFile, rename, unlink } from 'node:fs/prom
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { MemError } from '../core/errors.js';
+import { crashPoint } from './crash-point.js';
 
 export interface WriteOptions {
   /** sha256 hex the file must still have; `null`: the file must not exist; undefined: no check */
@@ -96,11 +97,13 @@ export async function writeAtomic(
     } finally {
       await handle.close();
     }
+    crashPoint();
 
     if (options.expectedHash === null) {
       // Creating: link() fails when the target appeared meanwhile, so this check has no window at all.
       try {
         await link(temp, abs);
+        crashPoint();
         await removeQuietly(temp);
         await syncFolder(dir);
         return;
@@ -113,6 +116,7 @@ export async function writeAtomic(
     if (options.expectedHash === undefined) {
       await rename(temp, abs);
       await syncFolder(dir);
+      crashPoint();
       return;
     }
     // Keep a second name for the file being replaced, so it can be re-checked after the rename: an
@@ -133,6 +137,7 @@ export async function writeAtomic(
         throw conflict(label);
       }
       await syncFolder(dir);
+      crashPoint();
     } finally {
       if (linked) await removeQuietly(displaced);
     }
@@ -206,7 +211,16 @@ export async function appendVerified(
     // An editor saving an older copy does so soon after its last save; a file nobody else has
     // changed for QUIET_MS has no such save pending, and one read back is enough.
     const quiet = foreignAt === undefined || Date.now() - foreignAt > QUIET_MS;
-    const current = quiet ? await readForWrite(abs) : await settledRead(abs);
+    let current = quiet ? await readForWrite(abs) : undefined;
+    // A quiet file read empty or cut short is being saved right now after all.
+    if (!quiet || !isWhole(current)) {
+      try {
+        current = await settledRead(abs, label);
+      } catch (error) {
+        if (!(error instanceof MemError) || error.code !== 'CONFLICT') throw error;
+        continue;
+      }
+    }
     const addition = plan(current?.text);
     if (addition === undefined || addition === '') {
       if (current !== undefined && !changed) return { text: current.text, changed: false };
@@ -285,23 +299,39 @@ async function lastForeignChange(abs: string): Promise<number | undefined> {
   return own && own.key === statKey(info) ? own.foreignAt : info.mtimeMs;
 }
 
+/** A read an append can build on: not empty and ending with a line break (no save cut it short). */
+function isWhole(read: { text: string } | undefined): boolean {
+  return read === undefined || (read.text !== '' && read.text.endsWith('\n'));
+}
+
+/**
+ * How long an empty or cut-short file must stay so before an append trusts it: an in-place save
+ * truncates, then writes, and under load the two can be a hundred milliseconds apart or more.
+ */
+const PARTIAL_SETTLE_MS = 1000;
+
 /**
  * Reads a file an editor may be saving in place: a read between its truncate and its last write
  * sees the file empty or cut short, and lines appended after that read would land after the content
  * it is about to write back (twice, when that content already has them). Reads until two reads a
- * moment apart agree and the text is whole (not empty, ending with a line break), or gives up and
- * returns the last read.
+ * moment apart agree and the text is whole (not empty, ending with a line break), or, for a file
+ * that keeps changing, until a read is whole; a text that is not whole is taken only once it has
+ * stayed the same for PARTIAL_SETTLE_MS (a note a person emptied). Throws CONFLICT when nothing
+ * settles.
  */
-async function settledRead(abs: string): Promise<{ text: string; hash: string } | undefined> {
+async function settledRead(abs: string, label: string): Promise<{ text: string; hash: string } | undefined> {
   let last = await readForWrite(abs);
-  for (let i = 0; i < 8; i++) {
-    await sleep(2 + 3 * i);
+  let since = Date.now();
+  for (let i = 0; i < 60; i++) {
+    await sleep(Math.min(2 + 3 * i, 50));
     const next = await readForWrite(abs);
-    const whole = next !== undefined && next.text !== '' && /\n$/.test(next.text);
-    if (next?.hash === last?.hash && (whole || next === undefined)) return next;
+    const same = next?.hash === last?.hash;
+    if (!same) since = Date.now();
+    if (isWhole(next) && (same || i >= 7)) return next;
+    if (same && Date.now() - since >= PARTIAL_SETTLE_MS) return next;
     last = next;
   }
-  return last;
+  throw conflict(label);
 }
 
 /** Appends through O_APPEND, so the bytes go after whatever the file holds at that moment. */

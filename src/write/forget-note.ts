@@ -7,6 +7,7 @@ import { committedBlob, diff, history } from '../git/git-history.js';
 import { findVaultRepo, toRepoPath } from '../git/vault-git.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { isoWithOffset } from '../time/zoned-date.js';
+import { crashPoint } from '../vault/crash-point.js';
 import { setFrontmatterKeys } from '../vault/edit-frontmatter.js';
 import { withVaultLock } from '../vault/lock.js';
 import { resolveInVault } from '../vault/paths.js';
@@ -85,6 +86,7 @@ export async function forgetNote(
         );
       }
       await unlink(abs);
+      crashPoint();
       const commit = await commitWrite(root, config, [rel], `mem: forget --hard ${rel}`);
       return { path: rel, paths: [rel], rewritten: [], ...commit };
     });

@@ -3,6 +3,7 @@ import type { MemConfig } from '../core/config.js';
 import { MemError } from '../core/errors.js';
 import { commitWrite, type WriteCommit } from '../git/commit-write.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
+import { crashPoint } from '../vault/crash-point.js';
 import { noteNameProblem } from '../vault/link-name.js';
 import { withVaultLock } from '../vault/lock.js';
 import { parseNote } from '../vault/parse-note.js';
@@ -50,6 +51,11 @@ export async function checkNewNotePath(root: string, input: string): Promise<{ a
   const problem = noteNameProblem(basenameOf(rel));
   if (problem) throw new MemError('INVALID_PATH', `${rel}: ${problem}`);
   return { abs, rel };
+}
+
+/** A note's text without its frontmatter block. */
+function bodyOf(text: string): string {
+  return text.replace(/^\uFEFF?---\r?\n[\s\S]*?\r?\n---[ \t]*(\r?\n|$)/, '');
 }
 
 async function exists(abs: string): Promise<boolean> {
@@ -151,7 +157,9 @@ export async function moveNote(
   }
   if (target.rel === source.rel) throw new MemError('INVALID_INPUT', `${source.rel}: already at that path`);
   return withVaultLock(root, async () => {
-    if (await exists(target.abs)) {
+    // A folder (or anything unreadable) at the target reads as no text and is refused below.
+    const existing = await readForWrite(target.abs).catch(() => undefined);
+    if (existing === undefined && (await exists(target.abs))) {
       throw new MemError('EXISTS', `${target.rel} already exists; ${source.rel} was not moved`);
     }
     const move = {
@@ -169,22 +177,30 @@ export async function moveNote(
     const self = plans.find((plan) => plan.path === source.rel);
     if (!self) throw new MemError('NOT_FOUND', `${source.rel}: no such note in the vault`);
     if (options.transform) self.after = options.transform(self.after);
+    // A target already there is refused, unless it is this very move left half-done by a crash:
+    // the same note body (the frontmatter may differ, e.g. forget's `archived` time).
+    if (existing !== undefined && bodyOf(existing.text) !== bodyOf(self.after)) {
+      throw new MemError('EXISTS', `${target.rel} already exists; ${source.rel} was not moved`);
+    }
     await options.beforeWrite?.();
 
+    // The new file first, then the links to it, then the old file goes: a crash at any point
+    // leaves every link resolving (to the old note or the new one), and a re-run finishes the move.
     const done: Array<{ abs: string; text: string; written: string; created: boolean }> = [];
     try {
+      await writeAtomic(target.abs, self.after, { expectedHash: existing?.hash ?? null, label: target.rel });
+      done.push({ abs: target.abs, text: existing?.text ?? '', written: self.after, created: !existing });
       for (const plan of plans) {
         if (plan === self) continue;
         await writeAtomic(plan.abs, plan.after, { expectedHash: plan.before.hash, label: plan.path });
         done.push({ abs: plan.abs, text: plan.before.text, written: plan.after, created: false });
       }
-      await writeAtomic(target.abs, self.after, { expectedHash: null, label: target.rel });
-      done.push({ abs: target.abs, text: '', written: self.after, created: true });
       const now = await readForWrite(source.abs);
       if (now?.hash !== self.before.hash) {
         throw new MemError('CONFLICT', `${source.rel} changed on disk since it was read; nothing was moved`);
       }
       await unlink(source.abs);
+      crashPoint();
     } catch (error) {
       await rollBack(done);
       throw error;

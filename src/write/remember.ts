@@ -78,6 +78,33 @@ async function dailyTemplate(date: string): Promise<string> {
 }
 
 /**
+ * How long this process keeps checking that a line it appended is still in the note. An editor
+ * that read the note just before an append and saves its older copy after the append's confirming
+ * looks (~100 ms; longer under load) drops the line; the next append to that note puts it back.
+ */
+const RECHECK_MS = 10_000;
+
+/** Per note (absolute path): lines this process appended in the last RECHECK_MS, with when. */
+const recentLines = new Map<string, Array<{ line: string; at: number }>>();
+
+function recentOf(abs: string): Array<{ line: string; at: number }> {
+  const now = Date.now();
+  const kept = (recentLines.get(abs) ?? []).filter((r) => now - r.at < RECHECK_MS);
+  if (kept.length === 0) recentLines.delete(abs);
+  else recentLines.set(abs, kept);
+  return kept;
+}
+
+function noteRecent(abs: string, lines: string[]): void {
+  const at = Date.now();
+  const list = recentLines.get(abs) ?? [];
+  list.push(...lines.map((line) => ({ line, at })));
+  // Each append looks for every one of them in the note: a busy writer checks its last 200 only.
+  recentLines.set(abs, list.slice(-200));
+  if (recentLines.size > 100) recentLines.delete(recentLines.keys().next().value!);
+}
+
+/**
  * Appends entries to one day's episode note, creating it from the template. Runs under the vault's
  * write lock. The note is never rewritten: the entries are appended and read back, and appended
  * again when an editor's save dropped them, so neither a hand edit nor an entry is lost. Entries
@@ -93,12 +120,23 @@ export async function appendToDay(
   // The line each entry was written as: a retry keeps its id when it is still free.
   const written: Array<string | undefined> = entries.map(() => undefined);
   const skipped = new Set<number>();
+  // Lines of earlier appends that an editor's late save dropped: appended again, before the new ones.
+  const recent = recentOf(abs);
+  let restored: Array<{ line: string; at: number }> = [];
   const plan = (current: string | undefined): string | undefined => {
     const base = current ?? template;
     let text = base;
+    // Not into a missing note: a person who deleted the note meant it.
+    restored = current === undefined ? [] : recent.filter((r) => !holds(base, r.line));
+    for (const r of restored) {
+      // Another writer may have taken its block id meanwhile: then it gets the next free one.
+      const id = /\^([A-Za-z0-9-]+)$/.exec(r.line)?.[1];
+      if (id && hasBlockId(text, id)) r.line = r.line.replace(/\^[A-Za-z0-9-]+$/, `^${nextBlockId(text)}`);
+      text = appendLine(text, r.line);
+    }
     entries.forEach((entry, i) => {
       const line = written[i];
-      if (line !== undefined && text.includes(line)) return;
+      if (line !== undefined && holds(text, line)) return;
       if (line === undefined && entry.blockId && hasBlockId(text, entry.blockId)) {
         skipped.add(i);
         return;
@@ -112,12 +150,19 @@ export async function appendToDay(
     return text.slice(base.length);
   };
   const present = (text: string) =>
-    written.every((line, i) => skipped.has(i) || (line !== undefined && text.includes(line)));
+    restored.every((r) => holds(text, r.line)) &&
+    written.every((line, i) => skipped.has(i) || (line !== undefined && holds(text, line)));
   await withVaultLock(root, () => appendVerified(abs, plan, present, { label: rel }));
   const lines = written.filter((line, i): line is string => line !== undefined && !skipped.has(i));
+  noteRecent(abs, lines);
   const ids = lines.map((line) => /\^([A-Za-z0-9-]+)$/.exec(line)?.[1] ?? '');
   // What to commit: the committed note (or the template) plus these lines, never a hand edit.
   return { path: rel, ids, lines, derive: deriveDay(template, lines) };
+}
+
+/** Whether the note holds `line` (written with `\n`; a CRLF note holds it with `\r\n`). */
+function holds(text: string, line: string): boolean {
+  return text.includes(line) || (text.includes('\r\n') && text.replaceAll('\r\n', '\n').includes(line));
 }
 
 function hasBlockId(text: string, id: string): boolean {

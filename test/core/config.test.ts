@@ -57,6 +57,7 @@ describe('mem.config.json', () => {
       limits: { maxNoteChars: 2_000_000, maxLineChars: 20_000, maxLinksPerNote: 5000 },
       reflect: { maxTokensPerDay: 0, auto: { retrySeconds: 60 } },
       allowPersonaEdits: false,
+      followOutsideSymlinks: false,
       speakers: {},
     });
     expect(defaultConfig().timezone).toBe(Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC');

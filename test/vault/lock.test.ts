@@ -21,6 +21,7 @@ async function buildModules(out: string): Promise<void> {
     'core/vault-files.ts',
     'vault/cache-dir.ts',
     'vault/lock.ts',
+    'vault/crash-point.ts',
     'vault/write-note.ts',
   ]) {
     const code = await readFile(join(src, file), 'utf8');

@@ -59,14 +59,8 @@ describe.each(['inplace', 'rename'])('remember beside an editor that saves %s', 
     );
     expect(lost).toEqual([]);
     const ids = lines.flatMap((l) => /\^(e\d+)$/.exec(l)?.[1] ?? []);
-    if (mode === 'rename') {
-      expect(entries.length).toBe(ENTRIES);
-      expect(new Set(ids).size).toBe(ids.length);
-    } else {
-      // An in-place save is not atomic: a read that lands inside one sees the note cut short, so
-      // now and then an entry is appended again (or an id reused). Rare, and nothing is lost.
-      expect(entries.length - ENTRIES).toBeLessThanOrEqual(Math.ceil(ENTRIES / 16));
-    }
+    expect(entries.length).toBe(ENTRIES);
+    expect(new Set(ids).size).toBe(ids.length);
     const handLost = Array.from({ length: edits }, (_, i) => `H hand ${i}`).filter((l) => !lines.includes(l));
     expect(handLost).toEqual([]);
     // Every line is an entry, a hand edit, the heading or blank: none is corrupted.
