@@ -29,8 +29,20 @@ function expectOffsetsExact(note: Note, text: string): void {
   for (const link of note.links) expect(text.slice(link.start, link.end)).toBe(link.raw);
   // Heading text joins the lines of a setext heading with spaces.
   const flat = (s: string) => s.replace(/\s+/g, ' ');
-  for (const heading of note.headings)
-    expect(flat(text.slice(heading.start, heading.end))).toContain(flat(heading.text));
+  for (const heading of note.headings) {
+    const raw = flat(text.slice(heading.start, heading.end));
+    // A %%comment%% inside a heading is left out of its text: then the text is what remains of the raw.
+    if (text.includes('%%'))
+      expect(isSubsequence(flat(heading.text), raw), `${heading.text} in ${raw}`).toBe(true);
+    else expect(raw).toContain(flat(heading.text));
+  }
+}
+
+function isSubsequence(part: string, whole: string): boolean {
+  const wanted = Array.from(part);
+  let i = 0;
+  for (const ch of whole) if (ch === wanted[i]) i++;
+  return i === wanted.length;
 }
 
 describe('parseNote golden fixtures', () => {
