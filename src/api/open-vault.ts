@@ -29,9 +29,8 @@ import { type AppliedRange, chooseRange } from '../recall/choose-range.js';
 import { type RecallHit, type RecallOptions, recall } from '../recall/recall.js';
 import { createEmbedder } from '../reflect/embedder.js';
 import { createLlm, hasModel, type Llm, type LlmOptions } from '../reflect/llm.js';
-import { type ReflectOptions, type ReflectResult, reflect } from '../reflect/reflect.js';
-import { reflectOffline } from '../reflect/reflect-offline.js';
-import { type RollupOptions, type RollupResult, rollup } from '../reflect/rollup.js';
+import type { ReflectOptions, ReflectResult } from '../reflect/reflect.js';
+import type { RollupOptions, RollupResult } from '../reflect/rollup.js';
 import { ensureCacheDir } from '../vault/cache-dir.js';
 import { notePath } from '../vault/paths.js';
 import {
@@ -659,6 +658,9 @@ export class Vault {
           'USAGE',
           'a review branch holds a model run; with no model configured the offline rules commit on your branch (run without --review)',
         );
+      // Reflection's modules (its operation schemas, prompts, rollups) load when a run starts,
+      // not with every recall: building their schemas cost each command about 15 ms.
+      const { reflectOffline } = await import('../reflect/reflect-offline.js');
       const result = await reflectOffline(this.root, this.config, this.index, {
         ...options,
         commitmentsOnly: options.commitments,
@@ -667,6 +669,7 @@ export class Vault {
       return result;
     }
     const llm = options.llm ?? createLlm(this.config, options.env ?? process.env, options.llmOptions);
+    const { reflect } = await import('../reflect/reflect.js');
     const result = await reflect(this.root, this.config, this.index, llm, options);
     if (!options.dryRun) await this.refreshPaths(result.files);
     return result;
@@ -695,6 +698,7 @@ export class Vault {
         if (!(error instanceof MemError && error.code === 'LLM')) throw error;
       }
     }
+    const { rollup } = await import('../reflect/rollup.js');
     return rollup(this.root, this.config, this.index, llm, options, async (paths) => {
       await this.refreshPaths(paths);
     });

@@ -1,4 +1,3 @@
-import { request } from 'node:http';
 import type { Command } from 'commander';
 import { findVault } from '../core/find-vault.js';
 import { readServeRecord } from '../core/serve-record.js';
@@ -9,7 +8,9 @@ import type { CliIO } from './io.js';
 /** Longer than any read takes on a warm server; past it the command opens the vault itself. */
 const ASK_TIMEOUT_MS = 5000;
 
-function post(url: string, body: unknown, token: string | undefined): Promise<unknown> {
+async function post(url: string, body: unknown, token: string | undefined): Promise<unknown> {
+  // Loaded only when there is a server to ask: a command that opens the vault itself never pays for it.
+  const { request } = await import('node:http');
   return new Promise((resolve, reject) => {
     const data = Buffer.from(JSON.stringify(body));
     const req = request(

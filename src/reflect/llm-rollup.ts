@@ -40,10 +40,16 @@ export const rollupAnswerSchema = z.object({
   capsule: line(300).describe('the period in one line, read first by the next level'),
 });
 
-const ANSWER_SCHEMA = (() => {
-  const { $schema: _, ...schema } = z.toJSONSchema(rollupAnswerSchema, { io: 'input' });
-  return JSON.stringify(schema);
-})();
+let shownSchema: string | undefined;
+
+/** The JSON Schema shown to the model, built on first use: at load it would cost every command about 7 ms. */
+function answerSchema(): string {
+  if (shownSchema === undefined) {
+    const { $schema: _, ...schema } = z.toJSONSchema(rollupAnswerSchema, { io: 'input' });
+    shownSchema = JSON.stringify(schema);
+  }
+  return shownSchema;
+}
 
 /** A fence longer than any backtick run in `text`, so the text cannot close it and speak as instructions. */
 function fenced(text: string): string {
@@ -76,7 +82,7 @@ export async function buildRollupPrompt(root: string, input: RollupInput): Promi
     .replaceAll('{{period}}', input.period)
     .replaceAll('{{from}}', input.days.from)
     .replaceAll('{{to}}', input.days.to)
-    .replace('{{schema}}', () => ANSWER_SCHEMA)
+    .replace('{{schema}}', () => answerSchema())
     .replace('{{capsules}}', () => (capsules.length > 0 ? capsules.join('\n') : '(none: built from days)'))
     .replace('{{summaries}}', () => (summaries.length > 0 ? summaries.join('\n\n') : '(none)'))
     .replace('{{entries}}', () => fenced(entries.join('\n')));
