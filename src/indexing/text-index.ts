@@ -1,6 +1,7 @@
 import MiniSearch, { type AsPlainObject, type Options, type SearchResult } from 'minisearch';
 import { MemError } from '../core/errors.js';
 import type { Layer, Note, Section } from '../core/types.js';
+import { MONTH_NAMES } from '../time/number-words.js';
 import { boundQueryText, boundTerms, QUERY_LIMITS } from './query-limits.js';
 import { memoizeTerms } from './term-memo.js';
 import {
@@ -323,25 +324,10 @@ function sectionDocuments(note: Note): SectionDocument[] {
   return [...byId.values()];
 }
 
-const MONTHS = [
-  'January',
-  'February',
-  'March',
-  'April',
-  'May',
-  'June',
-  'July',
-  'August',
-  'September',
-  'October',
-  'November',
-  'December',
-];
-
 /** `2023-05-08` → `2023-05-08 8 May 2023`: the day as written in a note and as people say it. */
 export function dateWords(date: string): string {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
-  const month = m ? MONTHS[Number(m[2]) - 1] : undefined;
+  const month = m ? MONTH_NAMES[Number(m[2]) - 1] : undefined;
   return m && month ? `${date} ${Number(m[3])} ${month} ${m[1]}` : date;
 }
 

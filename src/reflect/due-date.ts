@@ -4,6 +4,7 @@
 // time/calendar-day.ts's; the entry's day is already a day in the vault's time zone.
 
 import { type Day, dayFromYmd, formatDay, mondayOf, parseDay } from '../time/calendar-day.js';
+import { CN_WEEKDAYS, chineseNumber, EN_WEEKDAYS, englishNumber, monthNumber } from '../time/number-words.js';
 
 export interface DueDate {
   /** `YYYY-MM-DD` */
@@ -12,26 +13,7 @@ export interface DueDate {
   words: string;
 }
 
-const CN_WEEKDAYS: Record<string, number> = { 一: 1, 二: 2, 三: 3, 四: 4, 五: 5, 六: 6, 日: 7, 天: 7 };
-const EN_WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
-const EN_MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
-const CN_NUMBERS: Record<string, number> = {
-  一: 1,
-  两: 2,
-  二: 2,
-  三: 3,
-  四: 4,
-  五: 5,
-  六: 6,
-  七: 7,
-  八: 8,
-  九: 9,
-  十: 10,
-};
-const EN_NUMBERS: Record<string, number> = { a: 1, an: 1, one: 1, two: 2, three: 3, four: 4, five: 5 };
-
-const count = (text: string): number =>
-  /^\d+$/.test(text) ? Number(text) : (CN_NUMBERS[text] ?? EN_NUMBERS[text.toLowerCase()] ?? 0);
+const count = (text: string): number => chineseNumber(text) ?? englishNumber(text) ?? 0;
 
 /** The first `weekday` on or after `from`. */
 const onOrAfter = (from: Day, weekday: number): Day => from.add({ days: (weekday - from.dayOfWeek + 7) % 7 });
@@ -82,11 +64,11 @@ const RULES: Rule[] = [
   [/\b(?:by |at )?the end of the month\b/i, (_, d) => d.with({ day: d.daysInMonth })],
   [
     /\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? (\d{1,2})(?:st|nd|rd|th)?\b/i,
-    (m, d) => nextDate(d, EN_MONTHS.indexOf((m[1] ?? '').toLowerCase()) + 1, Number(m[2])),
+    (m, d) => nextDate(d, monthNumber(m[1] ?? '') ?? 0, Number(m[2])),
   ],
   [
     /\b(\d{1,2})(?:st|nd|rd|th)? (?:of )?(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b/i,
-    (m, d) => nextDate(d, EN_MONTHS.indexOf((m[2] ?? '').toLowerCase()) + 1, Number(m[1])),
+    (m, d) => nextDate(d, monthNumber(m[2] ?? '') ?? 0, Number(m[1])),
   ],
 ];
 

@@ -4,6 +4,7 @@
 
 import { importanceOf } from '../recall/rank.js';
 import { periodDays } from '../time/calendar-day.js';
+import { MONTH_NAMES } from '../time/number-words.js';
 import type { RollupLevel } from '../time/rollup-period.js';
 import type { RollupEntry, RollupInput } from './rollup-input.js';
 
@@ -24,27 +25,13 @@ const QUOTE_CHARS = 220;
 const SUBSTANTIAL_CHARS = 80;
 
 const WIKI_LINK = /\[\[([^\]|#]+)(?:[#|][^\]]*)?\]\]/g;
-const MONTHS = [
-  'January',
-  'February',
-  'March',
-  'April',
-  'May',
-  'June',
-  'July',
-  'August',
-  'September',
-  'October',
-  'November',
-  'December',
-];
 
 /** `Week 47, 2026`, `November 2026`, `2026 Q4`, `2026` */
 export function rollupTitle(period: string): string {
   const week = /^(\d{4})-W(\d{2})$/.exec(period);
   if (week) return `Week ${Number(week[2])}, ${week[1]}`;
   const month = /^(\d{4})-(\d{2})$/.exec(period);
-  if (month) return `${MONTHS[Number(month[2]) - 1]} ${month[1]}`;
+  if (month) return `${MONTH_NAMES[Number(month[2]) - 1]} ${month[1]}`;
   const quarter = /^(\d{4})-(Q[1-4])$/.exec(period);
   return quarter ? `${quarter[1]} ${quarter[2]}` : period;
 }

@@ -1,4 +1,5 @@
 import { type Day, dayFromYmd, formatDay, isBefore, mondayOf, monthDays, yearDays } from './calendar-day.js';
+import { CN_WEEKDAYS, chineseNumber, EN_WEEKDAYS, englishNumber, monthNumber } from './number-words.js';
 import { zonedDate } from './zoned-date.js';
 
 /** A span of calendar days that a message asks about. */
@@ -78,81 +79,11 @@ const explicitDate = (today: Day, y: number | undefined, m: number, d: number): 
   return undefined;
 };
 
-const CN_DIGITS: Record<string, number> = {
-  零: 0,
-  一: 1,
-  二: 2,
-  两: 2,
-  三: 3,
-  四: 4,
-  五: 5,
-  六: 6,
-  七: 7,
-  八: 8,
-  九: 9,
-};
-
-/** `3`, `三`, `十二`, `二十一`; undefined for anything else (几 is vague on purpose). */
-function chineseNumber(text: string): number | undefined {
-  if (/^\d+$/.test(text)) return Number(text);
-  const ten = text.indexOf('十');
-  if (ten === -1) return text.length === 1 ? CN_DIGITS[text] : undefined;
-  if (ten !== text.lastIndexOf('十') || text.length > 3) return undefined;
-  const tens = ten === 0 ? 1 : CN_DIGITS[text.slice(0, ten)];
-  const ones = ten === text.length - 1 ? 0 : CN_DIGITS[text.slice(ten + 1)];
-  return tens === undefined || ones === undefined ? undefined : tens * 10 + ones;
-}
-
-const EN_NUMBERS: Record<string, number> = {
-  a: 1,
-  an: 1,
-  one: 1,
-  two: 2,
-  three: 3,
-  four: 4,
-  five: 5,
-  six: 6,
-  seven: 7,
-  eight: 8,
-  nine: 9,
-  ten: 10,
-  eleven: 11,
-  twelve: 12,
-};
-
-const englishNumber = (text: string): number | undefined =>
-  /^\d+$/.test(text) ? Number(text) : EN_NUMBERS[text.toLowerCase()];
-
 /** `2025年`, `今年`, `去年`, `前年` before a month and day; undefined when no year was written. */
 const chineseYear = (text: string | undefined, today: Day): number | undefined => {
   if (text === undefined) return undefined;
   const current = today.year;
   return text === '今' ? current : text === '去' ? current - 1 : text === '前' ? current - 2 : Number(text);
-};
-
-const CN_WEEKDAYS: Record<string, number> = { 一: 1, 二: 2, 三: 3, 四: 4, 五: 5, 六: 6, 日: 7, 天: 7 };
-
-const EN_WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
-
-const EN_MONTHS: Record<string, number> = {
-  jan: 1,
-  feb: 2,
-  mar: 3,
-  apr: 4,
-  may: 5,
-  jun: 6,
-  jul: 7,
-  aug: 8,
-  sep: 9,
-  sept: 9,
-  oct: 10,
-  nov: 11,
-  dec: 12,
-};
-
-const monthNumber = (name: string): number | undefined => {
-  const lower = name.toLowerCase();
-  return EN_MONTHS[lower.startsWith('sept') ? 'sept' : lower.slice(0, 3)];
 };
 
 /** Month names that are also everyday words: "you may 2 of them", "march 3 miles". */
