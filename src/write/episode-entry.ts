@@ -24,7 +24,10 @@ export function renderEntry(entry: EntryInput): string {
     .split(/\n\s*\n*/)
     .map((line) => line.trim())
     .filter((line) => line !== '')
-    .join('\n  ');
+    .join('\n  ')
+    // `%%` would open an Obsidian comment that hides the rest of the day's note, from Obsidian and
+    // from every output of mem; a backslash before each `%` that a `%` follows keeps them literal.
+    .replace(/%(?=%)/g, '%\\');
   // The speaker goes first, where the parser reads it; an event or note says so after it.
   const name = entry.speaker ? cleanSpeaker(entry.speaker) : '';
   const kind = entry.kind === 'event' || entry.kind === 'note' ? `(${entry.kind}) ` : '';
