@@ -5,11 +5,16 @@ import { fileURLToPath } from 'node:url';
 import { summarize } from './stats.mjs';
 
 const CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
-const START_TIMEOUT_MS = 180_000;
+// Long enough for a 100k-note vault's first open (the scale benchmark starts one too).
+const START_TIMEOUT_MS = 600_000;
 
-/** Starts `mem serve --port 0` on the vault; resolves with the child and its URL once it listens. */
-export function startServer(root) {
-  const child = spawn(process.execPath, [CLI, '--vault', root, 'serve', '--port', '0'], {
+/**
+ * Starts `mem serve --port 0` on the vault; resolves with the child, its URL and the wall time it
+ * took to listen. `cli` is the `mem` script to run (default: the built one).
+ */
+export function startServer(root, cli = CLI) {
+  const started = performance.now();
+  const child = spawn(process.execPath, [cli, '--vault', root, 'serve', '--port', '0'], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
@@ -27,7 +32,7 @@ export function startServer(root) {
       const url = /serving .* on (http:\/\/\S+)/.exec(stdout)?.[1];
       if (url) {
         clearTimeout(timer);
-        resolve({ child, url });
+        resolve({ child, url, startMs: performance.now() - started });
       }
     });
     child.on('exit', (code) => {
@@ -39,7 +44,7 @@ export function startServer(root) {
 
 export function stopServer(child) {
   return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve(undefined);
+    if (child.exitCode !== null || child.signalCode !== null) return resolve(undefined);
     const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
     child.once('exit', () => {
       clearTimeout(timer);

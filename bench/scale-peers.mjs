@@ -3,13 +3,14 @@
 // and every ratio is the median of paired runs: mem and the peer one after the other on the same
 // input, the order alternating. Peers: qmd (BM25 `qmd search`, installed by bench/peers/install.sh),
 // ripgrep (if on PATH) and plain MiniSearch. A missing peer is skipped with a notice.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, platform, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { formatJson } from './format-json.mjs';
+import { startServer, stopServer } from './http-latency.mjs';
 import { measureNative, measureNode } from './measure-process.mjs';
 import { findQmd, findRipgrep, memCli } from './peers.mjs';
 import { makeMessages, makeQueries } from './queries.mjs';
@@ -76,49 +77,6 @@ export function grepTerms(query) {
     .filter((t) => t.length > 0);
 }
 
-/** `mem serve` on the vault; resolves once it names its URL, with the time that took. */
-function startServe(cli, root) {
-  const started = performance.now();
-  const child = spawn(process.execPath, [cli, '--vault', root, 'serve', '--port', '0'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  return new Promise((resolve, reject) => {
-    let stdout = '';
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`mem serve did not start in ${START_TIMEOUT_MS} ms: ${stderr}`));
-    }, START_TIMEOUT_MS);
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-      const url = / on (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)?.[1];
-      if (url) {
-        clearTimeout(timer);
-        resolve({ child, url, startMs: performance.now() - started });
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`mem serve exited with ${code}: ${stderr}`));
-    });
-  });
-}
-
-function stopServe(child) {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve(undefined);
-    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve(undefined);
-    });
-    child.kill('SIGTERM');
-  });
-}
-
 let clockTicks = 0;
 /** CPU time (ms) a running process has used so far, from /proc (Linux). */
 async function procCpuMs(pid) {
@@ -178,7 +136,7 @@ async function load(url, pid, bodies, clients) {
 }
 
 async function benchServe(cli, root, queries, reps, now) {
-  const { child, url, startMs } = await startServe(cli, root);
+  const { child, url, startMs } = await startServer(root, cli);
   try {
     const bodies = (n) =>
       Array.from({ length: n }, (_, i) => ({ query: queries[i % queries.length], limit: 8 }));
@@ -224,7 +182,7 @@ async function benchServe(cli, root, queries, reps, now) {
       peakRssMiB: mib(memory.peakRssBytes),
     };
   } finally {
-    await stopServe(child);
+    await stopServer(child);
   }
 }
 
