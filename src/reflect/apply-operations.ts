@@ -12,6 +12,7 @@ import { MemError } from '../core/errors.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { rollupPath } from '../time/rollup-period.js';
 import { dayOf, isoWithOffset } from '../time/zoned-date.js';
+import { escapeComments } from '../vault/comments.js';
 import { setFrontmatterKeys } from '../vault/edit-frontmatter.js';
 import { findFrontmatter } from '../vault/parse-markdown.js';
 import { findOnDisk } from '../vault/paths.js';
@@ -29,11 +30,13 @@ export interface FileChange {
 /** An operation that cannot apply to the note as it now is (a line to replace was edited away). */
 class Skip extends Error {}
 
-const clean = (value: string) => redactSecrets(value).text;
+/** Model text as it is written into a note: secrets redacted, `%%` kept from opening a comment. */
+const clean = (value: string) => escapeComments(redactSecrets(value).text);
 
 function newNote(frontmatter: Record<string, unknown>, title: string, body: string): string {
+  // Frontmatter is literal (no comments there): only the redaction applies.
   const data = Object.fromEntries(
-    Object.entries({ ...frontmatter, title: clean(title) }).filter(([, v]) => v !== undefined),
+    Object.entries({ ...frontmatter, title: redactSecrets(title).text }).filter(([, v]) => v !== undefined),
   );
   return `---\n${stringify(data).trimEnd()}\n---\n# ${clean(title)}\n\n${clean(body).trim()}\n`;
 }

@@ -8,7 +8,7 @@ import * as z from 'zod/v4';
 import { MemError } from '../core/errors.js';
 import { issuePath, issuePhrase } from '../core/schema-issues.js';
 import { TEMPLATES_DIR } from '../core/templates-dir.js';
-import { withoutComments } from '../vault/comments.js';
+import { escapeComments, withoutComments } from '../vault/comments.js';
 import { findOnDisk } from '../vault/paths.js';
 import { redactSecrets } from '../write/redact.js';
 import type { RollupText } from './extractive-rollup.js';
@@ -118,7 +118,7 @@ export async function llmRollup(root: string, input: RollupInput, llm: Llm): Pro
   const dropped: string[] = [];
   const keep = (items: string[]) =>
     items
-      .map((item) => redactSecrets(item).text)
+      .map((item) => escapeComments(redactSecrets(item).text))
       .filter((item) => {
         const unknown = [...item.matchAll(/\[\[[^\]]*\]\]/g)].filter(
           // Links to people and places are welcome; only citations of days, entries and parts are checked.
@@ -129,7 +129,7 @@ export async function llmRollup(root: string, input: RollupInput, llm: Llm): Pro
       })
       .map((item) => `- ${item.replace(/^[-*]\s+/, '')}`);
   const answer = parsed.data;
-  const capsule = redactSecrets(answer.capsule).text;
+  const capsule = escapeComments(redactSecrets(answer.capsule).text);
   const section = (heading: string, items: string[]) => {
     const kept = keep(items);
     return kept.length > 0 ? [`## ${heading}`, '', ...kept, ''] : [];

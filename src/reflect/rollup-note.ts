@@ -3,6 +3,7 @@
 // longer matches it was edited (or written by hand) and is never regenerated over.
 
 import { stringify } from 'yaml';
+import { escapeComments } from '../vault/comments.js';
 import { hashText } from '../vault/write-note.js';
 import type { RollupText } from './extractive-rollup.js';
 
@@ -33,7 +34,7 @@ export function rollupNote(meta: RollupMeta, text: RollupText): string {
     generator: meta.generator,
     sources: meta.sources,
   }).trimEnd();
-  const unstamped = `---\n${frontmatter}\n---\n# ${text.title}\n\n${text.body.trim()}\n`;
+  const unstamped = `---\n${frontmatter}\n---\n# ${escapeComments(text.title)}\n\n${text.body.trim()}\n`;
   const head = `---\n${frontmatter}\n`;
   return `${head}${HASH_KEY}: ${stamp(unstamped)}\n${unstamped.slice(head.length)}`;
 }

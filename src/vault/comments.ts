@@ -45,6 +45,23 @@ export function visibleText(text: string, hidden: readonly Span[], from = 0, to 
 }
 
 /**
+ * `text` as it must be written for Obsidian to show it whole: every `%%` outside code becomes
+ * `%\%`, which opens no comment (inside code `%%` is literal already and stays). What mem writes
+ * from a person's message or a model's answer goes through here, so one `%%` in it cannot hide the
+ * rest of the note.
+ */
+export function escapeComments(text: string): string {
+  if (!text.includes('%%')) return text;
+  let out = '';
+  let pos = 0;
+  for (const [start, end] of [...codeSpans(parseMarkdown(text)), [text.length, text.length] as Span]) {
+    out += text.slice(pos, start).replace(/%(?=%)/g, '%\\') + text.slice(start, end);
+    pos = end;
+  }
+  return out;
+}
+
+/**
  * A whole note's text without its comments, for outputs that show a note as written (a prompt to
  * a model): `%%` inside code or frontmatter is literal and stays.
  */

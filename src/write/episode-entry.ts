@@ -1,3 +1,5 @@
+import { escapeComments } from '../vault/comments.js';
+
 /** How one episode entry is written: `- 09:14 **Rain:** text ^e7` (chat) or `- 21:30 (event) text ^e8`. */
 export type EntryKind = 'chat' | 'event' | 'note';
 
@@ -13,21 +15,20 @@ export interface EntryInput {
 
 /** Speaker names end up between `**` and `:**`; keep them to one plain line. */
 function cleanSpeaker(speaker: string): string {
-  return speaker.replace(/[*\r\n:]+/g, ' ').trim();
+  return escapeComments(speaker.replace(/[*\r\n:]+/g, ' ').trim());
 }
 
 export function renderEntry(entry: EntryInput): string {
   // A list item continues on indented lines; a blank line would end it, so paragraphs fold into one item.
-  const body = entry.text
-    .replace(/\r\n?/g, '\n')
-    .trim()
-    .split(/\n\s*\n*/)
-    .map((line) => line.trim())
-    .filter((line) => line !== '')
-    .join('\n  ')
-    // `%%` would open an Obsidian comment that hides the rest of the day's note, from Obsidian and
-    // from every output of mem; a backslash before each `%` that a `%` follows keeps them literal.
-    .replace(/%(?=%)/g, '%\\');
+  const body = escapeComments(
+    entry.text
+      .replace(/\r\n?/g, '\n')
+      .trim()
+      .split(/\n\s*\n*/)
+      .map((line) => line.trim())
+      .filter((line) => line !== '')
+      .join('\n  '),
+  );
   // The speaker goes first, where the parser reads it; an event or note says so after it.
   const name = entry.speaker ? cleanSpeaker(entry.speaker) : '';
   const kind = entry.kind === 'event' || entry.kind === 'note' ? `(${entry.kind}) ` : '';
