@@ -1,8 +1,8 @@
 import { type Dirent, readdirSync, realpathSync, type Stats, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { isIgnoredName, isIgnoredPath } from './ignored-path.js';
+import { isIgnoredName, isIgnoredPath } from '../core/ignored-path.js';
 
-export { isIgnoredPath } from './ignored-path.js';
+export { isIgnoredPath } from '../core/ignored-path.js';
 
 export interface VaultFile {
   /** Vault-relative POSIX path, NFC-normalised */

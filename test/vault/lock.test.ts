@@ -19,6 +19,7 @@ async function buildModules(out: string): Promise<void> {
   for (const file of [
     'core/errors.ts',
     'core/vault-files.ts',
+    'core/lock.ts',
     'vault/cache-dir.ts',
     'vault/lock.ts',
     'vault/crash-point.ts',
