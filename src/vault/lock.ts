@@ -1,6 +1,6 @@
 import { join } from 'node:path';
+import { cacheDir, ensureCacheDir } from '../core/cache-dir.js';
 import { type LockOptions, withLock } from '../core/lock.js';
-import { cacheDir, ensureCacheDir } from './cache-dir.js';
 
 export { type LockOptions, withLock } from '../core/lock.js';
 

@@ -20,7 +20,7 @@ async function buildModules(out: string): Promise<void> {
     'core/errors.ts',
     'core/vault-files.ts',
     'core/lock.ts',
-    'vault/cache-dir.ts',
+    'core/cache-dir.ts',
     'vault/lock.ts',
     'vault/crash-point.ts',
     'vault/write-note.ts',
