@@ -41,8 +41,10 @@ export async function httpJson(
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
         response.on('error', reject);
         response.on('end', () => {
-          // 401: the port is someone else's now (a daemon that died and a process that took its port).
-          if (response.statusCode === 401) return reject(new Stale('HTTP 401'));
+          // 401: the port is someone else's now (a daemon that died and a process that took its port);
+          // 410: a daemon that stops (the vault's config changed since it opened the vault).
+          if (response.statusCode === 401 || response.statusCode === 410)
+            return reject(new Stale(`HTTP ${response.statusCode}`));
           if (response.statusCode !== 200) return reject(new Error(`HTTP ${response.statusCode}`));
           try {
             resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));

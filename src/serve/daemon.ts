@@ -10,7 +10,7 @@ import { CONFIG_FILE } from '../core/vault-files.js';
 import { VERSION } from '../core/version.js';
 import type { Vault } from '../index.js';
 import { serveHttp } from './http.js';
-import type { Route } from './routes.js';
+import { HttpError, type Route } from './routes.js';
 import { singleVault, type VaultSource } from './vault-pool.js';
 
 export interface DaemonOptions {
@@ -23,10 +23,29 @@ export interface DaemonOptions {
   onError?: (error: unknown) => void;
   /** Called once the daemon listens and its record is written, with its URL */
   onReady?: (url: string) => void;
+  /**
+   * `mem.config.json` as it was before the vault opened (see configStamp): a request that finds it
+   * changed is refused with 410 and the daemon stops, so no answer comes from settings the vault
+   * no longer has (the command starts a new daemon).
+   */
+  configStamp: string;
+}
+
+/** Size, mtime and inode of `mem.config.json`: any edit or replacement changes it. */
+export async function configStamp(root: string): Promise<string> {
+  const info = await stat(join(root, CONFIG_FILE)).catch(() => undefined);
+  return info ? `${info.size}:${info.mtimeMs}:${info.ino}` : 'none';
 }
 
 /** Why a daemon stopped: the last line it says. */
-export type DaemonStop = 'idle' | 'asked to stop' | 'signal' | 'vault gone' | 'replaced' | 'no record';
+export type DaemonStop =
+  | 'idle'
+  | 'asked to stop'
+  | 'signal'
+  | 'vault gone'
+  | 'replaced'
+  | 'no record'
+  | 'config changed';
 
 const exists = (path: string) =>
   stat(path).then(
@@ -61,6 +80,12 @@ export async function runDaemon(options: DaemonOptions): Promise<DaemonStop> {
     use: async (ids, create, fn) => {
       active++;
       try {
+        if ((await configStamp(root)) !== options.configStamp) {
+          // The record goes first, so the command that is told 410 starts a new daemon, not this one.
+          await removeServeRecord(root, process.pid, 'daemon');
+          setImmediate(() => stop('config changed'));
+          throw new HttpError(410, `${CONFIG_FILE} changed since this daemon opened the vault; it stops`);
+        }
         return await inner.use(ids, create, fn);
       } finally {
         active--;

@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isAlive, type ServeRecord, serveRecordPath } from '../../src/core/serve-record.js';
 import { VERSION } from '../../src/core/version.js';
-import { copyExampleVault, REPO_ROOT } from '../helpers/make-vault.js';
+import { cleanupVaults, copyExampleVault, REPO_ROOT } from '../helpers/make-vault.js';
 import { memProcess } from '../helpers/run-cli.js';
 import { exited } from '../helpers/serve-process.js';
 
@@ -54,6 +54,7 @@ afterEach(async () => {
     }
   }
   for (const server of servers.splice(0)) await new Promise((resolve) => server.close(resolve));
+  await cleanupVaults();
 });
 
 /** A copy of the example vault (51 notes) whose config lets a daemon start for it. */
@@ -192,6 +193,26 @@ describe('the background daemon of a large vault', () => {
     expect(JSON.parse(gone.stdout).hits.map((h: { path: string }) => h.path)).not.toContain(
       'insights/zebra-crossing.md',
     );
+  });
+
+  it('never answers with settings the config no longer has: a new daemon answers after an edit', async () => {
+    const root = await vaultWithDaemon();
+    const before = await memProcess(['--vault', root, 'recall', 'Shanghai', '--now', NOW, '--json'], {
+      env: traced,
+    });
+    const { pid } = await daemonRecord(root);
+    expect(JSON.parse(before.stdout).hits.length).toBeGreaterThan(2);
+    const config = JSON.parse(await readFile(join(root, 'mem.config.json'), 'utf8'));
+    await writeFile(join(root, 'mem.config.json'), JSON.stringify({ ...config, recall: { k: 2 } }));
+
+    const after = await memProcess(['--vault', root, 'recall', 'Shanghai', '--now', NOW, '--json'], {
+      env: traced,
+    });
+    expect(JSON.parse(after.stdout).hits).toHaveLength(2);
+    const next = await daemonRecord(root);
+    expect(next.pid).not.toBe(pid);
+    expect(after.stderr).toContain(`answered by the daemon (pid ${next.pid}, started now)`);
+    expect(await waitGone(pid)).toBe(true);
   });
 
   it('refuses a request without its token, or with a wrong one (401)', async () => {

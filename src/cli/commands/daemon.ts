@@ -83,10 +83,13 @@ export function daemonCommands(program: Command, io: CliIO): void {
     .command('run', { hidden: true })
     .description('be the daemon in the foreground (what recall and compile start, detached)')
     .action(async (_options: unknown, command: Command) => {
+      const { runDaemon, configStamp } = await import('../../serve/daemon.js');
+      // Taken before the vault reads its config: an edit made while it opens is still seen.
+      const stamp = await configStamp(await rootOf(command, io));
       const vault = await openFromCli(command, io, { requireConfig: true });
-      const { runDaemon } = await import('../../serve/daemon.js');
       const reason = await runDaemon({
         vault,
+        configStamp: stamp,
         idleMs: vault.config.daemon.idleMinutes * 60_000,
         onError: (error) => io.stderr(`mem: ${errorText(error)}\n`),
         onReady: (url) => io.stderr(`mem: daemon for ${vault.root} on ${url}\n`),
