@@ -1,7 +1,7 @@
 // Runs one command as its own process and measures it: wall time, CPU time (user + system) and,
 // for Node programs, peak RSS. Node programs are measured from inside by bench/usage-hook.mjs;
 // a native program (rg) by bash's `times`, which gives its children's CPU time to the millisecond.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -79,4 +79,19 @@ export async function measureNative(command, args, options = {}) {
   const { code, stdout } = await collect(child, options.okCodes ?? [0]);
   const wallMs = performance.now() - start;
   return { wallMs, cpuMs: parseTimes(stdout), peakRssBytes: null, code, stdout: '' };
+}
+
+let clockTicks = 0;
+/** CPU time (ms) a running process has used so far, from /proc (Linux). */
+export async function procCpuMs(pid) {
+  if (!clockTicks) {
+    try {
+      clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      clockTicks = 100;
+    }
+  }
+  const text = await readFile(`/proc/${pid}/stat`, 'utf8');
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks;
 }

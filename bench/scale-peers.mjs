@@ -3,15 +3,15 @@
 // and every ratio is the median of paired runs: mem and the peer one after the other on the same
 // input, the order alternating. Peers: qmd (BM25 `qmd search`, installed by bench/peers/install.sh),
 // ripgrep (if on PATH) and plain MiniSearch. A missing peer is skipped with a notice.
-import { execFileSync } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, platform, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { benchDaemon } from './daemon-cost.mjs';
 import { formatJson } from './format-json.mjs';
 import { startServer, stopServer } from './http-latency.mjs';
-import { measureNative, measureNode } from './measure-process.mjs';
+import { measureNative, measureNode, procCpuMs } from './measure-process.mjs';
 import { findQmd, findRipgrep, memCli } from './peers.mjs';
 import { makeMessages, makeQueries } from './queries.mjs';
 import { renderScaleMarkdown, scaleCharts } from './scale-report.mjs';
@@ -75,21 +75,6 @@ export function grepTerms(query) {
     .split(/[\s,.;:!?，。！？、～“”"'()（）]+/u)
     .map((t) => t.trim())
     .filter((t) => t.length > 0);
-}
-
-let clockTicks = 0;
-/** CPU time (ms) a running process has used so far, from /proc (Linux). */
-async function procCpuMs(pid) {
-  if (!clockTicks) {
-    try {
-      clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-    } catch {
-      clockTicks = 100;
-    }
-  }
-  const text = await readFile(`/proc/${pid}/stat`, 'utf8');
-  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks;
 }
 
 async function procRss(pid) {
@@ -162,7 +147,10 @@ async function benchServe(cli, root, queries, reps, now) {
     const served = { cliCpuMs: [], wallMs: [], serverCpuMs: [] };
     for (const q of queries.slice(0, reps.processQueries)) {
       const before = await procCpuMs(child.pid);
-      const r = await measureNode(cli, ['--vault', root, 'recall', q, '-k', '8', '--now', now, '--json'], {});
+      // MEM_NO_DAEMON: this row is about the server; a daemon has its own row.
+      const r = await measureNode(cli, ['--vault', root, 'recall', q, '-k', '8', '--now', now, '--json'], {
+        env: { ...process.env, MEM_NO_DAEMON: '1' },
+      });
       served.serverCpuMs.push((await procCpuMs(child.pid)) - before);
       served.cliCpuMs.push(r.cpuMs);
       served.wallMs.push(r.wallMs);
@@ -320,6 +308,18 @@ async function benchSize(total, { cli, qmd, rg, quick, log }) {
       `  mem serve: ready in ${serve.startMs} ms; /memory/search 1 client p50 ${serve.memorySearch.one.p50} ms, 8 clients p50 ${serve.memorySearch.eight.p50} ms (${elapsed()})`,
     );
 
+    // The vault's own background daemon, started by the first `mem recall` (no server runs now).
+    const daemon = await benchDaemon({
+      cli,
+      root,
+      queries: queries.slice(0, reps.processQueries + 1),
+      messages: messages.slice(0, Math.min(5, reps.processQueries)),
+      now,
+    });
+    log(
+      `  daemon: first recall ${round(daemon.first.totalCpuMs)} ms CPU (command + daemon), later ${daemon.recall.totalCpuMs.p50} ms, compile ${daemon.compile.totalCpuMs.p50} ms (${elapsed()})`,
+    );
+
     const procSummary = (runs) => ({
       runs: runs.length,
       cpuMs: p(runs.map((r) => r.cpuMs)),
@@ -371,6 +371,7 @@ async function benchSize(total, { cli, qmd, rg, quick, log }) {
         miniSearchBaselineRssMiB: mib(mini.rssBeforeBytes),
       },
       serve,
+      daemon,
     };
   } finally {
     await rm(root, { recursive: true, force: true });

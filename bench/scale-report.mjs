@@ -73,6 +73,18 @@ function rows(vaults) {
           : '–',
     ],
     [
+      '`mem recall` process, the daemon answering: CPU p50 of the command + the daemon; first call (starts the daemon)',
+      (v) =>
+        v.daemon
+          ? `${time(v.daemon.recall.cliCpuMs.p50)} + ${time(v.daemon.recall.daemonCpuMs.p50)}; first ${time(v.daemon.first.cliCpuMs)} + ${time(v.daemon.first.daemonCpuMs)}`
+          : '–',
+    ],
+    [
+      '`mem compile` @2000 process, the daemon answering: CPU p50 of the command + the daemon',
+      (v) =>
+        v.daemon ? `${time(v.daemon.compile.cliCpuMs.p50)} + ${time(v.daemon.compile.daemonCpuMs.p50)}` : '–',
+    ],
+    [
       '`/memory/search`, 1 client: p50 / p95 (server CPU per request)',
       (v) => `${p5095(v.serve.memorySearch.one)} (${time(v.serve.memorySearch.one.serverCpuMsPerRequest)})`,
     ],
@@ -131,6 +143,7 @@ export function renderScaleMarkdown(results) {
     '- **Process query**: `mem recall <q> -k 8 --json` (loads the cache, then walks and `stat`s every note so the answer is never stale) against `qmd search <q> -n 8 --format json` (BM25 over its SQLite index; it does not look at the files) and `rg -l -i -F -g "*.md" -e <word>…` (every note read each time, no ranking). qmd runs as `node dist/cli/qmd.js`, without its `bin/qmd` launcher’s second process.',
     "- **In process**: one warm `openVault` in a fresh process; `vault.recall(q)` and plain MiniSearch (`new MiniSearch({ fields: ['text'] })` over each note’s whole text, `search(q)` with default options) alternate query by query. MiniSearch’s RSS is a separate process that only reads and indexes the notes.",
     '- **Serve**: `mem serve --port 0` until it prints its URL (wall), then `POST /memory/search` `{query, limit: 8}` over loopback until an answer is not marked `partial` (the first full answer), 20 warm-up requests, its idle CPU over 2 s, then one client and eight at once; server CPU per request from `/proc/<pid>/stat` (all of the server’s CPU during the load, divided by the requests); RSS (`VmRSS`) after the load.',
+    '- **Daemon**: with no `mem serve` running, the first `mem recall` starts the vault’s background daemon (`mem daemon run`, detached) and waits for it; its row counts that command’s CPU and all of the daemon’s until it answered (opening the vault from the cache). The calls after it are answered by the daemon: the command’s CPU plus the daemon’s for that request, from `/proc/<pid>/stat` (a fresh read: the daemon walks and `stat`s every note first). Then `mem compile` the same way. The daemon is stopped after.',
     `- Repetitions: ${runs}.`,
     `- The machine is shared: wall times (serve start, HTTP latency, requests/s) grow with whatever else runs on its ${results.machine?.cores ?? 'few'} cores; CPU times much less.${load ? ` Load average during each size (1-minute before, 15-minute after): ${load}.` : ''}`,
     '',

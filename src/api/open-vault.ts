@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type CompileOptions, type CompileResult, compile } from '../compile/compile.js';
+import { ensureCacheDir } from '../core/cache-dir.js';
 import { CONFIG_FILE, loadConfig, type MemConfig } from '../core/config.js';
 import { MemError } from '../core/errors.js';
 import { findVault } from '../core/find-vault.js';
@@ -31,7 +32,6 @@ import { createEmbedder } from '../reflect/embedder.js';
 import { createLlm, hasModel, type Llm, type LlmOptions } from '../reflect/llm.js';
 import type { ReflectOptions, ReflectResult } from '../reflect/reflect.js';
 import type { RollupOptions, RollupResult } from '../reflect/rollup.js';
-import { ensureCacheDir } from '../vault/cache-dir.js';
 import { notePath } from '../vault/paths.js';
 import {
   type VaultChange,

@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { MemError } from '../core/errors.js';
 import { VERSION } from '../core/version.js';
 import { compileCommand } from './commands/compile.js';
+import { daemonCommands } from './commands/daemon.js';
 import { forgetCommand } from './commands/forget.js';
 import { historyCommands } from './commands/history.js';
 import { indexCommand } from './commands/index-cmd.js';
@@ -28,7 +29,7 @@ export function buildProgram(io: CliIO): Command {
     )
     .option(
       '--no-server',
-      'recall and compile open the vault in this process, even when a `mem serve` for it is running',
+      'recall and compile open the vault in this process: they neither ask a running `mem serve` or daemon nor start one',
     );
   initCommand(program, io);
   indexCommand(program, io);
@@ -45,6 +46,7 @@ export function buildProgram(io: CliIO): Command {
   watchCommand(program, io);
   serveCommand(program, io);
   mcpCommand(program, io);
+  daemonCommands(program, io);
   configure(program, io);
   return program;
 }

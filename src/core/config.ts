@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod/v4';
+import { DAEMON_DEFAULTS } from './daemon-settings.js';
 import { MemError } from './errors.js';
 import { issuePath, issuePhrase, parseWithoutUnknownKeys } from './schema-issues.js';
 import { CONFIG_FILE } from './vault-files.js';
@@ -209,6 +210,24 @@ export const configSchema = z.strictObject({
           'After a failed background run, the wait before the next try; it doubles per failure, up to an hour',
         ),
     }),
+  }),
+  daemon: group({
+    enabled: z
+      .boolean()
+      .default(DAEMON_DEFAULTS.enabled)
+      .describe(
+        'mem recall and mem compile start a background process that keeps the index in memory and answer through it (MEM_NO_DAEMON=1 or --no-server: never)',
+      ),
+    minNotes: z
+      .int()
+      .min(0)
+      .default(DAEMON_DEFAULTS.minNotes)
+      .describe('The daemon is started only for a vault of at least this many notes'),
+    idleMinutes: z
+      .number()
+      .positive()
+      .default(DAEMON_DEFAULTS.idleMinutes)
+      .describe('The daemon exits after this many minutes without a request'),
   }),
   allowPersonaEdits: z.boolean().default(false).describe('Whether reflect may change persona notes'),
   followOutsideSymlinks: z

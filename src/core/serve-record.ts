@@ -1,7 +1,9 @@
-// `.mem/serve.json`: how a command finds the `mem serve` that already holds a vault's index in
-// memory. The server writes it when it listens and removes it when it stops; a record left by a
-// killed server names a process that is gone and is ignored. Nothing secret is in it: a server
-// that wants a token says so, and the command sends MEM_TOKEN.
+// `.mem/serve.json` and `.mem/daemon.json`: how a command finds the process that already holds a
+// vault's index in memory, a `mem serve` someone started or the background daemon a command
+// started (see cli/start-daemon.ts). The process writes its record when it listens and removes it
+// when it stops; a record left by a killed process names a process that is gone and is ignored.
+// `mem serve` puts no secret in it (a server that wants a token says so, and the command sends
+// MEM_TOKEN); the daemon's record holds the token it requires, so the file is the owner's only (0600).
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CACHE_DIR } from './vault-files.js';
@@ -12,11 +14,18 @@ export interface ServeRecord {
   pid: number;
   /** The memvault version serving: a command of another version opens the vault itself. */
   version: string;
+  /** The daemon's bearer token (random per start); `mem serve` records none */
+  token?: string;
 }
 
-export const serveRecordPath = (root: string): string => join(root, CACHE_DIR, 'serve.json');
+/** `serve`: a `mem serve` on one vault; `daemon`: the background process a command started. */
+export type ServeKind = 'serve' | 'daemon';
 
-function isAlive(pid: number): boolean {
+export const serveRecordPath = (root: string, kind: ServeKind = 'serve'): string =>
+  join(root, CACHE_DIR, `${kind}.json`);
+
+/** Whether a process with this pid runs (as any user). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -27,10 +36,13 @@ function isAlive(pid: number): boolean {
 }
 
 /** The vault's running server, or undefined: none, a record from a process that is gone, or not ours to read. */
-export async function readServeRecord(root: string): Promise<ServeRecord | undefined> {
+export async function readServeRecord(
+  root: string,
+  kind: ServeKind = 'serve',
+): Promise<ServeRecord | undefined> {
   let data: unknown;
   try {
-    data = JSON.parse(await readFile(serveRecordPath(root), 'utf8'));
+    data = JSON.parse(await readFile(serveRecordPath(root, kind), 'utf8'));
   } catch {
     return undefined;
   }
@@ -41,19 +53,29 @@ export async function readServeRecord(root: string): Promise<ServeRecord | undef
     typeof record.pid !== 'number' ||
     !Number.isInteger(record.pid) ||
     record.pid <= 0 ||
-    typeof record.version !== 'string'
+    typeof record.version !== 'string' ||
+    (record.token !== undefined && typeof record.token !== 'string')
   )
     return undefined;
   if (!isAlive(record.pid)) return undefined;
-  return { url: record.url, pid: record.pid, version: record.version };
+  return {
+    url: record.url,
+    pid: record.pid,
+    version: record.version,
+    ...(record.token ? { token: record.token } : {}),
+  };
 }
 
 /**
  * Written whole or not at all (a temporary file renamed over), and only where `.mem/` already
  * exists: a server on a folder that is not an initialised vault leaves nothing behind.
  */
-export async function writeServeRecord(root: string, record: ServeRecord): Promise<boolean> {
-  const path = serveRecordPath(root);
+export async function writeServeRecord(
+  root: string,
+  record: ServeRecord,
+  kind: ServeKind = 'serve',
+): Promise<boolean> {
+  const path = serveRecordPath(root, kind);
   const temp = `${path}.${record.pid}.tmp`;
   try {
     await writeFile(temp, `${JSON.stringify(record)}\n`, { mode: 0o600 });
@@ -66,10 +88,10 @@ export async function writeServeRecord(root: string, record: ServeRecord): Promi
 }
 
 /** Removes the record if it is still this process's (a newer server may have replaced it). */
-export async function removeServeRecord(root: string, pid: number): Promise<void> {
+export async function removeServeRecord(root: string, pid: number, kind: ServeKind = 'serve'): Promise<void> {
   try {
-    const data = JSON.parse(await readFile(serveRecordPath(root), 'utf8')) as Partial<ServeRecord>;
-    if (data.pid === pid) await rm(serveRecordPath(root), { force: true });
+    const data = JSON.parse(await readFile(serveRecordPath(root, kind), 'utf8')) as Partial<ServeRecord>;
+    if (data.pid === pid) await rm(serveRecordPath(root, kind), { force: true });
   } catch {
     // Gone already, or unreadable: nothing of ours to remove.
   }

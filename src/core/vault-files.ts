@@ -5,5 +5,5 @@
 /** The file that makes a folder a vault. */
 export const CONFIG_FILE = 'mem.config.json';
 
-/** The cache folder's name; a dot-name, so it is never read as notes (see vault/ignored-path.ts). */
+/** The cache folder's name; a dot-name, so it is never read as notes (see core/ignored-path.ts). */
 export const CACHE_DIR = '.mem';

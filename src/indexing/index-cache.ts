@@ -11,8 +11,8 @@ import {
 } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
+import { CACHE_DIR, ensureCacheDir } from '../core/cache-dir.js';
 import type { Note } from '../core/types.js';
-import { CACHE_DIR, ensureCacheDir } from '../vault/cache-dir.js';
 import { TextIndex } from './text-index.js';
 import { VaultIndex } from './vault-index.js';
 

@@ -3,7 +3,7 @@ import { sep } from 'node:path';
 import type { Note } from '../core/types.js';
 import { parseNote } from '../vault/parse-note.js';
 import { findOnDisk } from '../vault/paths.js';
-import { isNotePath, readVault, type VaultFile } from '../vault/read-vault.js';
+import { isNotePath, type VaultFile, walkVault } from '../vault/read-vault.js';
 import { hashText } from '../vault/write-note.js';
 import { boundLinks, boundNote } from './bound-note.js';
 import type { VaultIndex } from './vault-index.js';
@@ -33,19 +33,30 @@ export async function refreshIndex(
   changed?: Set<string>,
   onProgress?: RefreshProgress,
 ): Promise<RefreshStats> {
-  const files = await readVault(root, { followSymlinks: index.followSymlinks });
   const stats: RefreshStats = { added: 0, changed: 0, removed: 0, unchanged: 0, touched: 0 };
-  const seen = new Set<string>();
   const toRead: VaultFile[] = [];
-  for (const file of files) {
-    seen.add(file.path);
-    const known = index.notes.get(file.path);
-    if (known && known.size === file.size && known.mtimeMs === file.mtimeMs) stats.unchanged++;
-    else toRead.push(file);
-  }
+  // How many of the paths walked the index holds: when that is all of the index, no note was
+  // removed, and the set of every path that would tell which is never built.
+  let known = 0;
+  const options = { followSymlinks: index.followSymlinks };
+  const renamed = await walkVault(root, options, (path, abs, size, mtimeMs) => {
+    const note = index.notes.get(path);
+    if (note) known++;
+    if (note && note.size === size && note.mtimeMs === mtimeMs) stats.unchanged++;
+    else toRead.push({ path, abs, size, mtimeMs });
+  });
+  // In path order, as a listing would give them: a new vault's notes enter the index in one order.
+  toRead.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const indexed = index.notes.size;
   await readInto(index, toRead, stats, changed, onProgress);
-  for (const path of [...index.notes.keys()]) {
-    if (!seen.has(path) && index.remove(path)) tally(stats, 'removed', path, changed);
+  // Notes were removed (or a path was walked twice, an NFD and an NFC name counted as two): a
+  // second walk lists the paths. Once per removal, not per refresh: afterwards the counts agree.
+  if (known < indexed || renamed) {
+    const seen = new Set<string>();
+    await walkVault(root, options, (path) => seen.add(path));
+    for (const path of [...index.notes.keys()]) {
+      if (!seen.has(path) && index.remove(path)) tally(stats, 'removed', path, changed);
+    }
   }
   return stats;
 }

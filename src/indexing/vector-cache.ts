@@ -1,6 +1,6 @@
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { cacheDir, ensureCacheDir } from '../vault/cache-dir.js';
+import { cacheDir, ensureCacheDir } from '../core/cache-dir.js';
 import { hashText } from '../vault/write-note.js';
 
 /** Embeds texts in one request; the vectors come back in the texts' order. */

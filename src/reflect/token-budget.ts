@@ -1,8 +1,8 @@
 // Reflect's daily token budget: what the model calls of one day (in the vault's zone) used, in `.mem/`.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { cacheDir, ensureCacheDir } from '../vault/cache-dir.js';
-import { withLock } from '../vault/lock.js';
+import { cacheDir, ensureCacheDir } from '../core/cache-dir.js';
+import { withLock } from '../core/lock.js';
 import { writeAtomic } from '../vault/write-note.js';
 import type { LlmUsage } from './llm.js';
 

@@ -21,6 +21,8 @@ export interface ServeHttpOptions {
   maxBodyBytes?: number;
   /** Receives failures no client will see: background writes, internal errors (default: ignored) */
   onError?: (error: unknown) => void;
+  /** Endpoints served besides the API and the companion contract (the daemon's `/daemon/stop`) */
+  routes?: Route[];
 }
 
 export interface HttpServer {
@@ -32,7 +34,7 @@ export interface HttpServer {
   close(): Promise<void>;
 }
 
-const routes: Route[] = [...apiRoutes, ...companionRoutes];
+const standardRoutes: Route[] = [...apiRoutes, ...companionRoutes];
 
 const STATUS: Partial<Record<MemErrorCode, number>> = {
   USAGE: 400,
@@ -107,7 +109,7 @@ function send(
 }
 
 /** The route for a raw path, or the error for a path no route or no method serves. */
-function findRoute(method: string, path: string): { route: Route; rest: string } {
+function findRoute(routes: Route[], method: string, path: string): { route: Route; rest: string } {
   const matching = routes.filter((r) => (r.path.endsWith('/') ? path.startsWith(r.path) : path === r.path));
   if (matching.length === 0) throw new HttpError(404, `no such endpoint: ${method} ${path}`);
   const route = matching.find((r) => r.method === method);
@@ -139,6 +141,7 @@ export async function serveHttp(options: ServeHttpOptions): Promise<HttpServer> 
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   const onError = options.onError ?? (() => undefined);
   const context: RouteContext = { source: options.source, deadlineMs: options.deadlineMs ?? 1000 };
+  const routes = [...standardRoutes, ...(options.routes ?? [])];
 
   const server = createServer((request, response) => {
     void (async () => {
@@ -147,7 +150,7 @@ export async function serveHttp(options: ServeHttpOptions): Promise<HttpServer> 
       if (token && !authorized(request.headers.authorization, token))
         throw new HttpError(401, 'missing or wrong bearer token');
       // The raw path, not a URL object's: that would fold `..` away before we could refuse it.
-      const { route, rest } = findRoute(method, rawPath);
+      const { route, rest } = findRoute(routes, method, rawPath);
       const body = route.method === 'POST' ? await readBody(request, maxBodyBytes) : {};
       const reply = await route.handle({ method, rest, query: new URLSearchParams(search), body }, context);
       send(response, reply.status, reply.body);

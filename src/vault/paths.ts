@@ -1,7 +1,7 @@
 import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
 import { MemError } from '../core/errors.js';
-import { ignoredReason, isIgnoredName } from './ignored-path.js';
+import { ignoredReason, isIgnoredName } from '../core/ignored-path.js';
 
 /** Names Windows refuses, with or without an extension (`con.md` is as bad as `CON`). */
 const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[1-9]|lpt[1-9])(\..*)?$/i;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXAMPLE_VAULT, REPO_ROOT } from '../helpers/make-vault.js';
+import { cleanupVaults, copyExampleVault, EXAMPLE_VAULT, REPO_ROOT } from '../helpers/make-vault.js';
 
 // These run the built CLI (`npm test` builds first) with a module hook that lists every file it
 // loads, so "the help does not load the index" is a fact checked, not a timing. The CLI is one
@@ -35,6 +35,7 @@ export async function resolve(specifier, context, next) {
 
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
+  await cleanupVaults();
 });
 
 async function loadedBy(args: string[]): Promise<{ status: number | null; stdout: string; loaded: string }> {
@@ -107,5 +108,28 @@ describe('a fast start', () => {
         run.loaded.includes(`node_modules/${name}/`),
       ),
     ).toEqual([]);
+  });
+
+  it('mem recall answered by the daemon loads none of the library', async () => {
+    const root = await copyExampleVault();
+    await writeFile(
+      join(root, 'mem.config.json'),
+      JSON.stringify({ timezone: 'Asia/Shanghai', daemon: { minNotes: 10 } }),
+    );
+    const cli = (args: string[]) =>
+      spawnSync(process.execPath, [join(REPO_ROOT, 'dist/cli/main.js'), '--vault', root, ...args], {
+        encoding: 'utf8',
+        env: { PATH: process.env['PATH'] },
+      });
+    expect(cli(['daemon', 'start']).status).toBe(0);
+    try {
+      const run = await loadedBy(['--vault', root, 'recall', '上海', '--now', '2026-11-30T10:00:00+08:00']);
+      expect(run.status).toBe(0);
+      expect(run.stdout).toContain('Shanghai');
+      expect(HEAVY.filter((name) => run.loaded.includes(`node_modules/${name}/`))).toEqual([]);
+      expect(run.loaded).not.toContain('src/api/open-vault.ts');
+    } finally {
+      expect(cli(['daemon', 'stop']).stdout).toContain('stopped the daemon');
+    }
   });
 });

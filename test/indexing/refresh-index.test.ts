@@ -51,3 +51,32 @@ describe('refreshPaths', () => {
     expect([...index.notes.keys()]).toEqual([]);
   });
 });
+
+describe('refreshIndex', () => {
+  it('removes the notes whose files are gone and keeps the others', async () => {
+    const root = await makeVault({ 'a.md': '# A\n', 'b/b.md': '# B\n', 'c.md': '# C\n' });
+    const index = new VaultIndex();
+    await refreshIndex(root, index);
+    await rm(join(root, 'b'), { recursive: true });
+    await writeFile(join(root, 'd.md'), '# D\n');
+
+    const stats = await refreshIndex(root, index);
+
+    expect(stats).toEqual({ added: 1, changed: 0, removed: 1, unchanged: 2, touched: 0 });
+    expect([...index.notes.keys()].sort()).toEqual(['a.md', 'c.md', 'd.md']);
+  });
+
+  it('removes a gone note when an NFD and an NFC file name make one path (the walk sees it twice)', async () => {
+    // Both spellings of Café.md on disk, one note in the index: counting the paths walked would
+    // count that note twice and miss that b.md is gone.
+    const root = await makeVault({ [NFC_PATH]: '# Café\n', [NFD_NAME]: '# Café\n', 'b.md': '# B\n' });
+    const index = new VaultIndex();
+    await refreshIndex(root, index);
+    expect([...index.notes.keys()].sort()).toEqual([NFC_PATH, 'b.md']);
+    await rm(join(root, 'b.md'));
+
+    await refreshIndex(root, index);
+
+    expect([...index.notes.keys()]).toEqual([NFC_PATH]);
+  });
+});

@@ -19,7 +19,8 @@ async function buildModules(out: string): Promise<void> {
   for (const file of [
     'core/errors.ts',
     'core/vault-files.ts',
-    'vault/cache-dir.ts',
+    'core/lock.ts',
+    'core/cache-dir.ts',
     'vault/lock.ts',
     'vault/crash-point.ts',
     'vault/write-note.ts',

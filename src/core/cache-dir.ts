@@ -1,7 +1,7 @@
 // `.mem/`: where mem keeps what it derives from the notes (index, embeddings) and its write lock.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CACHE_DIR } from '../core/vault-files.js';
+import { CACHE_DIR } from './vault-files.js';
 
 export { CACHE_DIR };
 

@@ -1,0 +1,218 @@
+// An exclusive lock file with stale-lock breaking, a heartbeat and fair turns: the vault's write
+// lock, and the one that lets a single command start a vault's background daemon.
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { dirname } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { MemError } from './errors.js';
+
+export interface LockOptions {
+  /** How long to wait for the lock before throwing LOCKED (default: 10000 ms) */
+  timeoutMs?: number;
+  /** A lock older than this is taken to be left by a crashed process and broken (default: 30000 ms) */
+  staleMs?: number;
+}
+
+interface Holder {
+  pid: number;
+  host: string;
+  time: string;
+  /** Random per acquisition, so release never removes a lock that another process now holds */
+  token: string;
+}
+
+async function readHolder(
+  lockPath: string,
+): Promise<{ holder?: Holder; raw: string; mtimeMs: number } | undefined> {
+  try {
+    const [raw, info] = await Promise.all([readFile(lockPath, 'utf8'), stat(lockPath)]);
+    let holder: Holder | undefined;
+    try {
+      holder = JSON.parse(raw) as Holder;
+    } catch {
+      // The holder may be between open() and write(); judged by mtime only.
+    }
+    return { holder, raw, mtimeMs: info.mtimeMs };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: the process exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
+
+function isStale(found: { holder?: Holder; mtimeMs: number }, staleMs: number): boolean {
+  const { holder } = found;
+  const since = holder && Number.isFinite(Date.parse(holder.time)) ? Date.parse(holder.time) : found.mtimeMs;
+  if (Date.now() - since > staleMs) return true;
+  return (
+    holder !== undefined && holder.host === hostname() && Number.isInteger(holder.pid) && !isAlive(holder.pid)
+  );
+}
+
+async function tryCreate(lockPath: string, holder: Holder): Promise<boolean> {
+  try {
+    const handle = await open(lockPath, 'wx');
+    try {
+      await handle.writeFile(JSON.stringify(holder));
+    } finally {
+      await handle.close();
+    }
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+}
+
+/**
+ * Breaks a stale lock. Breakers take a second lock first and re-read the holder under it, so two
+ * processes that both saw the same stale lock cannot remove the fresh lock that one of them just took.
+ */
+async function breakStale(lockPath: string, seen: string, staleMs: number): Promise<boolean> {
+  const breaker = `${lockPath}.break`;
+  const me: Holder = { pid: process.pid, host: hostname(), time: new Date().toISOString(), token: '' };
+  if (!(await tryCreate(breaker, me))) {
+    const other = await readHolder(breaker);
+    // A breaker holds its lock for a few milliseconds; one left behind by a crash is removed.
+    if (other && isStale(other, Math.min(staleMs, 5000))) await unlink(breaker).catch(() => undefined);
+    return false;
+  }
+  try {
+    const again = await readHolder(lockPath);
+    if (again === undefined) return true;
+    if (again.raw !== seen) return false;
+    const aside = `${lockPath}.stale.${process.pid}.${randomBytes(4).toString('hex')}`;
+    await rename(lockPath, aside);
+    await unlink(aside).catch(() => undefined);
+    return true;
+  } finally {
+    await unlink(breaker).catch(() => undefined);
+  }
+}
+
+/**
+ * Runs `fn` while holding an exclusive lock file (`{pid, host, time}`), waiting with jittered backoff.
+ * Not re-entrant: calling withLock on the same path from inside `fn` waits for itself and times out.
+ */
+export async function withLock<T>(
+  lockPath: string,
+  fn: () => Promise<T>,
+  options: LockOptions = {},
+): Promise<T> {
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const staleMs = options.staleMs ?? 30_000;
+  const deadline = Date.now() + timeoutMs;
+  const holder: Holder = {
+    pid: process.pid,
+    host: hostname(),
+    time: new Date().toISOString(),
+    token: randomBytes(8).toString('hex'),
+  };
+  await mkdir(dirname(lockPath), { recursive: true });
+
+  const started = Date.now();
+  const want = `${lockPath}.want`;
+  let wanting = false;
+  for (let attempt = 0; ; attempt++) {
+    holder.time = new Date().toISOString();
+    // A writer that has waited long claims the next turn; others step aside while its claim is fresh.
+    if (!wanting && (await otherWants(want, holder.token))) {
+      if (Date.now() >= deadline) throw lockedError(lockPath, await readHolder(lockPath), timeoutMs);
+      await sleep(WANT_POLL_MS * (0.5 + Math.random()));
+      continue;
+    }
+    if (await tryCreate(lockPath, holder)) break;
+    if (Date.now() - started >= WANT_AFTER_MS) wanting = await claimTurn(want, holder);
+    const found = await readHolder(lockPath);
+    if (found === undefined) continue;
+    if (isStale(found, staleMs) && (await breakStale(lockPath, found.raw, staleMs))) continue;
+    if (Date.now() >= deadline) {
+      if (wanting) await unlinkIfOurs(want, holder.token);
+      throw lockedError(lockPath, found, timeoutMs);
+    }
+    // Locks are held for one small write, so short waits find them free soonest.
+    const backoff = Math.min(5 * 2 ** Math.min(attempt, 3), 40);
+    await sleep(backoff * (0.5 + Math.random()));
+  }
+
+  if (wanting) await unlinkIfOurs(want, holder.token);
+
+  // Heartbeat: a holder that is alive renews its time, so a long write (a big ingest, a slow disk)
+  // is never taken for a crashed one and broken under it after staleMs.
+  const heartbeat = setInterval(
+    () => {
+      void renew(lockPath, holder).catch(() => undefined);
+    },
+    Math.max(10, Math.floor(staleMs / 3)),
+  );
+  heartbeat.unref();
+  try {
+    return await fn();
+  } finally {
+    clearInterval(heartbeat);
+    const current = await readHolder(lockPath).catch(() => undefined);
+    if (current?.holder?.token === holder.token) await unlink(lockPath).catch(() => undefined);
+  }
+}
+
+function lockedError(lockPath: string, found: { holder?: Holder } | undefined, timeoutMs: number): MemError {
+  const who = found?.holder
+    ? `pid ${found.holder.pid} on ${found.holder.host} since ${found.holder.time}`
+    : 'another process';
+  return new MemError('LOCKED', `${lockPath} is held by ${who}; gave up after ${timeoutMs} ms`);
+}
+
+/**
+ * Past this much waiting, a writer claims the next turn. Without it the lock is not fair: a
+ * process writing in a loop takes it again within a millisecond of releasing it, while the
+ * others poll every few tens of ms, and one of four writers waited past the 10 s timeout.
+ */
+const WANT_AFTER_MS = 500;
+/** How often a writer that stepped aside looks again; a claim not renewed for WANT_STALE_MS lapses. */
+const WANT_POLL_MS = 10;
+const WANT_STALE_MS = 1000;
+
+/** Claims (or renews the claim to) the next turn; false when another waiter holds the claim. */
+async function claimTurn(want: string, holder: Holder): Promise<boolean> {
+  const found = await readHolder(want).catch(() => undefined);
+  if (found?.holder?.token === holder.token || found === undefined || isStale(found, WANT_STALE_MS)) {
+    if (found !== undefined && found.holder?.token !== holder.token)
+      await unlink(want).catch(() => undefined);
+    const claim = { ...holder, time: new Date().toISOString() };
+    if (found?.holder?.token === holder.token) {
+      await writeFile(want, JSON.stringify(claim)).catch(() => undefined);
+      return true;
+    }
+    return tryCreate(want, claim).catch(() => false);
+  }
+  return false;
+}
+
+/** Whether another waiter holds a fresh claim to the next turn. */
+async function otherWants(want: string, token: string): Promise<boolean> {
+  const found = await readHolder(want).catch(() => undefined);
+  return found !== undefined && found.holder?.token !== token && !isStale(found, WANT_STALE_MS);
+}
+
+async function unlinkIfOurs(path: string, token: string): Promise<void> {
+  const found = await readHolder(path).catch(() => undefined);
+  if (found?.holder?.token === token) await unlink(path).catch(() => undefined);
+}
+
+/** Rewrites the lock with a fresh time, while it is still ours. */
+async function renew(lockPath: string, holder: Holder): Promise<void> {
+  const current = await readHolder(lockPath);
+  if (current?.holder?.token !== holder.token) return;
+  holder.time = new Date().toISOString();
+  await writeFile(lockPath, JSON.stringify(holder));
+}
