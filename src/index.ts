@@ -7,7 +7,7 @@ export type {
   ExchangeWriterOptions,
   WriterHealth,
 } from './api/exchange-writer.js';
-export type { EmbedStats, RecallResult } from './api/open-vault.js';
+export type { EmbedStats, RecallResult, WithMoments } from './api/open-vault.js';
 export { type OpenVaultOptions, openVault, Vault } from './api/open-vault.js';
 export type { ReflectRunSummary, ReflectStatus } from './api/reflect-scheduler.js';
 export type {
@@ -46,6 +46,7 @@ export type { Operation } from './reflect/operations.js';
 export type { ReflectOptions, ReflectResult } from './reflect/reflect.js';
 export type { RollupOptions, RollupResult, RollupWritten } from './reflect/rollup.js';
 export type { BudgetState } from './reflect/token-budget.js';
+export { type Moment, parseInstant } from './time/parse-instant.js';
 export type { VaultChange, VaultWatcher, WatchVaultOptions } from './vault/watch-vault.js';
 export type { ForgetOptions, ForgetResult } from './write/forget-note.js';
 export type { ForgetStaleOptions, ForgetStaleResult } from './write/forget-stale.js';

@@ -32,6 +32,7 @@ import { createEmbedder } from '../reflect/embedder.js';
 import { createLlm, hasModel, type Llm, type LlmOptions } from '../reflect/llm.js';
 import type { ReflectOptions, ReflectResult } from '../reflect/reflect.js';
 import type { RollupOptions, RollupResult } from '../reflect/rollup.js';
+import { type Moment, toInstant } from '../time/parse-instant.js';
 import { notePath } from '../vault/paths.js';
 import {
   type VaultChange,
@@ -123,7 +124,22 @@ const EMBED_RETRY_MS = 60_000;
  * order them itself. Reads (`recall`, `compile`, `note`) are synchronous and see whatever the
  * index holds between two queued steps: never a half-applied change.
  */
+/**
+ * Options as the Vault takes them: `now` and `at` may also be ISO 8601 text, read in the vault's
+ * time zone when it names no offset (a host in a UTC container passing its user's local clock).
+ */
+export type WithMoments<T> = { [K in keyof T]: K extends 'now' | 'at' ? Moment | undefined : T[K] };
+
 export class Vault {
+  /** `now` and `at` of `options` as Dates: text is read in the vault's time zone. */
+  private instants<T extends { now?: unknown; at?: unknown }>(options: T): T & { now?: Date; at?: Date } {
+    const zone = this.config.timezone;
+    const out = { ...options } as T & { now?: Date; at?: Date };
+    if ('now' in options) out.now = toInstant(options.now as Moment | undefined, zone, 'now');
+    if ('at' in options) out.at = toInstant(options.at as Moment | undefined, zone, 'at');
+    return out;
+  }
+
   readonly root: string;
   readonly config: MemConfig;
   /**
@@ -379,9 +395,9 @@ export class Vault {
    * searchable at once, and committed to git in the background with whatever else was written in
    * the same burst. `commit` chooses the sides kept: `exchange`, `user` or `none`.
    */
-  async addExchange(input: ExchangeInput): Promise<ExchangeResult> {
+  async addExchange(given: WithMoments<ExchangeInput>): Promise<ExchangeResult> {
     const writer = await this.startExchanges();
-    return writer.add(input, this.config.companion.commit);
+    return writer.add(this.instants(given), this.config.companion.commit);
   }
 
   /** The chat write path's state: adds waiting for a write or a commit, and the last failure */
@@ -483,7 +499,8 @@ export class Vault {
    * call. A failing endpoint never fails a recall: it is reported once through `onNotice`, and the
    * ranking stays lexical, without asking the endpoint again for a minute.
    */
-  async recallAsync(query: string, options: RecallOptions = {}): Promise<RecallResult> {
+  async recallAsync(query: string, given: WithMoments<RecallOptions> = {}): Promise<RecallResult> {
+    const options = this.instants(given);
     if (!this.config.embeddings.enabled || options.semantic) return this.recall(query, options);
     const now = options.now ?? new Date();
     const range = chooseRange(this.index, query, now, this.config.timezone, options.range);
@@ -515,7 +532,8 @@ export class Vault {
    * Ranked memories for a query. Time words in the query (昨天, last weekend) narrow episode
    * entries to that range unless `range` is given; the result says which range applied and why.
    */
-  recall(query: string, options: RecallOptions = {}): RecallResult {
+  recall(query: string, given: WithMoments<RecallOptions> = {}): RecallResult {
+    const options = this.instants(given);
     const now = options.now ?? new Date();
     const range = chooseRange(this.index, query, now, this.config.timezone, options.range);
     const hits = recall(this.index, this.config, range?.onlyTime ? (range.words ?? '') : query, {
@@ -528,7 +546,8 @@ export class Vault {
   }
 
   /** Appends one entry to today's (or `at`'s) episode note, commits it, and indexes it at once. */
-  remember(input: RememberInput): Promise<RememberResult> {
+  remember(given: WithMoments<RememberInput>): Promise<RememberResult> {
+    const input = this.instants(given);
     return this.writing(async () => {
       const result = await remember(this.root, this.config, input);
       await this.refreshPathsNow([result.path]);
@@ -584,7 +603,8 @@ export class Vault {
    * importance of insights whose sources were all archived; one commit (`mem forget --stale`).
    * Off unless `forget.staleAfterDays` is set.
    */
-  forgetStale(options: ForgetStaleOptions = {}): Promise<ForgetStaleResult> {
+  forgetStale(given: WithMoments<ForgetStaleOptions> = {}): Promise<ForgetStaleResult> {
+    const options = this.instants(given);
     return this.writing(async () => {
       await this.refreshNow();
       const result = await forgetStale(this.root, this.config, this.index, options);
@@ -619,7 +639,8 @@ export class Vault {
   }
 
   /** Imports a chat transcript (JSON messages, JSONL or `Speaker: text` lines) into daily episodes. */
-  ingest(text: string, options: IngestOptions): Promise<IngestResult> {
+  ingest(text: string, given: WithMoments<IngestOptions>): Promise<IngestResult> {
+    const options = this.instants(given);
     return this.writing(async () => {
       const result = await ingest(this.root, this.config, text, options);
       await this.refreshPathsNow(result.paths);
@@ -635,7 +656,7 @@ export class Vault {
    * check each file on disk before replacing it.
    */
   async reflect(
-    options: ReflectOptions & {
+    given: WithMoments<ReflectOptions> & {
       llm?: Llm;
       llmOptions?: LlmOptions;
       env?: NodeJS.ProcessEnv;
@@ -643,6 +664,7 @@ export class Vault {
       commitments?: boolean;
     } = {},
   ): Promise<ReflectResult> {
+    const options = this.instants(given);
     if (!options.dryRun && !this.initialized) throw notAVault(this.root);
     // A watched vault's index is kept in step by its watcher, so waiting for that costs the write
     // queue nothing; a full re-scan holds up every add queued behind it (0.7-1.6 s at 10,000 notes).
@@ -680,13 +702,14 @@ export class Vault {
    * one is configured, else extractive (no network at all). `offline` forces the extractive one.
    */
   async rollup(
-    options: RollupOptions & {
+    given: WithMoments<RollupOptions> & {
       llm?: Llm;
       llmOptions?: LlmOptions;
       env?: NodeJS.ProcessEnv;
       offline?: boolean;
     } = {},
   ): Promise<RollupResult> {
+    const options = this.instants(given);
     if (!options.dryRun && !this.initialized) throw notAVault(this.root);
     await this.refresh();
     let llm = options.offline ? undefined : options.llm;
@@ -705,8 +728,8 @@ export class Vault {
   }
 
   /** The context document for one conversation turn, within a token budget. */
-  compile(options: CompileOptions): CompileResult {
-    return compile(this.index, this.config, options);
+  compile(options: WithMoments<CompileOptions>): CompileResult {
+    return compile(this.index, this.config, this.instants(options));
   }
 
   /**

@@ -7,13 +7,16 @@ export function parsePositiveInt(value: string, name: string): number {
   return n;
 }
 
-/** Reads an ISO 8601 time given as option `name` (`--now`, `--at`), which the error names. */
-export function parseNow(value: string | undefined, name = '--now'): Date | undefined {
+/**
+ * Checks an ISO 8601 time given as option `name` (`--now`, `--at`), which the error names, and
+ * returns it as text: the vault reads it in its own time zone when it names no offset (here it
+ * would be read in the machine's, and a daemon may run elsewhere).
+ */
+export function parseNow(value: string | undefined, name = '--now'): string | undefined {
   if (value === undefined) return undefined;
-  const time = Date.parse(value);
-  if (!Number.isFinite(time))
+  if (!Number.isFinite(Date.parse(value)))
     throw new MemError('USAGE', `${name} must be an ISO 8601 date or time, got "${value}"`);
-  return new Date(time);
+  return value;
 }
 
 export function parseDay(value: string | undefined, name: string): string | undefined {

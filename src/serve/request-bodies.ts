@@ -1,4 +1,5 @@
 import * as z from 'zod/v4';
+import { parseInstant } from '../index.js';
 
 /**
  * One zod schema per request body: the HTTP routes validate with them (400 naming the field) and
@@ -21,12 +22,14 @@ const positiveInt = (name: string) => {
 };
 
 /** An instant as ISO 8601 (`2026-11-30T10:00:00+08:00`, or a date), parsed to a Date. */
+/**
+ * A moment stays text: the vault reads it in its own time zone when it names no offset, so a host
+ * in a UTC container can send its user's clock. Checked here, so a bad one is a 400 naming the field.
+ */
 const moment = (name: string) =>
-  string(name)
-    .refine((value) => Number.isFinite(Date.parse(value)), {
-      error: `"${name}" must be an ISO 8601 date or time`,
-    })
-    .transform((value) => new Date(Date.parse(value)));
+  string(name).refine((value) => parseInstant(value, 'UTC') !== undefined, {
+    error: `"${name}" must be an ISO 8601 date or time`,
+  });
 
 /**
  * A body that refuses fields it does not know: a typo (`"limt"`) would otherwise be dropped

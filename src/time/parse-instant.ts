@@ -1,6 +1,7 @@
 // Timestamps written in files (transcripts, hand-edited frontmatter) read the same on every machine:
 // one without an offset is a clock reading in the vault's time zone, never the process's.
 
+import { MemError } from '../core/errors.js';
 import { fromWallClock } from './zoned-date.js';
 
 // 2026-11-29, 2026-11-29T23:50, 2026-11-29 23:50:00.123, 2026/11/29 23:50, each with an optional
@@ -63,4 +64,18 @@ export function parseInstant(text: string, timeZone: string): Date | undefined {
     },
     timeZone,
   );
+}
+
+/**
+ * A moment handed to the library (`now`, `at`): a Date, or text `parseInstant` reads; text without
+ * an offset is a clock reading in the vault's time zone, wherever the caller runs.
+ */
+export type Moment = Date | string;
+
+/** `value` as an instant in `timeZone`'s terms; text that is no time is refused, naming `name`. */
+export function toInstant(value: Moment | undefined, timeZone: string, name: string): Date | undefined {
+  if (value === undefined || value instanceof Date) return value;
+  const instant = parseInstant(value, timeZone);
+  if (!instant) throw new MemError('USAGE', `${name} must be an ISO 8601 date or time, got "${value}"`);
+  return instant;
 }

@@ -96,7 +96,8 @@ describe('the command line asks a running mem serve for the same vault', () => {
           k: 3,
           layers: ['profile'],
           range: { from: '2026-11-01', to: '9999-12-31' },
-          now: '2026-11-30T02:00:00.000Z',
+          // As written: the server reads it in the vault's zone (it carries an offset here).
+          now: NOW,
           fresh: true,
         },
       },

@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { MemError } from '../../core/errors.js';
-import type { CompileOptions, CompileResult } from '../../index.js';
+import type { CompileOptions, CompileResult, WithMoments } from '../../index.js';
 import { askServer } from '../ask-server.js';
 import { openFromCli, printJson } from '../context.js';
 import type { CliIO } from '../io.js';
@@ -62,7 +62,7 @@ function compileOptions(
   options: CompileCliOptions,
   message: string,
   overrides: { budget?: unknown; now?: unknown } = {},
-): CompileOptions {
+): WithMoments<CompileOptions> {
   if (options.tokenizer && options.tokenizer !== 'o200k_base' && options.tokenizer !== 'cl100k_base') {
     throw new MemError('USAGE', `--tokenizer must be o200k_base or cl100k_base, got "${options.tokenizer}"`);
   }
@@ -149,10 +149,7 @@ export function compileCommand(program: Command, io: CliIO): void {
         request.history = parseHistory(text, name);
       }
       // A running `mem serve` for this vault already holds the index: ask it, the same question.
-      const served = await askServer<CompileResult>(command, io, '/compile', {
-        ...request,
-        now: request.now?.toISOString(),
-      });
+      const served = await askServer<CompileResult>(command, io, '/compile', request);
       const result = served ?? (await openFromCli(command, io)).compile(request);
       if (options.out) await writeFile(resolve(io.cwd, options.out), result.markdown);
       if (options.json) printJson(io, result);

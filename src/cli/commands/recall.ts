@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { MemError } from '../../core/errors.js';
 import { LAYERS, type Layer } from '../../core/types.js';
-import type { RecallOptions, RecallResult } from '../../index.js';
+import type { RecallOptions, RecallResult, WithMoments } from '../../index.js';
 import { askServer } from '../ask-server.js';
 import { openFromCli, printJson } from '../context.js';
 import { formatHits } from '../format.js';
@@ -23,7 +23,7 @@ interface RecallCliOptions {
   batch?: string;
 }
 
-export function toRecallOptions(options: RecallCliOptions, now?: string): RecallOptions {
+export function toRecallOptions(options: RecallCliOptions, now?: string): WithMoments<RecallOptions> {
   const layers = (options.layer ?? []).flatMap((l) => l.split(','));
   for (const layer of layers) {
     if (!LAYERS.includes(layer as Layer)) {
@@ -67,7 +67,7 @@ export function recallCommand(program: Command, io: CliIO): void {
           layers: base.layers?.length ? base.layers : undefined,
           range: base.range,
           all: base.all,
-          now: base.now?.toISOString(),
+          now: base.now,
         });
         if (asked) {
           const { warning, ...result } = asked;
