@@ -58,8 +58,10 @@ export function serveCommand(program: Command, io: CliIO): void {
         });
         what = `vaults under ${dir}`;
       } else {
-        const vault = await openFromCli(command, io);
-        await vault.watch({ onError });
+        // Listening comes first: the walk of the vault and the watcher's start run behind it,
+        // and reads until they end answer from the cache, marked `partial`.
+        const vault = await openFromCli(command, io, { scan: 'background' });
+        vault.watch({ onError }).catch(onError);
         // What a killed server accepted but did not write or commit is finished before any request.
         await vault.startExchanges({ onError });
         if (vault.startAutoReflect({ onError }).enabled) {
