@@ -699,7 +699,10 @@ export class PackedPostings extends Map<number, number> {
   }
 
   override clear(): void {
-    if (this.plain) return super.clear();
+    if (this.plain) {
+      super.clear();
+      return;
+    }
     this.count = 0;
     this.live = 0;
     this.cursor = 0;
@@ -716,8 +719,8 @@ export class PackedPostings extends Map<number, number> {
   }
 
   override forEach(fn: (value: number, key: number, map: Map<number, number>) => void, self?: unknown): void {
-    if (this.plain) return super.forEach(fn, self);
-    for (const [id, freq] of this.entries()) fn.call(self, freq, id, this);
+    if (this.plain) super.forEach(fn, self);
+    else for (const [id, freq] of this.entries()) fn.call(self, freq, id, this);
   }
 
   override keys(): MapIterator<number> {

@@ -67,7 +67,9 @@ describe('PackedPostings', () => {
         expect([...packed.entries()]).toEqual([...map.entries()]);
         expect([...packed.values()]).toEqual([...map.values()]);
         const each: [number, number][] = [];
-        packed.forEach((freq, id) => each.push([id, freq]));
+        packed.forEach((freq, id) => {
+          each.push([id, freq]);
+        });
         expect(each).toEqual([...map]);
       }),
     );

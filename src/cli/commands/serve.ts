@@ -48,7 +48,7 @@ export function serveCommand(program: Command, io: CliIO): void {
       let source: VaultSource;
       let what: string;
       let root: string | undefined;
-      let watchLater = () => undefined as void;
+      let watchLater: () => void = () => undefined;
       if (options.vaults) {
         const dir = resolve(io.cwd, options.vaults);
         source = new VaultPool({
