@@ -88,6 +88,15 @@ export interface OpenVaultOptions {
    */
   onProgress?: RefreshProgress;
   /**
+   * When the index cache loaded: `now` (default) walks the vault and re-reads what changed before
+   * `open` resolves; `background` resolves at once and does that walk on the vault's queue, so a
+   * server can listen while it runs (a 100,000-note walk takes seconds). Until it ends,
+   * `whenIdle` says `false`, so a read made meanwhile can say it answered from the cache alone.
+   * Writes queue behind the walk. Without a usable cache, the walk is always done before `open`
+   * resolves: answering from an empty index is not an answer.
+   */
+  scan?: 'now' | 'background';
+  /**
    * Embeds texts for semantic recall instead of the config's `embeddings` endpoint (tests, other
    * clients); used only when `embeddings.enabled` is true
    */
@@ -170,6 +179,10 @@ export class Vault {
   private embedRetryAt = 0;
   /** Background reflection (`reflect.auto`), once a server starts it */
   private autoReflect: ReflectScheduler | undefined;
+  /** Opened with `scan: 'background'` and a loaded cache */
+  private background = false;
+  /** Walks and watcher start-up that reads wait for before they count as whole (see whenIdle) */
+  private scanning: Promise<void> | undefined;
 
   private constructor(
     root: string,
@@ -201,10 +214,13 @@ export class Vault {
     if (!initialized && options.requireConfig) throw notAVault(root);
     const useCache = (options.cache ?? true) && initialized;
     let index = new VaultIndex();
+    let loaded = false;
     if (useCache && !options.rebuild) {
       const cached = await loadIndexCache(root);
-      if (cached.status === 'loaded') index = cached.index;
-      else if (cached.status !== 'missing') options.onNotice?.(`mem: ${cached.reason}; rebuilding it`);
+      if (cached.status === 'loaded') {
+        index = cached.index;
+        loaded = true;
+      } else if (cached.status !== 'missing') options.onNotice?.(`mem: ${cached.reason}; rebuilding it`);
     }
     index.limits = config.limits;
     index.followSymlinks = config.followOutsideSymlinks;
@@ -218,8 +234,32 @@ export class Vault {
       options.env ?? process.env,
       options.embed,
     );
-    await vault.exclusive(() => vault.refreshNow(options.onProgress));
+    const scan = vault.exclusive(() => vault.refreshNow(options.onProgress));
+    if (options.scan === 'background' && loaded) {
+      vault.background = true;
+      vault.settle(scan);
+    } else await scan;
     return vault;
+  }
+
+  /**
+   * Counts `task` in what `whenIdle` waits for. A walk that fails leaves the index as it was;
+   * the failure is reported, and the next refresh or watcher event tries again.
+   */
+  private settle(task: Promise<unknown>): void {
+    const quiet = task.then(noop, (error: unknown) =>
+      this.onNotice(`mem: a scan of the vault failed (${(error as Error)?.message ?? String(error)})`),
+    );
+    const all = this.scanning ? Promise.all([this.scanning, quiet]).then(noop) : quiet;
+    this.scanning = all;
+    void all.then(() => {
+      if (this.scanning === all) this.scanning = undefined;
+    });
+  }
+
+  /** A walk of the vault opened with `scan: 'background'`, or its watcher's start, is still running */
+  get scanPending(): boolean {
+    return this.scanning !== undefined;
   }
 
   /** Runs `fn` on the vault's one queue: after every step queued before it, before any queued after. */
@@ -316,25 +356,39 @@ export class Vault {
    */
   async watch(options: WatchVaultOptions = {}): Promise<VaultWatcher> {
     if (!this.watcher) {
-      this.watcher = watchVault(
-        {
-          root: this.root,
-          followSymlinks: this.config.followOutsideSymlinks,
-          exclusive: (fn) => this.exclusive(fn),
-          apply: (paths) => this.applyChanges(paths),
-          pathsBelow: (dir) => [...this.index.notes.keys()].filter((path) => path.startsWith(`${dir}/`)),
-          save: async (final) => {
-            if (final) await this.saveNow();
-            else await this.saveIfStaleNow();
-            return this.stale.size > 0;
-          },
-        },
-        options,
-      );
+      this.watcher = this.startWatcher(options);
+      if (this.background) {
+        // A file changed after the first walk read it but before the watcher saw its folder is
+        // reported by neither: one more walk once the watcher is ready closes that gap. Reads
+        // meanwhile say they may be partial (whenIdle).
+        this.settle(
+          this.watcher
+            .then((watcher) => watcher.ready)
+            .then(() => (this.watcher ? this.exclusive(() => this.refreshNow()) : undefined)),
+        );
+      }
     }
     const watcher = await this.watcher;
     await watcher.ready;
     return watcher;
+  }
+
+  private startWatcher(options: WatchVaultOptions): Promise<VaultWatcher> {
+    return watchVault(
+      {
+        root: this.root,
+        followSymlinks: this.config.followOutsideSymlinks,
+        exclusive: (fn) => this.exclusive(fn),
+        apply: (paths) => this.applyChanges(paths),
+        pathsBelow: (dir) => [...this.index.notes.keys()].filter((path) => path.startsWith(`${dir}/`)),
+        save: async (final) => {
+          if (final) await this.saveNow();
+          else await this.saveIfStaleNow();
+          return this.stale.size > 0;
+        },
+      },
+      options,
+    );
   }
 
   /** Re-reads paths a watcher reported and says which notes appeared, changed or went. */
@@ -353,11 +407,25 @@ export class Vault {
   }
 
   /**
-   * Resolves `true` once no change the watcher has seen is still being applied, or `false` when
-   * one still runs after `timeoutMs` (a read may then answer from a partly updated index).
+   * Resolves `true` once the first walk of the vault has ended (see `scan`) and no change the
+   * watcher has seen is still being applied, or `false` when one still runs after `timeoutMs` (a
+   * read may then answer from a partly updated index).
    */
-  whenIdle(timeoutMs: number): Promise<boolean> {
-    return this.watcher ? this.watcher.then((watcher) => watcher.whenIdle(timeoutMs)) : Promise.resolve(true);
+  async whenIdle(timeoutMs: number): Promise<boolean> {
+    const started = Date.now();
+    const scanning = this.scanning;
+    if (scanning) {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), timeoutMs);
+      });
+      const done = await Promise.race([scanning.then(() => true), late]);
+      clearTimeout(timer);
+      if (!done) return false;
+    }
+    if (!this.watcher) return true;
+    const left = Math.max(0, timeoutMs - (Date.now() - started));
+    return (await this.watcher).whenIdle(left);
   }
 
   /**

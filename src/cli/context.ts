@@ -15,6 +15,7 @@ export async function openFromCli(
     rebuild?: boolean;
     requireConfig?: boolean;
     onProgress?: (read: number, total: number) => void;
+    scan?: 'now' | 'background';
   } = {},
 ): Promise<Vault> {
   const globals = command.optsWithGlobals() as GlobalOptions;
@@ -26,6 +27,7 @@ export async function openFromCli(
     rebuild: extra.rebuild,
     requireConfig: extra.requireConfig,
     onProgress: extra.onProgress,
+    scan: extra.scan,
     onNotice: (message) => io.stderr(`${message}\n`),
   });
 }

@@ -19,6 +19,8 @@ export function boundNote(
   text: string,
   limits: IndexLimits,
 ): { text: string; reason: string | undefined } {
+  if (text.length <= limits.maxNoteChars && !hasLongLine(text, limits.maxLineChars))
+    return { text, reason: undefined };
   const reasons: string[] = [];
   let bounded = text;
   let longest = 0;
@@ -52,6 +54,18 @@ export function boundNote(
     text: bounded,
     reason: reasons.length > 0 ? `${path}: only part was indexed: ${reasons.join('; ')}` : undefined,
   };
+}
+
+/** Whether a line of `text` is longer than `max`, found without cutting the text into lines. */
+function hasLongLine(text: string, max: number): boolean {
+  if (text.length <= max) return false;
+  let from = 0;
+  for (;;) {
+    const eol = text.indexOf('\n', from);
+    if ((eol === -1 ? text.length : eol) - from > max) return true;
+    if (eol === -1) return false;
+    from = eol + 1;
+  }
 }
 
 /** Drops links past maxLinksPerNote, with the reason added to the note's truncation notice. */

@@ -1,4 +1,5 @@
-import { lstat, readFile, realpath, stat } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { lstat, realpath, stat } from 'node:fs/promises';
 import { sep } from 'node:path';
 import type { Note } from '../core/types.js';
 import { parseNote } from '../vault/parse-note.js';
@@ -122,25 +123,27 @@ async function readInto(
 ): Promise<void> {
   for (let i = 0; i < toRead.length; i += READ_BATCH) {
     onProgress?.(i, toRead.length);
-    const batch = toRead.slice(i, i + READ_BATCH);
-    const texts = await Promise.all(batch.map((file) => readFile(file.abs, 'utf8').catch(() => undefined)));
-    batch.forEach((file, j) => {
-      const text = texts[j];
-      if (text === undefined) return; // removed while we read; the next refresh drops it
+    // A yield between batches keeps a server answering during a long read.
+    if (i > 0) await yieldToLoop();
+    for (const file of toRead.slice(i, i + READ_BATCH)) {
+      // Read synchronously: a promise and a thread-pool round trip per note cost more CPU than
+      // the read itself (open, fstat, read and close each went through the pool).
+      const text = readOrUndefined(file.abs);
+      if (text === undefined) continue; // removed while we read; the next refresh drops it
+      const hash = hashText(text);
       const known = index.notes.get(file.path);
-      if (known && known.hash === hashText(text)) {
+      if (known && known.hash === hash) {
         known.mtimeMs = file.mtimeMs;
         known.size = file.size;
         stats.unchanged++;
         tally(stats, 'touched', file.path, changed);
-        return;
+        continue;
       }
       const stat = { size: file.size, mtimeMs: file.mtimeMs };
       try {
         const bounded = boundNote(file.path, text, index.limits);
-        const parsed = parseNote(file.path, bounded.text, stat);
         // The hash is the file's, so an unchanged file is still recognised as unchanged.
-        const note = boundLinks({ ...parsed, hash: hashText(text) }, index.limits);
+        const note = boundLinks(parseNote(file.path, bounded.text, stat, hash), index.limits);
         if (bounded.reason)
           note.truncated = note.truncated ? `${bounded.reason}; ${note.truncated}` : bounded.reason;
         index.upsert(note);
@@ -149,9 +152,19 @@ async function readInto(
         index.upsert(unreadableNote(file.path, text, stat, error));
       }
       tally(stats, known ? 'changed' : 'added', file.path, changed);
-    });
+    }
   }
   if (toRead.length > 0) onProgress?.(toRead.length, toRead.length);
+}
+
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+function readOrUndefined(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
 }
 
 /** A note that could not be parsed, indexed by its file name only, with the reason as a warning. */

@@ -5,6 +5,7 @@ import { MONTH_NAMES } from '../time/number-words.js';
 import { boundQueryText, boundTerms, QUERY_LIMITS } from './query-limits.js';
 import { memoizeTerms } from './term-memo.js';
 import {
+  packPostings,
   type TextSegment,
   type TextStoreHeader,
   type TextStoreLimits,
@@ -92,6 +93,9 @@ const OPTIONS: Options<SectionDocument> = {
   },
 };
 
+/** Sections added between two packings of the postings */
+const PACK_EVERY = 4096;
+
 // The query is tokenized and processed once in search(); MiniSearch then only splits the result.
 const PROCESSED_QUERY = { tokenize: (text: string) => text.split(' '), processTerm: (term: string) => term };
 
@@ -100,6 +104,8 @@ export class TextIndex {
   private miniSearch = new MiniSearch<SectionDocument>(OPTIONS);
   /** Note path → its section ids, so remove() can discard them all */
   private idsByPath = new Map<string, string[]>();
+  /** Sections added since the postings were last packed */
+  private unpacked = 0;
 
   /** Number of indexed sections. */
   get size(): number {
@@ -130,6 +136,16 @@ export class TextIndex {
       throw error;
     }
     this.idsByPath.set(note.path, added);
+    // Long posting lists are packed into typed arrays now and then (see PackedPostings): as Maps,
+    // a cold index held twice the memory of everything else together.
+    this.unpacked += added.length;
+    if (this.unpacked >= PACK_EVERY) this.packPostings();
+  }
+
+  /** Packs the long posting lists now, as add() does every PACK_EVERY sections (see PackedPostings). */
+  packPostings(): void {
+    this.unpacked = 0;
+    packPostings(this.miniSearch);
   }
 
   /** Drops every section of the note at `path`; an unknown path is ignored. */

@@ -1,4 +1,5 @@
 // Flat frontmatter (`key: value` lines, no YAML features) read without the YAML parser.
+import { ownString } from './own-string.js';
 import type { Span } from './spans.js';
 
 export interface FlatFrontmatter {
@@ -92,7 +93,7 @@ function readScalar(text: string, inFlow: boolean): Scalar {
   if (first === '"' || first === "'") {
     const inner = text.slice(1, -1);
     if (text.length < 2 || !text.endsWith(first) || inner.includes(first)) return undefined;
-    return { value: inner };
+    return { value: ownString(inner) };
   }
   if (!PLAIN_START.test(text) || PLAIN_BAD.test(text)) return undefined;
   if (inFlow && (FLOW_BAD.test(text) || text.includes(':'))) return undefined;
@@ -100,5 +101,5 @@ function readScalar(text: string, inFlow: boolean): Scalar {
   if (/^(?:false|False|FALSE)$/.test(text)) return { value: false };
   if (/^(?:~|null|Null|NULL)$/.test(text)) return { value: null };
   if (CORE_SPECIAL.test(text)) return SIMPLE_NUMBER.test(text) ? { value: Number(text) } : undefined;
-  return { value: text };
+  return { value: ownString(text) };
 }

@@ -21,7 +21,13 @@ import { hashText } from './write-note.js';
  * Reads one note's text into a Note. Pure: no file IO, never throws. Offsets are into the full
  * text (BOM and CRLF kept); text fields have `\r` removed.
  */
-export function parseNote(path: string, text: string, stat?: { size: number; mtimeMs: number }): Note {
+export function parseNote(
+  path: string,
+  text: string,
+  stat?: { size: number; mtimeMs: number },
+  /** The note's hash when the caller has it (the file's, when `text` is only the part indexed) */
+  hash?: string,
+): Note {
   const lines = new LineIndex(text);
   // A plain note (most of a vault) skips remark: its tree is built from its lines.
   const tree = plainTree(text) ?? parseMarkdown(text);
@@ -57,7 +63,7 @@ export function parseNote(path: string, text: string, stat?: { size: number; mti
     sections,
     blocks: blocks.map(({ id, line, start, end }) => ({ id, line, start, end })),
     warnings: fm.warning ? [fm.warning] : [],
-    hash: hashText(text),
+    hash: hash ?? hashText(text),
     size: stat?.size ?? Buffer.byteLength(text, 'utf8'),
     mtimeMs: stat?.mtimeMs ?? 0,
   };

@@ -3,8 +3,9 @@ import { type Document, isMap, isScalar, isSeq, parseDocument, type Node as Yaml
 import type { LinkRef } from '../core/types.js';
 import { readFlatFrontmatter } from './flat-frontmatter.js';
 import type { LineIndex } from './line-index.js';
+import { ownString } from './own-string.js';
 import type { FrontmatterBlock } from './parse-markdown.js';
-import { scanLinks } from './scan-links.js';
+import { linkRef, scanLinks } from './scan-links.js';
 import type { Span } from './spans.js';
 
 export interface Frontmatter {
@@ -94,6 +95,7 @@ function plain(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(plain);
   if (value instanceof Map) return plain(Object.fromEntries(value));
   if (value instanceof Set) return [...value].map(plain);
+  if (typeof value === 'string') return ownString(value);
   if (typeof value === 'bigint') return Number(value);
   if (typeof value === 'number' && !Number.isFinite(value)) return null;
   if (typeof value === 'object' && value !== null) {
@@ -141,7 +143,12 @@ function scalarLinks(
   const found = scanLinks(source.slice(from, to), { skip: [], offset, lineOffset: lines.lineAt(offset) - 1 });
   return found
     .filter((link) => link.kind === 'wiki' || link.kind === 'embed')
-    .map((link) => ({ ...link, kind: 'frontmatter' as const, property }));
+    .map((link) => {
+      // Built, not spread: see linkRef.
+      const copy = linkRef({ ...link, kind: 'frontmatter' }, link.raw, link.start, link.end, link.line);
+      copy.property = property;
+      return copy;
+    });
 }
 
 export function stringValue(value: unknown): string {

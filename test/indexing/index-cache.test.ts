@@ -56,6 +56,46 @@ async function segmentFile(root: string, part: string): Promise<string> {
 }
 
 describe('index cache', () => {
+  it('notes read back from the cache one line at a time are the notes that were saved, whatever they hold', async () => {
+    const odd = {
+      ...FILES,
+      // Newlines, CRLF, a line separator, quotes, backslashes, brackets and commas at line ends.
+      'insights/odd.md':
+        '---\ntitle: "Odd, [really]"\n---\n# Odd\r\n\r\nA line,\nanother\u2028line "quoted" \\ back],\n\n## 二\n\n结尾，[[Shanghai]],\n',
+      'insights/empty.md': '',
+    };
+    const root = await makeVault(odd);
+    const built = await openVault({ path: root });
+    const expected = built.paths().map((path) => built.note(path));
+    await built.close();
+    const loaded = await openVault({ path: root });
+    // Nothing was re-read: every note came from the cache.
+    expect(loaded.lastRefresh).toMatchObject({ added: 0, changed: 0, unchanged: Object.keys(odd).length });
+    expect(loaded.paths().map((path) => loaded.note(path))).toEqual(expected);
+    await loaded.close();
+  });
+
+  it('a notes segment that is not one note a line is damaged: rebuilt, not trusted', async () => {
+    const root = await makeVault(FILES);
+    await (await openVault({ path: root })).close();
+    const file = await segmentFile(root, 'notes');
+    const text = await readFile(file, 'utf8');
+    // The same bytes' length and a matching CRC, but the notes no longer one per line.
+    const joined = Buffer.from(text.replace(',\n', ', '));
+    await writeFile(file, joined);
+    const manifest = await readManifest(root);
+    const segment = manifest.segments.find((s) => s.part === 'notes');
+    if (!segment) throw new Error('no notes segment');
+    segment.crc = crc32(joined);
+    await writeFile(join(root, MANIFEST), JSON.stringify(manifest));
+    const notices: string[] = [];
+    const vault = await openVault({ path: root, onNotice: (message) => notices.push(message) });
+    expect(notices.join('\n')).toMatch(/damaged/);
+    expect(vault.paths()).toEqual(Object.keys(FILES).sort());
+    expect(vault.lastRefresh.added).toBe(Object.keys(FILES).length);
+    await vault.close();
+  });
+
   it('the first open builds the index and saves a manifest and one generation, with its own .gitignore', async () => {
     const root = await makeVault(FILES);
     const vault = await openVault({ path: root });

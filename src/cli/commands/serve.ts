@@ -48,6 +48,7 @@ export function serveCommand(program: Command, io: CliIO): void {
       let source: VaultSource;
       let what: string;
       let root: string | undefined;
+      let watchLater: () => void = () => undefined;
       if (options.vaults) {
         const dir = resolve(io.cwd, options.vaults);
         source = new VaultPool({
@@ -58,8 +59,10 @@ export function serveCommand(program: Command, io: CliIO): void {
         });
         what = `vaults under ${dir}`;
       } else {
-        const vault = await openFromCli(command, io);
-        await vault.watch({ onError });
+        // Listening comes first: the walk of the vault and the watcher's start (below) run
+        // behind it, and reads until they end answer from the cache, marked `partial`.
+        const vault = await openFromCli(command, io, { scan: 'background' });
+        watchLater = () => void vault.watch({ onError }).catch(onError);
         // What a killed server accepted but did not write or commit is finished before any request.
         await vault.startExchanges({ onError });
         if (vault.startAutoReflect({ onError }).enabled) {
@@ -89,6 +92,9 @@ export function serveCommand(program: Command, io: CliIO): void {
         await source.close();
         throw error;
       }
+      // The watcher's first scan of a large vault takes seconds of the event loop (20 s at
+      // 100,000 notes): it starts once the server listens, not before.
+      watchLater();
       // Listen for the stop before saying we serve: a supervisor may send it the moment it reads the line.
       const stop = waitForStop();
       // One vault on loopback: `mem recall` and `mem compile` for this vault ask this server.
