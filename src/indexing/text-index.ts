@@ -13,6 +13,7 @@ import {
   textStoreSegments,
 } from './text-index-store.js';
 import { processTerm, tokenize } from './tokenize.js';
+import { type QueryTerm, TopKSearch } from './top-k-search.js';
 
 /** Bump when the tokenizer, the stemmer, the stop words or the fields change: old caches are then rebuilt. */
 export const TEXT_INDEX_VERSION = 5;
@@ -49,6 +50,11 @@ export interface TextSearchOptions {
   rareTerms?: boolean;
   /** Keeps only the hits for which it returns true, before the limit is applied */
   filter?: (hit: TextHitSource) => boolean;
+  /**
+   * Scores through MiniSearch's own search, which builds a result for every match: the reference
+   * that the top-k search is tested against (default: false)
+   */
+  exhaustive?: boolean;
 }
 
 interface SectionDocument extends TextHitSource {
@@ -75,21 +81,23 @@ function isLatinTerm(term: string, minLength: number): boolean {
   return term.length >= minLength && LATIN.test(term) && !CJK.test(term);
 }
 
+const SEARCH_OPTIONS = {
+  boost: BOOST,
+  combineWith: 'OR' as const,
+  // Prefix: `obsid` finds `obsidian`; short stems would match too much. CJK bigrams stay exact.
+  prefix: (term: string) => isLatinTerm(term, 4) && term.length <= QUERY_LIMITS.maxPrefixLength,
+  // One typo in a long word (`obsidain` is two edits, `obsidan` one). Short words have too
+  // many neighbours at distance 1 (`cat`, `car`, `hat`) to guess which one was meant.
+  fuzzy: (term: string) => (isLatinTerm(term, 6) && term.length <= QUERY_LIMITS.maxFuzzyLength ? 1 : false),
+  weights: { prefix: 0.3, fuzzy: 0.2 },
+};
+
 const OPTIONS: Options<SectionDocument> = {
   fields: FIELDS,
   storeFields: STORED,
   tokenize: (text) => tokenize(text),
   processTerm: (term) => processTerm(term),
-  searchOptions: {
-    boost: BOOST,
-    combineWith: 'OR',
-    // Prefix: `obsid` finds `obsidian`; short stems would match too much. CJK bigrams stay exact.
-    prefix: (term) => isLatinTerm(term, 4) && term.length <= QUERY_LIMITS.maxPrefixLength,
-    // One typo in a long word (`obsidain` is two edits, `obsidan` one). Short words have too
-    // many neighbours at distance 1 (`cat`, `car`, `hat`) to guess which one was meant.
-    fuzzy: (term) => (isLatinTerm(term, 6) && term.length <= QUERY_LIMITS.maxFuzzyLength ? 1 : false),
-    weights: { prefix: 0.3, fuzzy: 0.2 },
-  },
+  searchOptions: SEARCH_OPTIONS,
 };
 
 // The query is tokenized and processed once in search(); MiniSearch then only splits the result.
@@ -100,6 +108,8 @@ export class TextIndex {
   private miniSearch = new MiniSearch<SectionDocument>(OPTIONS);
   /** Note path → its section ids, so remove() can discard them all */
   private idsByPath = new Map<string, string[]>();
+  /** Searches for the best few hits, keeping typed copies of common postings between searches */
+  private topK: TopKSearch | undefined;
 
   /** Number of indexed sections. */
   get size(): number {
@@ -120,6 +130,7 @@ export class TextIndex {
       if (this.miniSearch.has(document.id)) this.miniSearch.discard(document.id);
     const added: string[] = [];
     memoizeTerms(this.miniSearch);
+    this.topK?.changed();
     try {
       for (const document of documents) {
         this.miniSearch.add(document);
@@ -138,6 +149,7 @@ export class TextIndex {
     if (!ids) return;
     // discard is O(1); MiniSearch cleans the inverted index lazily and auto-vacuums.
     this.miniSearch.discardAll(ids);
+    this.topK?.changed();
     this.idsByPath.delete(path);
   }
 
@@ -155,9 +167,40 @@ export class TextIndex {
       [...new Set(tokenize(boundQueryText(query)).map(processTerm))].filter((term): term is string => !!term),
     );
     if (terms.length === 0) return [];
-    const { filter } = options;
     memoizeTerms(this.miniSearch);
     const boosts = options.rareTerms ? this.rarity(terms) : undefined;
+    if (options.limit === undefined || options.exhaustive) return this.searchAll(terms, boosts, options);
+    const { filter } = options;
+    const queryTerms = terms.map(
+      (term): QueryTerm => ({
+        term,
+        prefix: SEARCH_OPTIONS.prefix(term),
+        fuzzy: SEARCH_OPTIONS.fuzzy(term),
+        boost: boosts?.get(term) ?? 1,
+      }),
+    );
+    const top = this.topKSearch().search(
+      queryTerms,
+      Math.max(0, options.limit),
+      filter ? (source) => filter(source as unknown as TextHitSource) : undefined,
+    );
+    return top.map(
+      (result): TextHit => ({
+        ...hitSource({ id: result.id, ...result.stored } as unknown as SearchResult),
+        score: result.score,
+        terms: result.terms,
+        queryTerms: result.queryTerms,
+      }),
+    );
+  }
+
+  /** Every match scored by MiniSearch, best first; the top `limit` (and ties) become hits. */
+  private searchAll(
+    terms: string[],
+    boosts: Map<string, number> | undefined,
+    options: TextSearchOptions,
+  ): TextHit[] {
+    const { filter } = options;
     const results = this.miniSearch.search(terms.join(' '), {
       ...PROCESSED_QUERY,
       ...(boosts ? { boostTerm: (term: string) => boosts.get(term) ?? 1 } : {}),
@@ -179,6 +222,12 @@ export class TextIndex {
     );
     hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     return options.limit === undefined ? hits : hits.slice(0, Math.max(0, options.limit));
+  }
+
+  /** The top-k search over the current MiniSearch (a cache load replaces it). */
+  private topKSearch(): TopKSearch {
+    if (this.topK?.miniSearch !== this.miniSearch) this.topK = new TopKSearch(this.miniSearch);
+    return this.topK;
   }
 
   /**
