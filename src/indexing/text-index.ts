@@ -182,11 +182,11 @@ export class TextIndex {
     const top = this.topKSearch().search(
       queryTerms,
       Math.max(0, options.limit),
-      filter ? (source) => filter(source as unknown as TextHitSource) : undefined,
+      filter ? (id, stored) => filter(storedSource(id, stored)) : undefined,
     );
     return top.map(
       (result): TextHit => ({
-        ...hitSource({ id: result.id, ...result.stored } as unknown as SearchResult),
+        ...storedSource(result.id, result.stored),
         score: result.score,
         terms: result.terms,
         queryTerms: result.queryTerms,
@@ -381,13 +381,18 @@ export function dateWords(date: string): string {
 }
 
 function hitSource(result: SearchResult): TextHitSource {
+  return storedSource(String(result.id), result);
+}
+
+/** A section's id and the fields the index stores for it (`STORED`). */
+function storedSource(id: string, stored: Record<string, unknown>): TextHitSource {
   const source: TextHitSource = {
-    id: String(result.id),
-    path: result['path'],
-    anchor: result['anchor'],
-    layer: result['layer'],
+    id,
+    path: stored['path'] as string,
+    anchor: stored['anchor'] as string,
+    layer: stored['layer'] as Layer,
   };
-  if (typeof result['date'] === 'string') source.date = result['date'];
+  if (typeof stored['date'] === 'string') source.date = stored['date'];
   return source;
 }
 

@@ -11,11 +11,8 @@ export interface QueryTerm {
   boost: number;
 }
 
-/** What a filter and a hit see of a section: its id and stored fields. */
-export interface TopKSource {
-  id: string;
-  [field: string]: unknown;
-}
+/** Keeps a document (its id and stored fields) or leaves it out; called only for one that would enter the top. */
+export type TopKFilter = (id: string, stored: Record<string, unknown>) => boolean;
 
 export interface TopKResult {
   /** MiniSearch's short id of the document */
@@ -59,11 +56,13 @@ interface MiniSearchState {
   };
 }
 
-/** One posting list as typed arrays: documents and term frequencies. */
+/** One posting list as typed arrays: documents and their BM25 score for the term in the field. */
 interface CompiledPostings {
   docs: Uint32Array;
-  freqs: Uint32Array;
+  scores: Float64Array;
 }
+
+type Bm25 = { k: number; b: number; d: number };
 
 /** A derived term of a query term (the term itself, a longer term it prefixes, a near spelling) and its weight. */
 interface Expansion {
@@ -76,7 +75,7 @@ const DEFAULT_WEIGHTS = { fuzzy: 0.45, prefix: 0.375 };
 const DEFAULT_BM25 = { k: 1.2, b: 0.7, d: 0.5 };
 const DEFAULT_MAX_FUZZY = 6;
 /**
- * Most postings kept as typed arrays between searches (8 bytes each: 48 MiB). The common terms
+ * Most postings kept as typed arrays between searches (12 bytes each: 72 MiB). The common terms
  * that make a search slow are the ones asked again and again (a single Chinese character matches a
  * fifth of all sections); a rare term's short list is cheap to convert each time.
  */
@@ -125,7 +124,7 @@ export class TopKSearch {
   }
 
   /** The best `limit` documents that pass `filter` for the terms, best first. */
-  search(queryTerms: QueryTerm[], limit: number, filter?: (source: TopKSource) => boolean): TopKResult[] {
+  search(queryTerms: QueryTerm[], limit: number, filter?: TopKFilter): TopKResult[] {
     const state = this.state();
     this.ensureCapacity(state._nextId);
     const options = state._options.searchOptions;
@@ -140,11 +139,8 @@ export class TopKSearch {
     const expansions = queryTerms.map((query) => expand(state, query, weights, maxFuzzy));
 
     this.fillLengths(state, fieldIds.length);
-    const { total, current, matched, stamp, touched, termTouched, lengths } = this;
-    const stride = this.stride;
+    const { total, current, matched, stamp, touched, termTouched } = this;
     let touchedCount = 0;
-    const { k, b, d } = bm25;
-    const documentCount = state._documentCount;
     for (let q = 0; q < queryTerms.length; q++) {
       const termBoost = (queryTerms[q] as QueryTerm).boost;
       const mark = this.takeStamp();
@@ -154,21 +150,12 @@ export class TopKSearch {
           const fieldId = fieldIds[f] as number;
           const postings = data.get(fieldId);
           if (postings === undefined) continue;
-          const list = this.compile(state, postings);
-          const { docs, freqs } = list;
-          const matching = docs.length;
-          const avgFieldLength = state._avgFieldLength[fieldId] as number;
-          // As MiniSearch's calcBM25Score and termResults compute it, operation for operation.
-          const invDocFreq = Math.log(1 + (documentCount - matching + 0.5) / (matching + 0.5));
+          const { docs, scores } = this.compile(state, postings, fieldId, bm25);
           const factor = weight * termBoost * (boosts[f] as number) * 1;
-          for (let p = 0; p < matching; p++) {
+          for (let p = 0; p < docs.length; p++) {
             const doc = docs[p] as number;
-            const termFreq = freqs[p] as number;
-            const fieldLength = lengths[doc * stride + fieldId] as number;
-            const rawScore =
-              invDocFreq *
-              (d + (termFreq * (k + 1)) / (termFreq + k * (1 - b + (b * fieldLength) / avgFieldLength)));
-            const weighted = factor * rawScore;
+            // MiniSearch's termResults: termWeight * termBoost * fieldBoost * docBoost * rawScore
+            const weighted = factor * (scores[p] as number);
             if (stamp[doc] !== mark) {
               stamp[doc] = mark;
               current[doc] = weighted;
@@ -197,7 +184,8 @@ export class TopKSearch {
       const doc = touched[i] as number;
       const score = (total[doc] as number) * (matched[doc] as number);
       if (!heap.admits(doc, score)) continue;
-      if (filter && !filter(source(state, doc))) continue;
+      if (filter && !filter(state._documentIds.get(doc) as string, state._storedFields.get(doc) ?? {}))
+        continue;
       heap.push(doc, score);
     }
     for (let i = 0; i < touchedCount; i++) matched[touched[i] as number] = 0;
@@ -256,8 +244,11 @@ export class TopKSearch {
     }));
   }
 
-  /** The postings of one term in one field as typed arrays, without discarded documents. */
-  private compile(state: MiniSearchState, postings: Postings): CompiledPostings {
+  /**
+   * The postings of one term in one field as typed arrays, without discarded documents, each with
+   * its BM25 score (the same until the index changes: it depends on the counts and lengths only).
+   */
+  private compile(state: MiniSearchState, postings: Postings, fieldId: number, bm25: Bm25): CompiledPostings {
     const known = this.compiled.get(postings);
     if (known !== undefined) {
       // Least recently used first: a hit moves to the end.
@@ -281,7 +272,20 @@ export class TopKSearch {
       docs = docs.slice(0, n);
       freqs = freqs.slice(0, n);
     }
-    const list = { docs, freqs };
+    // As MiniSearch's calcBM25Score computes it, operation for operation, so the score is the same double.
+    const { k, b, d } = bm25;
+    const avgFieldLength = state._avgFieldLength[fieldId] as number;
+    const invDocFreq = Math.log(1 + (state._documentCount - n + 0.5) / (n + 0.5));
+    const { lengths, stride } = this;
+    const scores = new Float64Array(n);
+    for (let p = 0; p < n; p++) {
+      const termFreq = freqs[p] as number;
+      const fieldLength = lengths[(docs[p] as number) * stride + fieldId] as number;
+      scores[p] =
+        invDocFreq *
+        (d + (termFreq * (k + 1)) / (termFreq + k * (1 - b + (b * fieldLength) / avgFieldLength)));
+    }
+    const list = { docs, scores };
     this.compiled.set(postings, list);
     this.compiledSize += n;
     for (const [key, old] of this.compiled) {
@@ -382,10 +386,6 @@ function expand(
     }
   }
   return out;
-}
-
-function source(state: MiniSearchState, doc: number): TopKSource {
-  return { id: state._documentIds.get(doc) as string, ...state._storedFields.get(doc) };
 }
 
 /**
