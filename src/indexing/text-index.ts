@@ -14,6 +14,7 @@ import {
   textStoreSegments,
 } from './text-index-store.js';
 import { processTerm, tokenize } from './tokenize.js';
+import { type QueryTerm, TopKSearch } from './top-k-search.js';
 
 /** Bump when the tokenizer, the stemmer, the stop words or the fields change: old caches are then rebuilt. */
 export const TEXT_INDEX_VERSION = 5;
@@ -50,6 +51,11 @@ export interface TextSearchOptions {
   rareTerms?: boolean;
   /** Keeps only the hits for which it returns true, before the limit is applied */
   filter?: (hit: TextHitSource) => boolean;
+  /**
+   * Scores through MiniSearch's own search, which builds a result for every match: the reference
+   * that the top-k search is tested against (default: false)
+   */
+  exhaustive?: boolean;
 }
 
 interface SectionDocument extends TextHitSource {
@@ -76,21 +82,23 @@ function isLatinTerm(term: string, minLength: number): boolean {
   return term.length >= minLength && LATIN.test(term) && !CJK.test(term);
 }
 
+const SEARCH_OPTIONS = {
+  boost: BOOST,
+  combineWith: 'OR' as const,
+  // Prefix: `obsid` finds `obsidian`; short stems would match too much. CJK bigrams stay exact.
+  prefix: (term: string) => isLatinTerm(term, 4) && term.length <= QUERY_LIMITS.maxPrefixLength,
+  // One typo in a long word (`obsidain` is two edits, `obsidan` one). Short words have too
+  // many neighbours at distance 1 (`cat`, `car`, `hat`) to guess which one was meant.
+  fuzzy: (term: string) => (isLatinTerm(term, 6) && term.length <= QUERY_LIMITS.maxFuzzyLength ? 1 : false),
+  weights: { prefix: 0.3, fuzzy: 0.2 },
+};
+
 const OPTIONS: Options<SectionDocument> = {
   fields: FIELDS,
   storeFields: STORED,
   tokenize: (text) => tokenize(text),
   processTerm: (term) => processTerm(term),
-  searchOptions: {
-    boost: BOOST,
-    combineWith: 'OR',
-    // Prefix: `obsid` finds `obsidian`; short stems would match too much. CJK bigrams stay exact.
-    prefix: (term) => isLatinTerm(term, 4) && term.length <= QUERY_LIMITS.maxPrefixLength,
-    // One typo in a long word (`obsidain` is two edits, `obsidan` one). Short words have too
-    // many neighbours at distance 1 (`cat`, `car`, `hat`) to guess which one was meant.
-    fuzzy: (term) => (isLatinTerm(term, 6) && term.length <= QUERY_LIMITS.maxFuzzyLength ? 1 : false),
-    weights: { prefix: 0.3, fuzzy: 0.2 },
-  },
+  searchOptions: SEARCH_OPTIONS,
 };
 
 /** Sections added between two packings of the postings */
@@ -106,6 +114,8 @@ export class TextIndex {
   private idsByPath = new Map<string, string[]>();
   /** Sections added since the postings were last packed */
   private unpacked = 0;
+  /** Searches for the best few hits, keeping typed copies of common postings between searches */
+  private topK: TopKSearch | undefined;
 
   /** Number of indexed sections. */
   get size(): number {
@@ -126,6 +136,7 @@ export class TextIndex {
       if (this.miniSearch.has(document.id)) this.miniSearch.discard(document.id);
     const added: string[] = [];
     memoizeTerms(this.miniSearch);
+    this.topK?.changed();
     try {
       for (const document of documents) {
         this.miniSearch.add(document);
@@ -146,6 +157,8 @@ export class TextIndex {
   packPostings(): void {
     this.unpacked = 0;
     packPostings(this.miniSearch);
+    // The lists are new objects (the same postings): the search's typed copies are made afresh.
+    this.topK?.changed();
   }
 
   /** Drops every section of the note at `path`; an unknown path is ignored. */
@@ -154,6 +167,7 @@ export class TextIndex {
     if (!ids) return;
     // discard is O(1); MiniSearch cleans the inverted index lazily and auto-vacuums.
     this.miniSearch.discardAll(ids);
+    this.topK?.changed();
     this.idsByPath.delete(path);
   }
 
@@ -171,9 +185,40 @@ export class TextIndex {
       [...new Set(tokenize(boundQueryText(query)).map(processTerm))].filter((term): term is string => !!term),
     );
     if (terms.length === 0) return [];
-    const { filter } = options;
     memoizeTerms(this.miniSearch);
     const boosts = options.rareTerms ? this.rarity(terms) : undefined;
+    if (options.limit === undefined || options.exhaustive) return this.searchAll(terms, boosts, options);
+    const { filter } = options;
+    const queryTerms = terms.map(
+      (term): QueryTerm => ({
+        term,
+        prefix: SEARCH_OPTIONS.prefix(term),
+        fuzzy: SEARCH_OPTIONS.fuzzy(term),
+        boost: boosts?.get(term) ?? 1,
+      }),
+    );
+    const top = this.topKSearch().search(
+      queryTerms,
+      Math.max(0, options.limit),
+      filter ? (id, stored) => filter(storedSource(id, stored)) : undefined,
+    );
+    return top.map(
+      (result): TextHit => ({
+        ...storedSource(result.id, result.stored),
+        score: result.score,
+        terms: result.terms,
+        queryTerms: result.queryTerms,
+      }),
+    );
+  }
+
+  /** Every match scored by MiniSearch, best first; the top `limit` (and ties) become hits. */
+  private searchAll(
+    terms: string[],
+    boosts: Map<string, number> | undefined,
+    options: TextSearchOptions,
+  ): TextHit[] {
+    const { filter } = options;
     const results = this.miniSearch.search(terms.join(' '), {
       ...PROCESSED_QUERY,
       ...(boosts ? { boostTerm: (term: string) => boosts.get(term) ?? 1 } : {}),
@@ -195,6 +240,12 @@ export class TextIndex {
     );
     hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     return options.limit === undefined ? hits : hits.slice(0, Math.max(0, options.limit));
+  }
+
+  /** The top-k search over the current MiniSearch (a cache load replaces it). */
+  private topKSearch(): TopKSearch {
+    if (this.topK?.miniSearch !== this.miniSearch) this.topK = new TopKSearch(this.miniSearch);
+    return this.topK;
   }
 
   /**
@@ -348,13 +399,18 @@ export function dateWords(date: string): string {
 }
 
 function hitSource(result: SearchResult): TextHitSource {
+  return storedSource(String(result.id), result);
+}
+
+/** A section's id and the fields the index stores for it (`STORED`). */
+function storedSource(id: string, stored: Record<string, unknown>): TextHitSource {
   const source: TextHitSource = {
-    id: String(result.id),
-    path: result['path'],
-    anchor: result['anchor'],
-    layer: result['layer'],
+    id,
+    path: stored['path'] as string,
+    anchor: stored['anchor'] as string,
+    layer: stored['layer'] as Layer,
   };
-  if (typeof result['date'] === 'string') source.date = result['date'];
+  if (typeof stored['date'] === 'string') source.date = stored['date'];
   return source;
 }
 

@@ -1,4 +1,4 @@
-import type { Note, Section } from '../core/types.js';
+import type { Edge, Note, Section } from '../core/types.js';
 import { processTerm, tokenize } from '../indexing/tokenize.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 
@@ -72,6 +72,30 @@ function adds(index: VaultIndex, section: Section): number {
   return value;
 }
 
+/** Most notes whose backlinks are kept between recalls (until the vault changes). */
+const BACKLINK_NOTES = 1024;
+
+/**
+ * The backlinks of a note, in the graph's order, each with the anchor it names. A recall's 20
+ * seeds are often entries of one daily note, which hundreds of insights cite: sorting and copying
+ * its backlinks once per seed was most of a recall's graph step at 100,000 notes.
+ */
+function backlinks(index: VaultIndex, path: string): Array<{ edge: Edge; subpath: string | undefined }> {
+  const kept = index.view(
+    'recall:backlinks',
+    () => new Map<string, Array<{ edge: Edge; subpath: string | undefined }>>(),
+  );
+  let found = kept.get(path);
+  if (found === undefined) {
+    found = index.graph
+      .backlinks(path)
+      .map((edge) => ({ edge, subpath: edge.link.subpath?.replace(/^#/, '') }));
+    if (kept.size >= BACKLINK_NOTES) kept.clear();
+    kept.set(path, found);
+  }
+  return found;
+}
+
 /**
  * Links and backlinks of one section, and for an episode entry its neighbouring entries: the
  * routes by which a hit brings in related memories.
@@ -87,9 +111,8 @@ export function graphNeighbours(index: VaultIndex, note: Note, section: Section)
       LINK_WEIGHT * (edge.section === section.anchor ? 0.8 : 0.4) * (edge.link.subpath ? 1 : 0.75);
     found.push({ ...target, weight, reason: `linked from [[${from}]]` });
   }
-  for (const edge of index.graph.backlinks(note.path)) {
+  for (const { edge, subpath } of backlinks(index, note.path)) {
     if (edge.from === note.path) continue;
-    const subpath = edge.link.subpath?.replace(/^#/, '');
     // A backlink to another part of this note says little about this section.
     if (subpath && subpath !== section.anchor) continue;
     const source = index.sectionByAnchor(edge.from, edge.section);

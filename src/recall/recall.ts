@@ -130,6 +130,15 @@ export function recall(
     limit: TEXT_CANDIDATES,
     rareTerms: true,
     filter: (hit) => {
+      // An entry dated outside a filtered range is out, whatever its note says: asked first, as a
+      // question about a time finds most of its words outside the range (a layer never changes).
+      if (
+        filterRange &&
+        hit.date &&
+        hit.layer === 'episodes' &&
+        !(hit.date >= filterRange.from && hit.date <= filterRange.to)
+      )
+        return false;
       const note = index.notes.get(hit.path);
       return note !== undefined && admit(note, hit.date);
     },

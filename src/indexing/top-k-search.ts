@@ -1,0 +1,492 @@
+import type MiniSearch from 'minisearch';
+
+/** One query term as MiniSearch 7's `termToQuerySpec` makes it from the search options. */
+export interface QueryTerm {
+  term: string;
+  /** Also match longer terms that start with it */
+  prefix: boolean;
+  /** Also match terms this many edits away (MiniSearch's `fuzzy` option: false, a distance, or a fraction of the length) */
+  fuzzy: number | boolean;
+  /** Factor on every score of this term (`boostTerm`) */
+  boost: number;
+}
+
+/** Keeps a document (its id and stored fields) or leaves it out; called only for one that would enter the top. */
+export type TopKFilter = (id: string, stored: Record<string, unknown>) => boolean;
+
+export interface TopKResult {
+  /** MiniSearch's short id of the document */
+  shortId: number;
+  id: string;
+  score: number;
+  /** Stored fields of the document */
+  stored: Record<string, unknown>;
+  /** Indexed terms that matched, as MiniSearch's `SearchResult.terms` has them */
+  terms: string[];
+  /** Query terms that matched, in query order */
+  queryTerms: string[];
+}
+
+type Postings = Map<number, number>;
+type TermData = Map<number, Postings>;
+
+/** MiniSearch 7.x private state that a search reads (see MiniSearch#executeQuerySpec and #termResults). */
+interface MiniSearchState {
+  _index: {
+    get(term: string): TermData | undefined;
+    atPrefix(prefix: string): Iterable<[string, TermData]>;
+    fuzzyGet(term: string, maxDistance: number): Map<string, [TermData, number]>;
+  };
+  _documentIds: Map<number, string>;
+  _fieldLength: Map<number, number[]>;
+  _storedFields: Map<number, Record<string, unknown> | undefined>;
+  _documentCount: number;
+  _nextId: number;
+  _fieldIds: Record<string, number>;
+  _avgFieldLength: number[];
+  _dirtCount: number;
+  _options: {
+    fields: string[];
+    searchOptions: {
+      boost?: Record<string, number>;
+      weights?: { fuzzy?: number; prefix?: number };
+      maxFuzzy?: number;
+      bm25?: { k: number; b: number; d: number };
+    };
+  };
+}
+
+/** One posting list as typed arrays: documents and their BM25 score for the term in the field. */
+interface CompiledPostings {
+  docs: Uint32Array;
+  scores: Float64Array;
+}
+
+type Bm25 = { k: number; b: number; d: number };
+
+/** A derived term of a query term (the term itself, a longer term it prefixes, a near spelling) and its weight. */
+interface Expansion {
+  term: string;
+  weight: number;
+  data: TermData;
+}
+
+const DEFAULT_WEIGHTS = { fuzzy: 0.45, prefix: 0.375 };
+const DEFAULT_BM25 = { k: 1.2, b: 0.7, d: 0.5 };
+const DEFAULT_MAX_FUZZY = 6;
+/**
+ * Most postings kept as typed arrays between searches (12 bytes each: 72 MiB). The common terms
+ * that make a search slow are the ones asked again and again (a single Chinese character matches a
+ * fifth of all sections); a rare term's short list is cheap to convert each time.
+ */
+const COMPILED_POSTINGS = 6_000_000;
+
+/**
+ * The `limit` best documents of an OR query over a MiniSearch index, with exactly the scores,
+ * order, `terms` and `queryTerms` that `MiniSearch#search` gives them (with the index vacuumed):
+ * the same BM25 arithmetic in the same order, so every score is the same double. What it saves
+ * is MiniSearch's work per matching document (a result object, a `match` record, a stored-field
+ * copy, a filter call, a place in a sort of every match): a Chinese query's single characters
+ * match a fifth of all sections, and at 100,000 notes that work was 90 % of a recall. Here a match
+ * costs a few array reads; only a document that would enter the current top `limit` meets the
+ * filter, and only the final top gets its term lists.
+ *
+ * Ties are broken by id (ascending), as TextIndex.search always did.
+ */
+export class TopKSearch {
+  private readonly compiled = new Map<Postings, CompiledPostings>();
+  private compiledSize = 0;
+  /** Per document: the score so far, summed over query terms in order */
+  private total = new Float64Array(0);
+  /** Per document: this query term's score so far */
+  private current = new Float64Array(0);
+  /** Per document: how many query terms matched it (MiniSearch's `quality`) */
+  private matched = new Uint8Array(0);
+  /** Per document: the stamp of the query term that last touched it */
+  private stamp = new Uint32Array(0);
+  private nextStamp = 0;
+  private touched = new Uint32Array(0);
+  private termTouched = new Uint32Array(0);
+  /**
+   * Field lengths by short id (`doc * fields + fieldId`). A short id is never reused and its
+   * document's lengths never change, so the ids below `lengthsFilled` stay valid across changes.
+   */
+  private lengths = new Float64Array(0);
+  private lengthsFilled = 0;
+  private stride = 0;
+
+  constructor(readonly miniSearch: MiniSearch<never> | MiniSearch<object>) {}
+
+  /** Call after every add, discard or replace: the posting lists may have changed. */
+  changed(): void {
+    this.compiled.clear();
+    this.compiledSize = 0;
+  }
+
+  /** The best `limit` documents that pass `filter` for the terms, best first. */
+  search(queryTerms: QueryTerm[], limit: number, filter?: TopKFilter): TopKResult[] {
+    const state = this.state();
+    this.ensureCapacity(state._nextId);
+    const options = state._options.searchOptions;
+    const fields = state._options.fields;
+    const boosts = fields.map((field) =>
+      options.boost && Object.hasOwn(options.boost, field) ? options.boost[field] || 1 : 1,
+    );
+    const fieldIds = fields.map((field) => state._fieldIds[field] as number);
+    const weights = { ...DEFAULT_WEIGHTS, ...options.weights };
+    const bm25 = options.bm25 ?? DEFAULT_BM25;
+    const maxFuzzy = options.maxFuzzy ?? DEFAULT_MAX_FUZZY;
+    const expansions = queryTerms.map((query) => expand(state, query, weights, maxFuzzy));
+
+    this.fillLengths(state, fieldIds.length);
+    const { total, current, matched, stamp, touched, termTouched } = this;
+    let touchedCount = 0;
+    for (let q = 0; q < queryTerms.length; q++) {
+      const termBoost = (queryTerms[q] as QueryTerm).boost;
+      const mark = this.takeStamp();
+      let termCount = 0;
+      for (const { weight, data } of expansions[q] as Expansion[]) {
+        for (let f = 0; f < fields.length; f++) {
+          const fieldId = fieldIds[f] as number;
+          const postings = data.get(fieldId);
+          if (postings === undefined) continue;
+          const { docs, scores } = this.compile(state, postings, fieldId, bm25);
+          const factor = weight * termBoost * (boosts[f] as number) * 1;
+          for (let p = 0; p < docs.length; p++) {
+            const doc = docs[p] as number;
+            // MiniSearch's termResults: termWeight * termBoost * fieldBoost * docBoost * rawScore
+            const weighted = factor * (scores[p] as number);
+            if (stamp[doc] !== mark) {
+              stamp[doc] = mark;
+              current[doc] = weighted;
+              termTouched[termCount++] = doc;
+            } else {
+              current[doc] = (current[doc] as number) + weighted;
+            }
+          }
+        }
+      }
+      // MiniSearch's OR combinator: a document's first term score, then each further one added.
+      for (let i = 0; i < termCount; i++) {
+        const doc = termTouched[i] as number;
+        if (matched[doc] === 0) {
+          total[doc] = current[doc] as number;
+          touched[touchedCount++] = doc;
+        } else {
+          total[doc] = (total[doc] as number) + (current[doc] as number);
+        }
+        matched[doc] = (matched[doc] as number) + 1;
+      }
+    }
+
+    const heap = new TopHeap(Math.max(0, limit), state._documentIds);
+    for (let i = 0; i < touchedCount; i++) {
+      const doc = touched[i] as number;
+      const score = (total[doc] as number) * (matched[doc] as number);
+      if (!heap.admits(doc, score)) continue;
+      if (filter && !filter(state._documentIds.get(doc) as string, state._storedFields.get(doc) ?? {}))
+        continue;
+      heap.push(doc, score);
+    }
+    for (let i = 0; i < touchedCount; i++) matched[touched[i] as number] = 0;
+
+    const top = heap.sorted();
+    return this.describe(state, top, queryTerms, expansions, fieldIds);
+  }
+
+  /** The matched terms of each returned document, in the order MiniSearch records them. */
+  private describe(
+    state: MiniSearchState,
+    top: Array<{ doc: number; score: number }>,
+    queryTerms: QueryTerm[],
+    expansions: Expansion[][],
+    fieldIds: number[],
+  ): TopKResult[] {
+    const slot = new Map<number, number>();
+    for (let i = 0; i < top.length; i++) slot.set((top[i] as { doc: number }).doc, i);
+    const matchedTerms = top.map(() => Object.create(null) as Record<string, true>);
+    const matchedQuery = top.map(() => [] as string[]);
+    const hit = new Uint8Array(top.length);
+    for (let q = 0; q < queryTerms.length; q++) {
+      const source = (queryTerms[q] as QueryTerm).term;
+      for (const { term, data } of expansions[q] as Expansion[]) {
+        hit.fill(0);
+        for (const fieldId of fieldIds) {
+          const postings = data.get(fieldId);
+          if (postings === undefined) continue;
+          if (postings.size < top.length) {
+            for (const doc of postings.keys()) {
+              const at = slot.get(doc);
+              if (at !== undefined) hit[at] = 1;
+            }
+          } else {
+            top.forEach(({ doc }, at) => {
+              if (postings.has(doc)) hit[at] = 1;
+            });
+          }
+        }
+        for (let at = 0; at < top.length; at++) {
+          if (!hit[at]) continue;
+          (matchedTerms[at] as Record<string, true>)[term] = true;
+          const list = matchedQuery[at] as string[];
+          if (!list.includes(source)) list.push(source);
+        }
+      }
+    }
+    return top.map(({ doc, score }, at) => ({
+      shortId: doc,
+      id: state._documentIds.get(doc) as string,
+      score,
+      stored: state._storedFields.get(doc) ?? {},
+      // An object's keys, as MiniSearch's `Object.keys(match)`: integer-like terms come first.
+      terms: Object.keys(matchedTerms[at] as object),
+      queryTerms: matchedQuery[at] as string[],
+    }));
+  }
+
+  /**
+   * The postings of one term in one field as typed arrays, without discarded documents, each with
+   * its BM25 score (the same until the index changes: it depends on the counts and lengths only).
+   */
+  private compile(state: MiniSearchState, postings: Postings, fieldId: number, bm25: Bm25): CompiledPostings {
+    const known = this.compiled.get(postings);
+    if (known !== undefined) {
+      // Least recently used first: a hit moves to the end.
+      this.compiled.delete(postings);
+      this.compiled.set(postings, known);
+      return known;
+    }
+    const size = postings.size;
+    let docs = new Uint32Array(size);
+    let freqs = new Uint32Array(size);
+    const live = state._dirtCount > 0 ? state._documentIds : undefined;
+    let n = 0;
+    for (const [doc, freq] of postings) {
+      // A discarded document stays in the postings until a vacuum; it is not counted, as after one.
+      if (live !== undefined && !live.has(doc)) continue;
+      docs[n] = doc;
+      freqs[n] = freq;
+      n++;
+    }
+    if (n < size) {
+      docs = docs.slice(0, n);
+      freqs = freqs.slice(0, n);
+    }
+    // As MiniSearch's calcBM25Score computes it, operation for operation, so the score is the same double.
+    const { k, b, d } = bm25;
+    const avgFieldLength = state._avgFieldLength[fieldId] as number;
+    const invDocFreq = Math.log(1 + (state._documentCount - n + 0.5) / (n + 0.5));
+    const { lengths, stride } = this;
+    const scores = new Float64Array(n);
+    for (let p = 0; p < n; p++) {
+      const termFreq = freqs[p] as number;
+      const fieldLength = lengths[(docs[p] as number) * stride + fieldId] as number;
+      scores[p] =
+        invDocFreq *
+        (d + (termFreq * (k + 1)) / (termFreq + k * (1 - b + (b * fieldLength) / avgFieldLength)));
+    }
+    const list = { docs, scores };
+    this.compiled.set(postings, list);
+    this.compiledSize += n;
+    for (const [key, old] of this.compiled) {
+      if (this.compiledSize <= COMPILED_POSTINGS || key === postings) break;
+      this.compiled.delete(key);
+      this.compiledSize -= old.docs.length;
+    }
+    return list;
+  }
+
+  /** Copies the field lengths of the documents added since the last search. */
+  private fillLengths(state: MiniSearchState, fieldCount: number): void {
+    const end = state._nextId;
+    if (fieldCount !== this.stride || end < this.lengthsFilled) {
+      this.stride = fieldCount;
+      this.lengthsFilled = 0;
+    }
+    if (this.lengthsFilled >= end) return;
+    if (this.lengths.length < end * fieldCount) {
+      const grown = new Float64Array(
+        Math.max(end, Math.ceil((this.lengths.length / fieldCount) * 1.5)) * fieldCount,
+      );
+      grown.set(this.lengths.subarray(0, this.lengthsFilled * fieldCount));
+      this.lengths = grown;
+    }
+    const { lengths } = this;
+    if (end - this.lengthsFilled > state._fieldLength.size / 4) {
+      // A fresh index: one pass over the lengths MiniSearch holds.
+      lengths.fill(Number.NaN, this.lengthsFilled * fieldCount, end * fieldCount);
+      for (const [doc, fields] of state._fieldLength) {
+        if (doc < this.lengthsFilled) continue;
+        for (let f = 0; f < fieldCount; f++) lengths[doc * fieldCount + f] = fields[f] as number;
+      }
+    } else {
+      for (let doc = this.lengthsFilled; doc < end; doc++) {
+        const fields = state._fieldLength.get(doc);
+        for (let f = 0; f < fieldCount; f++) lengths[doc * fieldCount + f] = fields?.[f] as number;
+      }
+    }
+    this.lengthsFilled = end;
+  }
+
+  private takeStamp(): number {
+    if (this.nextStamp >= 0xffff_fffe) {
+      this.stamp.fill(0);
+      this.nextStamp = 0;
+    }
+    return ++this.nextStamp;
+  }
+
+  private ensureCapacity(size: number): void {
+    if (this.total.length >= size) return;
+    const capacity = Math.max(size, Math.ceil(this.total.length * 1.5), 1024);
+    this.total = new Float64Array(capacity);
+    this.current = new Float64Array(capacity);
+    this.matched = new Uint8Array(capacity);
+    this.stamp = new Uint32Array(capacity);
+    this.nextStamp = 0;
+    this.touched = new Uint32Array(capacity);
+    this.termTouched = new Uint32Array(capacity);
+  }
+
+  private state(): MiniSearchState {
+    return this.miniSearch as unknown as MiniSearchState;
+  }
+}
+
+/** The term itself, then its prefix matches, then its fuzzy matches, as MiniSearch#executeQuerySpec orders them. */
+function expand(
+  state: MiniSearchState,
+  query: QueryTerm,
+  weights: { fuzzy: number; prefix: number },
+  maxFuzzy: number,
+): Expansion[] {
+  const out: Expansion[] = [];
+  const exact = state._index.get(query.term);
+  if (exact !== undefined) out.push({ term: query.term, weight: 1, data: exact });
+  let fuzzyMatches: Map<string, [TermData, number]> | undefined;
+  if (query.fuzzy) {
+    const fuzzy = query.fuzzy === true ? 0.2 : query.fuzzy;
+    const maxDistance = fuzzy < 1 ? Math.min(maxFuzzy, Math.round(query.term.length * fuzzy)) : fuzzy;
+    if (maxDistance) fuzzyMatches = state._index.fuzzyGet(query.term, maxDistance);
+  }
+  if (query.prefix) {
+    for (const [term, data] of state._index.atPrefix(query.term)) {
+      const distance = term.length - query.term.length;
+      if (!distance) continue;
+      fuzzyMatches?.delete(term);
+      const weight = (weights.prefix * term.length) / (term.length + 0.3 * distance);
+      out.push({ term, weight, data });
+    }
+  }
+  if (fuzzyMatches) {
+    for (const [term, [data, distance]] of fuzzyMatches) {
+      if (!distance) continue;
+      const weight = (weights.fuzzy * term.length) / (term.length + distance);
+      out.push({ term, weight, data });
+    }
+  }
+  return out;
+}
+
+/**
+ * The best `size` documents seen so far, worst at the root: lower score, then the larger id (so
+ * ids ascend among equal scores, as the final order has them).
+ */
+class TopHeap {
+  private readonly docs: number[] = [];
+  private readonly scores: number[] = [];
+
+  constructor(
+    private readonly size: number,
+    private readonly ids: Map<number, string>,
+  ) {}
+
+  /** Whether a document with this score would enter now. */
+  admits(doc: number, score: number): boolean {
+    if (this.size === 0) return false;
+    if (this.docs.length < this.size) return true;
+    return this.worse(this.docs[0] as number, this.scores[0] as number, doc, score);
+  }
+
+  push(doc: number, score: number): void {
+    if (this.docs.length < this.size) {
+      this.docs.push(doc);
+      this.scores.push(score);
+      this.up(this.docs.length - 1);
+    } else {
+      this.docs[0] = doc;
+      this.scores[0] = score;
+      this.down(0);
+    }
+  }
+
+  /** Best first. */
+  sorted(): Array<{ doc: number; score: number }> {
+    const all = this.docs.map((doc, i) => ({ doc, score: this.scores[i] as number }));
+    return all.sort((x, y) => (this.worse(x.doc, x.score, y.doc, y.score) ? 1 : -1));
+  }
+
+  /** Whether document a ranks below document b. */
+  private worse(a: number, scoreA: number, b: number, scoreB: number): boolean {
+    if (scoreA !== scoreB) return scoreA < scoreB;
+    return (this.ids.get(a) as string) > (this.ids.get(b) as string);
+  }
+
+  private up(i: number): void {
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (
+        !this.worse(
+          this.docs[i] as number,
+          this.scores[i] as number,
+          this.docs[parent] as number,
+          this.scores[parent] as number,
+        )
+      )
+        break;
+      this.swap(i, parent);
+      i = parent;
+    }
+  }
+
+  private down(i: number): void {
+    const n = this.docs.length;
+    for (;;) {
+      const left = 2 * i + 1;
+      const right = left + 1;
+      let worst = i;
+      if (
+        left < n &&
+        this.worse(
+          this.docs[left] as number,
+          this.scores[left] as number,
+          this.docs[worst] as number,
+          this.scores[worst] as number,
+        )
+      )
+        worst = left;
+      if (
+        right < n &&
+        this.worse(
+          this.docs[right] as number,
+          this.scores[right] as number,
+          this.docs[worst] as number,
+          this.scores[worst] as number,
+        )
+      )
+        worst = right;
+      if (worst === i) return;
+      this.swap(i, worst);
+      i = worst;
+    }
+  }
+
+  private swap(i: number, j: number): void {
+    const doc = this.docs[i] as number;
+    const score = this.scores[i] as number;
+    this.docs[i] = this.docs[j] as number;
+    this.scores[i] = this.scores[j] as number;
+    this.docs[j] = doc;
+    this.scores[j] = score;
+  }
+}

@@ -1,0 +1,304 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { Layer, Note, Section } from '../../src/core/types.js';
+import { type TextHitSource, TextIndex } from '../../src/indexing/text-index.js';
+
+// The top-k search must answer exactly as MiniSearch's own search over every match (the
+// `exhaustive` path): same hits, same order, same scores to the last bit, same matched terms.
+
+/**
+ * Words chosen to collide: prefixes (`walk` → `walking`, `walker`), one typo apart (`garden`,
+ * `gardem`), integer-like terms (which an object lists first), Chinese words and characters that
+ * share bigrams, and stop words.
+ */
+const WORDS = [
+  'walk',
+  'walking',
+  'walker',
+  'walks',
+  'garden',
+  'gardens',
+  'gardem',
+  'gardener',
+  'pottery',
+  'potter',
+  'adoption',
+  'obsidian',
+  'obsidan',
+  'coffee',
+  'coffees',
+  'river',
+  '2023',
+  '8',
+  'may',
+  'the',
+  '上海',
+  '上海工作',
+  '工作',
+  '白猫',
+  '猫',
+  '我们聊了什么',
+  '上次',
+  '时候',
+];
+const SPEAKERS = ['Rain', 'Lin', 'Mo'];
+const LAYERS: Layer[] = ['episodes', 'insights', 'profile', 'persona', 'archive'];
+
+interface SectionSpec {
+  text: string;
+  heading?: string;
+  speaker?: string;
+  date?: string;
+}
+interface NoteSpec {
+  layer: Layer;
+  name: string;
+  title: string[];
+  tags: string[];
+  aliases: string[];
+  sections: SectionSpec[];
+}
+
+const words = (min: number, max: number) =>
+  fc.array(fc.constantFrom(...WORDS), { minLength: min, maxLength: max });
+const phrase = (min: number, max: number) => words(min, max).map((list) => list.join(' '));
+
+const sectionSpec: fc.Arbitrary<SectionSpec> = fc.record(
+  {
+    text: phrase(0, 12),
+    heading: phrase(1, 3),
+    speaker: fc.constantFrom(...SPEAKERS),
+    date: fc.constantFrom('2023-05-08', '2026-11-29', '2026-01-01'),
+  },
+  { requiredKeys: ['text'] },
+);
+const noteSpec: fc.Arbitrary<NoteSpec> = fc.record({
+  layer: fc.constantFrom(...LAYERS),
+  name: fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'),
+  title: words(1, 3),
+  tags: words(0, 2),
+  aliases: words(0, 1),
+  sections: fc.array(sectionSpec, { minLength: 0, maxLength: 4 }),
+});
+
+function makeNote(spec: NoteSpec, n: number): Note {
+  const path = `${spec.layer}/${spec.name}${n}.md`;
+  const sections = spec.sections.map((s, i): Section => {
+    const anchor = i === 0 ? '' : `^e${i}`;
+    const section: Section = {
+      id: `${path}#${anchor}`,
+      anchor,
+      kind: i === 0 ? 'preamble' : 'block',
+      text: s.text,
+      start: 0,
+      end: s.text.length,
+      line: 1,
+    };
+    if (s.heading !== undefined) section.heading = s.heading;
+    if (s.speaker !== undefined) section.speaker = s.speaker;
+    if (s.date !== undefined) section.date = s.date;
+    return section;
+  });
+  return {
+    path,
+    layer: spec.layer,
+    frontmatter: {},
+    title: spec.title.join(' '),
+    aliases: spec.aliases,
+    tags: spec.tags,
+    links: [],
+    headings: [],
+    sections,
+    blocks: [],
+    warnings: [],
+    hash: '',
+    size: 0,
+    mtimeMs: 0,
+  };
+}
+
+/** A filter that keeps some sections and not others, the way recall leaves out layers and dates. */
+const FILTERS: Record<string, ((hit: TextHitSource) => boolean) | undefined> = {
+  none: undefined,
+  notArchive: (hit) => hit.layer !== 'archive',
+  episodesIn2026: (hit) => hit.layer === 'episodes' && (hit.date ?? '') >= '2026-01-01',
+  oddPaths: (hit) => hit.path.length % 2 === 1,
+};
+
+interface Search {
+  query: string;
+  limit: number;
+  rareTerms: boolean;
+  filter: string;
+}
+const search: fc.Arbitrary<Search> = fc.record({
+  query: fc.oneof(
+    phrase(1, 6),
+    words(1, 4).map((list) => list.join('')),
+  ),
+  limit: fc.integer({ min: 0, max: 25 }),
+  rareTerms: fc.boolean(),
+  filter: fc.constantFrom(...Object.keys(FILTERS)),
+});
+
+function both(index: TextIndex, s: Search) {
+  const options = { limit: s.limit, rareTerms: s.rareTerms, filter: FILTERS[s.filter] };
+  const fast = index.search(s.query, options);
+  const exhaustive = index.search(s.query, { ...options, exhaustive: true });
+  return { fast, exhaustive };
+}
+
+/** MiniSearch's vacuum: postings of discarded sections are dropped, as the top-k search ignores them. */
+async function vacuum(index: TextIndex): Promise<void> {
+  await (index as unknown as { miniSearch: { vacuum(): Promise<void> } }).miniSearch.vacuum();
+}
+
+describe('top-k search', () => {
+  it('answers exactly as MiniSearch over every match, whatever the notes and the query', () => {
+    fc.assert(
+      fc.property(
+        fc.array(noteSpec, { minLength: 1, maxLength: 30 }),
+        fc.array(search, { minLength: 1, maxLength: 6 }),
+        (specs, searches) => {
+          const index = new TextIndex();
+          for (const [n, spec] of specs.entries()) index.add(makeNote(spec, n));
+          for (const s of searches) {
+            const { fast, exhaustive } = both(index, s);
+            expect(fast).toEqual(exhaustive);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('stays exact after notes are replaced and removed between searches (discarded postings are not counted)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(noteSpec, { minLength: 2, maxLength: 25 }),
+        fc.array(fc.tuple(fc.nat(), fc.option(noteSpec)), { minLength: 1, maxLength: 8 }),
+        fc.array(search, { minLength: 1, maxLength: 4 }),
+        async (specs, edits, searches) => {
+          const index = new TextIndex();
+          const notes = specs.map((spec, n) => makeNote(spec, n));
+          for (const note of notes) index.add(note);
+          // A first search fills the typed postings that the edits must then invalidate.
+          for (const s of searches) index.search(s.query, { limit: s.limit, rareTerms: s.rareTerms });
+          for (const [at, spec] of edits) {
+            const path = (notes[at % notes.length] as Note).path;
+            if (spec === null) index.remove(path);
+            else index.replace({ ...makeNote(spec, at % notes.length), path });
+          }
+          const fast = searches.map((s) =>
+            index.search(s.query, { limit: s.limit, filter: FILTERS[s.filter] }),
+          );
+          await vacuum(index);
+          const exhaustive = searches.map((s) =>
+            index.search(s.query, { limit: s.limit, filter: FILTERS[s.filter], exhaustive: true }),
+          );
+          expect(fast).toEqual(exhaustive);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it('answers exactly from an index loaded from the cache (postings decoded on first use)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(noteSpec, { minLength: 1, maxLength: 30 }),
+        fc.array(search, { minLength: 1, maxLength: 4 }),
+        (specs, searches) => {
+          const built = new TextIndex();
+          for (const [n, spec] of specs.entries()) built.add(makeNote(spec, n));
+          const loader = TextIndex.loader(built.storeHeader());
+          // A segment is its pieces up to the one marked `end`, as the cache writes it to a file.
+          let pieces: (string | Uint8Array)[] = [];
+          for (const piece of built.storeSegments()) {
+            pieces.push(piece.data);
+            if (!piece.end) continue;
+            if (piece.part === 'docs') loader.docs(pieces.join(''));
+            else loader.terms(Buffer.concat(pieces as Uint8Array[]));
+            pieces = [];
+          }
+          const index = loader.finish();
+          for (const s of searches) {
+            const { fast, exhaustive } = both(index, s);
+            expect(fast).toEqual(exhaustive);
+          }
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
+  it('among equal scores keeps the lowest ids, best first', () => {
+    const index = new TextIndex();
+    const same: NoteSpec = {
+      layer: 'insights',
+      name: 'x',
+      title: ['note'],
+      tags: [],
+      aliases: [],
+      sections: [{ text: 'pottery river' }],
+    };
+    for (const n of [5, 1, 4, 2, 3]) index.add(makeNote(same, n));
+    const hits = index.search('pottery', { limit: 3 });
+    expect(hits.map((hit) => hit.id)).toEqual(['insights/x1.md#', 'insights/x2.md#', 'insights/x3.md#']);
+    expect(new Set(hits.map((hit) => hit.score)).size).toBe(1);
+  });
+
+  it('lists the matched terms as MiniSearch does: integer-like terms first, then in the order matched', () => {
+    const index = new TextIndex();
+    index.add(
+      makeNote(
+        {
+          layer: 'insights',
+          name: 'y',
+          title: ['walking'],
+          tags: [],
+          aliases: [],
+          sections: [{ text: 'walker 2023 8 walk' }],
+        },
+        0,
+      ),
+    );
+    const [hit] = index.search('walk 2023 8', { limit: 5 });
+    const [reference] = index.search('walk 2023 8', { limit: 5, exhaustive: true });
+    expect(hit?.terms).toEqual(['8', '2023', 'walk', 'walker']);
+    expect(hit).toEqual(reference);
+    expect(hit?.queryTerms).toEqual(['walk', '2023', '8']);
+  });
+
+  it('meets the filter only for what could enter the top, and never returns what it refused', () => {
+    const index = new TextIndex();
+    for (let n = 0; n < 40; n++)
+      index.add(
+        makeNote(
+          {
+            layer: n % 2 ? 'archive' : 'insights',
+            name: 'z',
+            title: ['pottery'],
+            tags: [],
+            aliases: [],
+            sections: [{ text: 'pottery '.repeat(1 + (n % 5)) }],
+          },
+          n,
+        ),
+      );
+    const seen: string[] = [];
+    const hits = index.search('pottery', {
+      limit: 4,
+      filter: (hit) => {
+        seen.push(hit.id);
+        return hit.layer !== 'archive';
+      },
+    });
+    expect(hits).toHaveLength(4);
+    expect(hits.every((hit) => hit.layer === 'insights')).toBe(true);
+    expect(seen.length).toBeLessThan(40);
+    expect(hits).toEqual(
+      index.search('pottery', { limit: 4, exhaustive: true, filter: (hit) => hit.layer !== 'archive' }),
+    );
+  });
+});
