@@ -1,7 +1,6 @@
 // A hash map in front of MiniSearch's radix tree, for the exact-term lookups of add() and search().
 import type MiniSearch from 'minisearch';
-
-type TermData = Map<number, Map<number, number>>;
+import type { TermData } from './minisearch-internals.js';
 
 /** The three methods of MiniSearch 7's SearchableMap that add(), search() and vacuum() call by term. */
 interface TermTree {

@@ -1,4 +1,11 @@
 import type MiniSearch from 'minisearch';
+import {
+  internalsOf,
+  type MiniSearchState,
+  type Postings,
+  type TermData,
+  type TreeNode,
+} from './minisearch-internals.js';
 
 /**
  * The text index written to and read from the `.mem/` cache in bounded segments, so that no string
@@ -6,7 +13,7 @@ import type MiniSearch from 'minisearch';
  * that then becomes one JSON string (V8 caps a string at about 512 M characters, reached near
  * 130,000 notes), and `loadJS()` needs that whole copy again.
  *
- * This reads and restores MiniSearch 7's private state directly (checked by `stateOf`), so a save
+ * This reads and restores MiniSearch 7's private state directly (checked by `internalsOf`), so a save
  * holds one segment beside the live index, and a load decodes postings straight into the Maps
  * MiniSearch searches, without the `parseInt` of every document id that `loadJS()` does. The
  * terms are kept as MiniSearch's radix tree itself: inserting 34,000 terms one by one (as
@@ -37,33 +44,10 @@ export interface TextStoreLimits {
 
 const LIMITS: TextStoreLimits = { segment: 4 << 20, record: 1 << 16 };
 
-type Postings = Map<number, number>;
-type TermData = Map<number, Postings>;
-/** A node of MiniSearch's radix tree: edge label → child node, and `''` → the data of the term ending here */
-type TreeNode = Map<string, TreeNode | TermData>;
-
 const LEAF = '';
 const UP = 0;
 const DOWN = 1;
 const TERM = 2;
-
-/** MiniSearch 7.x private fields that the cache writes and restores. */
-interface MiniSearchState {
-  _index: {
-    _tree: TreeNode;
-    _prefix: string;
-    constructor: new (tree: TreeNode) => MiniSearchState['_index'];
-  };
-  _documentIds: Map<number, string>;
-  _idToShortId: Map<string, number>;
-  _fieldLength: Map<number, number[]>;
-  _storedFields: Map<number, Record<string, unknown> | undefined>;
-  _documentCount: number;
-  _nextId: number;
-  _fieldIds: Record<string, number>;
-  _avgFieldLength: number[];
-  _dirtCount: number;
-}
 
 export interface TextStoreHeader {
   store: number;
@@ -83,25 +67,8 @@ export interface TextSegment {
   end: boolean;
 }
 
-/** MiniSearch's private state, or a clear error when a MiniSearch upgrade changed it. */
-function stateOf(miniSearch: MiniSearch<never> | MiniSearch<object>): MiniSearchState {
-  const state = miniSearch as unknown as Partial<MiniSearchState>;
-  const ok =
-    state._documentIds instanceof Map &&
-    state._idToShortId instanceof Map &&
-    state._fieldLength instanceof Map &&
-    state._storedFields instanceof Map &&
-    state._index?._tree instanceof Map &&
-    state._index._prefix === '' &&
-    typeof state._documentCount === 'number' &&
-    typeof state._nextId === 'number' &&
-    Array.isArray(state._avgFieldLength);
-  if (!ok) throw new Error('this version of minisearch keeps its index in another shape; the cache is off');
-  return state as MiniSearchState;
-}
-
 export function textStoreHeader(miniSearch: MiniSearch<never> | MiniSearch<object>): TextStoreHeader {
-  const state = stateOf(miniSearch);
+  const state = internalsOf(miniSearch);
   return {
     store: TEXT_STORE_VERSION,
     documentCount: state._documentCount,
@@ -117,7 +84,7 @@ export function* textStoreSegments(
   idsByPath: Map<string, string[]>,
   limits: TextStoreLimits = LIMITS,
 ): Generator<TextSegment> {
-  const state = stateOf(miniSearch);
+  const state = internalsOf(miniSearch);
   let chars = -1;
   for (const [path, ids] of idsByPath) {
     const entries = ids.map((id) => {
@@ -478,7 +445,7 @@ export class TextStoreLoader<T> {
     if (header?.store !== TEXT_STORE_VERSION) {
       throw new Error(`text index segments of format ${String(header?.store)}, not ${TEXT_STORE_VERSION}`);
     }
-    this.state = stateOf(miniSearch as unknown as MiniSearch<object>);
+    this.state = internalsOf(miniSearch as unknown as MiniSearch<object>);
     this.state._documentCount = header.documentCount;
     this.state._nextId = header.nextId;
     this.state._fieldIds = { ...header.fieldIds };
@@ -768,7 +735,7 @@ export class PackedPostings extends Map<number, number> {
  * PackedPostings). Postings still in their saved bytes (LazyTermData) are left as they are.
  */
 export function packPostings(miniSearch: MiniSearch<never> | MiniSearch<object>): void {
-  const state = stateOf(miniSearch);
+  const state = internalsOf(miniSearch);
   const stack: TreeNode[] = [state._index._tree];
   for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
     for (const [label, child] of node) {

@@ -2,6 +2,7 @@ import MiniSearch, { type AsPlainObject, type Options, type SearchResult } from 
 import { MemError } from '../core/errors.js';
 import type { Layer, Note, Section } from '../core/types.js';
 import { MONTH_NAMES } from '../time/number-words.js';
+import { internalsOf } from './minisearch-internals.js';
 import { boundQueryText, boundTerms, QUERY_LIMITS } from './query-limits.js';
 import { memoizeTerms } from './term-memo.js';
 import {
@@ -265,15 +266,10 @@ export class TextIndex {
 
   /**
    * How many sections hold `term`, a term as processTerm() gives it (the largest count over fields). MiniSearch keeps this in its
-   * inverted index but has no public accessor; without one the count is 0 and every term weighs alike.
+   * inverted index but has no public accessor.
    */
   documentFrequency(term: string): number {
-    const inverted = (
-      this.miniSearch as unknown as {
-        _index?: { get(t: string): Map<number, Map<number, number>> | undefined };
-      }
-    )._index;
-    const fields = inverted?.get(term);
+    const fields = internalsOf(this.miniSearch)._index.get(term);
     let df = 0;
     if (fields) for (const docs of fields.values()) df = Math.max(df, docs.size);
     return df;

@@ -1,4 +1,5 @@
 import type MiniSearch from 'minisearch';
+import { internalsOf, type MiniSearchState, type Postings, type TermData } from './minisearch-internals.js';
 
 /** One query term as MiniSearch 7's `termToQuerySpec` makes it from the search options. */
 export interface QueryTerm {
@@ -25,35 +26,6 @@ export interface TopKResult {
   terms: string[];
   /** Query terms that matched, in query order */
   queryTerms: string[];
-}
-
-type Postings = Map<number, number>;
-type TermData = Map<number, Postings>;
-
-/** MiniSearch 7.x private state that a search reads (see MiniSearch#executeQuerySpec and #termResults). */
-interface MiniSearchState {
-  _index: {
-    get(term: string): TermData | undefined;
-    atPrefix(prefix: string): Iterable<[string, TermData]>;
-    fuzzyGet(term: string, maxDistance: number): Map<string, [TermData, number]>;
-  };
-  _documentIds: Map<number, string>;
-  _fieldLength: Map<number, number[]>;
-  _storedFields: Map<number, Record<string, unknown> | undefined>;
-  _documentCount: number;
-  _nextId: number;
-  _fieldIds: Record<string, number>;
-  _avgFieldLength: number[];
-  _dirtCount: number;
-  _options: {
-    fields: string[];
-    searchOptions: {
-      boost?: Record<string, number>;
-      weights?: { fuzzy?: number; prefix?: number };
-      maxFuzzy?: number;
-      bm25?: { k: number; b: number; d: number };
-    };
-  };
 }
 
 /** One posting list as typed arrays: documents and their BM25 score for the term in the field. */
@@ -349,7 +321,7 @@ export class TopKSearch {
   }
 
   private state(): MiniSearchState {
-    return this.miniSearch as unknown as MiniSearchState;
+    return internalsOf(this.miniSearch);
   }
 }
 
