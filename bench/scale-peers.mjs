@@ -8,6 +8,7 @@ import { cpus, loadavg, platform, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { DAEMON_DEFAULTS } from '../dist/core/daemon-settings.js';
 import { benchDaemon } from './daemon-cost.mjs';
 import { formatJson } from './format-json.mjs';
 import { startServer, stopServer } from './http-latency.mjs';
@@ -309,16 +310,20 @@ async function benchSize(total, { cli, qmd, rg, quick, log }) {
     );
 
     // The vault's own background daemon, started by the first `mem recall` (no server runs now).
-    const daemon = await benchDaemon({
-      cli,
-      root,
-      queries: queries.slice(0, reps.processQueries + 1),
-      messages: messages.slice(0, Math.min(5, reps.processQueries)),
-      now,
-    });
-    log(
-      `  daemon: first recall ${round(daemon.first.totalCpuMs)} ms CPU (command + daemon), later ${daemon.recall.totalCpuMs.p50} ms, compile ${daemon.compile.totalCpuMs.p50} ms (${elapsed()})`,
-    );
+    // A vault below daemon.minNotes never starts one: its row stays empty.
+    let daemon;
+    if (total >= DAEMON_DEFAULTS.minNotes) {
+      daemon = await benchDaemon({
+        cli,
+        root,
+        queries: queries.slice(0, reps.processQueries + 1),
+        messages: messages.slice(0, Math.min(5, reps.processQueries)),
+        now,
+      });
+      log(
+        `  daemon: first recall ${round(daemon.first.totalCpuMs)} ms CPU (command + daemon), later ${daemon.recall.totalCpuMs.p50} ms, compile ${daemon.compile.totalCpuMs.p50} ms (${elapsed()})`,
+      );
+    } else log(`  daemon: none below daemon.minNotes (${DAEMON_DEFAULTS.minNotes} notes)`);
 
     const procSummary = (runs) => ({
       runs: runs.length,
