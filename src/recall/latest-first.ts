@@ -1,6 +1,5 @@
 import type { Note, Section } from '../core/types.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
-import { memoryTime } from './rank.js';
 
 /**
  * Words that ask about the present: "where do I live now", "我现在住在哪里". They say when, not what,
@@ -56,9 +55,9 @@ export function newestVersionsFirst(hits: Version[]): void {
   for (const group of groups) {
     if (group.length < 2) continue;
     const scores = group.map((h) => h.text).sort((a, b) => b - a);
-    const newest = [...group].sort(
-      (a, b) => (memoryTime(b.note, b.section) ?? 0) - (memoryTime(a.note, a.section) ?? 0),
-    );
+    // Entries of one vault share its zone, so their day and clock time order them.
+    const when = (hit: Version) => `${hit.section.date}T${hit.section.time ?? '12:00'}`;
+    const newest = [...group].sort((a, b) => (when(a) < when(b) ? 1 : when(a) > when(b) ? -1 : 0));
     newest.forEach((hit, i) => {
       hit.text = scores[i] ?? hit.text;
     });

@@ -1,5 +1,6 @@
 import type { MemConfig } from '../core/config.js';
 import type { Layer, Note, Section } from '../core/types.js';
+import { parseInstant } from '../time/parse-instant.js';
 
 /** Each part of a recall score, every one in 0..1, so `--explain` can show why a hit ranks where it does. */
 export interface ScoreParts {
@@ -40,14 +41,35 @@ export function importanceOf(note: Note): number {
     : DEFAULT_IMPORTANCE[note.layer];
 }
 
-/** When a memory happened (episode entries) or was last known true (other notes), as epoch ms. */
-export function memoryTime(note: Note, section: Section): number | undefined {
-  if (section.date) return Date.parse(`${section.date}T${section.time ?? '12:00'}:00Z`);
+/** `zone|text` → epoch ms: an entry's day and time, or a frontmatter time without an offset */
+const wallClockMemo = new Map<string, number>();
+const MEMO_LIMIT = 50_000;
+/** A time of day followed by `Z` or an offset (a bare date's `-30` is no offset) */
+const HAS_OFFSET = /\d:\d{2}(?::\d{2}(?:[.,]\d+)?)?\s*(?:Z|[+-]\d{2}(?::?\d{2})?)$/i;
+
+/** A time written without an offset, read in `timeZone` (memoized: recall asks for it per candidate). */
+function wallClockTime(text: string, timeZone: string): number | undefined {
+  const key = `${timeZone}|${text}`;
+  const known = wallClockMemo.get(key);
+  if (known !== undefined) return Number.isNaN(known) ? undefined : known;
+  const time = parseInstant(text, timeZone)?.getTime() ?? Number.NaN;
+  if (wallClockMemo.size >= MEMO_LIMIT) wallClockMemo.clear();
+  wallClockMemo.set(key, time);
+  return Number.isNaN(time) ? undefined : time;
+}
+
+/**
+ * When a memory happened (episode entries) or was last known true (other notes), as epoch ms. An
+ * entry's `HH:MM` is a clock reading in the vault's zone, and so is a frontmatter time without an
+ * offset (`updated: 2026-11-30 09:00`); one with an offset is that instant.
+ */
+export function memoryTime(note: Note, section: Section, timeZone: string): number | undefined {
+  if (section.date) return wallClockTime(`${section.date}T${section.time ?? '12:00'}`, timeZone);
   for (const key of ['updated', 'created', 'date']) {
     const value = note.frontmatter[key];
     if (typeof value === 'string' && value !== '') {
-      const time = Date.parse(value);
-      if (Number.isFinite(time)) return time;
+      const time = HAS_OFFSET.test(value.trim()) ? Date.parse(value) : wallClockTime(value, timeZone);
+      if (time !== undefined && Number.isFinite(time)) return time;
     }
   }
   return undefined;

@@ -222,7 +222,9 @@ export function recall(
     const parts: ScoreParts = {
       text: round(c.text),
       graph: round(c.graph),
-      recency: round(recencyOf(memoryTime(c.note, c.section), now, config.recall.halfLifeDays)),
+      recency: round(
+        recencyOf(memoryTime(c.note, c.section, config.timezone), now, config.recall.halfLifeDays),
+      ),
       importance: round(importanceOf(c.note)),
       layer: round(config.recall.layerPrior[c.note.layer] ?? 0.5),
       ...(closeness ? { semantic: round(closeness.get(c.section.id) ?? 0) } : {}),
