@@ -404,18 +404,20 @@ class TopHeap {
     return (this.ids.get(a) as string) > (this.ids.get(b) as string);
   }
 
+  /** Whether the document in slot i ranks below the one in slot j. */
+  private below(i: number, j: number): boolean {
+    return this.worse(
+      this.docs[i] as number,
+      this.scores[i] as number,
+      this.docs[j] as number,
+      this.scores[j] as number,
+    );
+  }
+
   private up(i: number): void {
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      if (
-        !this.worse(
-          this.docs[i] as number,
-          this.scores[i] as number,
-          this.docs[parent] as number,
-          this.scores[parent] as number,
-        )
-      )
-        break;
+      if (!this.below(i, parent)) break;
       this.swap(i, parent);
       i = parent;
     }
@@ -427,26 +429,8 @@ class TopHeap {
       const left = 2 * i + 1;
       const right = left + 1;
       let worst = i;
-      if (
-        left < n &&
-        this.worse(
-          this.docs[left] as number,
-          this.scores[left] as number,
-          this.docs[worst] as number,
-          this.scores[worst] as number,
-        )
-      )
-        worst = left;
-      if (
-        right < n &&
-        this.worse(
-          this.docs[right] as number,
-          this.scores[right] as number,
-          this.docs[worst] as number,
-          this.scores[worst] as number,
-        )
-      )
-        worst = right;
+      if (left < n && this.below(left, worst)) worst = left;
+      if (right < n && this.below(right, worst)) worst = right;
       if (worst === i) return;
       this.swap(i, worst);
       i = worst;
