@@ -47,6 +47,7 @@ export type { ReflectOptions, ReflectResult } from './reflect/reflect.js';
 export type { RollupOptions, RollupResult, RollupWritten } from './reflect/rollup.js';
 export type { BudgetState } from './reflect/token-budget.js';
 export { type Moment, parseInstant } from './time/parse-instant.js';
+export type { TrackOptions } from './vault/track-changes.js';
 export type { VaultChange, VaultWatcher, WatchVaultOptions } from './vault/watch-vault.js';
 export type { ForgetOptions, ForgetResult } from './write/forget-note.js';
 export type { ForgetStaleOptions, ForgetStaleResult } from './write/forget-stale.js';

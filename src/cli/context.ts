@@ -16,6 +16,7 @@ export async function openFromCli(
     requireConfig?: boolean;
     onProgress?: (read: number, total: number) => void;
     scan?: 'now' | 'background';
+    track?: boolean;
   } = {},
 ): Promise<Vault> {
   const globals = command.optsWithGlobals() as GlobalOptions;
@@ -28,6 +29,7 @@ export async function openFromCli(
     requireConfig: extra.requireConfig,
     onProgress: extra.onProgress,
     scan: extra.scan,
+    track: extra.track,
     onNotice: (message) => io.stderr(`${message}\n`),
   });
 }

@@ -5,6 +5,7 @@ import type { Note } from '../core/types.js';
 import { parseNote } from '../vault/parse-note.js';
 import { findOnDisk } from '../vault/paths.js';
 import { isNotePath, type VaultFile, walkVault } from '../vault/read-vault.js';
+import type { FolderHook } from '../vault/track-changes.js';
 import { hashText } from '../vault/write-note.js';
 import { boundLinks, boundNote } from './bound-note.js';
 import type { VaultIndex } from './vault-index.js';
@@ -33,6 +34,7 @@ export async function refreshIndex(
   index: VaultIndex,
   changed?: Set<string>,
   onProgress?: RefreshProgress,
+  onFolder?: FolderHook,
 ): Promise<RefreshStats> {
   const stats: RefreshStats = { added: 0, changed: 0, removed: 0, unchanged: 0, touched: 0 };
   const toRead: VaultFile[] = [];
@@ -40,7 +42,7 @@ export async function refreshIndex(
   // removed, and the set of every path that would tell which is never built.
   let known = 0;
   const options = { followSymlinks: index.followSymlinks };
-  const renamed = await walkVault(root, options, (path, abs, size, mtimeMs) => {
+  const renamed = await walkVault(root, { ...options, onFolder }, (path, abs, size, mtimeMs) => {
     const note = index.notes.get(path);
     if (note) known++;
     if (note && note.size === size && note.mtimeMs === mtimeMs) stats.unchanged++;

@@ -152,7 +152,8 @@ export class VaultPool implements VaultSource {
         await initVault(root, { git: true });
         this.options.onNotice?.(`mem: created vault ${key}`);
       }
-      const vault = await openVault({ path: root, onNotice: this.options.onNotice });
+      // Tracked from the first walk: the watcher's start then needs no second one.
+      const vault = await openVault({ path: root, onNotice: this.options.onNotice, track: true });
       await vault.watch(this.options.watch);
       // What a killed server accepted but did not write or commit is finished before any request.
       await vault.startExchanges({ onError: this.options.watch?.onError });

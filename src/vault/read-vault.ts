@@ -22,6 +22,8 @@ export interface ReadVaultOptions {
    * false). A folder reached twice (a loop, or two links to one folder) is listed once.
    */
   followSymlinks?: boolean;
+  /** Called with each folder (absolute and vault path) before it is listed (a change tracker watches it) */
+  onFolder?: (abs: string, rel: string) => void;
 }
 
 /** Entries looked at between two yields to the event loop: a server stays responsive during a walk. */
@@ -64,6 +66,7 @@ export async function walkVault(root: string, options: ReadVaultOptions, visit: 
   let renamed = false;
   for (let folder = folders.pop(); folder !== undefined; folder = folders.pop()) {
     const { dir, rel } = folder;
+    options.onFolder?.(dir, rel);
     let entries: Dirent[];
     try {
       entries = readdirSync(dir, { withFileTypes: true });

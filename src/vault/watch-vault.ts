@@ -1,5 +1,6 @@
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { isIgnoredPath, isNotePath, readVault } from './read-vault.js';
+import type { ChangeTracker, FolderHook } from './track-changes.js';
 
 /** One change the index has taken in. */
 export interface VaultChange {
@@ -19,8 +20,14 @@ export interface WatchVaultOptions {
   maxWaitMs?: number;
   /** Save the index cache after this long without changes (default: 2000 ms) */
   quietMs?: number;
-  /** A written file counts as finished once its size has held for this long (default: 150 ms) */
+  /** A written file counts as finished once its size has held for this long (chokidar only; default: 150 ms) */
   stableMs?: number;
+  /**
+   * Where the vault's folders can be tracked (Linux, a local file system, symlinks not followed),
+   * watch one inotify watch per folder; `false` watches every file with chokidar instead, as on
+   * other platforms (default: true).
+   */
+  tracked?: boolean;
 }
 
 export interface VaultWatcher {
@@ -47,6 +54,8 @@ export interface WatchTarget {
   exclusive<T>(fn: () => Promise<T>): Promise<T>;
   /** Re-reads these paths; says which notes appeared, changed or went, and whether any file was touched */
   apply(paths: string[]): Promise<{ changes: VaultChange[]; touched: boolean }>;
+  /** Walks the whole vault (a tracker's walk: `onFolder` for each folder) and says what changed */
+  walk(onFolder: FolderHook): Promise<{ changes: VaultChange[]; touched: boolean }>;
   /** Indexed note paths below a folder (a folder moved away takes them all) */
   pathsBelow(dir: string): string[];
   /** Saves the cache: all that is stale when `final`, else only when enough is; true when some stays unsaved */
@@ -62,18 +71,23 @@ function toVaultPath(root: string, path: string): string {
 
 /**
  * Keeps `vault`'s index in step with its folder. Events are gathered for a short window and
- * applied with one `refreshPaths` call, so a `git checkout` of hundreds of files is a few
- * refreshes rather than hundreds; a rename arrives as unlink + add and needs nothing special.
+ * applied in one step, so a `git checkout` of hundreds of files is a few refreshes rather than
+ * hundreds. With a `tracker` (Linux: one inotify watch per folder) the tracker says what changed;
+ * without one, chokidar watches every file, and a rename arrives as unlink + add.
  */
-export async function watchVault(vault: WatchTarget, options: WatchVaultOptions = {}): Promise<VaultWatcher> {
-  // Loaded here, not at the top: a command that only reads never starts a watcher.
-  const { watch } = await import('chokidar');
+export async function watchVault(
+  vault: WatchTarget,
+  options: WatchVaultOptions = {},
+  tracker?: ChangeTracker,
+): Promise<VaultWatcher> {
   const debounceMs = options.debounceMs ?? 100;
   const maxWaitMs = options.maxWaitMs ?? 1000;
   const quietMs = options.quietMs ?? 2000;
   const onError = options.onError ?? noop;
   const pending = new Set<string>();
   const newDirs = new Set<string>();
+  /** The tracker has something for the next take */
+  let signalled = false;
   let batchStarted = 0;
   let flushTimer: NodeJS.Timeout | undefined;
   let saveTimer: NodeJS.Timeout | undefined;
@@ -82,6 +96,7 @@ export async function watchVault(vault: WatchTarget, options: WatchVaultOptions 
   let refreshing: Promise<void> | undefined;
   // The target's one queue: refreshes, saves and writes never run beside each other.
   const exclusive = <T>(fn: () => Promise<T>): Promise<T> => vault.exclusive(fn);
+  const waiting = () => pending.size > 0 || newDirs.size > 0 || signalled;
 
   /**
    * chokidar lists a new folder before it starts watching it, so a file written in between is
@@ -100,33 +115,48 @@ export async function watchVault(vault: WatchTarget, options: WatchVaultOptions 
     return found.flat();
   }
 
+  /** What changed since the last batch, read into the index. */
+  async function read(
+    paths: string[],
+    dirs: string[],
+  ): Promise<{ changes: VaultChange[]; touched: boolean }> {
+    if (!tracker) return vault.apply([...new Set([...paths, ...(await notesBelow(dirs))])]);
+    const taken = await tracker.take((dir) => vault.pathsBelow(dir));
+    return 'paths' in taken ? vault.apply(taken.paths) : vault.walk(taken.walk);
+  }
+
   async function apply(paths: string[], dirs: string[]): Promise<void> {
-    const batch = [...new Set([...paths, ...(await notesBelow(dirs))])];
-    const { changes, touched } = await vault.apply(batch);
+    const { changes, touched } = await read(paths, dirs);
     // A file saved unchanged moved its mtime: the cache should learn it, or the next start re-reads it.
     if (touched || changes.length > 0) dirty = true;
     for (const change of changes) options.onChange?.(change);
     if (dirty && !closed) scheduleSave();
   }
 
-  function flush(): void {
-    clearTimeout(flushTimer);
-    flushTimer = undefined;
-    if (pending.size === 0 && newDirs.size === 0) return;
-    const paths = [...pending];
-    const dirs = [...newDirs];
-    pending.clear();
-    newDirs.clear();
-    const task = exclusive(() => apply(paths, dirs)).catch(onError);
+  function run(task: Promise<void>): Promise<void> {
     refreshing = task;
     void task.then(() => {
       if (refreshing === task) refreshing = undefined;
     });
+    return task;
   }
 
-  function enqueue(path: string, set = pending): void {
-    if (pending.size === 0 && newDirs.size === 0) batchStarted = Date.now();
-    set.add(path);
+  function flush(): void {
+    clearTimeout(flushTimer);
+    flushTimer = undefined;
+    if (!waiting()) return;
+    const paths = [...pending];
+    const dirs = [...newDirs];
+    pending.clear();
+    newDirs.clear();
+    signalled = false;
+    void run(exclusive(() => apply(paths, dirs)).catch(onError));
+  }
+
+  function enqueue(path?: string, set = pending): void {
+    if (!waiting()) batchStarted = Date.now();
+    if (path === undefined) signalled = true;
+    else set.add(path);
     clearTimeout(flushTimer);
     const left = maxWaitMs - (Date.now() - batchStarted);
     flushTimer = setTimeout(flush, Math.max(0, Math.min(debounceMs, left)));
@@ -150,32 +180,58 @@ export async function watchVault(vault: WatchTarget, options: WatchVaultOptions 
     saveTimer = setTimeout(() => void save(), quietMs);
   }
 
-  const watcher = watch(vault.root, {
-    ignoreInitial: true,
-    followSymlinks: vault.followSymlinks ?? false,
-    // Editors write in several steps; wait until the size holds before reading.
-    awaitWriteFinish: { stabilityThreshold: options.stableMs ?? 150, pollInterval: 50 },
-    ignored: (path, stats) => {
+  let stop: () => Promise<void>;
+  let ready: Promise<void>;
+  if (tracker) {
+    let told = false;
+    tracker.onPending(() => {
+      if (closed) return;
+      enqueue();
+      if (tracker.disabled !== undefined && !told) {
+        told = true;
+        onError(new Error(`changes are no longer watched: ${tracker.disabled}; a refresh walks the vault`));
+      }
+    });
+    // The first take walks the vault when the tracker has no watches yet (and makes them), or
+    // reads what changed since the vault's own walk made them.
+    // Like chokidar's, the watches keep the process alive while the watcher runs (`mem watch`).
+    tracker.keepAlive(true);
+    ready = run(exclusive(() => apply([], [])).catch(onError));
+    stop = async () => {
+      tracker.onPending(noop);
+      tracker.keepAlive(false);
+    };
+  } else {
+    // Loaded here, not at the top: a command that only reads never starts a watcher.
+    const { watch } = await import('chokidar');
+    const watcher = watch(vault.root, {
+      ignoreInitial: true,
+      followSymlinks: vault.followSymlinks ?? false,
+      // Editors write in several steps; wait until the size holds before reading.
+      awaitWriteFinish: { stabilityThreshold: options.stableMs ?? 150, pollInterval: 50 },
+      ignored: (path, stats) => {
+        const rel = toVaultPath(vault.root, path);
+        if (rel === '' || rel.startsWith('..')) return false;
+        if (isIgnoredPath(rel)) return true;
+        return Boolean(stats?.isFile()) && !isNotePath(rel);
+      },
+    });
+    watcher.on('all', (event, path) => {
+      if (closed) return;
       const rel = toVaultPath(vault.root, path);
-      if (rel === '' || rel.startsWith('..')) return false;
-      if (isIgnoredPath(rel)) return true;
-      return Boolean(stats?.isFile()) && !isNotePath(rel);
-    },
-  });
-  watcher.on('all', (event, path) => {
-    if (closed) return;
-    const rel = toVaultPath(vault.root, path);
-    if (event === 'add' || event === 'change' || event === 'unlink') {
-      if (isNotePath(rel)) enqueue(rel);
-    } else if (event === 'addDir') {
-      if (rel !== '' && !isIgnoredPath(rel)) enqueue(rel, newDirs);
-    } else if (event === 'unlinkDir') {
-      // A folder moved away: every note held below it is gone, whatever events follow.
-      for (const known of vault.pathsBelow(rel)) enqueue(known);
-    }
-  });
-  watcher.on('error', onError);
-  const ready = new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+      if (event === 'add' || event === 'change' || event === 'unlink') {
+        if (isNotePath(rel)) enqueue(rel);
+      } else if (event === 'addDir') {
+        if (rel !== '' && !isIgnoredPath(rel)) enqueue(rel, newDirs);
+      } else if (event === 'unlinkDir') {
+        // A folder moved away: every note held below it is gone, whatever events follow.
+        for (const known of vault.pathsBelow(rel)) enqueue(known);
+      }
+    });
+    watcher.on('error', onError);
+    ready = new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+    stop = () => watcher.close();
+  }
 
   return {
     ready,
@@ -193,7 +249,7 @@ export async function watchVault(vault: WatchTarget, options: WatchVaultOptions 
     async close() {
       if (closed) return;
       closed = true;
-      await watcher.close();
+      await stop();
       flush();
       await save(true);
     },

@@ -21,7 +21,7 @@ const backlinkSources = (vault: Vault, ref: string) => {
 
 let watchers: VaultWatcher[] = [];
 
-async function start(
+async function startWatching(
   files: Record<string, string>,
   options: WatchVaultOptions = {},
 ): Promise<{ root: string; vault: Vault; watcher: VaultWatcher; changes: VaultChange[] }> {
@@ -29,6 +29,7 @@ async function start(
   const vault = await openVault({ path: root });
   const changes: VaultChange[] = [];
   const watcher = await vault.watch({ onChange: (c) => changes.push(c), ...options });
+  expect(vault.changeTracking.tracked).toBe(options.tracked !== false && process.platform === 'linux');
   watchers.push(watcher);
   return { root, vault, watcher, changes };
 }
@@ -39,7 +40,15 @@ afterEach(async () => {
   await cleanupVaults();
 });
 
-describe('watchVault', () => {
+// Both ways of watching: folder watches with a barrier (Linux), and chokidar's watch per file
+// (every other platform, and vaults that follow symlinks).
+describe.each([
+  { how: 'tracked folders', tracked: true },
+  { how: 'chokidar', tracked: false },
+])('watchVault ($how)', ({ tracked }) => {
+  const start = (files: Record<string, string>, options: WatchVaultOptions = {}) =>
+    startWatching(files, { tracked, ...options });
+
   it('reflects a note written, edited, renamed and deleted on disk in recall and backlinks', async () => {
     const { root, vault, changes } = await start({ 'insights/tokyo.md': '# Tokyo\nA large city.\n' });
 

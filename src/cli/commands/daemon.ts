@@ -86,13 +86,18 @@ export function daemonCommands(program: Command, io: CliIO): void {
       const { runDaemon, configStamp } = await import('../../serve/daemon.js');
       // Taken before the vault reads its config: an edit made while it opens is still seen.
       const stamp = await configStamp(await rootOf(command, io));
-      const vault = await openFromCli(command, io, { requireConfig: true });
+      // Tracked: a fresh read re-reads the notes that changed, not a stat of every note.
+      const vault = await openFromCli(command, io, { requireConfig: true, track: true });
       const reason = await runDaemon({
         vault,
         configStamp: stamp,
         idleMs: vault.config.daemon.idleMinutes * 60_000,
         onError: (error) => io.stderr(`mem: ${errorText(error)}\n`),
-        onReady: (url) => io.stderr(`mem: daemon for ${vault.root} on ${url}\n`),
+        onReady: (url) => {
+          const { tracked, reason } = vault.changeTracking;
+          const looks = tracked ? 'changed notes tracked' : `every read looks at every note: ${reason}`;
+          io.stderr(`mem: daemon for ${vault.root} on ${url} (${looks})\n`);
+        },
       });
       io.stderr(`mem: daemon for ${vault.root} stopped: ${reason}\n`);
     });

@@ -11,7 +11,7 @@ export function mcpCommand(program: Command, io: CliIO): void {
     )
     .action(async (_options: unknown, command: Command) => {
       // stdout carries the protocol: every notice goes to stderr.
-      const vault = await openFromCli(command, io);
+      const vault = await openFromCli(command, io, { track: true });
       await vault.watch({ onError: (error) => io.stderr(`mem: ${errorText(error)}\n`) });
       const { serveMcp } = await import('../../serve/mcp.js');
       const server = await serveMcp(vault);

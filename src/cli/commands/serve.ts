@@ -61,7 +61,7 @@ export function serveCommand(program: Command, io: CliIO): void {
       } else {
         // Listening comes first: the walk of the vault and the watcher's start (below) run
         // behind it, and reads until they end answer from the cache, marked `partial`.
-        const vault = await openFromCli(command, io, { scan: 'background' });
+        const vault = await openFromCli(command, io, { scan: 'background', track: true });
         watchLater = () => void vault.watch({ onError }).catch(onError);
         // What a killed server accepted but did not write or commit is finished before any request.
         await vault.startExchanges({ onError });

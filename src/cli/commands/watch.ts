@@ -24,7 +24,7 @@ export function watchCommand(program: Command, io: CliIO): void {
     .option('--quiet', 'print nothing per change')
     .option('--json', 'one JSON object per change: {"kind", "path"}')
     .action(async (options: { quiet?: boolean; json?: boolean }, command: Command) => {
-      const vault = await openFromCli(command, io);
+      const vault = await openFromCli(command, io, { track: true });
       const print = options.json
         ? (change: { kind: string; path: string }) => io.stdout(`${JSON.stringify(change)}\n`)
         : (change: { kind: string; path: string }) => io.stdout(`${change.kind} ${change.path}\n`);
