@@ -27,7 +27,8 @@ rmSync(CLI_OUT, { recursive: true, force: true });
 
 const result = await build({
   absWorkingDir: ROOT,
-  entryPoints: ['src/cli/main.ts'],
+  // The read worker of `mem serve --workers` is a file of its own, found beside its chunk by URL.
+  entryPoints: { main: 'src/cli/main.ts', 'read-worker': 'src/serve/read-worker.ts' },
   outdir: CLI_OUT,
   // Chunks stay beside main.js: code that finds package.json or templates/ by `import.meta.url`
   // (core/version.ts, core/templates-dir.ts) then sees the same depth as in src/.

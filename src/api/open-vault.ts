@@ -82,6 +82,11 @@ export interface OpenVaultOptions {
   env?: NodeJS.ProcessEnv;
   /** Read and write the index cache in `.mem/` (default: true) */
   cache?: boolean;
+  /**
+   * Write the index cache back to `.mem/` (default: true); false for a second reader of a vault
+   * another process keeps (a server's read workers): it loads the cache and never replaces it.
+   */
+  saveCache?: boolean;
   /** Ignore the cache and index every note again (default: false) */
   rebuild?: boolean;
   /** Receives one-line notices such as "rebuilding the index cache" */
@@ -174,7 +179,10 @@ export class Vault {
   /** What the last refresh changed */
   lastRefresh: RefreshStats = { added: 0, changed: 0, removed: 0, unchanged: 0, touched: 0 };
   private index: VaultIndex;
-  private readonly useCache: boolean;
+  /** Saves the index cache (the vault is initialized, and the cache is on and not read-only) */
+  private readonly saveCache: boolean;
+  /** Told the paths whose indexed state each refresh or write changed (see onIndexChange) */
+  private readonly indexListeners = new Set<(paths: string[]) => void>();
   /** Vault paths whose indexed state differs from the saved cache */
   private readonly stale = new Set<string>();
   /** The end of the write queue */
@@ -212,7 +220,7 @@ export class Vault {
     config: MemConfig,
     initialized: boolean,
     index: VaultIndex,
-    useCache: boolean,
+    saveCache: boolean,
     onNotice: (message: string) => void,
     env: NodeJS.ProcessEnv = process.env,
     embed?: EmbedTexts,
@@ -223,7 +231,7 @@ export class Vault {
     this.config = config;
     this.initialized = initialized;
     this.index = index;
-    this.useCache = useCache;
+    this.saveCache = saveCache;
     this.onNotice = onNotice;
   }
 
@@ -236,6 +244,7 @@ export class Vault {
     );
     if (!initialized && options.requireConfig) throw notAVault(root);
     const useCache = (options.cache ?? true) && initialized;
+    const saveCache = useCache && options.saveCache !== false;
     let index = new VaultIndex();
     let loaded = false;
     if (useCache && !options.rebuild) {
@@ -252,7 +261,7 @@ export class Vault {
       config,
       initialized,
       index,
-      useCache,
+      saveCache,
       options.onNotice ?? noop,
       options.env ?? process.env,
       options.embed,
@@ -320,7 +329,9 @@ export class Vault {
     this.lastRefresh =
       tracked && 'paths' in tracked
         ? await this.refreshPathsNow(tracked.paths)
-        : await refreshIndex(this.root, this.index, this.stale, onProgress, tracked?.walk);
+        : await this.indexing((changed) =>
+            refreshIndex(this.root, this.index, changed, onProgress, tracked?.walk),
+          );
     await this.saveIfStaleNow();
     return this.lastRefresh;
   }
@@ -334,7 +345,31 @@ export class Vault {
   }
 
   private refreshPathsNow(paths: Iterable<string>): Promise<RefreshStats> {
-    return refreshPaths(this.root, this.index, paths, this.stale);
+    return this.indexing((changed) => refreshPaths(this.root, this.index, paths, changed));
+  }
+
+  /**
+   * Runs one change to the index: the paths it changed become unsaved, and every onIndexChange
+   * listener is told them before the change's promise resolves.
+   */
+  private async indexing<T>(change: (changed: Set<string>) => Promise<T>): Promise<T> {
+    const changed = new Set<string>();
+    try {
+      return await change(changed);
+    } finally {
+      for (const path of changed) this.stale.add(path);
+      if (changed.size > 0) for (const listener of this.indexListeners) listener([...changed]);
+    }
+  }
+
+  /**
+   * Calls `listener` with the vault paths each refresh or write changed in the index (added,
+   * changed, removed, or only touched), in order, as it happens; a server's read workers re-read
+   * them. Returns the function that stops it.
+   */
+  onIndexChange(listener: (paths: string[]) => void): () => void {
+    this.indexListeners.add(listener);
+    return () => this.indexListeners.delete(listener);
   }
 
   /** Files the saved cache does not know about yet (the next open re-reads them) */
@@ -352,7 +387,7 @@ export class Vault {
   }
 
   private async saveNow(): Promise<void> {
-    if (!this.useCache) return;
+    if (!this.saveCache) return;
     const result = await saveIndexCache(this.root, this.index);
     if (result.saved) {
       this.stale.clear();
@@ -432,12 +467,15 @@ export class Vault {
   /** Walks the whole vault for a watcher (its tracker lost events, or has no watches yet) and says what changed. */
   private async walkChanges(onFolder: FolderHook): Promise<{ changes: VaultChange[]; touched: boolean }> {
     const before = new Map(this.index.notes);
-    const seen = new Set<string>();
-    this.lastRefresh = await refreshIndex(this.root, this.index, seen, undefined, onFolder);
+    let seen: string[] = [];
+    this.lastRefresh = await this.indexing(async (changed) => {
+      const stats = await refreshIndex(this.root, this.index, changed, undefined, onFolder);
+      seen = [...changed];
+      return stats;
+    });
     this.lastRefreshScope = 'walk';
     const changes: VaultChange[] = [];
     for (const path of seen) {
-      this.stale.add(path);
       const was = before.get(path);
       const now = this.index.notes.get(path);
       const kind = !was && now ? 'added' : was && !now ? 'removed' : was !== now ? 'changed' : undefined;
@@ -637,7 +675,7 @@ export class Vault {
         );
         return { sections: texts.length, embedded };
       } finally {
-        if (this.useCache) await cache.save(this.root).catch(noop);
+        if (this.saveCache) await cache.save(this.root).catch(noop);
       }
     });
   }

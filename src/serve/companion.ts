@@ -14,6 +14,7 @@ export const companionRoutes: Route[] = [
   {
     method: 'POST',
     path: '/memory/search',
+    reads: true,
     handle: async (request, context) => {
       const { query, limit, time_range: range, layers, now } = parseBody(memorySearchBody, request.body);
       const { value, partial } = await readVault<RecallHit[]>(

@@ -3,7 +3,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { MemError, type MemErrorCode } from '../index.js';
 import { companionRoutes } from './companion.js';
-import { apiRoutes, HttpError, type Route, type RouteContext } from './routes.js';
+import type { ReadPool } from './read-pool.js';
+import { apiRoutes, HttpError, type Reply, type Route, type RouteContext } from './routes.js';
 import type { VaultSource } from './vault-pool.js';
 
 export interface ServeHttpOptions {
@@ -23,6 +24,8 @@ export interface ServeHttpOptions {
   onError?: (error: unknown) => void;
   /** Endpoints served besides the API and the companion contract (the daemon's `/daemon/stop`) */
   routes?: Route[];
+  /** Read workers (`mem serve --workers`): reads are answered there when one is free */
+  reads?: ReadPool;
 }
 
 export interface HttpServer {
@@ -34,7 +37,8 @@ export interface HttpServer {
   close(): Promise<void>;
 }
 
-const standardRoutes: Route[] = [...apiRoutes, ...companionRoutes];
+/** Every endpoint of the API and the companion contract (a read worker answers the same ones) */
+export const standardRoutes: Route[] = [...apiRoutes, ...companionRoutes];
 
 const STATUS: Partial<Record<MemErrorCode, number>> = {
   USAGE: 400,
@@ -47,6 +51,29 @@ const STATUS: Partial<Record<MemErrorCode, number>> = {
   CONFLICT: 409,
   LOCKED: 503,
 };
+
+/**
+ * The reply to a request that failed: its HTTP status and `{"error", "code"?}`. Failures that are
+ * not the client's (500) also go to `onError`.
+ */
+export function errorReply(error: unknown, onError: (error: unknown) => void): Reply {
+  if (error instanceof HttpError) {
+    const headers: Record<string, string> =
+      error.status === 401
+        ? { 'www-authenticate': 'Bearer' }
+        : error.status === 413
+          ? { connection: 'close' }
+          : {};
+    return { status: error.status, body: { error: error.message }, headers };
+  }
+  if (error instanceof MemError) {
+    const status = STATUS[error.code] ?? 500;
+    if (status === 500) onError(error);
+    return { status, body: { error: error.message, code: error.code } };
+  }
+  onError(error);
+  return { status: 500, body: { error: `internal error: ${(error as Error).message ?? String(error)}` } };
+}
 
 /** Loopback names and addresses: the only ones served without a token. */
 export function isLoopback(host: string): boolean {
@@ -140,7 +167,11 @@ export async function serveHttp(options: ServeHttpOptions): Promise<HttpServer> 
   }
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   const onError = options.onError ?? (() => undefined);
-  const context: RouteContext = { source: options.source, deadlineMs: options.deadlineMs ?? 1000 };
+  const context: RouteContext = {
+    source: options.source,
+    deadlineMs: options.deadlineMs ?? 1000,
+    ...(options.reads ? { readers: () => options.reads?.stats() } : {}),
+  };
   const routes = [...standardRoutes, ...(options.routes ?? [])];
 
   const server = createServer((request, response) => {
@@ -152,26 +183,17 @@ export async function serveHttp(options: ServeHttpOptions): Promise<HttpServer> 
       // The raw path, not a URL object's: that would fold `..` away before we could refuse it.
       const { route, rest } = findRoute(routes, method, rawPath);
       const body = route.method === 'POST' ? await readBody(request, maxBodyBytes) : {};
-      const reply = await route.handle({ method, rest, query: new URLSearchParams(search), body }, context);
-      send(response, reply.status, reply.body);
+      const asked = { method, rest, query: new URLSearchParams(search), body };
+      const here = () => route.handle(asked, context);
+      const reply =
+        route.reads && options.reads
+          ? await options.reads.dispatch(route, { method, rest, search, body }, here)
+          : await here();
+      send(response, reply.status, reply.body, reply.headers);
     })().catch((error: unknown) => {
       if (response.headersSent) return;
-      if (error instanceof HttpError) {
-        const headers: Record<string, string> =
-          error.status === 401
-            ? { 'www-authenticate': 'Bearer' }
-            : error.status === 413
-              ? { connection: 'close' }
-              : {};
-        return send(response, error.status, { error: error.message }, headers);
-      }
-      if (error instanceof MemError) {
-        const status = STATUS[error.code] ?? 500;
-        if (status === 500) onError(error);
-        return send(response, status, { error: error.message, code: error.code });
-      }
-      onError(error);
-      send(response, 500, { error: `internal error: ${(error as Error).message ?? String(error)}` });
+      const reply = errorReply(error, onError);
+      send(response, reply.status, reply.body, reply.headers);
     });
   });
 
@@ -196,6 +218,7 @@ export async function serveHttp(options: ServeHttpOptions): Promise<HttpServer> 
       const cut = setTimeout(() => server.closeAllConnections(), 2000);
       await closed;
       clearTimeout(cut);
+      await options.reads?.close();
       await options.source.close();
     },
   };

@@ -32,12 +32,25 @@ export interface ApiRequest {
 export interface Reply {
   status: number;
   body: unknown;
+  headers?: Record<string, string>;
 }
 
 export interface RouteContext {
   source: VaultSource;
   /** How long a read waits for a running refresh before answering from the index as it stands */
   deadlineMs: number;
+  /** The read workers' state, when the server has them (`/health` shows it) */
+  readers?: () => ReadPoolStats | undefined;
+}
+
+/** What `/health` says of a server's read workers (`mem serve --workers`) */
+export interface ReadPoolStats {
+  /** Workers started */
+  workers: number;
+  /** Of them, open and answering */
+  ready: number;
+  /** Reads answered by workers, and by the server's own thread */
+  answered: { workers: number; here: number };
 }
 
 export interface Route {
@@ -45,6 +58,8 @@ export interface Route {
   /** Exact path, or a prefix ending in `/` that takes the rest as an argument */
   path: string;
   handle: (request: ApiRequest, context: RouteContext) => Promise<Reply>;
+  /** Only reads the index: a read worker may answer it (`mem serve --workers`) */
+  reads?: boolean;
 }
 
 /**
@@ -120,6 +135,7 @@ export const apiRoutes: Route[] = [
   {
     method: 'POST',
     path: '/recall',
+    reads: true,
     handle: async (request, context) => {
       const { query, k, now, layers, range, all, fresh } = parseBody(recallBody, request.body);
       const { value, partial } = await readVault<RecallResult>(
@@ -136,6 +152,7 @@ export const apiRoutes: Route[] = [
   {
     method: 'POST',
     path: '/compile',
+    reads: true,
     handle: async (request, context) => {
       const { message, budget, now, range, history, tokenizer, fresh } = parseBody(compileBody, request.body);
       const { value, partial } = await readVault<CompileResult>(
@@ -179,6 +196,7 @@ export const apiRoutes: Route[] = [
   {
     method: 'GET',
     path: '/notes/',
+    reads: true,
     handle: async (request, context) => {
       const ref = notePathOf(request.rest);
       const { value } = await readVault(
@@ -198,6 +216,7 @@ export const apiRoutes: Route[] = [
   {
     method: 'GET',
     path: '/backlinks/',
+    reads: true,
     handle: async (request, context) => {
       const ref = notePathOf(request.rest);
       const { value } = await readVault(
@@ -221,7 +240,8 @@ export const apiRoutes: Route[] = [
         (vault) => ({ notes: vault.noteCount, reflect: vault.reflectStatus() }),
         () => ({ notes: 0 }),
       );
-      return { status: 200, body: { status: 'ok', ...value } };
+      const readers = context.readers?.();
+      return { status: 200, body: { status: 'ok', ...value, ...(readers ? { readers } : {}) } };
     },
   },
 ];

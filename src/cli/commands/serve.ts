@@ -1,7 +1,9 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { MemError } from '../../core/errors.js';
 import { removeServeRecord, writeServeRecord } from '../../core/serve-record.js';
 import { VERSION } from '../../core/version.js';
+import type { ReadPool } from '../../serve/read-pool.js';
 import type { VaultSource } from '../../serve/vault-pool.js';
 import { openFromCli } from '../context.js';
 import type { CliIO } from '../io.js';
@@ -15,6 +17,7 @@ interface ServeCliOptions {
   vaults?: string;
   idleMinutes?: string;
   deadline?: string;
+  workers?: string;
 }
 
 export function serveCommand(program: Command, io: CliIO): void {
@@ -31,6 +34,11 @@ export function serveCommand(program: Command, io: CliIO): void {
     )
     .option('--vaults <dir>', 'serve one vault per agent_id/user_id under DIR, created on first write')
     .option('--idle-minutes <n>', 'with --vaults: unload a vault after this many idle minutes', '10')
+    .option(
+      '--workers <n>',
+      'answer reads (recall, compile, search, notes) in N worker threads too, each holding its own copy of the index',
+      '0',
+    )
     .option(
       '--deadline <ms>',
       'longest a read waits for a running re-index before answering "partial"',
@@ -49,6 +57,10 @@ export function serveCommand(program: Command, io: CliIO): void {
       let what: string;
       let root: string | undefined;
       let watchLater: () => void = () => undefined;
+      const workers = options.workers === '0' ? 0 : parsePositiveInt(options.workers ?? '0', '--workers');
+      if (workers > 0 && options.vaults)
+        throw new MemError('USAGE', '--workers serves one vault; it cannot be combined with --vaults');
+      let reads: ReadPool | undefined;
       if (options.vaults) {
         const dir = resolve(io.cwd, options.vaults);
         source = new VaultPool({
@@ -76,6 +88,11 @@ export function serveCommand(program: Command, io: CliIO): void {
         }
         source = singleVault(vault);
         root = vault.root;
+        if (workers > 0) {
+          // Each worker opens the vault from its cache while the server already answers.
+          const { ReadPool } = await import('../../serve/read-pool.js');
+          reads = new ReadPool({ vault, workers, onError });
+        }
         what = `${vault.root} (${vault.noteCount} notes; one vault: user_id and agent_id are ignored, use --vaults DIR for one per user)`;
       }
       let server: Awaited<ReturnType<typeof serveHttp>>;
@@ -87,8 +104,10 @@ export function serveCommand(program: Command, io: CliIO): void {
           token,
           deadlineMs: parsePositiveInt(options.deadline ?? '1000', '--deadline'),
           onError,
+          ...(reads ? { reads } : {}),
         });
       } catch (error) {
+        await reads?.close();
         await source.close();
         throw error;
       }
