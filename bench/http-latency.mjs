@@ -10,11 +10,12 @@ const START_TIMEOUT_MS = 600_000;
 
 /**
  * Starts `mem serve --port 0` on the vault; resolves with the child, its URL and the wall time it
- * took to listen. `cli` is the `mem` script to run (default: the built one).
+ * took to listen. `cli` is the `mem` script to run (default: the built one); `extraArgs` follow
+ * `serve` (`--workers 1`).
  */
-export function startServer(root, cli = CLI) {
+export function startServer(root, cli = CLI, extraArgs = []) {
   const started = performance.now();
-  const child = spawn(process.execPath, [cli, '--vault', root, 'serve', '--port', '0'], {
+  const child = spawn(process.execPath, [cli, '--vault', root, 'serve', '--port', '0', ...extraArgs], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';

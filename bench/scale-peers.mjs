@@ -121,7 +121,46 @@ async function load(url, pid, bodies, clients) {
   };
 }
 
-async function benchServe(cli, root, queries, reps, now) {
+/** Polls `/health` until every read worker has opened the vault; the wall time it took. */
+async function workersReady(url, workers, started) {
+  for (const deadline = performance.now() + START_TIMEOUT_MS; performance.now() < deadline; ) {
+    const health = await (await fetch(`${url}/health`)).json();
+    if (health.readers?.ready === workers) return performance.now() - started;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`the read workers did not open the vault in ${START_TIMEOUT_MS} ms`);
+}
+
+/**
+ * `mem serve --workers N`: the time until its workers answer, `/memory/search` at one and eight
+ * clients (how throughput moves with a second core), and RSS with the workers' copies of the index.
+ */
+export async function benchServeWorkers(cli, root, queries, reps, workers = 1) {
+  const started = performance.now();
+  const { child, url, startMs } = await startServer(root, cli, ['--workers', String(workers)]);
+  try {
+    const readyMs = workers > 0 ? await workersReady(url, workers, started) : startMs;
+    const bodies = (n) =>
+      Array.from({ length: n }, (_, i) => ({ query: queries[i % queries.length], limit: 8 }));
+    await load(url, child.pid, bodies(20), 1);
+    const one = await load(url, child.pid, bodies(reps.serial), 1);
+    const eight = await load(url, child.pid, bodies(reps.parallel), 8);
+    const health = await (await fetch(`${url}/health`)).json();
+    const memory = await procRss(child.pid);
+    return {
+      workers,
+      startMs: round(startMs),
+      workersReadyMs: round(readyMs),
+      memorySearch: { one, eight },
+      answered: health.readers?.answered ?? { workers: 0, here: reps.serial + reps.parallel + 20 },
+      rssMiB: mib(memory.rssBytes),
+    };
+  } finally {
+    await stopServer(child);
+  }
+}
+
+export async function benchServe(cli, root, queries, reps, now) {
   const { child, url, startMs } = await startServer(root, cli);
   try {
     const bodies = (n) =>
@@ -309,6 +348,12 @@ async function benchSize(total, { cli, qmd, rg, quick, log }) {
       `  mem serve: ready in ${serve.startMs} ms; /memory/search 1 client p50 ${serve.memorySearch.one.p50} ms, 8 clients p50 ${serve.memorySearch.eight.p50} ms (${elapsed()})`,
     );
 
+    // The same with one read worker: whether a second core adds requests per second.
+    const serveWorkers = await benchServeWorkers(cli, root, queries, reps, 1);
+    log(
+      `  mem serve --workers 1: workers ready in ${serveWorkers.workersReadyMs} ms; 8 clients ${serveWorkers.memorySearch.eight.perSecond}/s against ${serve.memorySearch.eight.perSecond}/s (${elapsed()})`,
+    );
+
     // The vault's own background daemon, started by the first `mem recall` (no server runs now).
     // A vault below daemon.minNotes never starts one: its row stays empty.
     let daemon;
@@ -376,6 +421,7 @@ async function benchSize(total, { cli, qmd, rg, quick, log }) {
         miniSearchBaselineRssMiB: mib(mini.rssBeforeBytes),
       },
       serve,
+      serveWorkers,
       daemon,
     };
   } finally {

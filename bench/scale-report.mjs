@@ -93,6 +93,21 @@ function rows(vaults) {
       (v) => `${p5095(v.serve.memorySearch.eight)}, ${v.serve.memorySearch.eight.perSecond}/s`,
     ],
     [
+      '`mem serve --workers 1`: workers ready (wall); `/memory/search` requests/s at 1 / 8 clients',
+      (v) =>
+        v.serveWorkers
+          ? `${time(v.serveWorkers.workersReadyMs)}; ${v.serveWorkers.memorySearch.one.perSecond}/s / ${v.serveWorkers.memorySearch.eight.perSecond}/s (${v.serveWorkers.answered.workers} of ${v.serveWorkers.answered.workers + v.serveWorkers.answered.here} by the worker)`
+          : '–',
+    ],
+    [
+      '`/memory/search` requests/s at 1 / 8 clients without workers',
+      (v) => `${v.serve.memorySearch.one.perSecond}/s / ${v.serve.memorySearch.eight.perSecond}/s`,
+    ],
+    [
+      'RSS: `mem serve --workers 1` after the load',
+      (v) => (v.serveWorkers ? size(v.serveWorkers.rssMiB) : '–'),
+    ],
+    [
       'RSS: `mem serve` after the load / in process after open',
       (v) => `${size(v.serve.rssMiB)} / ${size(v.inProcess.rssAfterOpenMiB)}`,
     ],
@@ -143,6 +158,7 @@ export function renderScaleMarkdown(results) {
     '- **Process query**: `mem recall <q> -k 8 --json` (loads the cache, then walks and `stat`s every note so the answer is never stale) against `qmd search <q> -n 8 --format json` (BM25 over its SQLite index; it does not look at the files) and `rg -l -i -F -g "*.md" -e <word>…` (every note read each time, no ranking). qmd runs as `node dist/cli/qmd.js`, without its `bin/qmd` launcher’s second process.',
     "- **In process**: one warm `openVault` in a fresh process; `vault.recall(q)` and plain MiniSearch (`new MiniSearch({ fields: ['text'] })` over each note’s whole text, `search(q)` with default options) alternate query by query. MiniSearch’s RSS is a separate process that only reads and indexes the notes.",
     '- **Serve**: `mem serve --port 0` until it prints its URL (wall), then `POST /memory/search` `{query, limit: 8}` over loopback until an answer is not marked `partial` (the first full answer), 20 warm-up requests, its idle CPU over 2 s, then one client and eight at once; server CPU per request from `/proc/<pid>/stat` (all of the server’s CPU during the load, divided by the requests); RSS (`VmRSS`) after the load.',
+    '- **Read workers**: `mem serve --port 0 --workers 1`, then `/health` polled until its worker has opened the vault (wall time from the start), 20 warm-up requests, then one client and eight at once as above; how many of the requests the worker answered and how many the server’s own thread did, from `/health`; RSS after the load (both copies of the index).',
     '- **Daemon**: with no `mem serve` running, the first `mem recall` starts the vault’s background daemon (`mem daemon run`, detached) and waits for it; its row counts that command’s CPU and all of the daemon’s until it answered (opening the vault from the cache). The calls after it are answered by the daemon: the command’s CPU plus the daemon’s for that request, from `/proc/<pid>/stat` (a fresh read: the daemon walks and `stat`s every note first). Then `mem compile` the same way. The daemon is stopped after.',
     `- Repetitions: ${runs}.`,
     `- The machine is shared: wall times (serve start, HTTP latency, requests/s) grow with whatever else runs on its ${results.machine?.cores ?? 'few'} cores; CPU times much less.${load ? ` Load average during each size (1-minute before, 15-minute after): ${load}.` : ''}`,
