@@ -365,7 +365,12 @@ class InotifyTracker implements ChangeTracker {
     } catch {
       // never made, or already gone
     }
-    if (!heard) this.distrust();
+    if (!heard) {
+      this.distrust();
+      // `.mem/` may have been removed (its watch died with it): the next barrier makes both again.
+      this.cacheWatch?.close();
+      this.cacheWatch = undefined;
+    }
   }
 
   private abs(rel: string): string {

@@ -69,6 +69,19 @@ describe.runIf(linux)('a tracked vault (Linux)', () => {
     expect(vault.paths()).toEqual(['persona/me.md']);
   });
 
+  it('walks once when .mem/ was removed under it, then tracks again', async () => {
+    const { root, vault } = await tracked({});
+    // The first tracked refresh watches .mem/ for its barrier files; then the folder goes.
+    expect(await refreshed(vault)).toBe('tracked');
+    rmSync(join(root, '.mem'), { recursive: true, force: true });
+    writeFileSync(join(root, 'after.md'), 'Written after the cache folder went.\n');
+    expect(await refreshed(vault)).toBe('walk');
+    expect(paths(vault, 'cache folder')).toEqual(['after.md']);
+    writeFileSync(join(root, 'later.md'), 'And one more later.\n');
+    expect(await refreshed(vault)).toBe('tracked');
+    expect(paths(vault, 'later')).toEqual(['later.md']);
+  });
+
   it('takes in a note saved the way editors save: a temp file renamed over it', async () => {
     const { root, vault } = await tracked({ 'insights/tea.md': '# Tea\n\nGreen.\n' });
     await writeFile(join(root, 'insights', '.tea.md.tmp'), '# Tea\n\nOolong now.\n');
