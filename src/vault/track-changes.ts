@@ -209,13 +209,19 @@ class InotifyTracker implements ChangeTracker {
     if (info?.isDirectory()) {
       if (known && known.ino === info.ino && !replaced) return;
       // A folder that came, or was replaced: what was indexed below it goes, what is there now comes.
-      if (known) this.unwatchBelow(rel);
-      for (const path of pathsBelow(rel)) paths.add(path);
+      if (known) {
+        this.unwatchBelow(rel);
+        for (const path of pathsBelow(rel)) paths.add(path);
+      }
       this.scanFolder(abs, rel, paths);
       return;
     }
-    if (known) this.unwatchBelow(rel);
-    for (const path of pathsBelow(rel)) paths.add(path);
+    // A folder that went takes what was indexed below it. Every folder is watched, so one that was
+    // not holds no indexed note: a note's path is not looked for below (that costs the whole index).
+    if (known) {
+      this.unwatchBelow(rel);
+      for (const path of pathsBelow(rel)) paths.add(path);
+    }
     if (rel.toLowerCase().endsWith('.md')) paths.add(rel);
   }
 
