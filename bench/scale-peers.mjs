@@ -121,11 +121,17 @@ async function load(url, pid, bodies, clients) {
   };
 }
 
+/** @typedef {{ readers?: { ready: number, answered: { workers: number, here: number } } }} Health */
+
+/** `/health` of a running server. */
+async function health(url) {
+  return /** @type {Health} */ (await (await fetch(`${url}/health`)).json());
+}
+
 /** Polls `/health` until every read worker has opened the vault; the wall time it took. */
 async function workersReady(url, workers, started) {
   for (const deadline = performance.now() + START_TIMEOUT_MS; performance.now() < deadline; ) {
-    const health = await (await fetch(`${url}/health`)).json();
-    if (health.readers?.ready === workers) return performance.now() - started;
+    if ((await health(url)).readers?.ready === workers) return performance.now() - started;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`the read workers did not open the vault in ${START_TIMEOUT_MS} ms`);
@@ -145,14 +151,14 @@ export async function benchServeWorkers(cli, root, queries, reps, workers = 1) {
     await load(url, child.pid, bodies(20), 1);
     const one = await load(url, child.pid, bodies(reps.serial), 1);
     const eight = await load(url, child.pid, bodies(reps.parallel), 8);
-    const health = await (await fetch(`${url}/health`)).json();
+    const { readers } = await health(url);
     const memory = await procRss(child.pid);
     return {
       workers,
       startMs: round(startMs),
       workersReadyMs: round(readyMs),
       memorySearch: { one, eight },
-      answered: health.readers?.answered ?? { workers: 0, here: reps.serial + reps.parallel + 20 },
+      answered: readers?.answered ?? { workers: 0, here: reps.serial + reps.parallel + 20 },
       rssMiB: mib(memory.rssBytes),
     };
   } finally {
