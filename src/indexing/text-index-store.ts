@@ -315,6 +315,29 @@ class VarintReader {
     } while (byte >= 0x80);
     return value;
   }
+
+  /** Passes over `count` varints without reading their values. */
+  skip(count: number): void {
+    const { bytes, end } = this;
+    let pos = this.pos;
+    for (let left = count; left > 0; left--) {
+      while (pos < end && (bytes[pos] as number) >= 0x80) pos++;
+      if (pos >= end) throw new Error('a term record of the index cache is cut short');
+      pos++;
+    }
+    this.pos = pos;
+  }
+}
+
+/**
+ * The largest number of documents one field of a term's postings holds: MiniSearch's document
+ * frequency of the term, counted without decoding postings still in their saved bytes.
+ */
+export function largestFieldSize(data: TermData): number {
+  if (data instanceof LazyTermData) return data.largestField();
+  let largest = 0;
+  for (const postings of data.values()) largest = Math.max(largest, postings.size);
+  return largest;
 }
 
 function varintSize(value: number): number {
@@ -326,7 +349,7 @@ function varintSize(value: number): number {
 /** One saved record of a term's postings: the bytes of its segment, where it starts and ends, its field count */
 type Chunk = [bytes: Uint8Array, start: number, end: number, fields: number];
 
-/** Decodes one record's fields into `into`, adding to what it holds. */
+/** Decodes one record's fields into `into`, adding to what it holds, each field's postings as a Map. */
 function decodeChunk([bytes, start, end, fieldCount]: Chunk, into: TermData): void {
   const reader = new VarintReader(bytes, start, end);
   for (let f = 0; f < fieldCount; f++) {
@@ -344,6 +367,69 @@ function decodeChunk([bytes, start, end, fieldCount]: Chunk, into: TermData): vo
     }
   }
   if (reader.pos !== end) throw new Error('a term record of the index cache is longer than its fields');
+}
+
+/** One field's postings as they are decoded: ids and frequencies in saved order */
+interface PostingRun {
+  ids: Uint32Array;
+  freqs: Uint32Array;
+  count: number;
+}
+
+/**
+ * Decodes a term's records straight into typed arrays, each field's postings a PackedPostings
+ * once it holds PACK_AT or more (a Map below), as the cold index packs them: a common term's
+ * postings never become a Map of a hundred thousand entries only to be packed or scored. Returns
+ * undefined when a list is not what PackedPostings keeps (ids not increasing, a frequency out of
+ * range): decodeChunk then makes ordinary Maps of it, in the same order.
+ */
+function decodePacked(chunks: readonly Chunk[]): TermData | undefined {
+  const runs = new Map<number, PostingRun>();
+  for (const [bytes, start, end, fieldCount] of chunks) {
+    const reader = new VarintReader(bytes, start, end);
+    for (let f = 0; f < fieldCount; f++) {
+      const fieldId = reader.next();
+      const count = reader.next();
+      let run = runs.get(fieldId);
+      if (run === undefined) {
+        run = { ids: new Uint32Array(count), freqs: new Uint32Array(count), count: 0 };
+        runs.set(fieldId, run);
+      } else if (run.ids.length < run.count + count) {
+        const ids = new Uint32Array(run.count + count);
+        ids.set(run.ids.subarray(0, run.count));
+        const freqs = new Uint32Array(run.count + count);
+        freqs.set(run.freqs.subarray(0, run.count));
+        run.ids = ids;
+        run.freqs = freqs;
+      }
+      const { ids, freqs } = run;
+      let n = run.count;
+      let last = n > 0 ? (ids[n - 1] as number) : -1;
+      let shortId = 0;
+      for (let i = 0; i < count; i++) {
+        shortId += unzigzag(reader.next());
+        const freq = reader.next();
+        if (!(shortId > last) || shortId > 0xffffffff || freq < 1 || freq > 0xffffffff) return undefined;
+        ids[n] = shortId;
+        freqs[n] = freq;
+        last = shortId;
+        n++;
+      }
+      run.count = n;
+    }
+    if (reader.pos !== end) throw new Error('a term record of the index cache is longer than its fields');
+  }
+  const data: TermData = new Map();
+  for (const [fieldId, run] of runs) {
+    if (run.count >= PACK_AT) {
+      data.set(fieldId, PackedPostings.of(run.ids, run.freqs, run.count));
+      continue;
+    }
+    const postings: Postings = new Map();
+    for (let i = 0; i < run.count; i++) postings.set(run.ids[i] as number, run.freqs[i] as number);
+    data.set(fieldId, postings);
+  }
+  return data;
 }
 
 /**
@@ -373,12 +459,43 @@ class LazyTermData extends Map<number, Postings> {
     return this.chunks;
   }
 
+  /**
+   * The largest number of postings any one field holds, as `Math.max(...[...this.values()].map(p
+   * => p.size))` would give it, read from the records' counts without decoding them while they are
+   * still bytes: recall asks it of every word of the entries around its hits, and decoding a common
+   * word's postings to count them cost more than the rest of the recall.
+   */
+  largestField(): number {
+    const chunks = this.chunks;
+    let largest = 0;
+    if (chunks === undefined) {
+      for (const postings of super.values()) largest = Math.max(largest, postings.size);
+      return largest;
+    }
+    const counts = new Map<number, number>();
+    for (const [bytes, start, end, fieldCount] of chunks) {
+      const reader = new VarintReader(bytes, start, end);
+      for (let f = 0; f < fieldCount; f++) {
+        const fieldId = reader.next();
+        const count = reader.next();
+        const total = (counts.get(fieldId) ?? 0) + count;
+        counts.set(fieldId, total);
+        if (total > largest) largest = total;
+        reader.skip(2 * count);
+      }
+    }
+    return largest;
+  }
+
   private decode(): void {
     const chunks = this.chunks;
     if (!chunks) return;
     this.chunks = undefined;
-    const decoded: TermData = new Map();
-    for (const chunk of chunks) decodeChunk(chunk, decoded);
+    let decoded = decodePacked(chunks);
+    if (decoded === undefined) {
+      decoded = new Map();
+      for (const chunk of chunks) decodeChunk(chunk, decoded);
+    }
     for (const [fieldId, postings] of decoded) super.set(fieldId, postings);
   }
 
@@ -567,6 +684,28 @@ export class PackedPostings extends Map<number, number> {
     this.ids = new Uint32Array(capacity);
     this.freqs = new Uint32Array(capacity);
     for (const [id, freq] of from) this.set(id, freq);
+  }
+
+  /**
+   * Postings already in typed arrays, taken as they are (not copied): the first `count` ids must
+   * increase and every frequency be 1 or more, as decodePacked checks.
+   */
+  static of(ids: Uint32Array, freqs: Uint32Array, count: number): PackedPostings {
+    const packed = new PackedPostings(new Map());
+    packed.ids = ids;
+    packed.freqs = freqs;
+    packed.count = count;
+    packed.live = count;
+    return packed;
+  }
+
+  /**
+   * The arrays themselves, for a reader that walks every posting (the top-k search scores each
+   * one): the first `count` slots, in order, a frequency of 0 marking a deleted posting; undefined
+   * once this has become an ordinary Map. Valid until the next change.
+   */
+  packed(): { ids: Uint32Array; freqs: Uint32Array; count: number } | undefined {
+    return this.plain ? undefined : { ids: this.ids, freqs: this.freqs, count: this.count };
   }
 
   /** Whether a Map's ids are in increasing order and fit, so it can be packed keeping its order. */
