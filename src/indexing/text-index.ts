@@ -6,6 +6,7 @@ import { internalsOf } from './minisearch-internals.js';
 import { boundQueryText, boundTerms, QUERY_LIMITS } from './query-limits.js';
 import { memoizeTerms } from './term-memo.js';
 import {
+  largestFieldSize,
   packPostings,
   type TextSegment,
   type TextStoreHeader,
@@ -270,9 +271,7 @@ export class TextIndex {
    */
   documentFrequency(term: string): number {
     const fields = internalsOf(this.miniSearch)._index.get(term);
-    let df = 0;
-    if (fields) for (const docs of fields.values()) df = Math.max(df, docs.size);
-    return df;
+    return fields === undefined ? 0 : largestFieldSize(fields);
   }
 
   /** What the cache needs besides the segments: counts and field averages (see text-index-store.ts). */

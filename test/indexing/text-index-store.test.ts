@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { TextIndex } from '../../src/indexing/text-index.js';
-import type { TextSegment, TextStoreLimits } from '../../src/indexing/text-index-store.js';
+import {
+  PackedPostings,
+  type TextSegment,
+  type TextStoreLimits,
+} from '../../src/indexing/text-index-store.js';
 import { parseNote } from '../../src/vault/parse-note.js';
 
 const note = (path: string, text: string) => parseNote(path, text, { size: text.length, mtimeMs: 0 });
@@ -117,6 +121,56 @@ describe('text index segments', () => {
     const { restored } = restore(index);
     for (const query of ['paddling', '湖面', 'paddl'])
       expect(restored.search(query).map((hit) => hit.path)).toEqual(['insights/canoe.md']);
+  });
+
+  it("counts a term's documents from its saved bytes as the decoded postings count them", () => {
+    const index = sampleIndex();
+    const terms = [
+      'walk',
+      'river',
+      '上海',
+      '散步',
+      'obsidian',
+      'mountain',
+      'rain',
+      'later',
+      'note',
+      'absent',
+    ];
+    for (const limits of [undefined, { segment: 200, record: 3 }]) {
+      const { restored } = restore(index, limits);
+      const tree = (restored as unknown as { miniSearch: { _index: { get(term: string): unknown } } })
+        .miniSearch._index;
+      // Before any search every term is still bytes; asking its frequency must not decode it.
+      const before = terms.map((term) => restored.documentFrequency(term));
+      const stillBytes = terms.map((term) =>
+        (tree.get(term) as { pending?(): unknown } | undefined)?.pending?.(),
+      );
+      expect(stillBytes.filter((chunks) => chunks !== undefined)).toHaveLength(terms.length - 1);
+      for (const query of QUERIES) restored.search(query);
+      for (const term of terms) (tree.get(term) as Map<number, unknown> | undefined)?.get(0);
+      expect(terms.map((term) => restored.documentFrequency(term))).toEqual(before);
+      expect(before[0]).toBeGreaterThanOrEqual(50);
+      expect(before.at(-1)).toBe(0);
+    }
+  });
+
+  it('decodes a long saved posting list into packed arrays, split over records too, and keeps it changeable', () => {
+    const index = sampleIndex();
+    for (const limits of [undefined, { segment: 200, record: 3 }]) {
+      const { restored } = restore(index, limits);
+      const tree = (
+        restored as unknown as { miniSearch: { _index: { get(term: string): Map<number, unknown> } } }
+      ).miniSearch._index;
+      const walk = [...(tree.get('walk')?.values() ?? [])];
+      expect(walk.some((postings) => postings instanceof PackedPostings)).toBe(true);
+      expect(restored.search('walk')).toEqual(settled(index, 'walk'));
+      restored.add(note('insights/zz.md', '# Zz\n\nA walk at night.\n'));
+      restored.remove('insights/n40.md');
+      const paths = restored.search('walk').map((hit) => hit.path);
+      expect(paths).toContain('insights/zz.md');
+      expect(paths).not.toContain('insights/n40.md');
+    }
   });
 
   it('a restored index can still be changed: remove, add and replace work', () => {
