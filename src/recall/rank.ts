@@ -58,13 +58,55 @@ function wallClockTime(text: string, timeZone: string): number | undefined {
   return Number.isNaN(time) ? undefined : time;
 }
 
+/** `zone|YYYY-MM-DD` → the zone's offset from UTC in ms all that day, NaN when it changes within it */
+const dayOffsetMemo = new Map<string, number>();
+const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
+const CLOCK = /^(\d{2}):(\d{2})$/;
+const HOUR_MS = 3_600_000;
+
+/** The offset of `timeZone` on `date` if it is the same at its start, noon and end. */
+function dayOffset(date: string, timeZone: string, midnightUtc: number): number {
+  const key = `${timeZone}|${date}`;
+  const known = dayOffsetMemo.get(key);
+  if (known !== undefined) return known;
+  const offsets = ['00:00', '12:00', '23:59'].map((clock, i) => {
+    const instant = parseInstant(`${date}T${clock}`, timeZone)?.getTime();
+    const wall = midnightUtc + [0, 12 * HOUR_MS, 23 * HOUR_MS + 59 * 60_000][i]!;
+    return instant === undefined ? Number.NaN : wall - instant;
+  });
+  const offset = offsets.every((o) => o === offsets[0]) ? (offsets[0] as number) : Number.NaN;
+  if (dayOffsetMemo.size >= MEMO_LIMIT) dayOffsetMemo.clear();
+  dayOffsetMemo.set(key, offset);
+  return offset;
+}
+
+/**
+ * An entry's day and `HH:MM` read in `timeZone`, as `parseInstant` reads them: on a day whose offset
+ * does not change (every day but a zone's few transition days) it is the wall clock less that
+ * offset, one memo per day instead of a time-zone calculation per entry and minute.
+ */
+function entryTime(date: string, time: string, timeZone: string): number | undefined {
+  const day = DAY.exec(date);
+  const clock = CLOCK.exec(time);
+  if (day && clock) {
+    const hour = Number(clock[1]);
+    const minute = Number(clock[2]);
+    const midnight = Date.UTC(Number(day[1]), Number(day[2]) - 1, Number(day[3]));
+    if (hour < 24 && minute < 60) {
+      const offset = dayOffset(date, timeZone, midnight);
+      if (!Number.isNaN(offset)) return midnight + hour * HOUR_MS + minute * 60_000 - offset;
+    }
+  }
+  return wallClockTime(`${date}T${time}`, timeZone);
+}
+
 /**
  * When a memory happened (episode entries) or was last known true (other notes), as epoch ms. An
  * entry's `HH:MM` is a clock reading in the vault's zone, and so is a frontmatter time without an
  * offset (`updated: 2026-11-30 09:00`); one with an offset is that instant.
  */
 export function memoryTime(note: Note, section: Section, timeZone: string): number | undefined {
-  if (section.date) return wallClockTime(`${section.date}T${section.time ?? '12:00'}`, timeZone);
+  if (section.date) return entryTime(section.date, section.time ?? '12:00', timeZone);
   for (const key of ['updated', 'created', 'date']) {
     const value = note.frontmatter[key];
     if (typeof value === 'string' && value !== '') {

@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Note, Section } from '../../src/core/types.js';
 import { defaultConfig, openVault } from '../../src/index.js';
 import { memoryTime } from '../../src/recall/rank.js';
+import { parseInstant } from '../../src/time/parse-instant.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 
 afterAll(cleanupVaults);
@@ -44,6 +45,69 @@ describe('memoryTime', () => {
       Date.parse('2026-11-01T00:00:00Z'),
     );
     expect(memoryTime(note({ updated: 'soon' }), section(), zone)).toBeUndefined();
+  });
+});
+
+describe("memoryTime's day-offset shortcut", () => {
+  // Each day and minute read through the shortcut must be the instant parseInstant gives: on days
+  // of a transition (spring forward, fall back, a zone that changes at midnight) it must not use
+  // the day's offset, and a clock that does not exist reads as Temporal's 'compatible' does.
+  const zones = [
+    'UTC',
+    'Asia/Shanghai',
+    'America/Los_Angeles',
+    'Europe/London',
+    'Australia/Lord_Howe',
+    'America/Santiago',
+  ];
+  const days = [
+    '2026-03-08',
+    '2026-03-29',
+    '2026-04-05',
+    '2026-09-06',
+    '2026-10-04',
+    '2026-10-25',
+    '2026-11-01',
+    '2026-11-30',
+    '2024-02-29',
+  ];
+  const clocks = [
+    '00:00',
+    '00:30',
+    '01:00',
+    '01:30',
+    '01:59',
+    '02:00',
+    '02:15',
+    '02:30',
+    '03:00',
+    '12:00',
+    '23:59',
+  ];
+  it('gives the instant parseInstant gives, on transition days too', () => {
+    for (const zone of zones) {
+      for (const day of days) {
+        for (const clock of clocks) {
+          const expected = parseInstant(`${day}T${clock}`, zone)?.getTime();
+          expect([zone, day, clock, memoryTime(note({}), section(day, clock), zone)]).toEqual([
+            zone,
+            day,
+            clock,
+            expected,
+          ]);
+        }
+      }
+    }
+  });
+
+  it('leaves a day or time that does not exist to parseInstant', () => {
+    expect(memoryTime(note({}), section('2026-02-30', '09:00'), 'Asia/Shanghai')).toBeUndefined();
+    expect(memoryTime(note({}), section('2026-11-30', '24:00'), 'Asia/Shanghai')).toBe(
+      parseInstant('2026-11-30T24:00', 'Asia/Shanghai')?.getTime(),
+    );
+    expect(memoryTime(note({}), section('2026-11-30', '9:05'), 'Asia/Shanghai')).toBe(
+      Date.parse('2026-11-30T09:05:00+08:00'),
+    );
   });
 });
 
