@@ -1,4 +1,4 @@
-import type { Edge, Note, Section } from '../core/types.js';
+import type { Note, Section } from '../core/types.js';
 import { processTerm, tokenize } from '../indexing/tokenize.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 
@@ -75,21 +75,28 @@ function adds(index: VaultIndex, section: Section): number {
 /** Most notes whose backlinks are kept between recalls (until the vault changes). */
 const BACKLINK_NOTES = 1024;
 
+interface Backlink {
+  /** The anchor the link names, without `#`, when it names one */
+  subpath: string | undefined;
+  /** The section the link is written in (undefined for a link from the note itself) */
+  source: { note: Note; section: Section } | undefined;
+}
+
 /**
- * The backlinks of a note, in the graph's order, each with the anchor it names. A recall's 20
- * seeds are often entries of one daily note, which hundreds of insights cite: sorting and copying
- * its backlinks once per seed was most of a recall's graph step at 100,000 notes.
+ * The backlinks of a note, in the graph's order, each with the anchor it names and the section it
+ * is written in. A recall's 20 seeds are often entries of one daily note, which hundreds of
+ * insights cite, and a person's note is linked from hundreds of days: sorting and copying its
+ * backlinks and finding each one's section once per seed was most of a recall's graph step at
+ * 100,000 notes.
  */
-function backlinks(index: VaultIndex, path: string): Array<{ edge: Edge; subpath: string | undefined }> {
-  const kept = index.view(
-    'recall:backlinks',
-    () => new Map<string, Array<{ edge: Edge; subpath: string | undefined }>>(),
-  );
+function backlinks(index: VaultIndex, path: string): Backlink[] {
+  const kept = index.view('recall:backlinks', () => new Map<string, Backlink[]>());
   let found = kept.get(path);
   if (found === undefined) {
-    found = index.graph
-      .backlinks(path)
-      .map((edge) => ({ edge, subpath: edge.link.subpath?.replace(/^#/, '') }));
+    found = index.graph.backlinks(path).map((edge) => ({
+      subpath: edge.link.subpath?.replace(/^#/, ''),
+      source: edge.from === path ? undefined : index.sectionByAnchor(edge.from, edge.section),
+    }));
     if (kept.size >= BACKLINK_NOTES) kept.clear();
     kept.set(path, found);
   }
@@ -103,21 +110,26 @@ function backlinks(index: VaultIndex, path: string): Array<{ edge: Edge; subpath
 export function graphNeighbours(index: VaultIndex, note: Note, section: Section): Neighbour[] {
   const found: Neighbour[] = adjacentEntries(index, note, section);
   const from = index.linkText(note.path);
+  const linkedFrom = `linked from [[${from}]]`;
   for (const edge of index.graph.outEdges(note.path)) {
     if (!edge.to || edge.to === note.path) continue;
     const target = index.sectionByAnchor(edge.to, edge.link.subpath);
     if (!target) continue;
     const weight =
       LINK_WEIGHT * (edge.section === section.anchor ? 0.8 : 0.4) * (edge.link.subpath ? 1 : 0.75);
-    found.push({ ...target, weight, reason: `linked from [[${from}]]` });
+    found.push({ note: target.note, section: target.section, weight, reason: linkedFrom });
   }
-  for (const { edge, subpath } of backlinks(index, note.path)) {
-    if (edge.from === note.path) continue;
-    // A backlink to another part of this note says little about this section.
-    if (subpath && subpath !== section.anchor) continue;
-    const source = index.sectionByAnchor(edge.from, edge.section);
-    if (!source) continue;
-    found.push({ ...source, weight: LINK_WEIGHT * (subpath ? 0.8 : 0.5), reason: `links to [[${from}]]` });
+  const linksTo = `links to [[${from}]]`;
+  for (const { subpath, source } of backlinks(index, note.path)) {
+    // A link from the note itself (source undefined), or one to another part of this note, says
+    // little about this section.
+    if (!source || (subpath && subpath !== section.anchor)) continue;
+    found.push({
+      note: source.note,
+      section: source.section,
+      weight: LINK_WEIGHT * (subpath ? 0.8 : 0.5),
+      reason: linksTo,
+    });
   }
   return found;
 }
