@@ -369,69 +369,6 @@ function decodeChunk([bytes, start, end, fieldCount]: Chunk, into: TermData): vo
   if (reader.pos !== end) throw new Error('a term record of the index cache is longer than its fields');
 }
 
-/** One field's postings as they are decoded: ids and frequencies in saved order */
-interface PostingRun {
-  ids: Uint32Array;
-  freqs: Uint32Array;
-  count: number;
-}
-
-/**
- * Decodes a term's records straight into typed arrays, each field's postings a PackedPostings
- * once it holds PACK_AT or more (a Map below), as the cold index packs them: a common term's
- * postings never become a Map of a hundred thousand entries only to be packed or scored. Returns
- * undefined when a list is not what PackedPostings keeps (ids not increasing, a frequency out of
- * range): decodeChunk then makes ordinary Maps of it, in the same order.
- */
-function decodePacked(chunks: readonly Chunk[]): TermData | undefined {
-  const runs = new Map<number, PostingRun>();
-  for (const [bytes, start, end, fieldCount] of chunks) {
-    const reader = new VarintReader(bytes, start, end);
-    for (let f = 0; f < fieldCount; f++) {
-      const fieldId = reader.next();
-      const count = reader.next();
-      let run = runs.get(fieldId);
-      if (run === undefined) {
-        run = { ids: new Uint32Array(count), freqs: new Uint32Array(count), count: 0 };
-        runs.set(fieldId, run);
-      } else if (run.ids.length < run.count + count) {
-        const ids = new Uint32Array(run.count + count);
-        ids.set(run.ids.subarray(0, run.count));
-        const freqs = new Uint32Array(run.count + count);
-        freqs.set(run.freqs.subarray(0, run.count));
-        run.ids = ids;
-        run.freqs = freqs;
-      }
-      const { ids, freqs } = run;
-      let n = run.count;
-      let last = n > 0 ? (ids[n - 1] as number) : -1;
-      let shortId = 0;
-      for (let i = 0; i < count; i++) {
-        shortId += unzigzag(reader.next());
-        const freq = reader.next();
-        if (!(shortId > last) || shortId > 0xffffffff || freq < 1 || freq > 0xffffffff) return undefined;
-        ids[n] = shortId;
-        freqs[n] = freq;
-        last = shortId;
-        n++;
-      }
-      run.count = n;
-    }
-    if (reader.pos !== end) throw new Error('a term record of the index cache is longer than its fields');
-  }
-  const data: TermData = new Map();
-  for (const [fieldId, run] of runs) {
-    if (run.count >= PACK_AT) {
-      data.set(fieldId, PackedPostings.of(run.ids, run.freqs, run.count));
-      continue;
-    }
-    const postings: Postings = new Map();
-    for (let i = 0; i < run.count; i++) postings.set(run.ids[i] as number, run.freqs[i] as number);
-    data.set(fieldId, postings);
-  }
-  return data;
-}
-
 /**
  * A term's postings left in the bytes they were saved in until MiniSearch first asks for them.
  * A query touches a few terms of hundreds of thousands, and decoding every posting on load took
@@ -491,11 +428,8 @@ class LazyTermData extends Map<number, Postings> {
     const chunks = this.chunks;
     if (!chunks) return;
     this.chunks = undefined;
-    let decoded = decodePacked(chunks);
-    if (decoded === undefined) {
-      decoded = new Map();
-      for (const chunk of chunks) decodeChunk(chunk, decoded);
-    }
+    const decoded: TermData = new Map();
+    for (const chunk of chunks) decodeChunk(chunk, decoded);
     for (const [fieldId, postings] of decoded) super.set(fieldId, postings);
   }
 
@@ -684,19 +618,6 @@ export class PackedPostings extends Map<number, number> {
     this.ids = new Uint32Array(capacity);
     this.freqs = new Uint32Array(capacity);
     for (const [id, freq] of from) this.set(id, freq);
-  }
-
-  /**
-   * Postings already in typed arrays, taken as they are (not copied): the first `count` ids must
-   * increase and every frequency be 1 or more, as decodePacked checks.
-   */
-  static of(ids: Uint32Array, freqs: Uint32Array, count: number): PackedPostings {
-    const packed = new PackedPostings(new Map());
-    packed.ids = ids;
-    packed.freqs = freqs;
-    packed.count = count;
-    packed.live = count;
-    return packed;
   }
 
   /**

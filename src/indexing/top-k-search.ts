@@ -229,36 +229,34 @@ export class TopKSearch {
       this.compiled.set(postings, known);
       return known;
     }
-    const size = postings.size;
-    let docs = new Uint32Array(size);
-    let freqs = new Uint32Array(size);
     // A discarded document stays in the postings until a vacuum; it is not counted, as after one.
     const live = state._dirtCount > 0 ? state._documentIds : undefined;
-    let n = 0;
     const packed = postings instanceof PackedPostings ? postings.packed() : undefined;
-    if (packed !== undefined) {
-      // The same postings in the same order, read from the arrays: no iterator, no entry pairs.
-      const { ids, freqs: counts, count } = packed;
-      for (let p = 0; p < count; p++) {
-        const freq = counts[p] as number;
-        if (freq === 0) continue;
-        const doc = ids[p] as number;
-        if (live !== undefined && !live.has(doc)) continue;
-        docs[n] = doc;
-        freqs[n] = freq;
-        n++;
-      }
+    let docs: Uint32Array;
+    let freqs: Uint32Array;
+    let n = 0;
+    if (packed !== undefined && live === undefined && packed.count === postings.size) {
+      // Nothing deleted, nothing discarded: the packed arrays are the list as they stand (a view,
+      // not a copy; any change to the index drops this list before it could be read again).
+      n = packed.count;
+      docs = packed.ids.subarray(0, n);
+      freqs = packed.freqs.subarray(0, n);
     } else {
-      for (const [doc, freq] of postings) {
+      const size = postings.size;
+      docs = new Uint32Array(size);
+      freqs = new Uint32Array(size);
+      const entries: Iterable<[number, number]> =
+        packed === undefined ? postings : packedEntries(packed.ids, packed.freqs, packed.count);
+      for (const [doc, freq] of entries) {
         if (live !== undefined && !live.has(doc)) continue;
         docs[n] = doc;
         freqs[n] = freq;
         n++;
       }
-    }
-    if (n < size) {
-      docs = docs.slice(0, n);
-      freqs = freqs.slice(0, n);
+      if (n < size) {
+        docs = docs.slice(0, n);
+        freqs = freqs.slice(0, n);
+      }
     }
     // As MiniSearch's calcBM25Score computes it, operation for operation, so the score is the same double.
     const { k, b, d } = bm25;
@@ -338,6 +336,14 @@ export class TopKSearch {
 
   private state(): MiniSearchState {
     return internalsOf(this.miniSearch);
+  }
+}
+
+/** The live postings of packed arrays (a frequency of 0 marks a deleted one), in order. */
+function* packedEntries(ids: Uint32Array, freqs: Uint32Array, count: number): Iterable<[number, number]> {
+  for (let p = 0; p < count; p++) {
+    const freq = freqs[p] as number;
+    if (freq !== 0) yield [ids[p] as number, freq];
   }
 }
 

@@ -155,24 +155,6 @@ describe('text index segments', () => {
     }
   });
 
-  it('decodes a long saved posting list into packed arrays, split over records too, and keeps it changeable', () => {
-    const index = sampleIndex();
-    for (const limits of [undefined, { segment: 200, record: 3 }]) {
-      const { restored } = restore(index, limits);
-      const tree = (
-        restored as unknown as { miniSearch: { _index: { get(term: string): Map<number, unknown> } } }
-      ).miniSearch._index;
-      const walk = [...(tree.get('walk')?.values() ?? [])];
-      expect(walk.some((postings) => postings instanceof PackedPostings)).toBe(true);
-      expect(restored.search('walk')).toEqual(settled(index, 'walk'));
-      restored.add(note('insights/zz.md', '# Zz\n\nA walk at night.\n'));
-      restored.remove('insights/n40.md');
-      const paths = restored.search('walk').map((hit) => hit.path);
-      expect(paths).toContain('insights/zz.md');
-      expect(paths).not.toContain('insights/n40.md');
-    }
-  });
-
   it('a restored index can still be changed: remove, add and replace work', () => {
     const { restored } = restore(sampleIndex());
     restored.remove('insights/n20.md');
