@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TextIndex } from '../../src/indexing/text-index.js';
-import {
-  PackedPostings,
-  type TextSegment,
-  type TextStoreLimits,
-} from '../../src/indexing/text-index-store.js';
+import type { TextSegment, TextStoreLimits } from '../../src/indexing/text-index-store.js';
 import { parseNote } from '../../src/vault/parse-note.js';
 
 const note = (path: string, text: string) => parseNote(path, text, { size: text.length, mtimeMs: 0 });
