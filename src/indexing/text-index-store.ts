@@ -329,6 +329,17 @@ class VarintReader {
   }
 }
 
+/** A term whose postings are still the bytes they were saved in, or undefined (see LazyTermData). */
+export function savedTerm(data: TermData): SavedTerm | undefined {
+  return data instanceof LazyTermData && data.pending() !== undefined ? data : undefined;
+}
+
+/** What the top-k search reads of a term still in its saved bytes. */
+export interface SavedTerm {
+  savedCounts(): Map<number, number> | undefined;
+  readSaved(fieldId: number, ids: Uint32Array, freqs: Uint32Array): number;
+}
+
 /**
  * The largest number of documents one field of a term's postings holds: MiniSearch's document
  * frequency of the term, counted without decoding postings still in their saved bytes.
@@ -403,25 +414,66 @@ class LazyTermData extends Map<number, Postings> {
    * word's postings to count them cost more than the rest of the recall.
    */
   largestField(): number {
-    const chunks = this.chunks;
     let largest = 0;
-    if (chunks === undefined) {
+    const counts = this.savedCounts();
+    if (counts === undefined) {
       for (const postings of super.values()) largest = Math.max(largest, postings.size);
       return largest;
     }
+    for (const count of counts.values()) largest = Math.max(largest, count);
+    return largest;
+  }
+
+  /** While the postings are still bytes: how many each field holds (field id → count), read from the records. */
+  savedCounts(): Map<number, number> | undefined {
+    const chunks = this.chunks;
+    if (chunks === undefined) return undefined;
     const counts = new Map<number, number>();
     for (const [bytes, start, end, fieldCount] of chunks) {
       const reader = new VarintReader(bytes, start, end);
       for (let f = 0; f < fieldCount; f++) {
         const fieldId = reader.next();
         const count = reader.next();
-        const total = (counts.get(fieldId) ?? 0) + count;
-        counts.set(fieldId, total);
-        if (total > largest) largest = total;
+        counts.set(fieldId, (counts.get(fieldId) ?? 0) + count);
         reader.skip(2 * count);
       }
     }
-    return largest;
+    return counts;
+  }
+
+  /**
+   * While the postings are still bytes: one field's postings read into `ids` and `freqs` (room for
+   * its saved count), in the order decoding would give them, leaving the term as it is. The top-k
+   * search scores a term's postings from here, so a common word's hundred thousand postings never
+   * become a Map kept for the life of the process. Returns how many were read, or -1 when an id
+   * does not fit the arrays (the caller decodes the term instead).
+   */
+  readSaved(fieldId: number, ids: Uint32Array, freqs: Uint32Array): number {
+    const chunks = this.chunks;
+    if (chunks === undefined) return -1;
+    let n = 0;
+    for (const [bytes, start, end, fieldCount] of chunks) {
+      const reader = new VarintReader(bytes, start, end);
+      for (let f = 0; f < fieldCount; f++) {
+        const field = reader.next();
+        const count = reader.next();
+        if (field !== fieldId) {
+          reader.skip(2 * count);
+          continue;
+        }
+        if (n + count > ids.length) return -1;
+        let shortId = 0;
+        for (let i = 0; i < count; i++) {
+          shortId += unzigzag(reader.next());
+          const freq = reader.next();
+          if (shortId < 0 || shortId > 0xffffffff || freq > 0xffffffff) return -1;
+          ids[n] = shortId;
+          freqs[n] = freq;
+          n++;
+        }
+      }
+    }
+    return n;
   }
 
   private decode(): void {

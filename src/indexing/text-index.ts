@@ -308,6 +308,8 @@ export class TextIndex {
         const index = new TextIndex();
         index.miniSearch = miniSearch;
         index.idsByPath = idsByPath;
+        // Its arenas are allocated with the rest of what opening allocates, not at the first search.
+        index.topKSearch();
         return index;
       },
     };

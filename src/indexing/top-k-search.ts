@@ -1,6 +1,6 @@
 import type MiniSearch from 'minisearch';
 import { internalsOf, type MiniSearchState, type Postings, type TermData } from './minisearch-internals.js';
-import { PackedPostings } from './text-index-store.js';
+import { PackedPostings, type SavedTerm, savedTerm } from './text-index-store.js';
 
 /** One query term as MiniSearch 7's `termToQuerySpec` makes it from the search options. */
 export interface QueryTerm {
@@ -33,6 +33,8 @@ export interface TopKResult {
 interface CompiledPostings {
   docs: Uint32Array;
   scores: Float64Array;
+  /** Whether the documents ascend (they always do but for a Map MiniSearch filled out of order) */
+  ascending: boolean;
 }
 
 type Bm25 = { k: number; b: number; d: number };
@@ -48,11 +50,96 @@ const DEFAULT_WEIGHTS = { fuzzy: 0.45, prefix: 0.375 };
 const DEFAULT_BM25 = { k: 1.2, b: 0.7, d: 0.5 };
 const DEFAULT_MAX_FUZZY = 6;
 /**
- * Most postings kept as typed arrays between searches (12 bytes each: 72 MiB). The common terms
- * that make a search slow are the ones asked again and again (a single Chinese character matches a
- * fifth of all sections); a rare term's short list is cheap to convert each time.
+ * How many postings' scores are kept between searches, in each of two arenas: 8 bytes a score,
+ * plus 4 for its document unless the list is a view of packed postings, so at most 72 MiB for
+ * both. The common terms that make a search slow are the ones asked again and again (a single
+ * Chinese character matches a fifth of all sections); a rare term's short list is cheap to score
+ * each time. A setting, so tests can make arenas of a few postings.
  */
-const COMPILED_POSTINGS = 6_000_000;
+/** Postings of arena reserved for each section of the index when the search is made */
+const ARENA_PER_SECTION = 16;
+export const LIST_ARENA = {
+  /** Postings an arena holds at most */
+  postings: 3_000_000,
+  /** The first arena's size; each one after is twice the last, up to `postings` */
+  first: 1 << 16,
+};
+
+/**
+ * Where compiled lists keep their scores and documents: two pairs of typed arrays, each filled
+ * from its start. One grows (a new pair twice as large; the lists in the old one stay readable, as
+ * their views hold it) until it holds LIST_ARENA.postings; when that one is full, every kept list is
+ * dropped (each is scored again on its next use) and the other pair is filled from its start: its
+ * lists were dropped the time before, so none is still read by the search that asks. Reused, these
+ * arrays keep the memory of the kept lists from growing: a new pair of arrays for every list, as an
+ * LRU of lists made, kept V8's count of external memory rising, which set off full collections of
+ * a 600 MB heap every few hundred searches at 100,000 notes.
+ */
+class ListArenas {
+  private readonly pairs: Array<{ docs: Uint32Array; scores: Float64Array }> = [];
+  private current = 0;
+  private used = 0;
+  /** The search that last switched arenas: a second switch in one search would overwrite lists it reads */
+  private switchedIn = -1;
+
+  constructor(private readonly dropAll: () => void) {}
+
+  /** Room for `n` postings (a documents array too when `docs`), kept until the next switch. */
+  take(n: number, docs: boolean, search: number): { docs: Uint32Array | undefined; scores: Float64Array } {
+    let pair = this.pairs[this.current];
+    if (pair === undefined || this.used + n > pair.scores.length) {
+      if (n > LIST_ARENA.postings)
+        return { docs: docs ? new Uint32Array(n) : undefined, scores: new Float64Array(n) };
+      const length = pair?.scores.length ?? 0;
+      if (length < LIST_ARENA.postings) {
+        const size = Math.min(LIST_ARENA.postings, Math.max(LIST_ARENA.first, length * 2, n));
+        pair = { docs: new Uint32Array(size), scores: new Float64Array(size) };
+      } else if (this.switchedIn === search) {
+        // This search already started the other arena: arrays of its own, not kept.
+        return { docs: docs ? new Uint32Array(n) : undefined, scores: new Float64Array(n) };
+      } else {
+        this.dropAll();
+        this.current = 1 - this.current;
+        this.switchedIn = search;
+        pair = this.pairs[this.current];
+        if (pair === undefined || pair.scores.length < LIST_ARENA.postings) {
+          pair = {
+            docs: new Uint32Array(LIST_ARENA.postings),
+            scores: new Float64Array(LIST_ARENA.postings),
+          };
+        }
+      }
+      this.pairs[this.current] = pair;
+      this.used = 0;
+    }
+    const at = this.used;
+    this.used += n;
+    return {
+      docs: docs ? pair.docs.subarray(at, at + n) : undefined,
+      scores: pair.scores.subarray(at, at + n),
+    };
+  }
+
+  /**
+   * Allocates both arenas at `size` postings now (at most LIST_ARENA.postings), so that a search
+   * never allocates one: V8 answers tens of MB of new external memory with a full collection, which
+   * then lands on the searches of the next moments instead of on opening the vault.
+   */
+  reserve(size: number): void {
+    const n = Math.min(LIST_ARENA.postings, Math.max(LIST_ARENA.first, Math.ceil(size)));
+    for (const slot of [0, 1]) {
+      if ((this.pairs[slot]?.scores.length ?? 0) >= n) continue;
+      if (slot === this.current) this.dropAll();
+      this.pairs[slot] = { docs: new Uint32Array(n), scores: new Float64Array(n) };
+      if (slot === this.current) this.used = 0;
+    }
+  }
+
+  /** The index changed and every kept list was dropped: the arena in use is filled again from its start. */
+  reset(): void {
+    this.used = 0;
+  }
+}
 
 /**
  * The `limit` best documents of an OR query over a MiniSearch index, with exactly the scores,
@@ -67,8 +154,19 @@ const COMPILED_POSTINGS = 6_000_000;
  * Ties are broken by id (ascending), as TextIndex.search always did.
  */
 export class TopKSearch {
+  /** Scored lists of MiniSearch's postings, until the index changes or the arena fills */
   private readonly compiled = new Map<Postings, CompiledPostings>();
-  private compiledSize = 0;
+  /** Scored lists of terms still in their saved bytes, by field id */
+  private readonly compiledSaved = new Map<SavedTerm, Map<number, CompiledPostings>>();
+  private readonly arenas = new ListArenas(() => {
+    this.compiled.clear();
+    this.compiledSaved.clear();
+  });
+  /** Counts searches, so the arenas know which one asks */
+  private searches = 0;
+  /** Where postings read from saved bytes or a Map wait to be scored */
+  private scratchDocs = new Uint32Array(0);
+  private scratchFreqs = new Uint32Array(0);
   /** Per document: the score so far, summed over query terms in order */
   private total = new Float64Array(0);
   /** Per document: this query term's score so far */
@@ -88,12 +186,16 @@ export class TopKSearch {
   private lengthsFilled = 0;
   private stride = 0;
 
-  constructor(readonly miniSearch: MiniSearch<never> | MiniSearch<object>) {}
+  constructor(readonly miniSearch: MiniSearch<never> | MiniSearch<object>) {
+    // Room for the lists of a few dozen searches, sized by the index: about 16 postings a section.
+    this.arenas.reserve(internalsOf(miniSearch)._documentCount * ARENA_PER_SECTION);
+  }
 
   /** Call after every add, discard or replace: the posting lists may have changed. */
   changed(): void {
     this.compiled.clear();
-    this.compiledSize = 0;
+    this.compiledSaved.clear();
+    this.arenas.reset();
   }
 
   /** The best `limit` documents that pass `filter` for the terms, best first. */
@@ -112,18 +214,31 @@ export class TopKSearch {
     const expansions = queryTerms.map((query) => expand(state, query, weights, maxFuzzy));
 
     this.fillLengths(state, fieldIds.length);
+    this.searches++;
     const { total, current, matched, stamp, touched, termTouched } = this;
+    /** Per query term, per expansion: its lists, field by field (undefined where the field has none) */
+    const lists: Array<Array<Array<CompiledPostings | undefined>>> = [];
     let touchedCount = 0;
     for (let q = 0; q < queryTerms.length; q++) {
       const termBoost = (queryTerms[q] as QueryTerm).boost;
       const mark = this.takeStamp();
       let termCount = 0;
+      const termLists: Array<Array<CompiledPostings | undefined>> = [];
+      lists.push(termLists);
       for (const { weight, data } of expansions[q] as Expansion[]) {
+        const fieldLists: Array<CompiledPostings | undefined> = [];
+        termLists.push(fieldLists);
+        const saved = savedTerm(data);
+        const savedCounts = saved?.savedCounts();
         for (let f = 0; f < fields.length; f++) {
           const fieldId = fieldIds[f] as number;
-          const postings = data.get(fieldId);
-          if (postings === undefined) continue;
-          const { docs, scores } = this.compile(state, postings, fieldId, bm25);
+          const list =
+            saved !== undefined && savedCounts !== undefined
+              ? this.savedListOf(state, saved, savedCounts, fieldId, bm25)
+              : this.listOf(state, data, fieldId, bm25);
+          fieldLists.push(list);
+          if (list === undefined) continue;
+          const { docs, scores } = list;
           const factor = weight * termBoost * (boosts[f] as number) * 1;
           for (let p = 0; p < docs.length; p++) {
             const doc = docs[p] as number;
@@ -164,7 +279,7 @@ export class TopKSearch {
     for (let i = 0; i < touchedCount; i++) matched[touched[i] as number] = 0;
 
     const top = heap.sorted();
-    return this.describe(state, top, queryTerms, expansions, fieldIds);
+    return this.describe(state, top, queryTerms, expansions, lists);
   }
 
   /** The matched terms of each returned document, in the order MiniSearch records them. */
@@ -173,29 +288,20 @@ export class TopKSearch {
     top: Array<{ doc: number; score: number }>,
     queryTerms: QueryTerm[],
     expansions: Expansion[][],
-    fieldIds: number[],
+    lists: Array<Array<Array<CompiledPostings | undefined>>>,
   ): TopKResult[] {
-    const slot = new Map<number, number>();
-    for (let i = 0; i < top.length; i++) slot.set((top[i] as { doc: number }).doc, i);
     const matchedTerms = top.map(() => Object.create(null) as Record<string, true>);
     const matchedQuery = top.map(() => [] as string[]);
     const hit = new Uint8Array(top.length);
     for (let q = 0; q < queryTerms.length; q++) {
       const source = (queryTerms[q] as QueryTerm).term;
-      for (const { term, data } of expansions[q] as Expansion[]) {
+      (expansions[q] as Expansion[]).forEach(({ term }, e) => {
         hit.fill(0);
-        for (const fieldId of fieldIds) {
-          const postings = data.get(fieldId);
-          if (postings === undefined) continue;
-          if (postings.size < top.length) {
-            for (const doc of postings.keys()) {
-              const at = slot.get(doc);
-              if (at !== undefined) hit[at] = 1;
-            }
-          } else {
-            top.forEach(({ doc }, at) => {
-              if (postings.has(doc)) hit[at] = 1;
-            });
+        // The scored lists hold every live posting of the term, and a returned document is live.
+        for (const list of lists[q]?.[e] ?? []) {
+          if (list === undefined) continue;
+          for (let at = 0; at < top.length; at++) {
+            if (!hit[at] && holds(list, (top[at] as { doc: number }).doc)) hit[at] = 1;
           }
         }
         for (let at = 0; at < top.length; at++) {
@@ -204,7 +310,7 @@ export class TopKSearch {
           const list = matchedQuery[at] as string[];
           if (!list.includes(source)) list.push(source);
         }
-      }
+      });
     }
     return top.map(({ doc, score }, at) => ({
       shortId: doc,
@@ -219,67 +325,124 @@ export class TopKSearch {
 
   /**
    * The postings of one term in one field as typed arrays, without discarded documents, each with
-   * its BM25 score (the same until the index changes: it depends on the counts and lengths only).
+   * its BM25 score (the same until the index changes: it depends on the counts and lengths only);
+   * undefined when the term has none in that field.
    */
-  private compile(state: MiniSearchState, postings: Postings, fieldId: number, bm25: Bm25): CompiledPostings {
+  private listOf(
+    state: MiniSearchState,
+    data: TermData,
+    fieldId: number,
+    bm25: Bm25,
+  ): CompiledPostings | undefined {
+    const postings = data.get(fieldId);
+    if (postings === undefined) return undefined;
     const known = this.compiled.get(postings);
-    if (known !== undefined) {
-      // Least recently used first: a hit moves to the end.
-      this.compiled.delete(postings);
-      this.compiled.set(postings, known);
-      return known;
-    }
-    // A discarded document stays in the postings until a vacuum; it is not counted, as after one.
-    const live = state._dirtCount > 0 ? state._documentIds : undefined;
+    if (known !== undefined) return known;
     const packed = postings instanceof PackedPostings ? postings.packed() : undefined;
-    let docs: Uint32Array;
-    let freqs: Uint32Array;
-    let n = 0;
-    if (packed !== undefined && live === undefined && packed.count === postings.size) {
-      // Nothing deleted, nothing discarded: the packed arrays are the list as they stand (a view,
-      // not a copy; any change to the index drops this list before it could be read again).
-      n = packed.count;
-      docs = packed.ids.subarray(0, n);
-      freqs = packed.freqs.subarray(0, n);
+    let list: CompiledPostings;
+    if (packed !== undefined && packed.count === postings.size) {
+      // Nothing deleted: the packed arrays are the list as it stands (views, not copies; any change
+      // to the index drops this list before it could be read again).
+      list = this.score(state, packed.ids, packed.freqs, packed.count, fieldId, bm25, false);
     } else {
-      const size = postings.size;
-      docs = new Uint32Array(size);
-      freqs = new Uint32Array(size);
+      const { docs, freqs } = this.scratch(postings.size);
+      let n = 0;
       const entries: Iterable<[number, number]> =
         packed === undefined ? postings : packedEntries(packed.ids, packed.freqs, packed.count);
       for (const [doc, freq] of entries) {
-        if (live !== undefined && !live.has(doc)) continue;
         docs[n] = doc;
         freqs[n] = freq;
         n++;
       }
-      if (n < size) {
-        docs = docs.slice(0, n);
-        freqs = freqs.slice(0, n);
-      }
+      list = this.score(state, docs, freqs, n, fieldId, bm25, true);
     }
+    this.compiled.set(postings, list);
+    return list;
+  }
+
+  /**
+   * listOf() for a term still in its saved bytes (`counts`: its postings per field), read from
+   * them and left undecoded; a term whose bytes cannot be read so is decoded and read as a Map.
+   */
+  private savedListOf(
+    state: MiniSearchState,
+    saved: SavedTerm,
+    counts: Map<number, number>,
+    fieldId: number,
+    bm25: Bm25,
+  ): CompiledPostings | undefined {
+    const count = counts.get(fieldId);
+    if (count === undefined) return undefined;
+    let byField = this.compiledSaved.get(saved);
+    const known = byField?.get(fieldId);
+    if (known !== undefined) return known;
+    const { docs, freqs } = this.scratch(count);
+    if (saved.readSaved(fieldId, docs, freqs) !== count) {
+      return this.listOf(state, saved as unknown as TermData, fieldId, bm25);
+    }
+    const list = this.score(state, docs, freqs, count, fieldId, bm25, true);
+    if (byField === undefined) {
+      byField = new Map();
+      this.compiledSaved.set(saved, byField);
+    }
+    byField.set(fieldId, list);
+    return list;
+  }
+
+  /** Arrays with room for `n` postings, reused from one list to the next (score() copies out of them). */
+  private scratch(n: number): { docs: Uint32Array; freqs: Uint32Array } {
+    if (this.scratchDocs.length < n) {
+      const size = Math.max(n, this.scratchDocs.length * 2);
+      this.scratchDocs = new Uint32Array(size);
+      this.scratchFreqs = new Uint32Array(size);
+    }
+    return { docs: this.scratchDocs.subarray(0, n), freqs: this.scratchFreqs.subarray(0, n) };
+  }
+
+  /**
+   * Scores the first `count` postings, leaving out discarded documents (they stay in MiniSearch's
+   * postings until a vacuum, and are not counted, as after one). The documents are copied into the
+   * arena, or, when `copyDocs` is false and nothing is left out, the list reads `ids` itself.
+   */
+  private score(
+    state: MiniSearchState,
+    ids: Uint32Array,
+    freqs: Uint32Array,
+    count: number,
+    fieldId: number,
+    bm25: Bm25,
+    copyDocs: boolean,
+  ): CompiledPostings {
+    const live = state._dirtCount > 0 ? state._documentIds : undefined;
+    let n = count;
+    if (live !== undefined) {
+      n = 0;
+      for (let p = 0; p < count; p++) if (live.has(ids[p] as number)) n++;
+    }
+    const view = !copyDocs && n === count;
+    const room = this.arenas.take(n, !view, this.searches);
+    const docs = view ? ids.subarray(0, count) : (room.docs as Uint32Array);
+    const { scores } = room;
     // As MiniSearch's calcBM25Score computes it, operation for operation, so the score is the same double.
     const { k, b, d } = bm25;
     const avgFieldLength = state._avgFieldLength[fieldId] as number;
     const invDocFreq = Math.log(1 + (state._documentCount - n + 0.5) / (n + 0.5));
     const { lengths, stride } = this;
-    const scores = new Float64Array(n);
-    for (let p = 0; p < n; p++) {
+    let ascending = true;
+    let at = 0;
+    for (let p = 0; p < count; p++) {
+      const doc = ids[p] as number;
+      if (live !== undefined && !live.has(doc)) continue;
       const termFreq = freqs[p] as number;
-      const fieldLength = lengths[(docs[p] as number) * stride + fieldId] as number;
-      scores[p] =
+      const fieldLength = lengths[doc * stride + fieldId] as number;
+      if (at > 0 && doc <= (docs[at - 1] as number)) ascending = false;
+      if (!view) docs[at] = doc;
+      scores[at] =
         invDocFreq *
         (d + (termFreq * (k + 1)) / (termFreq + k * (1 - b + (b * fieldLength) / avgFieldLength)));
+      at++;
     }
-    const list = { docs, scores };
-    this.compiled.set(postings, list);
-    this.compiledSize += n;
-    for (const [key, old] of this.compiled) {
-      if (this.compiledSize <= COMPILED_POSTINGS || key === postings) break;
-      this.compiled.delete(key);
-      this.compiledSize -= old.docs.length;
-    }
-    return list;
+    return { docs, scores, ascending };
   }
 
   /** Copies the field lengths of the documents added since the last search. */
@@ -337,6 +500,22 @@ export class TopKSearch {
   private state(): MiniSearchState {
     return internalsOf(this.miniSearch);
   }
+}
+
+/** Whether a scored list holds `doc`: a binary search, or a scan of a list that does not ascend. */
+function holds(list: CompiledPostings, doc: number): boolean {
+  const { docs } = list;
+  if (!list.ascending) return docs.includes(doc);
+  let lo = 0;
+  let hi = docs.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const at = docs[mid] as number;
+    if (at === doc) return true;
+    if (at < doc) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
 }
 
 /** The live postings of packed arrays (a frequency of 0 marks a deleted one), in order. */

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { Layer, Note, Section } from '../../src/core/types.js';
 import { type TextHitSource, TextIndex } from '../../src/indexing/text-index.js';
+import { LIST_ARENA } from '../../src/indexing/top-k-search.js';
 
 // The top-k search must answer exactly as MiniSearch's own search over every match (the
 // `exhaustive` path): same hits, same order, same scores to the last bit, same matched terms.
@@ -300,5 +301,78 @@ describe('top-k search', () => {
     expect(hits).toEqual(
       index.search('pottery', { limit: 4, exhaustive: true, filter: (hit) => hit.layer !== 'archive' }),
     );
+  });
+});
+
+/** An index restored from its segments, its postings still the saved bytes. */
+function loaded(built: TextIndex): TextIndex {
+  const loader = TextIndex.loader(built.storeHeader());
+  let pieces: (string | Uint8Array)[] = [];
+  for (const piece of built.storeSegments()) {
+    pieces.push(piece.data);
+    if (!piece.end) continue;
+    if (piece.part === 'docs') loader.docs(pieces.join(''));
+    else loader.terms(Buffer.concat(pieces as Uint8Array[]));
+    pieces = [];
+  }
+  return loader.finish();
+}
+
+describe('top-k search with arenas of a few postings', () => {
+  const saved = { ...LIST_ARENA };
+  afterEach(() => Object.assign(LIST_ARENA, saved));
+
+  for (const arena of [
+    { postings: 6, first: 2 },
+    { postings: 40, first: 4 },
+  ]) {
+    it(`stays exact while lists are dropped and arenas reused (${arena.postings} postings an arena)`, () => {
+      Object.assign(LIST_ARENA, arena);
+      fc.assert(
+        fc.property(
+          fc.array(noteSpec, { minLength: 1, maxLength: 30 }),
+          fc.array(search, { minLength: 2, maxLength: 10 }),
+          fc.boolean(),
+          (specs, searches, fromCache) => {
+            const built = new TextIndex();
+            for (const [n, spec] of specs.entries()) built.add(makeNote(spec, n));
+            const index = fromCache ? loaded(built) : built;
+            // Twice over, so later searches read lists kept (or dropped) by earlier ones.
+            for (const s of [...searches, ...searches]) {
+              const { fast, exhaustive } = both(index, s);
+              expect(fast).toEqual(exhaustive);
+            }
+          },
+        ),
+        { numRuns: 150 },
+      );
+    });
+  }
+
+  it('reads a loaded term from its saved bytes without decoding it', () => {
+    const built = new TextIndex();
+    for (let i = 0; i < 50; i++)
+      built.add(
+        makeNote(
+          {
+            layer: 'insights',
+            name: 'w',
+            title: ['walk'],
+            tags: [],
+            aliases: [],
+            sections: [{ text: `walk river ${i % 3 ? 'pottery' : ''}` }],
+          },
+          i,
+        ),
+      );
+    const index = loaded(built);
+    const tree = (index as unknown as { miniSearch: { _index: { get(term: string): unknown } } }).miniSearch
+      ._index;
+    const pending = (term: string) => (tree.get(term) as { pending(): unknown }).pending() !== undefined;
+    expect(['walk', 'river', 'potteri'].map(pending)).toEqual([true, true, true]);
+    const hits = index.search('walk pottery river', { limit: 5, rareTerms: true });
+    expect(hits).toHaveLength(5);
+    expect(hits).toEqual(built.search('walk pottery river', { limit: 5, rareTerms: true }));
+    expect(['walk', 'river', 'potteri'].map(pending)).toEqual([true, true, true]);
   });
 });
