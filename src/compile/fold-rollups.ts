@@ -49,11 +49,16 @@ export interface Folding {
   rawAfter: string;
 }
 
+const isRollup = (n: Note) => n.layer === 'episodes' && !isRetired(n) && n.frontmatter['type'] === 'rollup';
+
+/** The rollup notes, kept as notes change: every view below is made of them alone. */
+const rollupFacet = (index: VaultIndex) => index.facet('rollups', isRollup);
+
 /** Every rollup note (written by reflect or by hand) whose period mem can read. */
 export function rollupNotes(index: VaultIndex): Array<Omit<Rollup, 'covers'>> {
-  return index.view('compile:rollups', () =>
-    [...index.notes.values()]
-      .filter((n) => n.layer === 'episodes' && !isRetired(n) && n.frontmatter['type'] === 'rollup')
+  const facet = rollupFacet(index);
+  return index.viewOf('compile:rollups', facet, () =>
+    [...facet.notes.values()]
       .flatMap((note) => {
         const raw = note.frontmatter['period'];
         const name = typeof raw === 'number' ? String(raw) : raw;
@@ -66,11 +71,11 @@ export function rollupNotes(index: VaultIndex): Array<Omit<Rollup, 'covers'>> {
 }
 
 /**
- * Every readable rollup with the days it can speak for, kept until the vault changes: reading
+ * Every readable rollup with the days it can speak for, kept until a rollup changes: reading
  * `created` in the zone costs about 0.3 ms a rollup, 24 ms a turn for 76 of them.
  */
 function coveredDays(index: VaultIndex, timeZone: string): Rollup[] {
-  return index.view(`compile:rollup-covers:${timeZone}`, () =>
+  return index.viewOf(`compile:rollup-covers:${timeZone}`, rollupFacet(index), () =>
     rollupNotes(index).flatMap((rollup) => {
       const created = parseInstant(String(rollup.note.frontmatter['created'] ?? ''), timeZone);
       const dayBefore = created ? addDays(dayOf(created, timeZone), -1) : rollup.period.to;
@@ -100,8 +105,12 @@ function subtract(span: Period, taken: Period[]): Period[] {
  * first, each speaks for the days no higher one covers; one that is left with no day is folded.
  */
 export function foldRollups(index: VaultIndex, today: string, timeZone: string): Folding {
-  // Kept per day until the vault changes: a conversation asks about the same day every turn.
-  const byDay = index.view(`compile:fold:${timeZone}`, () => new Map<string, Folding>());
+  // Kept per day until a rollup changes: a conversation asks about the same day every turn.
+  const byDay = index.viewOf(
+    `compile:fold:${timeZone}`,
+    rollupFacet(index),
+    () => new Map<string, Folding>(),
+  );
   const known = byDay.get(today);
   if (known) return known;
   const folding = fold(index, today, timeZone);

@@ -1,4 +1,5 @@
-// Which notes and entries compile considers, as views of the index kept until the vault changes.
+// Which notes and entries compile considers, as views of the index kept until what they are made of
+// changes.
 
 import type { Note, Section } from '../core/types.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
@@ -22,25 +23,26 @@ function isPinned(note: Note): boolean {
   return note.frontmatter['pinned'] === true;
 }
 
+const isPersona = (n: Note) =>
+  !isRetired(n) && (n.layer === 'persona' || (isPinned(n) && n.layer !== 'profile'));
+
+const isCoreProfile = (n: Note) =>
+  n.layer === 'profile' &&
+  !isRetired(n) &&
+  (n.path === 'profile/user.md' || isPinned(n) || Number(n.frontmatter['importance']) >= 0.9);
+
 export function personaNotes(index: VaultIndex): Note[] {
-  return index.view('compile:persona', () =>
-    [...index.notes.values()]
-      .filter((n) => !isRetired(n) && (n.layer === 'persona' || (isPinned(n) && n.layer !== 'profile')))
-      .sort(byOrder),
-  );
+  const facet = index.facet('persona', isPersona);
+  return index.viewOf('compile:persona', facet, () => [...facet.notes.values()].sort(byOrder));
 }
 
 /** `profile/user.md` first, then other pinned or high-importance profile notes by path. */
 export function coreProfileNotes(index: VaultIndex): Note[] {
-  return index.view('compile:core-profile', () =>
-    [...index.notes.values()]
-      .filter(
-        (n) =>
-          n.layer === 'profile' &&
-          !isRetired(n) &&
-          (n.path === 'profile/user.md' || isPinned(n) || Number(n.frontmatter['importance']) >= 0.9),
-      )
-      .sort((a, b) => (a.path === 'profile/user.md' ? -1 : b.path === 'profile/user.md' ? 1 : byOrder(a, b))),
+  const facet = index.facet('core-profile', isCoreProfile);
+  return index.viewOf('compile:core-profile', facet, () =>
+    [...facet.notes.values()].sort((a, b) =>
+      a.path === 'profile/user.md' ? -1 : b.path === 'profile/user.md' ? 1 : byOrder(a, b),
+    ),
   );
 }
 

@@ -23,6 +23,7 @@ export class VaultIndex {
   /** Bumped by every change, so views derived from the whole vault know when to recompute */
   private version = 0;
   private readonly views = new Map<string, { version: number; value: unknown }>();
+  private readonly facets = new Map<string, Facet>();
 
   constructor(text = new TextIndex(), graph = new LinkGraph()) {
     this.text = text;
@@ -33,6 +34,7 @@ export class VaultIndex {
   upsert(note: Note): void {
     const previous = this.notes.get(note.path);
     this.version++;
+    for (const facet of this.facets.values()) facet.update(note.path, note);
     if (previous) this.forgetSections(previous);
     else this.countBasename(note.path, 1);
     this.notes.set(note.path, note);
@@ -46,6 +48,7 @@ export class VaultIndex {
     const previous = this.notes.get(path);
     if (!previous) return false;
     this.version++;
+    for (const facet of this.facets.values()) facet.update(path, undefined);
     this.forgetSections(previous);
     this.countBasename(path, -1);
     this.notes.delete(path);
@@ -64,6 +67,36 @@ export class VaultIndex {
     if (cached && cached.version === this.version) return cached.value as T;
     const value = compute();
     this.views.set(name, { version: this.version, value });
+    return value;
+  }
+
+  /**
+   * The notes for which `test` holds, kept as notes change (the first call for a name scans the
+   * vault; each change after it tests the one note changed), and a version that moves only when one
+   * of them changes, joins or leaves. `test` must depend on the note alone and be the same function
+   * for a name every time.
+   */
+  facet(name: string, test: (note: Note) => boolean): { notes: ReadonlyMap<string, Note>; version: number } {
+    let facet = this.facets.get(name);
+    if (facet === undefined) {
+      facet = new Facet(test);
+      for (const note of this.notes.values()) facet.update(note.path, note);
+      this.facets.set(name, facet);
+    }
+    return facet;
+  }
+
+  /**
+   * A view computed from the notes of `facet` alone, kept until one of them changes: a chat turn's
+   * write to today's note leaves the persona and the profile as they were, and scanning 100,000
+   * notes for them after every write was half of a turn's compile.
+   */
+  viewOf<T>(name: string, facet: { version: number }, compute: () => T): T {
+    const key = `facet:${name}`;
+    const cached = this.views.get(key);
+    if (cached && cached.version === facet.version) return cached.value as T;
+    const value = compute();
+    this.views.set(key, { version: facet.version, value });
     return value;
   }
 
@@ -123,6 +156,22 @@ export class VaultIndex {
       for (const section of note.sections) index.sectionsById.set(section.id, { note, section });
     }
     return index;
+  }
+}
+
+/** The notes one test holds for (see VaultIndex.facet). */
+class Facet {
+  readonly notes = new Map<string, Note>();
+  version = 0;
+
+  constructor(private readonly test: (note: Note) => boolean) {}
+
+  /** `note` is the note now at `path`, or undefined when it was removed. */
+  update(path: string, note: Note | undefined): void {
+    const member = note !== undefined && this.test(note);
+    if (member) this.notes.set(path, note);
+    else if (!this.notes.delete(path)) return;
+    this.version++;
   }
 }
 
