@@ -24,6 +24,7 @@ export class VaultIndex {
   private version = 0;
   private readonly views = new Map<string, { version: number; value: unknown }>();
   private readonly facets = new Map<string, Facet>();
+  private readonly tallies = new Map<string, Tally>();
 
   constructor(text = new TextIndex(), graph = new LinkGraph()) {
     this.text = text;
@@ -35,6 +36,7 @@ export class VaultIndex {
     const previous = this.notes.get(note.path);
     this.version++;
     for (const facet of this.facets.values()) facet.update(note.path, note);
+    for (const tally of this.tallies.values()) tally.update(note.path, note);
     if (previous) this.forgetSections(previous);
     else this.countBasename(note.path, 1);
     this.notes.set(note.path, note);
@@ -49,6 +51,7 @@ export class VaultIndex {
     if (!previous) return false;
     this.version++;
     for (const facet of this.facets.values()) facet.update(path, undefined);
+    for (const tally of this.tallies.values()) tally.update(path, undefined);
     this.forgetSections(previous);
     this.countBasename(path, -1);
     this.notes.delete(path);
@@ -87,11 +90,31 @@ export class VaultIndex {
   }
 
   /**
+   * The keys `keysOf` gives over all notes (the speakers of entries, the days that have entries),
+   * each with how many notes give it, kept as notes change, and a version that moves only when a
+   * key appears or disappears: a turn's new entry by a known speaker on today's date leaves it.
+   * `keysOf` must depend on the note alone and be the same function for a name every time.
+   */
+  tally(
+    name: string,
+    keysOf: (note: Note) => Iterable<string>,
+  ): { keys: ReadonlyMap<string, number>; version: number } {
+    let tally = this.tallies.get(name);
+    if (tally === undefined) {
+      tally = new Tally(keysOf);
+      for (const note of this.notes.values()) tally.update(note.path, note);
+      this.tallies.set(name, tally);
+    }
+    return tally;
+  }
+
+  /**
    * A view computed from the notes of `facet` alone, kept until one of them changes: a chat turn's
    * write to today's note leaves the persona and the profile as they were, and scanning 100,000
    * notes for them after every write was half of a turn's compile.
    */
   viewOf<T>(name: string, facet: { version: number }, compute: () => T): T {
+    // (A tally's version serves the same way: the view is kept until a key comes or goes.)
     const key = `facet:${name}`;
     const cached = this.views.get(key);
     if (cached && cached.version === facet.version) return cached.value as T;
@@ -172,6 +195,37 @@ class Facet {
     if (member) this.notes.set(path, note);
     else if (!this.notes.delete(path)) return;
     this.version++;
+  }
+}
+
+/** The keys of all notes, counted (see VaultIndex.tally). */
+class Tally {
+  readonly keys = new Map<string, number>();
+  version = 0;
+  private readonly byPath = new Map<string, string[]>();
+
+  constructor(private readonly keysOf: (note: Note) => Iterable<string>) {}
+
+  update(path: string, note: Note | undefined): void {
+    const before = this.byPath.get(path) ?? [];
+    const after = note === undefined ? [] : [...new Set(this.keysOf(note))];
+    const involved = new Set([...before, ...after]);
+    const present = new Map([...involved].map((key) => [key, this.keys.has(key)]));
+    for (const key of before) {
+      const count = (this.keys.get(key) as number) - 1;
+      if (count > 0) this.keys.set(key, count);
+      else this.keys.delete(key);
+    }
+    for (const key of after) this.keys.set(key, (this.keys.get(key) ?? 0) + 1);
+    if (after.length > 0) this.byPath.set(path, after);
+    else this.byPath.delete(path);
+    // The version moves when a key came or went, not when a note's keys stayed the same.
+    for (const [key, was] of present) {
+      if (this.keys.has(key) !== was) {
+        this.version++;
+        return;
+      }
+    }
   }
 }
 

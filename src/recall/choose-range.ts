@@ -1,3 +1,4 @@
+import type { Note } from '../core/types.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { addDays } from '../time/calendar-day.js';
 import { parseTimeRange } from '../time/time-range.js';
@@ -25,16 +26,16 @@ export interface AppliedRange extends DateRange {
   reason: string;
 }
 
-/** The days that have episode entries, sorted; one scan per change of the vault. */
+/** The days of a note's episode entries. */
+function* daysOf(note: Note): Iterable<string> {
+  if (note.layer !== 'episodes') return;
+  for (const section of note.sections) if (section.date) yield section.date;
+}
+
+/** The days that have episode entries, sorted; kept until a day gains its first entry or loses its last. */
 function entryDays(index: VaultIndex): string[] {
-  return index.view('recall:entry-days', () => {
-    const days = new Set<string>();
-    for (const note of index.notes.values()) {
-      if (note.layer !== 'episodes') continue;
-      for (const section of note.sections) if (section.date) days.add(section.date);
-    }
-    return [...days].sort();
-  });
+  const tally = index.tally('entry-days', daysOf);
+  return index.viewOf('recall:entry-days', tally, () => [...tally.keys.keys()].sort());
 }
 
 function hasEntries(index: VaultIndex, range: DateRange): boolean {

@@ -1,3 +1,4 @@
+import type { Note } from '../core/types.js';
 import { processTerm, tokenize } from '../indexing/tokenize.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 
@@ -8,18 +9,23 @@ const CJK = /[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}]/u;
 /** Score factor for an entry said by a speaker the query names. */
 export const SPEAKER_PRIOR = 1.6;
 
-/** Every speaker of an episode entry, longest name first (so `Mei Lin` is read before `Mei`). */
+/** The speakers of a note's episode entries, lower-cased. */
+function* speakersOf(note: Note): Iterable<string> {
+  if (note.layer !== 'episodes') return;
+  for (const section of note.sections) {
+    const name = section.speaker?.trim();
+    if (name) yield name.toLowerCase();
+  }
+}
+
+/**
+ * Every speaker of an episode entry, longest name first (so `Mei Lin` is read before `Mei`): kept
+ * until a speaker is new or gone, not rebuilt from every entry after each write.
+ */
 function knownSpeakers(index: VaultIndex): Array<{ name: string; pattern: RegExp }> {
-  return index.view('recall:speakers', () => {
-    const names = new Map<string, string>();
-    for (const note of index.notes.values()) {
-      if (note.layer !== 'episodes') continue;
-      for (const section of note.sections) {
-        const name = section.speaker?.trim();
-        if (name) names.set(name.toLowerCase(), name);
-      }
-    }
-    return [...names.keys()]
+  const tally = index.tally('speakers', speakersOf);
+  return index.viewOf('recall:speakers', tally, () => {
+    return [...tally.keys.keys()]
       .sort((a, b) => b.length - a.length || (a < b ? -1 : 1))
       .map((name) => ({
         name,

@@ -52,3 +52,43 @@ describe('VaultIndex.facet', () => {
     expect(personaNotes(index).map((n) => n.path)).toEqual(['insights/rule.md']);
   });
 });
+
+describe('VaultIndex.tally', () => {
+  const speakers = function* (n: Note) {
+    for (const section of n.sections) if (section.speaker) yield section.speaker.toLowerCase();
+  };
+  const day = (date: string, lines: string) => note(`episodes/daily/${date}.md`, `# ${date}\n\n${lines}`);
+
+  it('counts keys over notes and moves its version only when a key comes or goes', () => {
+    const index = new VaultIndex();
+    index.upsert(day('2026-11-29', '- 09:00 **Rain:** tea ^e1\n- 09:05 **Lin:** coffee ^e2\n'));
+    const tally = index.tally('speakers', speakers);
+    expect([...tally.keys].sort()).toEqual([
+      ['lin', 1],
+      ['rain', 1],
+    ]);
+    const start = tally.version;
+    // Another entry by a known speaker, another note by the same two: the keys stay.
+    index.upsert(
+      day(
+        '2026-11-29',
+        '- 09:00 **Rain:** tea ^e1\n- 09:05 **Lin:** coffee ^e2\n- 09:10 **Rain:** yes ^e3\n',
+      ),
+    );
+    index.upsert(day('2026-11-30', '- 10:00 **Lin:** hello ^e1\n'));
+    expect(tally.version).toBe(start);
+    expect(tally.keys.get('lin')).toBe(2);
+    // A new speaker comes, then goes with the note that held it.
+    index.upsert(day('2026-12-01', '- 10:00 **Mo:** hi ^e1\n'));
+    expect(tally.version).toBe(start + 1);
+    index.remove('episodes/daily/2026-12-01.md');
+    expect(tally.version).toBe(start + 2);
+    expect(tally.keys.has('mo')).toBe(false);
+    // Lin leaves one note but is still in the other: no change; then leaves the last.
+    index.upsert(day('2026-11-30', '- 10:00 **Rain:** hello ^e1\n'));
+    expect(tally.version).toBe(start + 2);
+    index.upsert(day('2026-11-29', '- 09:00 **Rain:** tea ^e1\n'));
+    expect(tally.version).toBe(start + 3);
+    expect([...tally.keys]).toEqual([['rain', 2]]);
+  });
+});
