@@ -39,6 +39,13 @@ interface CompiledPostings {
 
 type Bm25 = { k: number; b: number; d: number };
 
+/** A term still in its saved bytes: its postings per field, and its lists scored so far. */
+interface SavedLists {
+  term: SavedTerm;
+  counts: Map<number, number>;
+  lists: Map<number, CompiledPostings>;
+}
+
 /** A derived term of a query term (the term itself, a longer term it prefixes, a near spelling) and its weight. */
 interface Expansion {
   term: string;
@@ -95,7 +102,8 @@ class ListArenas {
         const size = Math.min(LIST_ARENA.postings, Math.max(LIST_ARENA.first, length * 2, n));
         pair = { docs: new Uint32Array(size), scores: new Float64Array(size) };
       } else if (this.switchedIn === search) {
-        // This search already started the other arena: arrays of its own, not kept.
+        // This search already started the other arena: arrays of its own (kept with the other
+        // lists until the next switch or change, like them).
         return { docs: docs ? new Uint32Array(n) : undefined, scores: new Float64Array(n) };
       } else {
         this.dropAll();
@@ -157,7 +165,7 @@ export class TopKSearch {
   /** Scored lists of MiniSearch's postings, until the index changes or the arena fills */
   private readonly compiled = new Map<Postings, CompiledPostings>();
   /** Scored lists of terms still in their saved bytes, by field id */
-  private readonly compiledSaved = new Map<SavedTerm, Map<number, CompiledPostings>>();
+  private readonly compiledSaved = new Map<SavedTerm, SavedLists>();
   private readonly arenas = new ListArenas(() => {
     this.compiled.clear();
     this.compiledSaved.clear();
@@ -228,13 +236,12 @@ export class TopKSearch {
       for (const { weight, data } of expansions[q] as Expansion[]) {
         const fieldLists: Array<CompiledPostings | undefined> = [];
         termLists.push(fieldLists);
-        const saved = savedTerm(data);
-        const savedCounts = saved?.savedCounts();
+        const saved = this.savedLists(data);
         for (let f = 0; f < fields.length; f++) {
           const fieldId = fieldIds[f] as number;
           const list =
-            saved !== undefined && savedCounts !== undefined
-              ? this.savedListOf(state, saved, savedCounts, fieldId, bm25)
+            saved !== undefined
+              ? this.savedListOf(state, saved, fieldId, bm25)
               : this.listOf(state, data, fieldId, bm25);
           fieldLists.push(list);
           if (list === undefined) continue;
@@ -360,32 +367,41 @@ export class TopKSearch {
     return list;
   }
 
+  /** What is kept of a term still in its saved bytes (its counts per field are read once), or undefined. */
+  private savedLists(data: TermData): SavedLists | undefined {
+    const term = savedTerm(data);
+    if (term === undefined) return undefined;
+    let kept = this.compiledSaved.get(term);
+    if (kept === undefined) {
+      const counts = term.savedCounts();
+      if (counts === undefined) return undefined;
+      kept = { term, counts, lists: new Map() };
+      this.compiledSaved.set(term, kept);
+    }
+    return kept;
+  }
+
   /**
-   * listOf() for a term still in its saved bytes (`counts`: its postings per field), read from
-   * them and left undecoded; a term whose bytes cannot be read so is decoded and read as a Map.
+   * listOf() for a term still in its saved bytes, read from them and left undecoded; a term whose
+   * bytes cannot be read so is decoded and read as a Map.
    */
   private savedListOf(
     state: MiniSearchState,
-    saved: SavedTerm,
-    counts: Map<number, number>,
+    saved: SavedLists,
     fieldId: number,
     bm25: Bm25,
   ): CompiledPostings | undefined {
-    const count = counts.get(fieldId);
+    const count = saved.counts.get(fieldId);
     if (count === undefined) return undefined;
-    let byField = this.compiledSaved.get(saved);
-    const known = byField?.get(fieldId);
+    const known = saved.lists.get(fieldId);
     if (known !== undefined) return known;
     const { docs, freqs } = this.scratch(count);
-    if (saved.readSaved(fieldId, docs, freqs) !== count) {
-      return this.listOf(state, saved as unknown as TermData, fieldId, bm25);
+    if (saved.term.readSaved(fieldId, docs, freqs) !== count) {
+      return this.listOf(state, saved.term as unknown as TermData, fieldId, bm25);
     }
     const list = this.score(state, docs, freqs, count, fieldId, bm25, true);
-    if (byField === undefined) {
-      byField = new Map();
-      this.compiledSaved.set(saved, byField);
-    }
-    byField.set(fieldId, list);
+    // Kept unless scoring it just dropped every kept list (the arena switched).
+    if (this.compiledSaved.get(saved.term) === saved) saved.lists.set(fieldId, list);
     return list;
   }
 
