@@ -148,10 +148,11 @@ export async function benchServeWorkers(cli, root, queries, reps, workers = 1) {
     const readyMs = workers > 0 ? await workersReady(url, workers, started) : startMs;
     const bodies = (n) =>
       Array.from({ length: n }, (_, i) => ({ query: queries[i % queries.length], limit: 8 }));
-    // One client's reads all go to an idle worker; eight warm the server's own thread too.
+    // One client's reads all go to an idle worker; at eight the server's own thread answers too,
+    // so eight clients' reads are warmed as many times as they are measured, as without workers.
     await load(url, child.pid, bodies(20), 1);
-    await load(url, child.pid, bodies(20), 8);
     const one = await load(url, child.pid, bodies(reps.serial), 1);
+    await load(url, child.pid, bodies(reps.parallel), 8);
     const eight = await load(url, child.pid, bodies(reps.parallel), 8);
     const { readers } = await health(url);
     const memory = await procRss(child.pid);
@@ -160,7 +161,7 @@ export async function benchServeWorkers(cli, root, queries, reps, workers = 1) {
       startMs: round(startMs),
       workersReadyMs: round(readyMs),
       memorySearch: { one, eight },
-      answered: readers?.answered ?? { workers: 0, here: reps.serial + reps.parallel + 40 },
+      answered: readers?.answered ?? { workers: 0, here: reps.serial + 2 * reps.parallel + 20 },
       rssMiB: mib(memory.rssBytes),
     };
   } finally {
@@ -188,6 +189,8 @@ export async function benchServe(cli, root, queries, reps, now) {
     await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
     const idleCpuMsPerSecond = (((await procCpuMs(child.pid)) - idleFrom) * 1000) / IDLE_MS;
     const one = await load(url, child.pid, bodies(reps.serial), 1);
+    // Eight clients' reads warmed as many times as they are measured, as with --workers below.
+    await load(url, child.pid, bodies(reps.parallel), 8);
     const eight = await load(url, child.pid, bodies(reps.parallel), 8);
     // `mem recall` as a process while the server runs: it asks the server (fresh: the server looks
     // at every note's mtime first), so both processes' CPU is counted.
