@@ -638,6 +638,20 @@ export class TextStoreLoader<T> {
   }
 }
 
+/** Where `id` is among the first `count` values of ascending `ids` (a binary search), or -1. */
+export function indexOfSorted(ids: Uint32Array, count: number, id: number): number {
+  let lo = 0;
+  let hi = count - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const at = ids[mid] as number;
+    if (at === id) return mid;
+    if (at < id) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
 /** A field's postings are packed once they hold this many: smaller Maps cost little either way */
 const PACK_AT = 16;
 
@@ -699,16 +713,7 @@ export class PackedPostings extends Map<number, number> {
     const last = ids[count - 1] as number;
     // Adding a document asks for each of its terms first: an id past the end is the common miss.
     if (id >= last) return id === last ? count - 1 : -1;
-    let lo = 0;
-    let hi = count - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      const at = ids[mid] as number;
-      if (at === id) return mid;
-      if (at < id) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return -1;
+    return indexOfSorted(ids, count, id);
   }
 
   /** Becomes an ordinary Map holding the live postings in their order. */

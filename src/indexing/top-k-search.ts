@@ -1,6 +1,6 @@
 import type MiniSearch from 'minisearch';
 import { internalsOf, type MiniSearchState, type Postings, type TermData } from './minisearch-internals.js';
-import { PackedPostings, type SavedTerm, savedTerm } from './text-index-store.js';
+import { indexOfSorted, PackedPostings, type SavedTerm, savedTerm } from './text-index-store.js';
 
 /** One query term as MiniSearch 7's `termToQuerySpec` makes it from the search options. */
 export interface QueryTerm {
@@ -521,17 +521,7 @@ export class TopKSearch {
 /** Whether a scored list holds `doc`: a binary search, or a scan of a list that does not ascend. */
 function holds(list: CompiledPostings, doc: number): boolean {
   const { docs } = list;
-  if (!list.ascending) return docs.includes(doc);
-  let lo = 0;
-  let hi = docs.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    const at = docs[mid] as number;
-    if (at === doc) return true;
-    if (at < doc) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return false;
+  return list.ascending ? indexOfSorted(docs, docs.length, doc) >= 0 : docs.includes(doc);
 }
 
 /** The live postings of packed arrays (a frequency of 0 marks a deleted one), in order. */

@@ -212,17 +212,7 @@ describe('top-k search', () => {
         (specs, searches) => {
           const built = new TextIndex();
           for (const [n, spec] of specs.entries()) built.add(makeNote(spec, n));
-          const loader = TextIndex.loader(built.storeHeader());
-          // A segment is its pieces up to the one marked `end`, as the cache writes it to a file.
-          let pieces: (string | Uint8Array)[] = [];
-          for (const piece of built.storeSegments()) {
-            pieces.push(piece.data);
-            if (!piece.end) continue;
-            if (piece.part === 'docs') loader.docs(pieces.join(''));
-            else loader.terms(Buffer.concat(pieces as Uint8Array[]));
-            pieces = [];
-          }
-          const index = loader.finish();
+          const index = loaded(built);
           for (const s of searches) {
             const { fast, exhaustive } = both(index, s);
             expect(fast).toEqual(exhaustive);
@@ -307,6 +297,7 @@ describe('top-k search', () => {
 /** An index restored from its segments, its postings still the saved bytes. */
 function loaded(built: TextIndex): TextIndex {
   const loader = TextIndex.loader(built.storeHeader());
+  // A segment is its pieces up to the one marked `end`, as the cache writes it to a file.
   let pieces: (string | Uint8Array)[] = [];
   for (const piece of built.storeSegments()) {
     pieces.push(piece.data);
