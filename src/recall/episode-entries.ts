@@ -17,15 +17,18 @@ function byWhen(a: { note: Note; section: Section }, b: { note: Note; section: S
   );
 }
 
+const isEpisode = (note: Note) => note.layer === 'episodes';
+
 /**
- * Every dated episode entry, newest first, retired notes included (callers filter): one scan per
- * change of the vault instead of one per question.
+ * Every dated episode entry, newest first, retired notes included (callers filter): one pass over
+ * the episode notes (a facet, not a scan of every note) each time one of them changes, instead of
+ * one per question.
  */
 export function entriesNewestFirst(index: VaultIndex): Array<{ note: Note; section: Section }> {
-  return index.view('episode-entries', () => {
+  const episodes = index.facet('episodes', isEpisode);
+  return index.viewOf('episode-entries', episodes, () => {
     const entries: Array<{ note: Note; section: Section }> = [];
-    for (const note of index.notes.values()) {
-      if (note.layer !== 'episodes') continue;
+    for (const note of episodes.notes.values()) {
       for (const section of note.sections) {
         if (section.kind === 'block' && section.date) entries.push({ note, section });
       }
