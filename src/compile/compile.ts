@@ -232,6 +232,7 @@ export function compile(index: VaultIndex, config: MemConfig, options: CompileOp
     tokenizer: encoding,
     ...(range ? { range } : {}),
     sections: filled.map((f) => f.section),
-    ...(folding.report.length > 0 ? { folded: folding.report } : {}),
+    // A copy: the folding is kept between turns, and what a caller does with its answer must not change it.
+    ...(folding.report.length > 0 ? { folded: structuredClone(folding.report) } : {}),
   };
 }

@@ -65,6 +65,17 @@ describe('cascade folding', () => {
         ],
       },
     ]);
+    // The folding is kept between turns: what a caller does to its answer leaves the next one alone.
+    const expected = structuredClone(result.folded);
+    result.folded?.splice(0, 1);
+    (result.folded?.[0] as { hides: string[] }).hides.push('changed by the caller');
+    const again = vault.compile({
+      message: 'hi again',
+      history: ['hello'],
+      budget: 4000,
+      now: new Date('2026-02-10T09:05:00+08:00'),
+    });
+    expect(again.folded).toEqual(expected);
     const recent = result.sections.find((s) => s.name === 'recent');
     // Oldest first as a conversation reads; older rollups by their capsule line, the newest whole.
     expect(recent?.items.map((i) => [i.path, i.text])).toEqual([
