@@ -67,8 +67,9 @@ describe('cascade folding', () => {
     ]);
     // The folding is kept between turns: what a caller does to its answer leaves the next one alone.
     const expected = structuredClone(result.folded);
-    result.folded?.splice(0, 1);
-    (result.folded?.[0] as { hides: string[] }).hides.push('changed by the caller');
+    const given = result.folded ?? [];
+    given.splice(0, 1);
+    given[0]?.hides.push('changed by the caller');
     const again = vault.compile({
       message: 'hi again',
       history: ['hello'],
