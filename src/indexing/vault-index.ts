@@ -23,8 +23,8 @@ export class VaultIndex {
   /** Bumped by every change, so views derived from the whole vault know when to recompute */
   private version = 0;
   private readonly views = new Map<string, { version: number; value: unknown }>();
-  private readonly facets = new Map<string, Facet>();
-  private readonly tallies = new Map<string, Tally>();
+  /** Facets and tallies by name, each told of every change */
+  private readonly trackers = new Map<string, Facet | Tally>();
 
   constructor(text = new TextIndex(), graph = new LinkGraph()) {
     this.text = text;
@@ -35,8 +35,7 @@ export class VaultIndex {
   upsert(note: Note): void {
     const previous = this.notes.get(note.path);
     this.version++;
-    for (const facet of this.facets.values()) facet.update(note.path, note);
-    for (const tally of this.tallies.values()) tally.update(note.path, note);
+    for (const tracker of this.trackers.values()) tracker.update(note.path, note);
     if (previous) this.forgetSections(previous);
     else this.countBasename(note.path, 1);
     this.notes.set(note.path, note);
@@ -50,8 +49,7 @@ export class VaultIndex {
     const previous = this.notes.get(path);
     if (!previous) return false;
     this.version++;
-    for (const facet of this.facets.values()) facet.update(path, undefined);
-    for (const tally of this.tallies.values()) tally.update(path, undefined);
+    for (const tracker of this.trackers.values()) tracker.update(path, undefined);
     this.forgetSections(previous);
     this.countBasename(path, -1);
     this.notes.delete(path);
@@ -80,13 +78,7 @@ export class VaultIndex {
    * for a name every time.
    */
   facet(name: string, test: (note: Note) => boolean): { notes: ReadonlyMap<string, Note>; version: number } {
-    let facet = this.facets.get(name);
-    if (facet === undefined) {
-      facet = new Facet(test);
-      for (const note of this.notes.values()) facet.update(note.path, note);
-      this.facets.set(name, facet);
-    }
-    return facet;
+    return this.track(name, Facet, () => new Facet(test));
   }
 
   /**
@@ -99,22 +91,26 @@ export class VaultIndex {
     name: string,
     keysOf: (note: Note) => Iterable<string>,
   ): { keys: ReadonlyMap<string, number>; version: number } {
-    let tally = this.tallies.get(name);
-    if (tally === undefined) {
-      tally = new Tally(keysOf);
-      for (const note of this.notes.values()) tally.update(note.path, note);
-      this.tallies.set(name, tally);
-    }
-    return tally;
+    return this.track(name, Tally, () => new Tally(keysOf));
+  }
+
+  /** The tracker of that name, made and shown every note the first time it is asked for. */
+  private track<T extends Facet | Tally>(name: string, kind: new (...args: never[]) => T, make: () => T): T {
+    const known = this.trackers.get(name);
+    if (known instanceof kind) return known;
+    if (known !== undefined) throw new Error(`"${name}" is already tracked as another kind`);
+    const tracker = make();
+    for (const note of this.notes.values()) tracker.update(note.path, note);
+    this.trackers.set(name, tracker);
+    return tracker;
   }
 
   /**
-   * A view computed from the notes of `facet` alone, kept until one of them changes: a chat turn's
-   * write to today's note leaves the persona and the profile as they were, and scanning 100,000
-   * notes for them after every write was half of a turn's compile.
+   * A view computed from the notes of `facet` alone (or a tally's keys), kept until one of them
+   * changes: a chat turn's write to today's note leaves the persona and the profile as they were,
+   * and scanning 100,000 notes for them after every write was half of a turn's compile.
    */
   viewOf<T>(name: string, facet: { version: number }, compute: () => T): T {
-    // (A tally's version serves the same way: the view is kept until a key comes or goes.)
     const key = `facet:${name}`;
     const cached = this.views.get(key);
     if (cached && cached.version === facet.version) return cached.value as T;
@@ -207,25 +203,29 @@ class Tally {
   constructor(private readonly keysOf: (note: Note) => Iterable<string>) {}
 
   update(path: string, note: Note | undefined): void {
-    const before = this.byPath.get(path) ?? [];
-    const after = note === undefined ? [] : [...new Set(this.keysOf(note))];
-    const involved = new Set([...before, ...after]);
-    const present = new Map([...involved].map((key) => [key, this.keys.has(key)]));
+    const before = new Set(this.byPath.get(path));
+    const after = new Set(note === undefined ? [] : this.keysOf(note));
+    // A key the note gave before and gives still keeps its count; the version moves when a key
+    // comes or goes, not when a note's keys stayed the same.
+    let changed = false;
     for (const key of before) {
+      if (after.has(key)) continue;
       const count = (this.keys.get(key) as number) - 1;
       if (count > 0) this.keys.set(key, count);
-      else this.keys.delete(key);
-    }
-    for (const key of after) this.keys.set(key, (this.keys.get(key) ?? 0) + 1);
-    if (after.length > 0) this.byPath.set(path, after);
-    else this.byPath.delete(path);
-    // The version moves when a key came or went, not when a note's keys stayed the same.
-    for (const [key, was] of present) {
-      if (this.keys.has(key) !== was) {
-        this.version++;
-        return;
+      else {
+        this.keys.delete(key);
+        changed = true;
       }
     }
+    for (const key of after) {
+      if (before.has(key)) continue;
+      const count = (this.keys.get(key) ?? 0) + 1;
+      this.keys.set(key, count);
+      if (count === 1) changed = true;
+    }
+    if (after.size > 0) this.byPath.set(path, [...after]);
+    else this.byPath.delete(path);
+    if (changed) this.version++;
   }
 }
 
