@@ -56,6 +56,8 @@ interface Expansion {
 const DEFAULT_WEIGHTS = { fuzzy: 0.45, prefix: 0.375 };
 const DEFAULT_BM25 = { k: 1.2, b: 0.7, d: 0.5 };
 const DEFAULT_MAX_FUZZY = 6;
+/** Postings of arena reserved for each section of the index when the search is made */
+const ARENA_PER_SECTION = 16;
 /**
  * How many postings' scores are kept between searches, in each of two arenas: 8 bytes a score,
  * plus 4 for its document unless the list is a view of packed postings, so at most 72 MiB for
@@ -63,8 +65,6 @@ const DEFAULT_MAX_FUZZY = 6;
  * Chinese character matches a fifth of all sections); a rare term's short list is cheap to score
  * each time. A setting, so tests can make arenas of a few postings.
  */
-/** Postings of arena reserved for each section of the index when the search is made */
-const ARENA_PER_SECTION = 16;
 export const LIST_ARENA = {
   /** Postings an arena holds at most */
   postings: 3_000_000,
@@ -83,21 +83,33 @@ export const LIST_ARENA = {
  * a 600 MB heap every few hundred searches at 100,000 notes.
  */
 class ListArenas {
-  private readonly pairs: Array<{ docs: Uint32Array; scores: Float64Array }> = [];
+  private readonly pairs: Array<{ docs: Uint32Array; scores: Float64Array }>;
   private current = 0;
   private used = 0;
   /** The search that last switched arenas: a second switch in one search would overwrite lists it reads */
   private switchedIn = -1;
 
-  constructor(private readonly dropAll: () => void) {}
+  /**
+   * Both arenas are allocated at `size` postings (at most LIST_ARENA.postings) when the search is
+   * made, so that a search never allocates one: V8 answers tens of MB of new external memory with
+   * a full collection, which would land on the searches of the next moments instead of on opening
+   * the vault.
+   */
+  constructor(
+    size: number,
+    private readonly dropAll: () => void,
+  ) {
+    const n = Math.min(LIST_ARENA.postings, Math.max(LIST_ARENA.first, Math.ceil(size)));
+    this.pairs = [0, 1].map(() => ({ docs: new Uint32Array(n), scores: new Float64Array(n) }));
+  }
 
   /** Room for `n` postings (a documents array too when `docs`), kept until the next switch. */
   take(n: number, docs: boolean, search: number): { docs: Uint32Array | undefined; scores: Float64Array } {
-    let pair = this.pairs[this.current];
-    if (pair === undefined || this.used + n > pair.scores.length) {
+    let pair = this.pairs[this.current] as { docs: Uint32Array; scores: Float64Array };
+    if (this.used + n > pair.scores.length) {
       if (n > LIST_ARENA.postings)
         return { docs: docs ? new Uint32Array(n) : undefined, scores: new Float64Array(n) };
-      const length = pair?.scores.length ?? 0;
+      const length = pair.scores.length;
       if (length < LIST_ARENA.postings) {
         const size = Math.min(LIST_ARENA.postings, Math.max(LIST_ARENA.first, length * 2, n));
         pair = { docs: new Uint32Array(size), scores: new Float64Array(size) };
@@ -109,8 +121,8 @@ class ListArenas {
         this.dropAll();
         this.current = 1 - this.current;
         this.switchedIn = search;
-        pair = this.pairs[this.current];
-        if (pair === undefined || pair.scores.length < LIST_ARENA.postings) {
+        pair = this.pairs[this.current] as { docs: Uint32Array; scores: Float64Array };
+        if (pair.scores.length < LIST_ARENA.postings) {
           pair = {
             docs: new Uint32Array(LIST_ARENA.postings),
             scores: new Float64Array(LIST_ARENA.postings),
@@ -126,21 +138,6 @@ class ListArenas {
       docs: docs ? pair.docs.subarray(at, at + n) : undefined,
       scores: pair.scores.subarray(at, at + n),
     };
-  }
-
-  /**
-   * Allocates both arenas at `size` postings now (at most LIST_ARENA.postings), so that a search
-   * never allocates one: V8 answers tens of MB of new external memory with a full collection, which
-   * then lands on the searches of the next moments instead of on opening the vault.
-   */
-  reserve(size: number): void {
-    const n = Math.min(LIST_ARENA.postings, Math.max(LIST_ARENA.first, Math.ceil(size)));
-    for (const slot of [0, 1]) {
-      if ((this.pairs[slot]?.scores.length ?? 0) >= n) continue;
-      if (slot === this.current) this.dropAll();
-      this.pairs[slot] = { docs: new Uint32Array(n), scores: new Float64Array(n) };
-      if (slot === this.current) this.used = 0;
-    }
   }
 
   /** The index changed and every kept list was dropped: the arena in use is filled again from its start. */
@@ -166,10 +163,7 @@ export class TopKSearch {
   private readonly compiled = new Map<Postings, CompiledPostings>();
   /** Scored lists of terms still in their saved bytes, by field id */
   private readonly compiledSaved = new Map<SavedTerm, SavedLists>();
-  private readonly arenas = new ListArenas(() => {
-    this.compiled.clear();
-    this.compiledSaved.clear();
-  });
+  private readonly arenas: ListArenas;
   /** Counts searches, so the arenas know which one asks */
   private searches = 0;
   /** Where postings read from saved bytes or a Map wait to be scored */
@@ -196,7 +190,10 @@ export class TopKSearch {
 
   constructor(readonly miniSearch: MiniSearch<never> | MiniSearch<object>) {
     // Room for the lists of a few dozen searches, sized by the index: about 16 postings a section.
-    this.arenas.reserve(internalsOf(miniSearch)._documentCount * ARENA_PER_SECTION);
+    this.arenas = new ListArenas(internalsOf(miniSearch)._documentCount * ARENA_PER_SECTION, () => {
+      this.compiled.clear();
+      this.compiledSaved.clear();
+    });
   }
 
   /** Call after every add, discard or replace: the posting lists may have changed. */
@@ -354,12 +351,20 @@ export class TopKSearch {
     } else {
       const { docs, freqs } = this.scratch(postings.size);
       let n = 0;
-      const entries: Iterable<[number, number]> =
-        packed === undefined ? postings : packedEntries(packed.ids, packed.freqs, packed.count);
-      for (const [doc, freq] of entries) {
-        docs[n] = doc;
-        freqs[n] = freq;
-        n++;
+      if (packed !== undefined) {
+        // Packed with deleted postings (a frequency of 0): the live ones, in order.
+        for (let p = 0; p < packed.count; p++) {
+          if (packed.freqs[p] === 0) continue;
+          docs[n] = packed.ids[p] as number;
+          freqs[n] = packed.freqs[p] as number;
+          n++;
+        }
+      } else {
+        for (const [doc, freq] of postings) {
+          docs[n] = doc;
+          freqs[n] = freq;
+          n++;
+        }
       }
       list = this.score(state, docs, freqs, n, fieldId, bm25, true);
     }
@@ -522,14 +527,6 @@ export class TopKSearch {
 function holds(list: CompiledPostings, doc: number): boolean {
   const { docs } = list;
   return list.ascending ? indexOfSorted(docs, docs.length, doc) >= 0 : docs.includes(doc);
-}
-
-/** The live postings of packed arrays (a frequency of 0 marks a deleted one), in order. */
-function* packedEntries(ids: Uint32Array, freqs: Uint32Array, count: number): Iterable<[number, number]> {
-  for (let p = 0; p < count; p++) {
-    const freq = freqs[p] as number;
-    if (freq !== 0) yield [ids[p] as number, freq];
-  }
 }
 
 /** The term itself, then its prefix matches, then its fuzzy matches, as MiniSearch#executeQuerySpec orders them. */
