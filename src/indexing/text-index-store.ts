@@ -342,12 +342,15 @@ export interface SavedTerm {
 
 /**
  * The largest number of documents one field of a term's postings holds: MiniSearch's document
- * frequency of the term, counted without decoding postings still in their saved bytes.
+ * frequency of the term, read from the records' counts while its postings are still saved bytes.
+ * Recall asks it of every word of the entries around its hits, and decoding a common word's
+ * postings to count them cost more than the rest of the recall.
  */
 export function largestFieldSize(data: TermData): number {
-  if (data instanceof LazyTermData) return data.largestField();
+  const saved = savedTerm(data)?.savedCounts();
   let largest = 0;
-  for (const postings of data.values()) largest = Math.max(largest, postings.size);
+  if (saved !== undefined) for (const count of saved.values()) largest = Math.max(largest, count);
+  else for (const postings of data.values()) largest = Math.max(largest, postings.size);
   return largest;
 }
 
@@ -405,23 +408,6 @@ class LazyTermData extends Map<number, Postings> {
   /** The saved records, while they are not decoded yet. */
   pending(): readonly Chunk[] | undefined {
     return this.chunks;
-  }
-
-  /**
-   * The largest number of postings any one field holds, as `Math.max(...[...this.values()].map(p
-   * => p.size))` would give it, read from the records' counts without decoding them while they are
-   * still bytes: recall asks it of every word of the entries around its hits, and decoding a common
-   * word's postings to count them cost more than the rest of the recall.
-   */
-  largestField(): number {
-    let largest = 0;
-    const counts = this.savedCounts();
-    if (counts === undefined) {
-      for (const postings of super.values()) largest = Math.max(largest, postings.size);
-      return largest;
-    }
-    for (const count of counts.values()) largest = Math.max(largest, count);
-    return largest;
   }
 
   /** While the postings are still bytes: how many each field holds (field id → count), read from the records. */
