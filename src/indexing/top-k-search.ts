@@ -175,7 +175,7 @@ export class TopKSearch {
   private current = new Float64Array(0);
   /** Per document: how many query terms matched it (MiniSearch's `quality`) */
   private matched = new Uint8Array(0);
-  /** Per document: the stamp of the query term that last touched it */
+  /** Per document: the stamp of the query term that last touched it (or of best(), which marks those it offered) */
   private stamp = new Uint32Array(0);
   private nextStamp = 0;
   private touched = new Uint32Array(0);
@@ -271,19 +271,51 @@ export class TopKSearch {
       }
     }
 
-    const heap = new TopHeap(Math.max(0, limit), state._documentIds);
-    for (let i = 0; i < touchedCount; i++) {
+    const top = this.best(state, touchedCount, Math.max(0, limit), filter);
+    for (let i = 0; i < touchedCount; i++) matched[touched[i] as number] = 0;
+    return this.describe(state, top, queryTerms, expansions, lists);
+  }
+
+  /**
+   * The best `limit` of the touched documents that pass `filter`, best first. The filter is asked
+   * first of the best `limit` of all (a recall's filter looks a note up by path, and offering it
+   * every document that enters the top on the way, in index order, asked it 3 to 4 times as
+   * often); only when it turned some of them away are the others offered, each only if it would
+   * enter the top as it then stands. The top of a total order does not depend on the order its
+   * documents are offered in, so the answer is the one a single filtered pass gives.
+   */
+  private best(
+    state: MiniSearchState,
+    count: number,
+    limit: number,
+    filter: TopKFilter | undefined,
+  ): Array<{ doc: number; score: number }> {
+    const { touched, total, matched, stamp } = this;
+    const ids = state._documentIds;
+    const all = new TopHeap(limit, ids);
+    for (let i = 0; i < count; i++) {
       const doc = touched[i] as number;
       const score = (total[doc] as number) * (matched[doc] as number);
-      if (!heap.admits(doc, score)) continue;
-      if (filter && !filter(state._documentIds.get(doc) as string, state._storedFields.get(doc) ?? {}))
-        continue;
-      heap.push(doc, score);
+      if (all.admits(doc, score)) all.push(doc, score);
     }
-    for (let i = 0; i < touchedCount; i++) matched[touched[i] as number] = 0;
-
-    const top = heap.sorted();
-    return this.describe(state, top, queryTerms, expansions, lists);
+    if (filter === undefined) return all.sorted();
+    const passes = (doc: number) => filter(ids.get(doc) as string, state._storedFields.get(doc) ?? {});
+    const heap = new TopHeap(limit, ids);
+    const offered = this.takeStamp();
+    let refused = false;
+    all.forEach((doc, score) => {
+      stamp[doc] = offered;
+      if (passes(doc)) heap.push(doc, score);
+      else refused = true;
+    });
+    if (!refused) return heap.sorted();
+    for (let i = 0; i < count; i++) {
+      const doc = touched[i] as number;
+      if (stamp[doc] === offered) continue;
+      const score = (total[doc] as number) * (matched[doc] as number);
+      if (heap.admits(doc, score) && passes(doc)) heap.push(doc, score);
+    }
+    return heap.sorted();
   }
 
   /** The matched terms of each returned document, in the order MiniSearch records them. */
@@ -594,6 +626,11 @@ class TopHeap {
       this.scores[0] = score;
       this.down(0);
     }
+  }
+
+  /** Each document held and its score, in no particular order. */
+  forEach(visit: (doc: number, score: number) => void): void {
+    for (let i = 0; i < this.docs.length; i++) visit(this.docs[i] as number, this.scores[i] as number);
   }
 
   /** Best first. */

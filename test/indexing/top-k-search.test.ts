@@ -291,6 +291,19 @@ describe('top-k search', () => {
     expect(hits).toEqual(
       index.search('pottery', { limit: 4, exhaustive: true, filter: (hit) => hit.layer !== 'archive' }),
     );
+
+    // A filter that refuses none of the best is asked about them alone, not about every section
+    // that held a place in the top on the way there.
+    const asked: string[] = [];
+    const kept = index.search('pottery', {
+      limit: 4,
+      filter: (hit) => {
+        asked.push(hit.id);
+        return true;
+      },
+    });
+    expect(asked.sort()).toEqual(kept.map((hit) => hit.id).sort());
+    expect(kept).toEqual(index.search('pottery', { limit: 4, exhaustive: true }));
   });
 });
 
