@@ -88,6 +88,18 @@ interface Candidate {
   reasons: string[];
 }
 
+/** A scored candidate: what ordering and the same-note decay read, before it becomes a hit. */
+interface Ranked {
+  candidate: Candidate;
+  id: string;
+  path: string;
+  anchor: string;
+  layer: Layer;
+  score: number;
+  parts: ScoreParts;
+  reasons: string[];
+}
+
 export function citation(index: VaultIndex, path: string, anchor: string): string {
   const target = index.linkText(path);
   const sub = linkableAnchor(anchor);
@@ -151,7 +163,14 @@ export function recall(
     const text = best > 0 ? hit.score / best : 0;
     const terms = [...new Set(hit.terms)].slice(0, 5).join(', ');
     const matched = new Set(hit.queryTerms);
-    const candidate = { ...found, text, graph: 0, reasons: [`text match: ${terms}`], matched };
+    const candidate = {
+      note: found.note,
+      section: found.section,
+      text,
+      graph: 0,
+      reasons: [`text match: ${terms}`],
+      matched,
+    };
     candidates.set(hit.id, candidate);
     versions.push(candidate);
   }
@@ -160,7 +179,12 @@ export function recall(
     ? semanticCandidates(index, options.semantic, candidates, admit)
     : undefined;
 
-  for (const seed of [...candidates.values()].slice(0, GRAPH_SEEDS)) {
+  const seeds: Candidate[] = [];
+  for (const candidate of candidates.values()) {
+    if (seeds.length === GRAPH_SEEDS) break;
+    seeds.push(candidate);
+  }
+  for (const seed of seeds) {
     if (seed.text < 0.2) continue;
     for (const neighbour of graphNeighbours(index, seed.note, seed.section)) {
       if (!admit(neighbour.note, neighbour.section.date)) continue;
@@ -172,7 +196,8 @@ export function recall(
           existing.reasons.push(neighbour.reason);
       } else {
         candidates.set(neighbour.section.id, {
-          ...neighbour,
+          note: neighbour.note,
+          section: neighbour.section,
           text: 0,
           graph: strength,
           reasons: [neighbour.reason],
@@ -213,12 +238,14 @@ export function recall(
   const weights = present
     ? { ...config.recall.weights, recency: config.recall.weights.recency * PRESENT_RECENCY }
     : config.recall.weights;
-  const hits = [...candidates.values()].map((c): RecallHit => {
-    if (outside(c)) c.reasons.push(`outside the date range (score × ${OUT_OF_RANGE})`);
-    if (otherSpeaker(c))
-      c.reasons.push(
-        `said by ${c.section.speaker}, not by ${[...speakers].join(' or ')} (score ÷ ${SPEAKER_PRIOR})`,
-      );
+  const notNamed = `not by ${[...speakers].join(' or ')} (score ÷ ${SPEAKER_PRIOR})`;
+  // Every candidate is scored; only the k returned become hits, with their citation and snippet.
+  const ranked: Ranked[] = [];
+  for (const c of candidates.values()) {
+    const out = outside(c);
+    const other = otherSpeaker(c);
+    if (out) c.reasons.push(`outside the date range (score × ${OUT_OF_RANGE})`);
+    if (other) c.reasons.push(`said by ${c.section.speaker}, ${notNamed}`);
     const parts: ScoreParts = {
       text: round(c.text),
       graph: round(c.graph),
@@ -229,35 +256,40 @@ export function recall(
       layer: round(config.recall.layerPrior[c.note.layer] ?? 0.5),
       ...(closeness ? { semantic: round(closeness.get(c.section.id) ?? 0) } : {}),
     };
-    return {
+    const score = round(
+      combineScore(parts, weights, options.semantic?.weight) *
+        (out ? OUT_OF_RANGE : 1) *
+        (other ? 1 / SPEAKER_PRIOR : 1),
+    );
+    ranked.push({
+      candidate: c,
       id: c.section.id,
       path: c.note.path,
       anchor: c.section.anchor,
-      link: '',
-      title: c.note.title,
       layer: c.note.layer,
-      ...(c.section.date ? { date: c.section.date } : {}),
-      ...(c.section.time ? { time: c.section.time } : {}),
-      ...(c.section.speaker ? { speaker: c.section.speaker } : {}),
-      snippet: '',
-      text: c.section.text,
-      score: round(
-        combineScore(parts, weights, options.semantic?.weight) *
-          (outside(c) ? OUT_OF_RANGE : 1) *
-          (otherSpeaker(c) ? 1 / SPEAKER_PRIOR : 1),
-      ),
+      score,
       parts,
       reasons: c.reasons,
-    };
-  });
-  if (options.all) belowSuccessors(index, hits);
-  // Citations and snippets cost string work: only for the hits that are returned.
-  return diversify(hits)
+    });
+  }
+  if (options.all) belowSuccessors(index, ranked);
+  return diversify(ranked)
     .slice(0, k)
-    .map((hit) => ({
-      ...hit,
-      link: citation(index, hit.path, hit.anchor),
-      snippet: makeSnippet(hit.text, query),
+    .map(({ candidate: { note, section }, score, parts, reasons }) => ({
+      id: section.id,
+      path: note.path,
+      anchor: section.anchor,
+      link: citation(index, note.path, section.anchor),
+      title: note.title,
+      layer: note.layer,
+      ...(section.date ? { date: section.date } : {}),
+      ...(section.time ? { time: section.time } : {}),
+      ...(section.speaker ? { speaker: section.speaker } : {}),
+      snippet: makeSnippet(section.text, query),
+      text: section.text,
+      score,
+      parts,
+      reasons,
     }));
 }
 
@@ -297,7 +329,7 @@ function semanticCandidates(
   return closeness;
 }
 
-const byScore = (a: RecallHit, b: RecallHit) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+const byScore = (a: Ranked, b: Ranked) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /**
  * Every section of a note matches its title, so one long note could fill the whole list. Each
@@ -305,7 +337,7 @@ const byScore = (a: RecallHit, b: RecallHit) => b.score - a.score || (a.id < b.i
  * Episode entries are exempt: a day's entries share a note because they share a day, and the
  * entries around a match (the reply, the question before it) are often the answer.
  */
-function diversify(hits: RecallHit[]): RecallHit[] {
+function diversify(hits: Ranked[]): Ranked[] {
   hits.sort(byScore);
   const seen = new Map<string, number>();
   for (const hit of hits) {
