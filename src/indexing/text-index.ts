@@ -15,7 +15,7 @@ import {
   textStoreHeader,
   textStoreSegments,
 } from './text-index-store.js';
-import { processTerm, tokenize } from './tokenize.js';
+import { CJK_CHARACTER, processTerm, tokenize } from './tokenize.js';
 import { type QueryTerm, TopKSearch } from './top-k-search.js';
 
 /** Bump when the tokenizer, the stemmer, the stop words or the fields change: old caches are then rebuilt. */
@@ -246,7 +246,7 @@ export class TextIndex {
 
   /** The top-k search over the current MiniSearch (a cache load replaces it). */
   private topKSearch(): TopKSearch {
-    if (this.topK?.miniSearch !== this.miniSearch) this.topK = new TopKSearch(this.miniSearch);
+    if (this.topK?.miniSearch !== this.miniSearch) this.topK = new TopKSearch(this.miniSearch, CJK_CHARACTER);
     return this.topK;
   }
 

@@ -1,8 +1,14 @@
 import { stem } from './stem.js';
 import { STOP_WORDS } from './stop-words.js';
 
-/** Chinese and Japanese runs: Han, kana, and the marks that live inside their words (ー 〆; 々 is Han). */
-const CJK_RUN = /[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}ー〆]+/gu;
+/** Chinese and Japanese characters: Han, kana, and the marks that live inside their words (ー 〆; 々 is Han). */
+const CJK_CLASS = '[\\p{sc=Han}\\p{sc=Hiragana}\\p{sc=Katakana}ー〆]';
+const CJK_RUN = new RegExp(`${CJK_CLASS}+`, 'gu');
+/**
+ * One character of a Chinese or Japanese run. tokenize() keeps those runs apart from every other
+ * script, so a term that holds one of these characters holds nothing else.
+ */
+export const CJK_CHARACTER = new RegExp(CJK_CLASS, 'u');
 
 /**
  * A word of any other script (Latin, Cyrillic, Hangul, digits …): a letter or digit, then letters,

@@ -1,5 +1,11 @@
 import type MiniSearch from 'minisearch';
-import { internalsOf, type MiniSearchState, type Postings, type TermData } from './minisearch-internals.js';
+import {
+  internalsOf,
+  type MiniSearchState,
+  type Postings,
+  type TermData,
+  type TreeNode,
+} from './minisearch-internals.js';
 import { indexOfSorted, PackedPostings, type SavedTerm, savedTerm } from './text-index-store.js';
 
 /** One query term as MiniSearch 7's `termToQuerySpec` makes it from the search options. */
@@ -191,7 +197,15 @@ export class TopKSearch {
   private lengths: Float32Array[] = [];
   private lengthsFilled = 0;
 
-  constructor(readonly miniSearch: MiniSearch<never> | MiniSearch<object>) {
+  /**
+   * `separate`: characters that the index's terms never mix with others (a term holding one holds
+   * only such characters), so a fuzzy match for a term without any need not look among the terms
+   * that start with one (see expand()).
+   */
+  constructor(
+    readonly miniSearch: MiniSearch<never> | MiniSearch<object>,
+    private readonly separate?: RegExp,
+  ) {
     // Room for the lists of a few dozen searches, sized by the index: about 16 postings a section.
     this.arenas = new ListArenas(internalsOf(miniSearch)._documentCount * ARENA_PER_SECTION, () => {
       this.compiled.clear();
@@ -219,7 +233,7 @@ export class TopKSearch {
     const weights = { ...DEFAULT_WEIGHTS, ...options.weights };
     const bm25 = options.bm25 ?? DEFAULT_BM25;
     const maxFuzzy = options.maxFuzzy ?? DEFAULT_MAX_FUZZY;
-    const expansions = queryTerms.map((query) => expand(state, query, weights, maxFuzzy));
+    const expansions = queryTerms.map((query) => expand(state, query, weights, maxFuzzy, this.separate));
 
     this.fillLengths(state, fieldIds.length);
     this.searches++;
@@ -573,6 +587,7 @@ function expand(
   query: QueryTerm,
   weights: { fuzzy: number; prefix: number },
   maxFuzzy: number,
+  separate: RegExp | undefined,
 ): Expansion[] {
   const out: Expansion[] = [];
   const exact = state._index.get(query.term);
@@ -581,7 +596,8 @@ function expand(
   if (query.fuzzy) {
     const fuzzy = query.fuzzy === true ? 0.2 : query.fuzzy;
     const maxDistance = fuzzy < 1 ? Math.min(maxFuzzy, Math.round(query.term.length * fuzzy)) : fuzzy;
-    if (maxDistance) fuzzyMatches = state._index.fuzzyGet(query.term, maxDistance);
+    if (maxDistance)
+      fuzzyMatches = fuzzyTree(state, query.term, maxDistance, separate).fuzzyGet(query.term, maxDistance);
   }
   if (query.prefix) {
     for (const [term, data] of state._index.atPrefix(query.term)) {
@@ -600,6 +616,27 @@ function expand(
     }
   }
   return out;
+}
+
+/**
+ * The term tree to look for `term`'s near spellings in: the whole tree, or, when `term` holds none
+ * of the `separate` characters and the distance is below its length, the tree without the keys at
+ * its root that start with one. Every term under such a key consists of those characters only, so
+ * it shares no character with `term` and is at least `term.length` edits away. At 100,000 notes
+ * the root has a key per Chinese character, and walking the bigrams under them was 1.3 to 1.9 ms of
+ * every English word of six letters or more, against 0.03 ms for the rest of the tree; the keys
+ * left keep their order, so the matches come in the same order as from the whole tree.
+ */
+function fuzzyTree(
+  state: MiniSearchState,
+  term: string,
+  maxDistance: number,
+  separate: RegExp | undefined,
+): Pick<MiniSearchState['_index'], 'fuzzyGet'> {
+  if (separate === undefined || maxDistance >= term.length || separate.test(term)) return state._index;
+  const rest: TreeNode = new Map();
+  for (const [key, node] of state._index._tree) if (!separate.test(key.charAt(0))) rest.set(key, node);
+  return new state._index.constructor(rest);
 }
 
 /**
