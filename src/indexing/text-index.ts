@@ -204,14 +204,7 @@ export class TextIndex {
       Math.max(0, options.limit),
       filter ? (id, stored) => filter(storedSource(id, stored)) : undefined,
     );
-    return top.map(
-      (result): TextHit => ({
-        ...storedSource(result.id, result.stored),
-        score: result.score,
-        terms: result.terms,
-        queryTerms: result.queryTerms,
-      }),
-    );
+    return top.map((result) => textHit(storedSource(result.id, result.stored), result));
   }
 
   /** Every match scored by MiniSearch, best first; the top `limit` (and ties) become hits. */
@@ -232,14 +225,7 @@ export class TextIndex {
     let end =
       options.limit === undefined ? results.length : Math.min(results.length, Math.max(0, options.limit));
     while (end > 0 && end < results.length && results[end]?.score === results[end - 1]?.score) end++;
-    const hits = results.slice(0, end).map(
-      (result): TextHit => ({
-        ...hitSource(result),
-        score: result.score,
-        terms: result.terms,
-        queryTerms: result.queryTerms,
-      }),
-    );
+    const hits = results.slice(0, end).map((result) => textHit(hitSource(result), result));
     hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     return options.limit === undefined ? hits : hits.slice(0, Math.max(0, options.limit));
   }
@@ -393,6 +379,21 @@ export function dateWords(date: string): string {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
   const month = m ? MONTH_NAMES[Number(m[2]) - 1] : undefined;
   return m && month ? `${date} ${Number(m[3])} ${month} ${m[1]}` : date;
+}
+
+/**
+ * A hit: its source with the score and matched terms added to it. Spread into a new object
+ * instead, each hit was a dictionary of about a kilobyte, a fifth of what a recall allocated.
+ */
+function textHit(
+  source: TextHitSource,
+  { score, terms, queryTerms }: Pick<TextHit, 'score' | 'terms' | 'queryTerms'>,
+): TextHit {
+  const hit = source as TextHit;
+  hit.score = score;
+  hit.terms = terms;
+  hit.queryTerms = queryTerms;
+  return hit;
 }
 
 function hitSource(result: SearchResult): TextHitSource {

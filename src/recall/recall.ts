@@ -254,8 +254,8 @@ export function recall(
       ),
       importance: round(importanceOf(c.note)),
       layer: round(config.recall.layerPrior[c.note.layer] ?? 0.5),
-      ...(closeness ? { semantic: round(closeness.get(c.section.id) ?? 0) } : {}),
     };
+    if (closeness) parts.semantic = round(closeness.get(c.section.id) ?? 0);
     const score = round(
       combineScore(parts, weights, options.semantic?.weight) *
         (out ? OUT_OF_RANGE : 1) *
