@@ -26,23 +26,42 @@ const LINK_WEIGHT = 0.25;
  */
 function adjacentEntries(index: VaultIndex, note: Note, section: Section): Neighbour[] {
   if (section.kind !== 'block' || note.layer !== 'episodes') return [];
-  const blocks = note.sections.filter((s) => s.kind === 'block');
-  const at = blocks.indexOf(section);
+  // The entries around it, found from its place among the note's sections: a day's note holds
+  // hundreds, and copying its entries out for each seed of each recall was most of what this cost.
+  const at = note.sections.indexOf(section);
+  const before = blocksFrom(note.sections, at, -1);
+  const after = blocksFrom(note.sections, at, 1);
   const found: Neighbour[] = [];
   for (let step = 1; step <= ADJACENT_STEPS; step++) {
     const weight = ADJACENT_WEIGHT * 0.5 ** (step - 1);
-    const before = blocks[at - step];
-    const after = blocks[at + step];
+    const entryBefore = before[step - 1];
+    const entryAfter = after[step - 1];
     // A question just before gives the context of the match; anything else counts for what it adds.
-    if (before)
-      found.push(neighbour(before, weight * (QUESTION.test(before.text) ? 1 : adds(index, before))));
-    if (after) found.push(neighbour(after, weight * adds(index, after)));
+    if (entryBefore)
+      found.push(
+        neighbour(entryBefore, weight * (QUESTION.test(entryBefore.text) ? 1 : adds(index, entryBefore))),
+      );
+    if (entryAfter) found.push(neighbour(entryAfter, weight * adds(index, entryAfter)));
   }
   return found;
 
   function neighbour(s: Section, weight: number): Neighbour {
     return { note, section: s, weight, reason: `next to ${section.anchor}` };
   }
+}
+
+/** The first ADJACENT_STEPS entries (block sections) from `at` towards `direction`, nearest first. */
+function blocksFrom(sections: Section[], at: number, direction: 1 | -1): Section[] {
+  const found: Section[] = [];
+  for (
+    let i = at + direction;
+    i >= 0 && i < sections.length && found.length < ADJACENT_STEPS;
+    i += direction
+  ) {
+    const candidate = sections[i] as Section;
+    if (candidate.kind === 'block') found.push(candidate);
+  }
+  return found;
 }
 
 const QUESTION = /[?？]/;

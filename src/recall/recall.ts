@@ -161,7 +161,8 @@ export function recall(
     const found = index.section(hit.id);
     if (!found) continue;
     const text = best > 0 ? hit.score / best : 0;
-    const terms = [...new Set(hit.terms)].slice(0, 5).join(', ');
+    // A hit's terms are an object's keys, never repeated.
+    const terms = hit.terms.slice(0, 5).join(', ');
     const matched = new Set(hit.queryTerms);
     const candidate = {
       note: found.note,
