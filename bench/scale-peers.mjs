@@ -123,6 +123,34 @@ async function load(url, pid, bodies, clients) {
 
 /** @typedef {{ readers?: { ready: number, answered: { workers: number, here: number } } }} Health */
 
+/** Requests before a server's first measured pass */
+const SERVE_WARMUP = 20;
+
+/**
+ * The `/memory/search` bodies of a server's passes (warm-up, one client, eight clients unmeasured,
+ * eight measured), each pass of queries the server has not been asked before, in the shapes of the
+ * in-process ones: a companion asks something new every turn. A measured pass that repeated the
+ * pass before it measured lists one thread had scored for those very queries, and with a read
+ * worker the thread answering a repeat is often not the one that answered it first.
+ */
+function servePasses(people, reps) {
+  const bodies = makeQueries(people, SERVE_WARMUP + reps.serial + 2 * reps.parallel, 23).map((q) => ({
+    query: q.text,
+    limit: 8,
+  }));
+  let at = 0;
+  const take = (n) => {
+    at += n;
+    return bodies.slice(at - n, at);
+  };
+  return {
+    warmup: take(SERVE_WARMUP),
+    one: take(reps.serial),
+    warmEight: take(reps.parallel),
+    eight: take(reps.parallel),
+  };
+}
+
 /** `/health` of a running server. */
 async function health(url) {
   return /** @type {Health} */ (await (await fetch(`${url}/health`)).json());
@@ -141,19 +169,16 @@ async function workersReady(url, workers, started) {
  * `mem serve --workers N`: the time until its workers answer, `/memory/search` at one and eight
  * clients (how throughput moves with a second core), and RSS with the workers' copies of the index.
  */
-export async function benchServeWorkers(cli, root, queries, reps, workers = 1) {
+export async function benchServeWorkers(cli, root, passes, reps, workers = 1) {
   const started = performance.now();
   const { child, url, startMs } = await startServer(root, cli, ['--workers', String(workers)]);
   try {
     const readyMs = workers > 0 ? await workersReady(url, workers, started) : startMs;
-    const bodies = (n) =>
-      Array.from({ length: n }, (_, i) => ({ query: queries[i % queries.length], limit: 8 }));
-    // One client's reads all go to an idle worker; at eight the server's own thread answers too,
-    // so eight clients' reads are warmed as many times as they are measured, as without workers.
-    await load(url, child.pid, bodies(20), 1);
-    const one = await load(url, child.pid, bodies(reps.serial), 1);
-    await load(url, child.pid, bodies(reps.parallel), 8);
-    const eight = await load(url, child.pid, bodies(reps.parallel), 8);
+    // The same passes as without workers (servePasses).
+    await load(url, child.pid, passes.warmup, 1);
+    const one = await load(url, child.pid, passes.one, 1);
+    await load(url, child.pid, passes.warmEight, 8);
+    const eight = await load(url, child.pid, passes.eight, 8);
     const { readers } = await health(url);
     const memory = await procRss(child.pid);
     return {
@@ -161,7 +186,7 @@ export async function benchServeWorkers(cli, root, queries, reps, workers = 1) {
       startMs: round(startMs),
       workersReadyMs: round(readyMs),
       memorySearch: { one, eight },
-      answered: readers?.answered ?? { workers: 0, here: reps.serial + 2 * reps.parallel + 20 },
+      answered: readers?.answered ?? { workers: 0, here: SERVE_WARMUP + reps.serial + 2 * reps.parallel },
       rssMiB: mib(memory.rssBytes),
     };
   } finally {
@@ -169,29 +194,26 @@ export async function benchServeWorkers(cli, root, queries, reps, workers = 1) {
   }
 }
 
-export async function benchServe(cli, root, queries, reps, now) {
+export async function benchServe(cli, root, queries, passes, reps, now) {
   const { child, url, startMs } = await startServer(root, cli);
   try {
-    const bodies = (n) =>
-      Array.from({ length: n }, (_, i) => ({ query: queries[i % queries.length], limit: 8 }));
     // Until the watcher's first scan ends, answers may be marked `partial`; wait for a full one.
     let fullAnswerMs = Number.NaN;
     const started = performance.now() - startMs;
     for (const deadline = performance.now() + START_TIMEOUT_MS; performance.now() < deadline; ) {
-      const json = await search(url, bodies(1)[0]);
+      const json = await search(url, { query: queries[0], limit: 8 });
       if (!json.partial) {
         fullAnswerMs = performance.now() - started;
         break;
       }
     }
-    await load(url, child.pid, bodies(20), 1);
+    await load(url, child.pid, passes.warmup, 1);
     const idleFrom = await procCpuMs(child.pid);
     await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
     const idleCpuMsPerSecond = (((await procCpuMs(child.pid)) - idleFrom) * 1000) / IDLE_MS;
-    const one = await load(url, child.pid, bodies(reps.serial), 1);
-    // Eight clients' reads warmed as many times as they are measured, as with --workers below.
-    await load(url, child.pid, bodies(reps.parallel), 8);
-    const eight = await load(url, child.pid, bodies(reps.parallel), 8);
+    const one = await load(url, child.pid, passes.one, 1);
+    await load(url, child.pid, passes.warmEight, 8);
+    const eight = await load(url, child.pid, passes.eight, 8);
     // `mem recall` as a process while the server runs: it asks the server (fresh: the server looks
     // at every note's mtime first), so both processes' CPU is counted.
     /** @type {{ cliCpuMs: number[], wallMs: number[], serverCpuMs: number[] }} */
@@ -355,13 +377,14 @@ async function benchSize(total, { cli, qmd, rg, quick, log }) {
       `  in process: recall p50 ${round(median(recallCpu))} ms, MiniSearch p50 ${round(median(miniCpu), 3)} ms, compile p50 ${round(median(inproc.compile.map((c) => c.cpuMs)))} ms (${elapsed()})`,
     );
 
-    const serve = await benchServe(cli, root, queries, reps, now);
+    const passes = servePasses(meta.people, reps);
+    const serve = await benchServe(cli, root, queries, passes, reps, now);
     log(
       `  mem serve: ready in ${serve.startMs} ms; /memory/search 1 client p50 ${serve.memorySearch.one.p50} ms, 8 clients p50 ${serve.memorySearch.eight.p50} ms (${elapsed()})`,
     );
 
     // The same with one read worker: whether a second core adds requests per second.
-    const serveWorkers = await benchServeWorkers(cli, root, queries, reps, 1);
+    const serveWorkers = await benchServeWorkers(cli, root, passes, reps, 1);
     log(
       `  mem serve --workers 1: workers ready in ${serveWorkers.workersReadyMs} ms; 8 clients ${serveWorkers.memorySearch.eight.perSecond}/s against ${serve.memorySearch.eight.perSecond}/s (${elapsed()})`,
     );
