@@ -134,8 +134,7 @@ export class TextIndex {
     const documents = sectionDocuments(note);
     // A section left from an add that failed half-way (or a cache saved then) is replaced, never
     // met with MiniSearch's "duplicate ID", which made every later write to the note fail.
-    for (const document of documents)
-      if (this.miniSearch.has(document.id)) this.miniSearch.discard(document.id);
+    for (const document of documents) if (this.miniSearch.has(document.id)) this.discard([document.id]);
     const added: string[] = [];
     memoizeTerms(this.miniSearch);
     this.topK?.changed();
@@ -145,7 +144,7 @@ export class TextIndex {
         added.push(document.id);
       }
     } catch (error) {
-      this.miniSearch.discardAll(added);
+      this.discard(added);
       throw error;
     }
     this.idsByPath.set(note.path, added);
@@ -168,9 +167,18 @@ export class TextIndex {
     const ids = this.idsByPath.get(path);
     if (!ids) return;
     // discard is O(1); MiniSearch cleans the inverted index lazily and auto-vacuums.
-    this.miniSearch.discardAll(ids);
+    this.discard(ids);
     this.topK?.changed();
     this.idsByPath.delete(path);
+  }
+
+  /** Discards sections by id, and tells the top-k search which of its documents they were. */
+  private discard(ids: readonly string[]): void {
+    const topK = this.topK?.miniSearch === this.miniSearch ? this.topK : undefined;
+    const known = topK ? internalsOf(this.miniSearch)._idToShortId : undefined;
+    const shortIds = known ? ids.map((id) => known.get(id)).filter((id) => id !== undefined) : [];
+    this.miniSearch.discardAll(ids as string[]);
+    topK?.discarded(shortIds);
   }
 
   replace(note: Note): void {
