@@ -181,9 +181,50 @@ export class TextIndex {
     topK?.discarded(shortIds);
   }
 
-  replace(note: Note): void {
-    this.remove(note.path);
-    this.add(note);
+  /**
+   * Replaces the indexed version of a note. Given the version it replaces, only the sections whose
+   * indexed fields changed are discarded and added: a chat turn appends one entry to a day's note,
+   * and re-adding every entry of a busy day (hundreds) was most of a `remember` at 100,000 notes.
+   * The index then holds the same sections as after re-adding them all.
+   */
+  replace(note: Note, previous?: Note): void {
+    const ids = this.idsByPath.get(note.path);
+    const before = previous?.path === note.path ? documentsById(previous) : undefined;
+    if (!ids || !before || ids.length !== before.size || !ids.every((id) => before.has(id))) {
+      this.remove(note.path);
+      this.add(note);
+      return;
+    }
+    const after = [...documentsById(note).values()];
+    const kept = new Set(
+      after.filter((doc) => sameDocument(before.get(doc.id), doc)).map((document) => document.id),
+    );
+    const fresh = after.filter((doc) => !kept.has(doc.id));
+    const gone = ids.filter((id) => !kept.has(id));
+    if (fresh.length === 0 && gone.length === 0) return;
+    this.discard(gone);
+    // A section left from an add that failed half-way is replaced, as in add().
+    for (const document of fresh) if (this.miniSearch.has(document.id)) this.discard([document.id]);
+    memoizeTerms(this.miniSearch);
+    this.topK?.changed();
+    const added: string[] = [];
+    try {
+      for (const document of fresh) {
+        this.miniSearch.add(document);
+        added.push(document.id);
+      }
+    } catch (error) {
+      // As a failed add() leaves it: nothing of the note indexed.
+      this.discard([...added, ...kept]);
+      this.idsByPath.delete(note.path);
+      throw error;
+    }
+    this.idsByPath.set(
+      note.path,
+      after.map((document) => document.id),
+    );
+    this.unpacked += added.length;
+    if (this.unpacked >= PACK_EVERY) this.packPostings();
   }
 
   /**
@@ -344,6 +385,17 @@ export interface TextIndexJSON {
   /** Note path → its section ids */
   paths: [string, string[]][];
   miniSearch: AsPlainObject;
+}
+
+function documentsById(note: Note): Map<string, SectionDocument> {
+  return new Map(sectionDocuments(note).map((document) => [document.id, document]));
+}
+
+/** Whether two documents of a section index the same (every field alike). */
+function sameDocument(a: SectionDocument | undefined, b: SectionDocument): boolean {
+  if (a === undefined) return false;
+  const keys = Object.keys(b) as Array<keyof SectionDocument>;
+  return keys.length === Object.keys(a).length && keys.every((key) => a[key] === b[key]);
 }
 
 function sectionDocuments(note: Note): SectionDocument[] {

@@ -40,7 +40,7 @@ export class VaultIndex {
     else this.countBasename(note.path, 1);
     this.notes.set(note.path, note);
     for (const section of note.sections) this.sectionsById.set(section.id, { note, section });
-    if (previous) this.text.replace(note);
+    if (previous) this.text.replace(note, previous);
     else this.text.add(note);
     this.graph.upsert(note);
   }

@@ -243,6 +243,92 @@ describe('top-k search', () => {
     );
   });
 
+  it('replaces only the sections that changed when given the version replaced, and answers as a whole replace does', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(noteSpec, { minLength: 2, maxLength: 15 }),
+        fc.array(fc.tuple(fc.nat(), noteSpec, fc.boolean()), { minLength: 1, maxLength: 6 }),
+        fc.array(search, { minLength: 1, maxLength: 3 }),
+        async (generated, edits, searches) => {
+          const specs = generated.map((spec) => ({ ...spec, sections: [...spec.sections] }));
+          const current = specs.map((spec, n) => makeNote(spec, n));
+          const partial = new TextIndex();
+          const whole = new TextIndex();
+          for (const note of current) {
+            partial.add(note);
+            whole.add(note);
+          }
+          for (const [at, spec, append] of edits) {
+            const target = at % current.length;
+            const previous = current[target] as Note;
+            const { layer, name } = specs[target] as NoteSpec;
+            // An entry appended to the note as it stands, or the note rewritten.
+            const next = append
+              ? makeNote(
+                  {
+                    ...(specs[target] as NoteSpec),
+                    sections: [...(specs[target] as NoteSpec).sections, { text: 'walk the river' }],
+                  },
+                  target,
+                )
+              : makeNote({ ...spec, layer, name }, target);
+            if (append) (specs[target] as NoteSpec).sections.push({ text: 'walk the river' });
+            else specs[target] = { ...spec, layer, name };
+            partial.replace(next, previous);
+            whole.replace(next);
+            current[target] = next;
+          }
+          const fast = searches.map((s) =>
+            partial.search(s.query, { limit: s.limit, filter: FILTERS[s.filter] }),
+          );
+          const reference = searches.map((s) =>
+            whole.search(s.query, { limit: s.limit, filter: FILTERS[s.filter] }),
+          );
+          expect(fast.map((hits) => hits.map((hit) => hit.id))).toEqual(
+            reference.map((hits) => hits.map((hit) => hit.id)),
+          );
+          const referenceScores = reference.flat().map((hit) => hit.score);
+          for (const [i, hit] of fast.flat().entries())
+            expect(hit.score).toBeCloseTo(referenceScores[i] ?? Number.NaN, 9);
+          await vacuum(partial);
+          const exhaustive = searches.map((s) =>
+            partial.search(s.query, { limit: s.limit, filter: FILTERS[s.filter], exhaustive: true }),
+          );
+          expect(fast).toEqual(exhaustive);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it('appending an entry to a note discards none of the sections it had', () => {
+    const spec: NoteSpec = {
+      layer: 'episodes',
+      name: 'day',
+      title: ['walk'],
+      tags: [],
+      aliases: [],
+      sections: [{ text: 'morning' }, { text: 'walk by the river' }, { text: 'pottery class' }],
+    };
+    const index = new TextIndex();
+    const before = makeNote(spec, 1);
+    index.add(before);
+    const dirt = () => (index as unknown as { miniSearch: { _dirtCount: number } }).miniSearch._dirtCount;
+    const after = makeNote({ ...spec, sections: [...spec.sections, { text: 'river again' }] }, 1);
+    index.replace(after, before);
+    expect(dirt()).toBe(0);
+    expect(index.size).toBe(4);
+    expect(
+      index
+        .search('river', { limit: 5 })
+        .map((hit) => hit.id)
+        .sort(),
+    ).toEqual(['episodes/day1.md#^e1', 'episodes/day1.md#^e3']);
+    // Without the version it replaces, every section is discarded and added again.
+    index.replace(makeNote({ ...spec, sections: [...spec.sections, { text: 'river again' }] }, 1));
+    expect(dirt()).toBe(4);
+  });
+
   it('answers exactly from an index loaded from the cache (postings decoded on first use)', () => {
     fc.assert(
       fc.property(
