@@ -154,6 +154,20 @@ async function vacuum(index: TextIndex): Promise<void> {
   await (index as unknown as { miniSearch: { vacuum(): Promise<void> } }).miniSearch.vacuum();
 }
 
+/**
+ * Each search through the top-k search as the index stands, then through MiniSearch's own once
+ * the discarded postings are vacuumed away (no rarity boosts: a term's document frequency counts
+ * discarded postings until then).
+ */
+async function fastThenExhaustive(index: TextIndex, searches: Search[]) {
+  const fast = searches.map((s) => index.search(s.query, { limit: s.limit, filter: FILTERS[s.filter] }));
+  await vacuum(index);
+  const exhaustive = searches.map((s) =>
+    index.search(s.query, { limit: s.limit, filter: FILTERS[s.filter], exhaustive: true }),
+  );
+  return { fast, exhaustive };
+}
+
 describe('top-k search', () => {
   it('answers exactly as MiniSearch over every match, whatever the notes and the query', () => {
     fc.assert(
@@ -190,13 +204,7 @@ describe('top-k search', () => {
             if (spec === null) index.remove(path);
             else index.replace({ ...makeNote(spec, at % notes.length), path });
           }
-          const fast = searches.map((s) =>
-            index.search(s.query, { limit: s.limit, filter: FILTERS[s.filter] }),
-          );
-          await vacuum(index);
-          const exhaustive = searches.map((s) =>
-            index.search(s.query, { limit: s.limit, filter: FILTERS[s.filter], exhaustive: true }),
-          );
+          const { fast, exhaustive } = await fastThenExhaustive(index, searches);
           expect(fast).toEqual(exhaustive);
         },
       ),
@@ -227,15 +235,7 @@ describe('top-k search', () => {
             if (spec === null) index.remove((notes[target] as Note).path);
             else index.replace(makeNote({ ...spec, layer, name }, target));
           }
-          const fast = searches.map((s) =>
-            index.search(s.query, { limit: s.limit, filter: FILTERS[s.filter] }),
-          );
-          // Compared with MiniSearch's own search once the discarded postings are gone (rarity
-          // boosts are left out: a term's document frequency counts them until then).
-          await vacuum(index);
-          const exhaustive = searches.map((s) =>
-            index.search(s.query, { limit: s.limit, filter: FILTERS[s.filter], exhaustive: true }),
-          );
+          const { fast, exhaustive } = await fastThenExhaustive(index, searches);
           expect(fast).toEqual(exhaustive);
         },
       ),
@@ -278,9 +278,8 @@ describe('top-k search', () => {
             whole.replace(next);
             current[target] = next;
           }
-          const fast = searches.map((s) =>
-            partial.search(s.query, { limit: s.limit, filter: FILTERS[s.filter] }),
-          );
+          const { fast, exhaustive } = await fastThenExhaustive(partial, searches);
+          expect(fast).toEqual(exhaustive);
           const reference = searches.map((s) =>
             whole.search(s.query, { limit: s.limit, filter: FILTERS[s.filter] }),
           );
@@ -290,11 +289,6 @@ describe('top-k search', () => {
           const referenceScores = reference.flat().map((hit) => hit.score);
           for (const [i, hit] of fast.flat().entries())
             expect(hit.score).toBeCloseTo(referenceScores[i] ?? Number.NaN, 9);
-          await vacuum(partial);
-          const exhaustive = searches.map((s) =>
-            partial.search(s.query, { limit: s.limit, filter: FILTERS[s.filter], exhaustive: true }),
-          );
-          expect(fast).toEqual(exhaustive);
         },
       ),
       { numRuns: 150 },
