@@ -139,10 +139,7 @@ export class TextIndex {
     memoizeTerms(this.miniSearch);
     this.topK?.changed();
     try {
-      for (const document of documents) {
-        this.miniSearch.add(document);
-        added.push(document.id);
-      }
+      for (const document of documents) this.addDocument(document, added);
     } catch (error) {
       this.discard(added);
       throw error;
@@ -170,6 +167,22 @@ export class TextIndex {
     this.discard(ids);
     this.topK?.changed();
     this.idsByPath.delete(path);
+  }
+
+  /**
+   * Adds one section's document and pushes its id to `added`, or throws with `added` naming every
+   * document of it the index holds: MiniSearch takes a document's id before it reads its fields,
+   * so one that failed on the way was left in the index, found by searches, with no path to be
+   * removed by.
+   */
+  private addDocument(document: SectionDocument, added: string[]): void {
+    try {
+      this.miniSearch.add(document);
+    } catch (error) {
+      if (this.miniSearch.has(document.id)) added.push(document.id);
+      throw error;
+    }
+    added.push(document.id);
   }
 
   /** Discards sections by id, and tells the top-k search which of its documents they were. */
@@ -209,10 +222,7 @@ export class TextIndex {
     this.topK?.changed();
     const added: string[] = [];
     try {
-      for (const document of fresh) {
-        this.miniSearch.add(document);
-        added.push(document.id);
-      }
+      for (const document of fresh) this.addDocument(document, added);
     } catch (error) {
       // As a failed add() leaves it: nothing of the note indexed.
       this.discard([...added, ...kept]);

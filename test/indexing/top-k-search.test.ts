@@ -295,6 +295,38 @@ describe('top-k search', () => {
     );
   });
 
+  it('keeps nothing of a note whose add failed half-way through a section, by add or by replace', () => {
+    const spec: NoteSpec = {
+      layer: 'episodes',
+      name: 'day',
+      title: ['walk'],
+      tags: [],
+      aliases: [],
+      sections: [{ text: 'morning walk' }, { text: 'unreadable' }],
+    };
+    const broken = () => {
+      const note = makeNote(spec, 1);
+      // MiniSearch reads the title before the text: the section is half in the index when it throws.
+      (note.sections[1] as { text: unknown }).text = {
+        toString() {
+          throw new Error('unreadable section');
+        },
+      };
+      return note;
+    };
+    const index = new TextIndex();
+    expect(() => index.add(broken())).toThrow('unreadable section');
+    expect(index.size).toBe(0);
+    expect(index.search('walk', { limit: 5 })).toEqual([]);
+
+    const good = makeNote(spec, 1);
+    index.add(good);
+    expect(() => index.replace(broken(), good)).toThrow('unreadable section');
+    expect(index.size).toBe(0);
+    expect(index.has(good.path)).toBe(false);
+    expect(index.search('walk', { limit: 5 })).toEqual([]);
+  });
+
   it('appending an entry to a note discards none of the sections it had', () => {
     const spec: NoteSpec = {
       layer: 'episodes',
