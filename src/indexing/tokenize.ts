@@ -19,7 +19,8 @@ const WORD = /[\p{L}\p{N}][\p{L}\p{M}\p{N}]*(?:['’][\p{L}\p{M}\p{N}]+)*/gu;
 const EMOJI_MARKS = /[\uFE00-\uFE0F\u20E3]/g;
 
 const APOSTROPHES = /['’]/g;
-const SURROGATE = /[\uD800-\uDFFF]/;
+/** Half of a surrogate pair: a character beyond the BMP (rare Han, emoji) is two UTF-16 code units. */
+export const SURROGATE = /[\uD800-\uDFFF]/;
 const ASCII_WORD = /^[a-z]+$/;
 
 // One Segmenter for the process: building one loads ICU's dictionaries, and tokenize() runs for

@@ -7,6 +7,7 @@ import {
   type TreeNode,
 } from './minisearch-internals.js';
 import { indexOfSorted, PackedPostings, type SavedTerm, savedTerm } from './text-index-store.js';
+import { SURROGATE } from './tokenize.js';
 
 /** One query term as MiniSearch 7's `termToQuerySpec` makes it from the search options. */
 export interface QueryTerm {
@@ -668,13 +669,11 @@ function expand(
  * its root that start with one. Every term under such a key consists of those characters only, so
  * it shares no character with `term` and is at least `term.length` edits away (edits count UTF-16
  * code units, so a `term` with a surrogate, which a rare Han character could share, keeps the
- * whole tree). At 100,000 notes
- * the root has a key per Chinese character, and walking the bigrams under them was 1.3 to 1.9 ms of
- * every English word of six letters or more, against 0.03 ms for the rest of the tree; the keys
- * left keep their order, so the matches come in the same order as from the whole tree.
+ * whole tree). At 100,000 notes the root has a key per Chinese character, and walking the bigrams
+ * under them was 1.3 to 1.9 ms of every English word of six letters or more, against 0.03 ms for
+ * the rest of the tree; the keys left keep their order, so the matches come in the same order as
+ * from the whole tree.
  */
-const SURROGATE = /[\uD800-\uDFFF]/;
-
 function fuzzyTree(
   state: MiniSearchState,
   term: string,
