@@ -131,20 +131,33 @@ export class TextIndex {
   /** Indexes every section of the note; a path already indexed is replaced. */
   add(note: Note): void {
     if (this.idsByPath.has(note.path)) this.remove(note.path);
-    const documents = sectionDocuments(note);
+    this.addDocuments(note.path, sectionDocuments(note), new Set());
+  }
+
+  /**
+   * Makes `documents` (every section of the note at `path`, in order) what the index holds for
+   * it, adding those not in `kept` (already indexed as they are). When an add fails, nothing of
+   * the note is left indexed.
+   */
+  private addDocuments(path: string, documents: SectionDocument[], kept: ReadonlySet<string>): void {
+    const fresh = documents.filter((document) => !kept.has(document.id));
     // A section left from an add that failed half-way (or a cache saved then) is replaced, never
     // met with MiniSearch's "duplicate ID", which made every later write to the note fail.
-    for (const document of documents) if (this.miniSearch.has(document.id)) this.discard([document.id]);
+    for (const document of fresh) if (this.miniSearch.has(document.id)) this.discard([document.id]);
     const added: string[] = [];
     memoizeTerms(this.miniSearch);
     this.topK?.changed();
     try {
-      for (const document of documents) this.addDocument(document, added);
+      for (const document of fresh) this.addDocument(document, added);
     } catch (error) {
-      this.discard(added);
+      this.discard([...added, ...kept]);
+      this.idsByPath.delete(path);
       throw error;
     }
-    this.idsByPath.set(note.path, added);
+    this.idsByPath.set(
+      path,
+      documents.map((document) => document.id),
+    );
     // Long posting lists are packed into typed arrays now and then (see PackedPostings): as Maps,
     // a cold index held twice the memory of everything else together.
     this.unpacked += added.length;
@@ -208,33 +221,14 @@ export class TextIndex {
       this.add(note);
       return;
     }
-    const after = [...documentsById(note).values()];
+    const after = sectionDocuments(note);
     const kept = new Set(
       after.filter((doc) => sameDocument(before.get(doc.id), doc)).map((document) => document.id),
     );
-    const fresh = after.filter((doc) => !kept.has(doc.id));
     const gone = ids.filter((id) => !kept.has(id));
-    if (fresh.length === 0 && gone.length === 0) return;
+    if (gone.length === 0 && kept.size === after.length) return;
     this.discard(gone);
-    // A section left from an add that failed half-way is replaced, as in add().
-    for (const document of fresh) if (this.miniSearch.has(document.id)) this.discard([document.id]);
-    memoizeTerms(this.miniSearch);
-    this.topK?.changed();
-    const added: string[] = [];
-    try {
-      for (const document of fresh) this.addDocument(document, added);
-    } catch (error) {
-      // As a failed add() leaves it: nothing of the note indexed.
-      this.discard([...added, ...kept]);
-      this.idsByPath.delete(note.path);
-      throw error;
-    }
-    this.idsByPath.set(
-      note.path,
-      after.map((document) => document.id),
-    );
-    this.unpacked += added.length;
-    if (this.unpacked >= PACK_EVERY) this.packPostings();
+    this.addDocuments(note.path, after, kept);
   }
 
   /**
