@@ -72,6 +72,8 @@ export interface Section {
   time?: string;
   /** Episode entries: speaker written as `**Name:**` */
   speaker?: string;
+  /** Episode entries: 0..1 from an inline `[importance:: x]` field (the field is not in `text`) */
+  importance?: number;
 }
 
 export interface Note {

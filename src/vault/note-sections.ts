@@ -2,6 +2,7 @@
 import type { Nodes, Parents } from 'mdast';
 import type { Block, Section } from '../core/types.js';
 import { visibleText } from './comments.js';
+import { readEntryBody } from './entry-text.js';
 import type { LineIndex } from './line-index.js';
 import type { Span } from './spans.js';
 
@@ -280,12 +281,16 @@ const LIST_MARKER = /^[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]+\[.\])?[ \t]+/;
 const TIME = /^(\d{1,2}):([0-5]\d)(?=\s|$)[ \t]*/;
 const SPEAKER = /^\*\*([^*\n]+?)(?:[:：]\*\*|\*\*[:：])[ \t]*/;
 
-/** An entry's content without list marker, `HH:MM`, `**Speaker:**` and block id; those go to their own fields. */
+/**
+ * An entry's content without list marker, `HH:MM`, `**Speaker:**`, block id and inline fields
+ * (`[importance:: 0.9]`); those go to their own fields. The text is read back through the entry
+ * rule (entry-text.ts), so it is the text that was written, escapes undone.
+ */
 function entryText(
   raw: string,
   item: boolean,
   ids: ReadonlySet<string>,
-): Pick<Section, 'text' | 'time' | 'speaker'> {
+): Pick<Section, 'text' | 'time' | 'speaker' | 'importance'> {
   let body = raw.replace(/\r/g, '');
   if (item) {
     const marker = LIST_MARKER.exec(body)?.[0] ?? '';
@@ -293,7 +298,7 @@ function entryText(
     // Continuation lines are indented to the item's content; drop that indent.
     if (marker.length > 0) body = body.replace(new RegExp(`\\n(?: {1,${marker.length}}|\\t)`, 'g'), '\n');
   }
-  const result: Pick<Section, 'text' | 'time' | 'speaker'> = { text: '' };
+  const result: Pick<Section, 'text' | 'time' | 'speaker' | 'importance'> = { text: '' };
   const time = TIME.exec(body);
   if (time && Number(time[1]) < 24) {
     result.time = `${time[1]!.padStart(2, '0')}:${time[2]}`;
@@ -304,6 +309,9 @@ function entryText(
     result.speaker = speaker[1].trim();
     body = body.slice(speaker[0].length);
   }
-  result.text = cleanText(body, ids);
+  const { text, fields } = readEntryBody(cleanText(body, ids));
+  result.text = text;
+  const importance = fields['importance'] === undefined ? Number.NaN : Number(fields['importance']);
+  if (fields['importance'] !== '' && importance >= 0 && importance <= 1) result.importance = importance;
   return result;
 }

@@ -1,4 +1,4 @@
-import { escapeComments } from '../vault/comments.js';
+import { entryLines, escapeEntryLines, sanitizeText } from '../vault/entry-text.js';
 
 /** How one episode entry is written: `- 09:14 **Rain:** text ^e7` (chat) or `- 21:30 (event) text ^e8`. */
 export type EntryKind = 'chat' | 'event' | 'note';
@@ -13,39 +13,62 @@ export interface EntryInput {
   importance?: number;
 }
 
-/** Speaker names end up between `**` and `:**`; keep them to one plain line. */
-function cleanSpeaker(speaker: string): string {
-  return escapeComments(speaker.replace(/[*\r\n:]+/g, ' ').trim());
+/**
+ * Speaker names end up between `**` and `:**`; keep them to one plain line without `*`, `:` or
+ * `%%` (which would end the name or open a comment), so the parser reads back the name written.
+ */
+export function cleanSpeaker(speaker: string): string {
+  return sanitizeText(speaker)
+    .replace(/[*:：\s]+/g, ' ')
+    .replace(/%+/g, '%')
+    .trim();
 }
 
+/** A tag as the parser reads one: letters, digits, marks, `_`, `-` and `/`; the rest is dropped. */
+function cleanTag(tag: string): string {
+  return sanitizeText(tag)
+    .replace(/^#/, '')
+    .replace(/\s+/g, '-')
+    .replace(/[^\p{L}\p{N}\p{M}_\-/]/gu, '');
+}
+
+/**
+ * The entry's line(s). The text goes through the one entry rule (src/vault/entry-text.ts): what
+ * the parser reads back is `entryText(text)` followed by the tags, whatever the text holds.
+ */
 export function renderEntry(entry: EntryInput): string {
-  // A list item continues on indented lines; a blank line would end it, so paragraphs fold into one item.
-  const body = escapeComments(
-    entry.text
-      .replace(/\r\n?/g, '\n')
-      .trim()
-      .split(/\n\s*\n*/)
-      .map((line) => line.trim())
-      .filter((line) => line !== '')
-      .join('\n  '),
-  );
   // The speaker goes first, where the parser reads it; an event or note says so after it.
   const name = entry.speaker ? cleanSpeaker(entry.speaker) : '';
   const kind = entry.kind === 'event' || entry.kind === 'note' ? `(${entry.kind}) ` : '';
   const who = `${name ? `**${name}:** ` : ''}${kind}`;
+  // Tags are part of the text (the parser reads `#tag` in it), so they are escaped with it.
   const tags = (entry.tags ?? [])
-    .map((t) => t.replace(/^#/, '').replace(/\s+/g, '-'))
-    .filter(Boolean)
-    .map((t) => ` #${t}`)
-    .join('');
+    .map(cleanTag)
+    .filter((t) => t !== '')
+    .map((t) => `#${t}`)
+    .join(' ');
+  const lines = entryLines(entry.text);
+  if (tags !== '') {
+    if (lines.length === 0) lines.push(tags);
+    else lines[lines.length - 1] = `${lines.at(-1)} ${tags}`;
+  }
+  // A list item continues on indented lines; a blank line would end it, so there is none.
+  const first = kind ? 'inline' : name ? 'backslash' : 'structure';
+  const body = escapeEntryLines(lines, first).join('\n  ');
   const importance = entry.importance === undefined ? '' : ` [importance:: ${entry.importance}]`;
-  return `- ${entry.time} ${who}${body}${tags}${importance} ^${entry.blockId}`;
+  return `- ${entry.time} ${who}${body}${importance} ^${entry.blockId}`;
 }
+
+/**
+ * Block ids mem writes in a day: ` ^e` and up to nine digits at a line end (or alone on a line). Anything else (a
+ * `^e` with a hundred digits in a message) is not counted: `Number()` of it gave `e1e+23`.
+ */
+const MEM_ID = /(?<=^|[ \t])\^e([1-9]\d{0,8})[ \t\r]*$/gm;
 
 /** The next free `eN` block id in a daily note (one more than the highest used). */
 export function nextBlockId(text: string): string {
   let max = 0;
-  for (const match of text.matchAll(/\^e(\d+)\s*$/gm)) max = Math.max(max, Number(match[1]));
+  for (const match of text.matchAll(MEM_ID)) max = Math.max(max, Number(match[1]));
   return `e${max + 1}`;
 }
 

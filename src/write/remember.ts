@@ -165,8 +165,9 @@ function holds(text: string, line: string): boolean {
   return text.includes(line) || (text.includes('\r\n') && text.replaceAll('\r\n', '\n').includes(line));
 }
 
+/** Whether `^id` ends a line as a block id (after a space or alone; `\^id` is escaped text). */
 function hasBlockId(text: string, id: string): boolean {
-  return new RegExp(`\\^${id}[ \\t]*\\r?$`, 'm').test(text);
+  return new RegExp(`(?<=^|[ \\t])\\^${id}[ \\t]*\\r?$`, 'm').test(text);
 }
 
 /** The day and the entry `remember` would write for `input` (secrets redacted, times zoned). */
