@@ -10,7 +10,7 @@ export interface ScoreParts {
   graph: number;
   /** Exponential decay of the memory's age at `now` (0.5 when it has no date) */
   recency: number;
-  /** Frontmatter `importance`, else a default by layer */
+  /** The entry's inline `[importance:: x]`, else frontmatter `importance`, else a default by layer */
   importance: number;
   /** Prior for the note's layer from the config */
   layer: number;
@@ -32,7 +32,9 @@ const DEFAULT_IMPORTANCE: Record<Layer, number> = {
 
 const DAY_MS = 86_400_000;
 
-export function importanceOf(note: Note): number {
+/** An episode entry's own `[importance:: x]` (remember --importance) wins over its note's. */
+export function importanceOf(note: Note, section?: Section): number {
+  if (section?.importance !== undefined) return section.importance;
   const value = Number(note.frontmatter['importance']);
   return Number.isFinite(value) &&
     note.frontmatter['importance'] !== null &&

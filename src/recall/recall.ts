@@ -253,7 +253,7 @@ export function recall(
       recency: round(
         recencyOf(memoryTime(c.note, c.section, config.timezone), now, config.recall.halfLifeDays),
       ),
-      importance: round(importanceOf(c.note)),
+      importance: round(importanceOf(c.note, c.section)),
       layer: round(config.recall.layerPrior[c.note.layer] ?? 0.5),
     };
     if (closeness) parts.semantic = round(closeness.get(c.section.id) ?? 0);
