@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { WriteCommit } from '../git/commit-write.js';
+import { entryText, sanitizeText } from '../vault/entry-text.js';
 import { AddJournal, type JournalRecord } from '../write/add-journal.js';
-import type { RememberInput, RememberResult } from '../write/remember.js';
+import type { OnPlanned, RememberInput, RememberResult } from '../write/remember.js';
 
 /** Which sides of an exchange are kept: both (default), only the user's words, or nothing. */
 export type CommitMode = 'exchange' | 'user' | 'none';
@@ -39,9 +40,10 @@ export interface WriterHealth {
 
 /** What the writer needs from its vault; the Vault runs each step on its write queue. */
 export interface ExchangeTarget {
-  remember(input: RememberInput): Promise<RememberResult>;
-  /** The note that already holds this entry (written before a crash), or undefined */
-  isRemembered(input: RememberInput): Promise<string | undefined>;
+  /** Writes one entry; `onPlanned` is told its lines, under the write lock, before they are appended */
+  remember(input: RememberInput, onPlanned?: OnPlanned): Promise<RememberResult>;
+  /** Whether the note at `path` holds these lines (an entry written before a crash) */
+  holds(path: string, lines: string[]): Promise<boolean>;
   /** Commits these notes; for a note in `lines`, only those lines on top of its committed version */
   commit(paths: string[], message: string, lines: Map<string, string[]>): Promise<WriteCommit>;
 }
@@ -113,12 +115,15 @@ export class ExchangeWriter {
   async add(input: ExchangeInput, defaultMode: CommitMode): Promise<ExchangeResult> {
     if (this.closed) throw new Error('the writer is closed');
     const mode = input.commit ?? defaultMode;
+    // Journaled as it will be written: a lone surrogate kept in the journal could never be found
+    // in the note (UTF-8 stores it as U+FFFD), and the add was appended again at every start.
+    const user = input.user === undefined ? '' : sanitizeText(input.user);
+    const assistant = input.assistant === undefined ? '' : sanitizeText(input.assistant);
     const entries = [];
-    if (mode !== 'none' && input.user !== undefined && input.user.trim() !== '')
-      entries.push({ text: input.user, speaker: 'user' });
-    if (mode === 'exchange' && input.assistant !== undefined && input.assistant.trim() !== '')
+    if (mode !== 'none' && entryText(user) !== '') entries.push({ text: user, speaker: 'user' });
+    if (mode === 'exchange' && entryText(assistant) !== '')
       entries.push({
-        text: input.assistant,
+        text: assistant,
         speaker: 'assistant',
         ...(input.interrupted ? { tags: ['interrupted'] } : {}),
       });
@@ -150,23 +155,25 @@ export class ExchangeWriter {
     const paths = new Set<string>();
     const links: string[] = [];
     const lines: Array<[string, string]> = [];
-    let linesKnown = true;
-    for (const entry of record.entries) {
-      const input: RememberInput = { ...entry, at, commit: false };
-      // After a crash the entry may be in the note already: the journal only lacked the mark.
-      // Its line as written is not known then, so that note is committed whole.
-      const already = await this.target.isRemembered(input);
-      if (already !== undefined) {
-        paths.add(already);
-        linesKnown = false;
+    for (const [i, entry] of record.entries.entries()) {
+      // A crash between the append and the journal's mark: the lines planned for this entry
+      // (each ending in its own block id) say whether it landed. Idempotency belongs to this
+      // request's id, never to the text: the same words said twice are two entries.
+      const planned = this.journal.plannedOf(record.id, i);
+      if (planned && (await this.target.holds(planned.path, planned.lines))) {
+        paths.add(planned.path);
+        for (const line of planned.lines) lines.push([planned.path, line]);
         continue;
       }
-      const result = await this.target.remember(input);
+      const input: RememberInput = { ...entry, at, commit: false };
+      const result = await this.target.remember(input, (path, planLines) =>
+        this.journal.markPlanned(record.id, i, path, planLines),
+      );
       paths.add(result.path);
       links.push(result.link);
       for (const line of result.lines) lines.push([result.path, line]);
     }
-    await this.journal.markWritten(record.id, [...paths], linesKnown ? lines : undefined);
+    await this.journal.markWritten(record.id, [...paths], lines);
     this.succeeded();
     this.scheduleCommit();
     return links;

@@ -52,7 +52,8 @@ import { type IngestOptions, type IngestResult, ingest } from '../write/ingest.j
 import { type MoveResult, moveNote } from '../write/move-note.js';
 import {
   deriveDailyNote,
-  isRemembered,
+  holdsLines,
+  type OnPlanned,
   type RememberInput,
   type RememberResult,
   remember,
@@ -553,8 +554,8 @@ export class Vault {
   startExchanges(options: ExchangeWriterOptions = {}): Promise<ExchangeWriter> {
     if (!this.initialized) return Promise.reject(notAVault(this.root));
     const target = {
-      remember: (input: RememberInput) => this.remember(input),
-      isRemembered: (input: RememberInput) => isRemembered(this.root, this.config, input),
+      remember: (input: RememberInput, onPlanned?: OnPlanned) => this.remember(input, onPlanned),
+      holds: (path: string, lines: string[]) => holdsLines(this.root, path, lines),
       // Off the write queue: a commit takes a git process or three (tenths of a second), and the
       // next turn's add must not wait for it. Appends replace the note by rename, so git reads
       // either the note before an entry or after it, never half of one.
@@ -733,10 +734,10 @@ export class Vault {
   }
 
   /** Appends one entry to today's (or `at`'s) episode note, commits it, and indexes it at once. */
-  remember(given: WithMoments<RememberInput>): Promise<RememberResult> {
+  remember(given: WithMoments<RememberInput>, onPlanned?: OnPlanned): Promise<RememberResult> {
     const input = this.instants(given);
     return this.writing(async () => {
-      const result = await remember(this.root, this.config, input);
+      const result = await remember(this.root, this.config, input, onPlanned);
       await this.refreshPathsNow([result.path]);
       this.autoReflect?.noteEntries(1);
       return result;

@@ -18,11 +18,20 @@ export interface JournalRecord {
 
 type Line =
   | { add: JournalRecord }
+  | { planned: string; entry: number; path: string; lines: string[] }
   | { written: string; paths: string[]; lines?: Array<[path: string, line: string]> }
   | { committed: string[] };
 
+/** The note and lines one entry of an add is about to be written as (block ids included). */
+export interface PlannedEntry {
+  path: string;
+  lines: string[];
+}
+
 interface State {
   record: JournalRecord;
+  /** Per entry, the lines it was about to be written as: after a crash, they say if it landed */
+  planned?: Map<number, PlannedEntry>;
   /** The daily notes its entries went to, once written */
   paths?: string[];
   /** Each entry's note and line as written, so a commit can take just them */
@@ -32,8 +41,8 @@ interface State {
 /**
  * An append-only file of adds (`.mem/adds.jsonl`), so that "accepted" means kept: an add is
  * written here and fsynced before it is answered, then marked written and, after the git commit,
- * committed. Whatever a crash or a kill leaves unmarked is written again at the next start (the
- * writer checks what the note already holds, so nothing is written twice). Once every record is
+ * committed. Whatever a crash or a kill leaves unmarked is written again at the next start; an entry
+ * whose planned lines (marked before its append) are in the note is not written twice. Once every record is
  * committed the file is emptied, so it stays as small as the work in flight.
  */
 export class AddJournal {
@@ -68,7 +77,13 @@ export class AddJournal {
 
   private apply(line: Line): void {
     if ('add' in line) this.records.set(line.add.id, { record: line.add });
-    else if ('written' in line) {
+    else if ('planned' in line) {
+      const state = this.records.get(line.planned);
+      if (state) {
+        state.planned ??= new Map();
+        state.planned.set(line.entry, { path: line.path, lines: line.lines });
+      }
+    } else if ('written' in line) {
       const state = this.records.get(line.written);
       if (state) {
         state.paths = line.paths;
@@ -96,6 +111,20 @@ export class AddJournal {
   /** Keeps `record` on disk (fsync) before anyone is told it was accepted. */
   add(record: JournalRecord): Promise<void> {
     return this.write({ add: record }, true);
+  }
+
+  /**
+   * Entry `entry` of add `id` is about to be appended as `lines` to `path` (fsync, before the
+   * append): idempotency belongs to the request, so a replay looks for these lines, with their
+   * own block ids, never for an entry of the same text.
+   */
+  markPlanned(id: string, entry: number, path: string, lines: string[]): Promise<void> {
+    return this.write({ planned: id, entry, path, lines }, true);
+  }
+
+  /** What entry `entry` of add `id` was about to be written as, when a mark says */
+  plannedOf(id: string, entry: number): PlannedEntry | undefined {
+    return this.records.get(id)?.planned?.get(entry);
   }
 
   /** Its entries are in the vault's notes (not yet committed). */

@@ -6,6 +6,7 @@ import { TEMPLATES_DIR } from '../core/templates-dir.js';
 import type { DeriveContent } from '../git/commit-paths.js';
 import { commitWrite, type WriteCommit } from '../git/commit-write.js';
 import { dayOf, timeOfDay } from '../time/zoned-date.js';
+import { entryText } from '../vault/entry-text.js';
 import { withVaultLock } from '../vault/lock.js';
 import { resolveInVault } from '../vault/paths.js';
 import { appendVerified } from '../vault/write-note.js';
@@ -105,6 +106,12 @@ function noteRecent(abs: string, lines: string[]): void {
 }
 
 /**
+ * Told the lines an append will write (with their block ids) before it writes them, under the
+ * write lock: a journal keeps them, so after a crash it can tell whether the append landed.
+ */
+export type OnPlanned = (path: string, lines: string[]) => Promise<void>;
+
+/**
  * Appends entries to one day's episode note, creating it from the template. Runs under the vault's
  * write lock. The note is never rewritten: the entries are appended and read back, and appended
  * again when an editor's save dropped them, so neither a hand edit nor an entry is lost. Entries
@@ -114,6 +121,7 @@ export async function appendToDay(
   root: string,
   date: string,
   entries: DayEntry[],
+  onPlanned?: OnPlanned,
 ): Promise<{ path: string; ids: string[]; lines: string[]; derive: DeriveContent }> {
   const { abs, rel } = await resolveInVault(root, `episodes/daily/${date}.md`);
   const template = await dailyTemplate(date);
@@ -152,7 +160,18 @@ export async function appendToDay(
   const present = (text: string) =>
     restored.every((r) => holds(text, r.line)) &&
     written.every((line, i) => skipped.has(i) || (line !== undefined && holds(text, line)));
-  await withVaultLock(root, () => appendVerified(abs, plan, present, { label: rel }));
+  await withVaultLock(root, async () => {
+    if (onPlanned) {
+      // Plan once on the note as it is; the append keeps these lines while their ids stay free
+      // (under the lock only a hand edit can take one).
+      plan(await readFile(abs, 'utf8').catch(() => undefined));
+      await onPlanned(
+        rel,
+        written.filter((line, i): line is string => line !== undefined && !skipped.has(i)),
+      );
+    }
+    await appendVerified(abs, plan, present, { label: rel });
+  });
   const lines = written.filter((line, i): line is string => line !== undefined && !skipped.has(i));
   noteRecent(abs, lines);
   const ids = lines.map((line) => /\^([A-Za-z0-9-]+)$/.exec(line)?.[1] ?? '');
@@ -175,7 +194,7 @@ function entryOf(
   config: MemConfig,
   input: RememberInput,
 ): { date: string; entry: DayEntry; redacted: number } {
-  if (typeof input.text !== 'string' || input.text.trim() === '') {
+  if (typeof input.text !== 'string' || entryText(input.text) === '') {
     throw new MemError('INVALID_INPUT', 'nothing to remember: the text is empty');
   }
   if (input.importance !== undefined && !(input.importance >= 0 && input.importance <= 1)) {
@@ -203,9 +222,10 @@ export async function remember(
   root: string,
   config: MemConfig,
   input: RememberInput,
+  onPlanned?: OnPlanned,
 ): Promise<RememberResult> {
   const { date, entry, redacted } = entryOf(config, input);
-  const { path, ids, lines, derive } = await appendToDay(root, date, [entry]);
+  const { path, ids, lines, derive } = await appendToDay(root, date, [entry], onPlanned);
   const blockId = ids[0] ?? '';
   const link = `[[${date}#^${blockId}]]`;
   // What is committed is the committed note plus this entry: a person's unsaved edit stays theirs.
@@ -223,21 +243,14 @@ export async function remember(
 }
 
 /**
- * The vault path of the day's note when it already holds the entry `remember(input)` would write
- * (same time, speaker and text, any block id), else undefined: a replayed add that did land
- * before a crash is not written twice.
+ * Whether the note at vault path `path` holds every one of `lines` as a whole line. A line mem
+ * wrote ends in its block id, unique in its day, so this tells a replayed add that landed before
+ * a crash from one that did not, and never mistakes an equal text said twice for it.
  */
-export async function isRemembered(
-  root: string,
-  config: MemConfig,
-  input: RememberInput,
-): Promise<string | undefined> {
-  const { date, entry } = entryOf(config, input);
-  const { abs, rel } = await resolveInVault(root, `episodes/daily/${date}.md`);
-  const text = await readFile(abs, 'utf8').catch(() => '');
-  const line = renderEntry({ ...entry, blockId: 'x' }).slice(0, -' ^x'.length);
-  const found = text
-    .split(/\r?\n/)
-    .some((l) => l.startsWith(line) && /^ \^[\w-]+\s*$/.test(l.slice(line.length)));
-  return found ? rel : undefined;
+export async function holdsLines(root: string, path: string, lines: string[]): Promise<boolean> {
+  const { abs } = await resolveInVault(root, path);
+  const text = await readFile(abs, 'utf8').catch(() => undefined);
+  if (text === undefined) return false;
+  const held = new Set(text.split(/\r?\n/));
+  return lines.every((line) => line.split('\n').every((part) => held.has(part)));
 }

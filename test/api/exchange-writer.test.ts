@@ -107,11 +107,18 @@ describe('vault.addExchange', () => {
     const vault = await vaultWithGit();
     const record = (id: string, text: string) =>
       JSON.stringify({ add: { id, at: AT.toISOString(), entries: [{ text, speaker: 'user' }] } });
-    // `a` was written before the kill (only its mark is missing); `b` was not; the last line is torn.
+    // `a` was written before the kill (its planned line is journaled, its written mark is
+    // missing); `b` was not; the last line is torn.
     await vault.remember({ text: 'the plant needs water', speaker: 'user', at: AT });
+    const planned = {
+      planned: 'a',
+      entry: 0,
+      path: DAY,
+      lines: ['- 09:00 **user:** the plant needs water ^e1'],
+    };
     await writeFile(
       join(vault.root, '.mem/adds.jsonl'),
-      `${record('a', 'the plant needs water')}\n${record('b', 'the bus pass expires Friday')}\n{"add":{"id":"c","at`,
+      `${record('a', 'the plant needs water')}\n${JSON.stringify(planned)}\n${record('b', 'the bus pass expires Friday')}\n{"add":{"id":"c","at`,
     );
     await vault.startExchanges();
     const lines = (await day(vault)).split('\n').filter((l) => l.startsWith('- '));
@@ -123,6 +130,70 @@ describe('vault.addExchange', () => {
       `mem: remember 2 exchanges (${DAY})`,
     );
     expect(await journal(vault)).toBe('');
+  });
+});
+
+describe('idempotency belongs to the request, never to the text', () => {
+  it('the same words twice in one minute are two entries, and the answer says so truly', async () => {
+    const vault = await vaultWithGit();
+    for (const _ of [1, 2]) {
+      expect(await vault.addExchange({ user: 'ok', assistant: 'sure', at: AT })).toMatchObject({
+        kept: 2,
+        written: true,
+      });
+    }
+    const lines = (await day(vault)).split('\n').filter((l) => l.startsWith('- '));
+    expect(lines).toEqual([
+      '- 09:00 **user:** ok ^e1',
+      '- 09:00 **assistant:** sure ^e2',
+      '- 09:00 **user:** ok ^e3',
+      '- 09:00 **assistant:** sure ^e4',
+    ]);
+  });
+
+  it('a replay writes an entry once whether or not its append landed, and never takes an equal entry of another add for it', async () => {
+    const vault = await vaultWithGit();
+    const record = (id: string, text: string) =>
+      JSON.stringify({ add: { id, at: AT.toISOString(), entries: [{ text, speaker: 'user' }] } });
+    // `a` and `b` say the same; `a` landed; `b` was planned as ^e2 but the kill came before its append.
+    await vault.remember({ text: 'ok', speaker: 'user', at: AT });
+    const plan = (id: string, line: string) =>
+      JSON.stringify({ planned: id, entry: 0, path: DAY, lines: [line] });
+    await writeFile(
+      join(vault.root, '.mem/adds.jsonl'),
+      [
+        record('a', 'ok'),
+        plan('a', '- 09:00 **user:** ok ^e1'),
+        record('b', 'ok'),
+        plan('b', '- 09:00 **user:** ok ^e2'),
+        '',
+      ].join('\n'),
+    );
+    await vault.startExchanges();
+    const lines = (await day(vault)).split('\n').filter((l) => l.startsWith('- '));
+    expect(lines).toEqual(['- 09:00 **user:** ok ^e1', '- 09:00 **user:** ok ^e2']);
+    expect(await journal(vault)).toBe('');
+  });
+
+  it('an add holding a lone surrogate, NUL or ESC is written once, verified, and does not hold up later adds', async () => {
+    const vault = await vaultWithGit();
+    const first = await vault.addExchange({ user: 'broken \ud800 pair\u0000 and \u001b[31mred', at: AT });
+    expect(first).toMatchObject({ kept: 1, written: true });
+    const second = await vault.addExchange({ user: 'next one', at: AT });
+    expect(second).toMatchObject({ kept: 1, written: true });
+    expect(await vault.writerHealth()).toMatchObject({ queued: 0 });
+    const lines = (await day(vault)).split('\n').filter((l) => l.startsWith('- '));
+    expect(lines).toEqual([
+      '- 09:00 **user:** broken \ufffd pair and red ^e1',
+      '- 09:00 **user:** next one ^e2',
+    ]);
+    // The journal holds what the note holds, so a restart finds nothing left to write.
+    await vault.close();
+    open.splice(open.indexOf(vault), 1);
+    const again = await openVault({ path: vault.root });
+    open.push(again);
+    await again.startExchanges();
+    expect((await day(again)).split('\n').filter((l) => l.startsWith('- '))).toHaveLength(2);
   });
 });
 
@@ -147,7 +218,7 @@ describe('ExchangeWriter', () => {
           committed: false,
         };
       },
-      isRemembered: async () => undefined,
+      holds: async () => false,
       commit: async () => ({ committed: true }),
     };
     const writer = await ExchangeWriter.start(target, join(root, '.mem/adds.jsonl'), { retryMs: 5 });
@@ -172,7 +243,7 @@ describe('ExchangeWriter', () => {
       remember: async (): Promise<RememberResult> => {
         throw new Error('ENOSPC: no space left on device');
       },
-      isRemembered: async () => undefined,
+      holds: async () => false,
       commit: async () => ({ committed: true }),
     };
     const writer = await ExchangeWriter.start(failing, file, { retryMs: 60_000 });
