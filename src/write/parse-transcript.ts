@@ -60,10 +60,41 @@ function binary(file: string): MemError {
 }
 
 /**
- * A transcript file's bytes as text; refuses (INVALID_INPUT) bytes that are not UTF-8 or hold a NUL,
- * which a text transcript never does: an image or archive would otherwise be imported as garbage.
+ * File name endings a transcript has. Any other named file is refused: a source file's
+ * `def main():` lines read as `Speaker: text` turns, and `ingest app.py` imported its code as a chat.
+ */
+export const TRANSCRIPT_EXTENSIONS = [
+  '.json',
+  '.jsonl',
+  '.ndjson',
+  '.txt',
+  '.text',
+  '.log',
+  '.md',
+  '.markdown',
+];
+
+/** Refuses (INVALID_INPUT) a file whose name ends in anything but a transcript's extension (or none). */
+export function checkTranscriptName(file: string): void {
+  const name = file.slice(Math.max(file.lastIndexOf('/'), file.lastIndexOf('\\')) + 1);
+  const dot = name.lastIndexOf('.');
+  if (dot <= 0) return;
+  const extension = name.slice(dot).toLowerCase();
+  if (!TRANSCRIPT_EXTENSIONS.includes(extension)) {
+    throw new MemError(
+      'INVALID_INPUT',
+      `${file}: a ${extension} file is not a transcript; ingest reads ${TRANSCRIPT_EXTENSIONS.join(', ')} files (or a name without an extension)`,
+    );
+  }
+}
+
+/**
+ * A transcript file's bytes as text; refuses (INVALID_INPUT) a name that is not a transcript's
+ * (`checkTranscriptName`) and bytes that are not UTF-8 or hold a NUL, which a text transcript
+ * never does: an image or archive would otherwise be imported as garbage.
  */
 export function decodeTranscript(bytes: Uint8Array, file: string): string {
+  checkTranscriptName(file);
   let text: string;
   try {
     // ignoreBOM keeps a byte-order mark in the text, as readFile does; parseTranscript drops it.

@@ -133,17 +133,38 @@ describe('ingest', () => {
   it('refuses a binary file (NUL bytes, or bytes that are not UTF-8) and writes nothing', async () => {
     const root = await makeVault();
     const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]);
-    await writeFile(join(root, 'logo.png'), png);
+    // Named as a transcript could be, so the bytes are what refuses them.
+    await writeFile(join(root, 'logo.log'), png);
     await writeFile(join(root, 'latin1.txt'), Buffer.from('user: caf\xe9\n', 'latin1'));
 
-    for (const file of ['logo.png', 'latin1.txt']) {
+    for (const file of ['logo.log', 'latin1.txt']) {
       expect(await mem(['ingest', file], { cwd: root })).toEqual({
         code: 1,
         stdout: '',
         stderr: `mem: ${file}: looks like a binary file, not a transcript\n`,
       });
     }
-    expect((await readdir(root)).sort()).toEqual(['latin1.txt', 'logo.png', 'mem.config.json']);
+    expect((await readdir(root)).sort()).toEqual(['latin1.txt', 'logo.log', 'mem.config.json']);
+  });
+
+  it("refuses a file whose name is not a transcript's (source code, images by name) and writes nothing", async () => {
+    const root = await makeVault();
+    await writeFile(
+      join(root, 'app.py'),
+      'def main():\n    print("hi")\nif __name__ == "__main__":\n    main()\n',
+    );
+    await writeFile(join(root, 'Notes.PY'), 'user: hello\n');
+    for (const file of ['app.py', 'Notes.PY']) {
+      const result = await mem(['ingest', file], { cwd: root });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(
+        new RegExp(`^mem: ${file}: a \\.py file is not a transcript; ingest reads \\.json, `),
+      );
+    }
+    expect((await readdir(root)).sort()).toEqual(['Notes.PY', 'app.py', 'mem.config.json']);
+    // Every transcript ending, and a name without one, is read.
+    for (const file of ['chat.jsonl', 'chat.TXT', 'chat.md', 'chat', '.hidden-chat'])
+      expect(decodeTranscript(Buffer.from('user: hi\n'), file)).toBe('user: hi\n');
   });
 
   it('parseTranscript refuses text holding a NUL, and decodeTranscript keeps UTF-8 text as it is', () => {
