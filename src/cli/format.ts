@@ -1,5 +1,27 @@
 import type { DoctorReport, Edge, Note, RecallHit } from '../index.js';
 
+/**
+ * Characters a terminal would act on rather than show: C0 controls but tab and newline, DEL, C1
+ * controls, BiDi embeddings, overrides and isolates, lone surrogates. A note can hold any of them
+ * (an editor, a sync tool); printed raw, an ESC sequence retitles or clears the terminal, and an
+ * override shows a line in another order than it is stored.
+ */
+const UNSAFE =
+  /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * `text` safe to print: a C0 control shows as its Control Picture (ESC as `␛`, NUL as `␀`), any
+ * other unsafe character as `<U+202E>`, so what is there is seen and nothing acts on the terminal.
+ */
+export function terminalText(text: string): string {
+  return text.replace(UNSAFE, (c) => {
+    const code = c.charCodeAt(0);
+    if (code < 0x20) return String.fromCharCode(0x2400 + code);
+    if (code === 0x7f) return '\u2421';
+    return `<U+${code.toString(16).toUpperCase().padStart(4, '0')}>`;
+  });
+}
+
 function when(hit: { date?: string; time?: string; speaker?: string }): string {
   return [hit.date && hit.time ? `${hit.date} ${hit.time}` : hit.date, hit.speaker]
     .filter(Boolean)
@@ -8,23 +30,25 @@ function when(hit: { date?: string; time?: string; speaker?: string }): string {
 
 export function formatHits(hits: RecallHit[], explain: boolean): string {
   if (hits.length === 0) return 'no memories found\n';
-  return hits
-    .map((hit, i) => {
-      const head = [`${i + 1}. ${hit.link}`, hit.layer, when(hit), hit.title !== hit.link ? hit.title : '']
-        .filter(Boolean)
-        .join('  ·  ');
-      const lines = [`${head}   ${hit.score.toFixed(3)}`, `   ${hit.snippet}`];
-      if (explain) {
-        const p = hit.parts;
-        lines.push(
-          `   score: text ${p.text} · graph ${p.graph} · recency ${p.recency} · importance ${p.importance} · layer ${p.layer}${p.semantic === undefined ? '' : ` · semantic ${p.semantic}`}`,
-        );
-      }
-      lines.push(`   why: ${hit.reasons.join('; ')}`);
-      return lines.join('\n');
-    })
-    .join('\n\n')
-    .concat('\n');
+  return terminalText(
+    hits
+      .map((hit, i) => {
+        const head = [`${i + 1}. ${hit.link}`, hit.layer, when(hit), hit.title !== hit.link ? hit.title : '']
+          .filter(Boolean)
+          .join('  ·  ');
+        const lines = [`${head}   ${hit.score.toFixed(3)}`, `   ${hit.snippet}`];
+        if (explain) {
+          const p = hit.parts;
+          lines.push(
+            `   score: text ${p.text} · graph ${p.graph} · recency ${p.recency} · importance ${p.importance} · layer ${p.layer}${p.semantic === undefined ? '' : ` · semantic ${p.semantic}`}`,
+          );
+        }
+        lines.push(`   why: ${hit.reasons.join('; ')}`);
+        return lines.join('\n');
+      })
+      .join('\n\n')
+      .concat('\n'),
+  );
 }
 
 function edgeLine(edge: Edge, side: 'to' | 'from'): string {
@@ -35,7 +59,7 @@ function edgeLine(edge: Edge, side: 'to' | 'from'): string {
 
 export function formatEdges(edges: Edge[], side: 'to' | 'from'): string {
   if (edges.length === 0) return side === 'to' ? 'no links\n' : 'no backlinks\n';
-  return `${edges.map((e) => edgeLine(e, side)).join('\n')}\n`;
+  return terminalText(`${edges.map((e) => edgeLine(e, side)).join('\n')}\n`);
 }
 
 export function formatNote(note: Note, links: Edge[], backlinks: Edge[]): string {
@@ -49,7 +73,7 @@ export function formatNote(note: Note, links: Edge[], backlinks: Edge[]): string
   lines.push('', ...note.sections.map((s) => (s.anchor ? `## ${s.anchor}\n${s.text}` : s.text)), '');
   lines.push(`links (${links.length}):`, ...links.map((e) => `  ${edgeLine(e, 'to')}`));
   lines.push(`backlinks (${backlinks.length}):`, ...backlinks.map((e) => `  ${edgeLine(e, 'from')}`));
-  return `${lines.join('\n')}\n`;
+  return terminalText(`${lines.join('\n')}\n`);
 }
 
 export function formatDoctor(report: DoctorReport): string {
@@ -68,5 +92,5 @@ export function formatDoctor(report: DoctorReport): string {
   );
   list('partly indexed (over a limit)', report.truncated, (t) => t.message);
   list('orphans (no links in or out)', report.orphans, (o) => o);
-  return `${lines.join('\n')}\n`;
+  return terminalText(`${lines.join('\n')}\n`);
 }
