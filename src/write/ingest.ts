@@ -2,6 +2,7 @@ import { type MemConfig, speakerName } from '../core/config.js';
 import type { DeriveContent } from '../git/commit-paths.js';
 import { commitWrite, type WriteCommit } from '../git/commit-write.js';
 import { dayOf, timeOfDay } from '../time/zoned-date.js';
+import { entryText } from '../vault/entry-text.js';
 import { hashText } from '../vault/write-note.js';
 import { parseTranscript } from './parse-transcript.js';
 import { redactSecrets } from './redact.js';
@@ -49,6 +50,8 @@ export async function ingest(
   const seen = new Map<string, number>();
   let redacted = 0;
   for (const turn of turns) {
+    // A turn of only control characters (a stray ESC) keeps no text: no empty entry for it.
+    if (entryText(turn.text) === '') continue;
     const at = turn.at ?? fallback;
     const day = dayOf(at, config.timezone);
     const key = `${turn.speaker ?? ''}\0${turn.text}\0${turn.at?.toISOString() ?? ''}`;
