@@ -1,5 +1,7 @@
 // Obsidian comments: the one rule for what `%%…%%` hides. Nothing inside a comment leaves the vault.
+
 import { codeSpans, frontmatterBlock, parseMarkdown } from './parse-markdown.js';
+import { sanitizeText } from './sanitize-text.js';
 import { blankSpans, type Span } from './spans.js';
 
 /**
@@ -45,17 +47,32 @@ export function visibleText(text: string, hidden: readonly Span[], from = 0, to 
 }
 
 /**
+ * `%%` becomes `%\%`, which opens no comment; a `%` that backslashes and a `%` follow gets one
+ * more backslash (`%\%` → `%\\%`), so `unescapePercents` gives back exactly the text written.
+ */
+export function escapePercents(text: string): string {
+  return text.includes('%') ? text.replace(/%(\\*)(?=%)/g, '%\\$1') : text;
+}
+
+/** Undoes `escapePercents`: one backslash less between two `%`, so `%\%` reads `%%` (as Obsidian shows it). */
+export function unescapePercents(text: string): string {
+  return text.includes('%\\') ? text.replace(/%\\(\\*)(?=%)/g, '%$1') : text;
+}
+
+/**
  * `text` as it must be written for Obsidian to show it whole: every `%%` outside code becomes
  * `%\%`, which opens no comment (inside code `%%` is literal already and stays). What mem writes
  * from a person's message or a model's answer goes through here, so one `%%` in it cannot hide the
- * rest of the note.
+ * rest of the note; it is sanitized first (lone surrogates, controls, BiDi overrides: see
+ * entry-text.ts), as an entry's text is.
  */
-export function escapeComments(text: string): string {
+export function escapeComments(given: string): string {
+  const text = sanitizeText(given);
   if (!text.includes('%%')) return text;
   let out = '';
   let pos = 0;
   for (const [start, end] of [...codeSpans(parseMarkdown(text)), [text.length, text.length] as Span]) {
-    out += text.slice(pos, start).replace(/%(?=%)/g, '%\\') + text.slice(start, end);
+    out += escapePercents(text.slice(pos, start)) + text.slice(start, end);
     pos = end;
   }
   return out;

@@ -2,30 +2,10 @@
 // and how the parser reads it back. Whatever is written, reading the day back returns exactly
 // `entryText(text)`: one entry, with its speaker and time, and no structure forged by the text.
 
-/**
- * Characters removed from any text mem keeps: C0 controls but tab and newline (CR becomes a
- * newline first), DEL, C1 controls, and the BiDi embeddings, overrides and isolates
- * (U+202A–202E, U+2066–2069), which can make a line read in another order than it is stored.
- * NUL alone made git treat a day as a binary file.
- */
-const CONTROLS = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g;
-/** Terminal sequences whole: CSI (`ESC [ … final`) and OSC (`ESC ] … BEL` or `ESC \`). */
-const TERMINAL = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]?/g;
-/** A UTF-16 surrogate without its partner: not a character; no file can store it. */
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+import { escapePercents, unescapePercents } from './comments.js';
+import { sanitizeText } from './sanitize-text.js';
 
-/**
- * `text` as mem keeps it: lone surrogates become U+FFFD (what writing them as UTF-8 makes of them
- * anyway, so what is journaled is what the note holds), CR/CRLF and U+2028/2029 become `\n`,
- * terminal sequences and control and BiDi-override characters are removed.
- */
-export function sanitizeText(text: string): string {
-  return text
-    .replace(LONE_SURROGATE, '\ufffd')
-    .replace(/\r\n?|[\u2028\u2029]/g, '\n')
-    .replace(TERMINAL, '')
-    .replace(CONTROLS, '');
-}
+export { sanitizeText };
 
 /**
  * Longest line of an entry. Longer lines are folded (at the last space before it, else anywhere
@@ -83,9 +63,6 @@ const ESCAPED_START = /^\\(?=[!-/:-@[-`{-~0-9])/;
 // `(?<!\\)` makes each run of backslashes one try, not one per backslash (quadratic on a long run).
 const TRAILING_ID = /(?<!\\)(\\*)(\^[A-Za-z0-9-]+)$/;
 const ESCAPED_TRAILING_ID = /(?<!\\)\\(\\*\^[A-Za-z0-9-]+)$/;
-/** `%%` opens an Obsidian comment that hides the rest of the note. */
-const PERCENTS = /%(\\*)(?=%)/g;
-const ESCAPED_PERCENTS = /%\\(\\*)(?=%)/g;
 /** `[key:: value]` is an inline field (Dataview): mem reads it as the entry's data, not its text. */
 const FIELD_KEY = String.raw`[\p{L}\p{N}_ -]+::`;
 const FIELD_OPEN = new RegExp(String.raw`(?<!\\)(\\*)\[(?=${FIELD_KEY})`, 'gu');
@@ -93,7 +70,8 @@ const ESCAPED_FIELD_OPEN = new RegExp(String.raw`(?<!\\)\\(\\*)\[(?=${FIELD_KEY}
 const FIELD = /(?<!\\)\[([\p{L}\p{N}_ -]+)::[ \t]*([^\]\n]*)\][ \t]?/gu;
 
 function escapeInline(line: string): string {
-  return line.replace(PERCENTS, '%\\$1').replace(FIELD_OPEN, '\\$1[').replace(TRAILING_ID, '\\$1$2');
+  // `%%` opens an Obsidian comment that hides the rest of the note (comments.ts).
+  return escapePercents(line).replace(FIELD_OPEN, '\\$1[').replace(TRAILING_ID, '\\$1$2');
 }
 
 /**
@@ -130,12 +108,8 @@ export function readEntryBody(body: string): { text: string; fields: Record<stri
         })
       : raw;
     if (!line.includes('\\')) return line.trimEnd();
-    return line
-      .trimEnd()
-      .replace(ESCAPED_START, '')
-      .replace(ESCAPED_TRAILING_ID, '$1')
-      .replace(ESCAPED_PERCENTS, '%$1')
-      .replace(ESCAPED_FIELD_OPEN, '$1[');
+    const unescaped = line.trimEnd().replace(ESCAPED_START, '').replace(ESCAPED_TRAILING_ID, '$1');
+    return unescapePercents(unescaped).replace(ESCAPED_FIELD_OPEN, '$1[');
   });
   return { text: lines.join('\n').trim(), fields };
 }

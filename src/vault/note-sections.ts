@@ -1,7 +1,7 @@
 // Headings, block ids and sections (episode entries with their time and speaker) from the remark tree.
 import type { Nodes, Parents } from 'mdast';
 import type { Block, Section } from '../core/types.js';
-import { visibleText } from './comments.js';
+import { unescapePercents, visibleText } from './comments.js';
 import { readEntryBody } from './entry-text.js';
 import type { LineIndex } from './line-index.js';
 import type { Span } from './spans.js';
@@ -171,7 +171,8 @@ export function headingSections(input: SectionInput): Section[] {
   const sections: Section[] = [];
   const firstHeading = headings[0]?.start ?? text.length;
   const [pStart, pEnd] = trimSpan(text, bodyStart, Math.max(bodyStart, firstHeading));
-  const preamble = cleanText(visibleText(text, hidden, pStart, pEnd), ids);
+  // `%\%` is how mem writes `%%` (escapeComments); it reads `%%`, as Obsidian shows it.
+  const preamble = unescapePercents(cleanText(visibleText(text, hidden, pStart, pEnd), ids));
   if (preamble !== '') {
     const line = lines.lineAt(pStart);
     sections.push({
@@ -192,7 +193,7 @@ export function headingSections(input: SectionInput): Section[] {
       anchor: h.text,
       kind: 'heading',
       heading: h.text,
-      text: cleanText(visibleText(text, hidden, h.end, regionEnd), ids),
+      text: unescapePercents(cleanText(visibleText(text, hidden, h.end, regionEnd), ids)),
       start: h.start,
       end,
       line: h.line,
@@ -245,7 +246,7 @@ export function episodeSections(input: SectionInput, date: string | undefined): 
     if (cursor < to) pieces.push(visibleText(text, hidden, cursor, to));
     // Pieces are what is left between entries; one blank line between them reads as written.
     const rest = pieces
-      .map((piece) => cleanText(piece, ids))
+      .map((piece) => unescapePercents(cleanText(piece, ids)))
       .filter((piece) => piece !== '')
       .join('\n\n');
     if (rest !== '') {

@@ -1,5 +1,13 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { commentSpans, visibleText, withoutComments } from '../../src/vault/comments.js';
+import {
+  commentSpans,
+  escapeComments,
+  escapePercents,
+  unescapePercents,
+  visibleText,
+  withoutComments,
+} from '../../src/vault/comments.js';
 import { parseNote } from '../../src/vault/parse-note.js';
 
 describe('commentSpans', () => {
@@ -60,5 +68,29 @@ describe('parseNote hides comments from everything it reads', () => {
     ]);
     const after = note.sections[1]!;
     expect(text.slice(after.start, after.start + 8)).toBe('## After');
+  });
+});
+
+describe('escapePercents / unescapePercents', () => {
+  it('reading gives back any text written, and what is written opens no comment', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom('%', '\\', 'a', ' ', '`') }), (text) => {
+        const written = escapePercents(text);
+        expect(written).not.toContain('%%');
+        expect(unescapePercents(written)).toBe(text);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('a note written through escapeComments shows its %% as written in its sections (compile, recall), not %\\%', () => {
+    const text = `# Deal\n\n${escapeComments('双十一 50%% off, and %\\% literally')}\n`;
+    expect(text).toContain('50%\\% off');
+    const [section] = parseNote('insights/deal.md', text).sections;
+    expect(section?.text).toBe('双十一 50%% off, and %\\% literally');
+  });
+
+  it('escapeComments keeps no lone surrogate, NUL, ESC sequence or BiDi override (what a model answers goes into a note)', () => {
+    expect(escapeComments('a\ud800b\0c\x1b[31md\u202ee %%')).toBe('a\ufffdbcde %\\%');
   });
 });
