@@ -30,6 +30,17 @@ describe('an entry written with an importance', () => {
     await vault.close();
   });
 
+  it('keeps ranking by it after the index cache is saved and loaded', async () => {
+    const root = await makeVault();
+    const vault = await openVault({ path: root });
+    await vault.remember({ text: 'The plumber comes on Tuesday', speaker: 'Rain', at: AT, importance: 0.9 });
+    await vault.save();
+    await vault.close();
+    const again = await openVault({ path: root });
+    expect(again.recall('plumber', { now: AT }).hits[0]?.parts.importance).toBe(0.9);
+    await again.close();
+  });
+
   it('a field typed in the text itself is kept as text, not read as data', async () => {
     const root = await makeVault();
     const vault = await openVault({ path: root, cache: false });
