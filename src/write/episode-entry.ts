@@ -14,22 +14,37 @@ export interface EntryInput {
 }
 
 /**
+ * Longest speaker name or tag kept (characters). The entry's first line holds both, and a line
+ * past the index's 20,000 characters is cut with its block id, which loses the entry.
+ */
+export const MAX_NAME = 200;
+
+/** Cuts `text` to `max` characters, never inside a surrogate pair. */
+function cap(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = /[\ud800-\udbff]/.test(text[max - 1]!) ? max - 1 : max;
+  return text.slice(0, cut);
+}
+
+/**
  * Speaker names end up between `**` and `:**`; keep them to one plain line without `*`, `:` or
  * `%%` (which would end the name or open a comment), so the parser reads back the name written.
  */
 export function cleanSpeaker(speaker: string): string {
-  return sanitizeText(speaker)
+  const name = sanitizeText(speaker)
     .replace(/[*:：\s]+/g, ' ')
     .replace(/%+/g, '%')
     .trim();
+  return cap(name, MAX_NAME).trim();
 }
 
 /** A tag as the parser reads one: letters, digits, marks, `_`, `-` and `/`; the rest is dropped. */
-function cleanTag(tag: string): string {
-  return sanitizeText(tag)
+export function cleanTag(tag: string): string {
+  const cleaned = sanitizeText(tag)
     .replace(/^#/, '')
     .replace(/\s+/g, '-')
     .replace(/[^\p{L}\p{N}\p{M}_\-/]/gu, '');
+  return cap(cleaned, MAX_NAME);
 }
 
 /**

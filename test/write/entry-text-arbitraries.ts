@@ -106,5 +106,5 @@ export const entryTextArb = fc
 export const speakerArb = fc.oneof(
   fc.constantFrom('Rain', 'user', 'assistant', 'Aiko', '小雨'),
   fc.string({ unit: 'binary', maxLength: 6 }),
-  fc.constantFrom('a**b', 'x: y', '%%', '\ud800', 'two\nlines', ' \t '),
+  fc.constantFrom('a**b', 'x: y', '%%', '\ud800', 'two\nlines', ' \t ', 'n'.repeat(30_000), '😀'.repeat(150)),
 );
