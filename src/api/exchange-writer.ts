@@ -40,8 +40,11 @@ export interface WriterHealth {
 
 /** What the writer needs from its vault; the Vault runs each step on its write queue. */
 export interface ExchangeTarget {
-  /** Writes one entry; `onPlanned` is told its lines, under the write lock, before they are appended */
-  remember(input: RememberInput, onPlanned?: OnPlanned): Promise<RememberResult>;
+  /**
+   * Writes one exchange's entries (one append per day); `onPlanned` is told each day's lines,
+   * under the write lock, before they are appended
+   */
+  remember(inputs: RememberInput[], onPlanned?: OnPlanned): Promise<RememberResult[]>;
   /** Whether the note at `path` holds these lines (an entry written before a crash) */
   holds(path: string, lines: string[]): Promise<boolean>;
   /** Commits these notes; for a note in `lines`, only those lines on top of its committed version */
@@ -152,31 +155,32 @@ export class ExchangeWriter {
 
   private async write(record: JournalRecord): Promise<string[]> {
     const at = new Date(record.at);
-    const paths = new Set<string>();
-    const links: string[] = [];
-    const lines: Array<[string, string]> = [];
-    for (const [i, entry] of record.entries.entries()) {
-      // A crash between the append and the journal's mark: the lines planned for this entry
-      // (each ending in its own block id) say whether it landed. Idempotency belongs to this
-      // request's id, never to the text: the same words said twice are two entries.
-      const planned = this.journal.plannedOf(record.id, i);
-      if (planned && (await this.target.holds(planned.path, planned.lines))) {
-        paths.add(planned.path);
-        for (const line of planned.lines) lines.push([planned.path, line]);
-        continue;
+    // A crash between the append and the journal's mark: the lines planned for this add (each
+    // ending in its own block id) say whether it landed. Idempotency belongs to this request's
+    // id, never to the text: the same words said twice are two entries.
+    const planned = this.journal.plannedOf(record.id);
+    if (planned && planned.size > 0) {
+      const landed = await Promise.all([...planned].map(([path, lines]) => this.target.holds(path, lines)));
+      if (landed.every(Boolean)) {
+        const lines = [...planned].flatMap(([path, held]) =>
+          held.map((line): [string, string] => [path, line]),
+        );
+        await this.journal.markWritten(record.id, [...planned.keys()], lines);
+        this.succeeded();
+        this.scheduleCommit();
+        return [];
       }
-      const input: RememberInput = { ...entry, at, commit: false };
-      const result = await this.target.remember(input, (path, planLines) =>
-        this.journal.markPlanned(record.id, i, path, planLines),
-      );
-      paths.add(result.path);
-      links.push(result.link);
-      for (const line of result.lines) lines.push([result.path, line]);
     }
-    await this.journal.markWritten(record.id, [...paths], lines);
+    const inputs = record.entries.map((entry): RememberInput => ({ ...entry, at, commit: false }));
+    const results = await this.target.remember(inputs, (path, lines) =>
+      this.journal.markPlanned(record.id, path, lines),
+    );
+    const paths = [...new Set(results.map((r) => r.path))];
+    const lines = results.flatMap((r) => r.lines.map((line): [string, string] => [r.path, line]));
+    await this.journal.markWritten(record.id, paths, lines);
     this.succeeded();
     this.scheduleCommit();
-    return links;
+    return results.map((r) => r.link);
   }
 
   /** Writes every accepted add that is not in the notes yet, oldest first; stops at the first failure. */

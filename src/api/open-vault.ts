@@ -57,6 +57,7 @@ import {
   type RememberInput,
   type RememberResult,
   remember,
+  rememberAll,
 } from '../write/remember.js';
 import {
   type CreateNoteInput,
@@ -554,7 +555,7 @@ export class Vault {
   startExchanges(options: ExchangeWriterOptions = {}): Promise<ExchangeWriter> {
     if (!this.initialized) return Promise.reject(notAVault(this.root));
     const target = {
-      remember: (input: RememberInput, onPlanned?: OnPlanned) => this.remember(input, onPlanned),
+      remember: (inputs: RememberInput[], onPlanned?: OnPlanned) => this.rememberEntries(inputs, onPlanned),
       holds: (path: string, lines: string[]) => holdsLines(this.root, path, lines),
       // Off the write queue: a commit takes a git process or three (tenths of a second), and the
       // next turn's add must not wait for it. Appends replace the note by rename, so git reads
@@ -734,13 +735,23 @@ export class Vault {
   }
 
   /** Appends one entry to today's (or `at`'s) episode note, commits it, and indexes it at once. */
-  remember(given: WithMoments<RememberInput>, onPlanned?: OnPlanned): Promise<RememberResult> {
+  remember(given: WithMoments<RememberInput>): Promise<RememberResult> {
     const input = this.instants(given);
     return this.writing(async () => {
-      const result = await remember(this.root, this.config, input, onPlanned);
+      const result = await remember(this.root, this.config, input);
       await this.refreshPathsNow([result.path]);
       this.autoReflect?.noteEntries(1);
       return result;
+    });
+  }
+
+  /** The exchange writer's write: one exchange's entries in one append per day, indexed at once. */
+  private rememberEntries(inputs: RememberInput[], onPlanned?: OnPlanned): Promise<RememberResult[]> {
+    return this.writing(async () => {
+      const results = await rememberAll(this.root, this.config, inputs, onPlanned);
+      await this.refreshPathsNow(new Set(results.map((r) => r.path)));
+      this.autoReflect?.noteEntries(results.length);
+      return results;
     });
   }
 

@@ -18,20 +18,14 @@ export interface JournalRecord {
 
 type Line =
   | { add: JournalRecord }
-  | { planned: string; entry: number; path: string; lines: string[] }
+  | { planned: string; path: string; lines: string[] }
   | { written: string; paths: string[]; lines?: Array<[path: string, line: string]> }
   | { committed: string[] };
 
-/** The note and lines one entry of an add is about to be written as (block ids included). */
-export interface PlannedEntry {
-  path: string;
-  lines: string[];
-}
-
 interface State {
   record: JournalRecord;
-  /** Per entry, the lines it was about to be written as: after a crash, they say if it landed */
-  planned?: Map<number, PlannedEntry>;
+  /** Per note, the lines its entries were about to be written as: after a crash, they say if they landed */
+  planned?: Map<string, string[]>;
   /** The daily notes its entries went to, once written */
   paths?: string[];
   /** Each entry's note and line as written, so a commit can take just them */
@@ -81,7 +75,7 @@ export class AddJournal {
       const state = this.records.get(line.planned);
       if (state) {
         state.planned ??= new Map();
-        state.planned.set(line.entry, { path: line.path, lines: line.lines });
+        state.planned.set(line.path, line.lines);
       }
     } else if ('written' in line) {
       const state = this.records.get(line.written);
@@ -114,17 +108,17 @@ export class AddJournal {
   }
 
   /**
-   * Entry `entry` of add `id` is about to be appended as `lines` to `path` (fsync, before the
+   * The entries of add `id` are about to be appended as `lines` to `path` (fsync, before the
    * append): idempotency belongs to the request, so a replay looks for these lines, with their
    * own block ids, never for an entry of the same text.
    */
-  markPlanned(id: string, entry: number, path: string, lines: string[]): Promise<void> {
-    return this.write({ planned: id, entry, path, lines }, true);
+  markPlanned(id: string, path: string, lines: string[]): Promise<void> {
+    return this.write({ planned: id, path, lines }, true);
   }
 
-  /** What entry `entry` of add `id` was about to be written as, when a mark says */
-  plannedOf(id: string, entry: number): PlannedEntry | undefined {
-    return this.records.get(id)?.planned?.get(entry);
+  /** What add `id` was about to be written as (note → lines), when a mark says */
+  plannedOf(id: string): ReadonlyMap<string, string[]> | undefined {
+    return this.records.get(id)?.planned;
   }
 
   /** Its entries are in the vault's notes (not yet committed). */

@@ -222,24 +222,55 @@ export async function remember(
   root: string,
   config: MemConfig,
   input: RememberInput,
-  onPlanned?: OnPlanned,
 ): Promise<RememberResult> {
-  const { date, entry, redacted } = entryOf(config, input);
-  const { path, ids, lines, derive } = await appendToDay(root, date, [entry], onPlanned);
-  const blockId = ids[0] ?? '';
-  const link = `[[${date}#^${blockId}]]`;
-  // What is committed is the committed note plus this entry: a person's unsaved edit stays theirs.
-  const commit =
-    input.commit === false
+  const [result] = await rememberAll(root, config, [input]);
+  return result!;
+}
+
+/**
+ * Appends entries (one chat exchange: the user's words and the reply) with one append per day,
+ * so an exchange costs one lock, one write and one read-back; a day is committed unless every
+ * entry to it says `commit: false`. `onPlanned` is told each day's lines before they are appended.
+ */
+export async function rememberAll(
+  root: string,
+  config: MemConfig,
+  inputs: RememberInput[],
+  onPlanned?: OnPlanned,
+): Promise<RememberResult[]> {
+  const prepared = inputs.map((input) => entryOf(config, input));
+  const results: RememberResult[] = [];
+  for (const date of [...new Set(prepared.map((p) => p.date))]) {
+    const mine = prepared.flatMap((p, i) => (p.date === date ? [i] : []));
+    const day = await appendToDay(
+      root,
+      date,
+      mine.map((i) => prepared[i]!.entry),
+      onPlanned,
+    );
+    // What is committed is the committed note plus these entries: a person's unsaved edit stays theirs.
+    const commit = mine.every((i) => inputs[i]!.commit === false)
       ? { committed: false, reason: 'deferred' }
       : await commitWrite(
           root,
           config,
-          [path],
-          `mem: remember ${date}#^${blockId}`,
-          new Map([[path, derive]]),
+          [day.path],
+          `mem: remember ${date}#^${day.ids.join(', ^')}`,
+          new Map([[day.path, day.derive]]),
         );
-  return { path, blockId, link, redacted, lines, ...commit };
+    for (const [k, i] of mine.entries()) {
+      const blockId = day.ids[k] ?? '';
+      results[i] = {
+        path: day.path,
+        blockId,
+        link: `[[${date}#^${blockId}]]`,
+        redacted: prepared[i]!.redacted,
+        lines: day.lines.slice(k, k + 1),
+        ...commit,
+      };
+    }
+  }
+  return results;
 }
 
 /**

@@ -203,20 +203,22 @@ describe('ExchangeWriter', () => {
     const written: string[] = [];
     let failures = 2;
     const target = {
-      remember: async (input: RememberInput): Promise<RememberResult> => {
+      remember: async (inputs: RememberInput[]): Promise<RememberResult[]> => {
         if (failures > 0) {
           failures--;
           throw new Error('LOCKED: another process holds the write lock');
         }
-        written.push(input.text);
-        return {
-          path: DAY,
-          blockId: `e${written.length}`,
-          link: '',
-          redacted: 0,
-          lines: [],
-          committed: false,
-        };
+        return inputs.map((input) => {
+          written.push(input.text);
+          return {
+            path: DAY,
+            blockId: `e${written.length}`,
+            link: '',
+            redacted: 0,
+            lines: [],
+            committed: false,
+          };
+        });
       },
       holds: async () => false,
       commit: async () => ({ committed: true }),
@@ -240,7 +242,7 @@ describe('ExchangeWriter', () => {
     const root = await makeVault({});
     const file = join(root, '.mem/adds.jsonl');
     const failing = {
-      remember: async (): Promise<RememberResult> => {
+      remember: async (): Promise<RememberResult[]> => {
         throw new Error('ENOSPC: no space left on device');
       },
       holds: async () => false,
@@ -253,10 +255,11 @@ describe('ExchangeWriter', () => {
     const again = await ExchangeWriter.start(
       {
         ...failing,
-        remember: async (input) => {
-          texts.push(input.text);
-          return { path: DAY, blockId: 'e1', link: '', redacted: 0, lines: [], committed: false };
-        },
+        remember: async (inputs) =>
+          inputs.map((input) => {
+            texts.push(input.text);
+            return { path: DAY, blockId: 'e1', link: '', redacted: 0, lines: [], committed: false };
+          }),
       },
       file,
     );

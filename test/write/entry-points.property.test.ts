@@ -9,7 +9,7 @@ import { ExchangeWriter } from '../../src/api/exchange-writer.js';
 import { openVault, type Vault } from '../../src/index.js';
 import { entryText } from '../../src/vault/entry-text.js';
 import { cleanSpeaker } from '../../src/write/episode-entry.js';
-import { holdsLines, remember } from '../../src/write/remember.js';
+import { holdsLines, type OnPlanned, type RememberInput, rememberAll } from '../../src/write/remember.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 import { entryTextArb, speakerArb } from './entry-text-arbitraries.js';
 
@@ -144,8 +144,8 @@ describe('every entry point keeps generated text exactly, once', () => {
     let killAfterAppend = false;
     // The real write path, with a kill between an entry's append and the journal's written mark.
     const target = {
-      remember: async (input: Parameters<typeof remember>[2], onPlanned?: Parameters<typeof remember>[3]) => {
-        const result = await remember(root, vault.config, input, onPlanned);
+      remember: async (inputs: RememberInput[], onPlanned?: OnPlanned) => {
+        const result = await rememberAll(root, vault.config, inputs, onPlanned);
         if (killAfterAppend) {
           killAfterAppend = false;
           throw new Error('killed after the append');
