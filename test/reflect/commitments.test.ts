@@ -128,13 +128,17 @@ describe('the offline commitment rule', () => {
       { length: 60 },
       (_, i) => `09:${String(i).padStart(2, '0')} **Rain:** 提醒我明天买第${i + 1}样东西。`,
     );
-    const root = await gitVault({
-      'episodes/daily/2026-11-30.md': day('2026-11-30', ...entries),
-      'episodes/daily/2026-11-20.md': day(
-        '2026-11-20',
-        '09:00 **Rain:** Remind me to water the plants tomorrow.',
-      ),
-    });
+    // No profile/user.md here: the config names the user.
+    const root = await gitVault(
+      {
+        'episodes/daily/2026-11-30.md': day('2026-11-30', ...entries),
+        'episodes/daily/2026-11-20.md': day(
+          '2026-11-20',
+          '09:00 **Rain:** Remind me to water the plants tomorrow.',
+        ),
+      },
+      { config: { speakers: { user: 'Rain' } } },
+    );
     const vault = await openVault({ path: root, cache: false });
     const result = await vault.reflect({ commitments: true, now: NOW });
     expect(result.rejected).toEqual([]);
