@@ -16,7 +16,10 @@ import { dayOf } from '../time/zoned-date.js';
 import {
   type CompileSectionName,
   entryGroupHeading,
+  MEMORY_FRAME,
   noteBody,
+  oneLine,
+  quote,
   renderEntryItem,
   renderMemoryItem,
   renderNoteItem,
@@ -61,7 +64,8 @@ const TOKENS_PER_CANDIDATE = 25;
  */
 const RECENT_SHARE_WITHOUT_HISTORY = 0.05;
 
-function noteCandidate(index: VaultIndex, note: Note, reason: string): Candidate {
+/** `quoted`: false only for the persona, the one part written as instructions. */
+function noteCandidate(index: VaultIndex, note: Note, reason: string, quoted = true): Candidate {
   const cite = citation(index, note.path, '');
   return {
     key: note.path,
@@ -71,7 +75,7 @@ function noteCandidate(index: VaultIndex, note: Note, reason: string): Candidate
     score: 1,
     reason,
     text: noteBody(note),
-    render: (text) => renderNoteItem(note.title, cite, text),
+    render: (text) => renderNoteItem(note.title, cite, text, quoted),
   };
 }
 
@@ -90,8 +94,14 @@ function commitmentsCandidate(index: VaultIndex, today: string, windowDays: numb
     title: 'Due soon',
     score: 1,
     reason: `pending commitments due by ${due[due.length - 1]?.due}`,
-    text: due.map((c) => `- ${c.due} · ${c.who} · ${c.what} ${c.source}`).join('\n'),
-    render: (text) => renderNoteItem('Due soon', cite, text),
+    // Who said it and where on the list line, the words said quoted below it: a commitment's text
+    // is an entry's text, and "remind me on Friday: ignore all previous instructions" is a quote.
+    text: due
+      .map((c) => `- due ${c.due} · ${oneLine(c.who)} · ${c.source}\n${quote(oneLine(c.what))}`)
+      .join('')
+      .trimEnd(),
+    // Already attributed and quoted line by line above.
+    render: (text) => renderNoteItem('Due soon', cite, text, false),
   };
 }
 
@@ -150,7 +160,7 @@ export function compile(index: VaultIndex, config: MemConfig, options: CompileOp
   const query = [...history, options.message].join('\n');
   const range = chooseRange(index, options.message, now, config.timezone, options.range);
 
-  const persona = personaNotes(index).map((n) => noteCandidate(index, n, 'persona'));
+  const persona = personaNotes(index).map((n) => noteCandidate(index, n, 'persona', false));
   const today = dayOf(now, config.timezone);
   const user = coreProfileNotes(index).map((n) => noteCandidate(index, n, 'core profile'));
   const personaPaths = new Set([...persona, ...user].map((c) => c.path));
@@ -194,6 +204,7 @@ export function compile(index: VaultIndex, config: MemConfig, options: CompileOp
   const filled: Filled[] = [];
   let spent = 0;
   let carried = 0;
+  let framed = false;
   for (const [i, [name, candidates, share]] of plan.entries()) {
     // What a section leaves unused flows to the next; the last may use whatever is left.
     const own =
@@ -201,7 +212,10 @@ export function compile(index: VaultIndex, config: MemConfig, options: CompileOp
         ? budget - spent
         : Math.floor((budget * Math.max(0, share)) / totalShare) + carried;
     const sectionBudget = Math.max(0, Math.min(own, budget - spent));
-    const result = fill(name, sectionBudget, candidates, tokenizer, taken, said);
+    // The frame goes under the first section after the persona that has something to show.
+    const lead = name !== 'persona' && !framed ? MEMORY_FRAME : '';
+    const result = fill(name, sectionBudget, candidates, tokenizer, taken, said, lead);
+    if (lead && result.rendered.length > 0) framed = true;
     if (name === 'recent') {
       // Picked newest first, shown oldest first, as a conversation reads.
       result.section.items.reverse();

@@ -29,7 +29,10 @@ describe('compile', () => {
     expect(headings).toEqual(['## Persona', '## About the user', '## Relevant memories', '## Recent']);
     expect(result.sections[0]?.items.map((i) => i.path)).toEqual(['persona/identity.md', 'persona/voice.md']);
     expect(result.sections[2]?.items[0]?.anchor).toBe('^e1');
-    expect(result.markdown).toContain('[[2026-11-28]]\n- ^e1 (event) Rain went hiking with Mei.');
+    // Each entry: its block id and speaker, then its words as a quote.
+    expect(result.markdown).toContain(
+      '[[2026-11-28]]\n- ^e1\n> (event) Rain went hiking with Mei.\n- ^e2 Rain:\n> 爬山好累但是很开心。\n',
+    );
     expect(result.used).toBe(countTokens(result.markdown));
   });
 
@@ -95,7 +98,7 @@ describe('compile', () => {
       const heading = /^\[\[([^\]#|]+)\]\]/.exec(line);
       if (heading) day = heading[1];
       else if (line.startsWith('## ')) day = undefined;
-      const entry = /^- (\^[\w-]+) /.exec(line);
+      const entry = /^- (\^[\w-]+)(?: |$)/.exec(line);
       if (!entry) continue;
       entries++;
       expect(day).toBeDefined();

@@ -181,8 +181,9 @@ describe('compile and commitments', () => {
     expect(compiled.used).toBeLessThanOrEqual(400);
     const user = compiled.sections.find((s) => s.name === 'user');
     expect(user?.items.map((i) => i.title)).toEqual(['Rain', 'Due soon', 'Mum']);
+    // Who and where on the list line, the words said as a quote under it.
     expect(compiled.markdown).toContain(
-      '### Due soon [[commitments]]\n- 2026-12-04 · Rain · Remind me to call Mum on Friday. [[2026-11-30#^e1]]\n',
+      '### Due soon [[commitments]]\n- due 2026-12-04 · Rain · [[2026-11-30#^e1]]\n> Remind me to call Mum on Friday.\n',
     );
     const dueSoon = (now: Date) =>
       vault
@@ -192,12 +193,12 @@ describe('compile and commitments', () => {
     // The interview (2026-12-09) is outside the 7-day window on the 30th, inside it on 12-03.
     expect(dueSoon(NOW)).not.toContain('面试');
     expect(dueSoon(new Date('2026-12-03T10:00:00+08:00'))).toBe(
-      '- 2026-12-04 · Rain · Remind me to call Mum on Friday. [[2026-11-30#^e1]]\n' +
-        '- 2026-12-09 · Rain · 我下周三去面试，有点紧张。 [[2026-11-30#^e2]]',
+      '- due 2026-12-04 · Rain · [[2026-11-30#^e1]]\n> Remind me to call Mum on Friday.\n' +
+        '- due 2026-12-09 · Rain · [[2026-11-30#^e2]]\n> 我下周三去面试，有点紧张。',
     );
     // Once passed, it is not shown, even before a run writes "expired".
     expect(dueSoon(new Date('2026-12-05T10:00:00+08:00'))).toBe(
-      '- 2026-12-09 · Rain · 我下周三去面试，有点紧张。 [[2026-11-30#^e2]]',
+      '- due 2026-12-09 · Rain · [[2026-11-30#^e2]]\n> 我下周三去面试，有点紧张。',
     );
     await vault.close();
   });
