@@ -1,4 +1,5 @@
 import type { MemConfig } from '../core/config.js';
+import { MemError } from '../core/errors.js';
 import type { Note, Section } from '../core/types.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { type AppliedRange, chooseRange } from '../recall/choose-range.js';
@@ -53,6 +54,14 @@ export interface CompileResult {
   /** The rollups that stood in for older days, newest first, and what each folded (cascade folding) */
   folded?: FoldedRollup[];
 }
+
+/**
+ * The smallest budget compile accepts: a section heading, the memory frame and one item of the
+ * shortest length worth its citation (MIN_CUT_TOKENS, 16) with its link come to about 50 tokens;
+ * below that the document would be empty or a heading alone, which a caller would take for
+ * "nothing remembered".
+ */
+export const MIN_BUDGET = 64;
 
 /** How many history turns join the message for recall */
 const HISTORY_TURNS = 2;
@@ -146,7 +155,12 @@ function hitCandidate(index: VaultIndex, hit: RecallHit): Candidate | undefined 
  * while their notes are unchanged, so a provider's prompt cache can reuse that prefix.
  */
 export function compile(index: VaultIndex, config: MemConfig, options: CompileOptions): CompileResult {
-  const budget = Math.max(0, Math.floor(options.budget ?? config.compile.budget));
+  const budget = Math.floor(options.budget ?? config.compile.budget);
+  if (!(budget >= MIN_BUDGET))
+    throw new MemError(
+      'INVALID_INPUT',
+      `compile: a budget of ${options.budget ?? config.compile.budget} tokens is too small to hold anything; the minimum is ${MIN_BUDGET}`,
+    );
   const encoding = options.tokenizer ?? config.compile.tokenizer;
   const tokenizer = getTokenizer(encoding);
   const now = options.now ?? new Date();

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
+import { MIN_BUDGET } from '../../src/compile/compile.js';
 import { countTokens } from '../../src/compile/count-tokens.js';
-import { openVault } from '../../src/index.js';
+import { MemError, openVault } from '../../src/index.js';
 import { cleanupVaults, copyExampleVault, makeVault } from '../helpers/make-vault.js';
 
 afterAll(cleanupVaults);
@@ -138,7 +139,7 @@ describe('compile', () => {
     expect(result.used).toBeLessThanOrEqual(400);
   });
 
-  it('gives a small valid document for an empty vault, an empty message or a tiny budget', async () => {
+  it('gives a small valid document for an empty vault, an empty message or the smallest budget', async () => {
     const empty = await openVault({ path: await makeVault({}), cache: false });
     expect(empty.compile({ message: 'hello', budget: 500, now: NOW })).toMatchObject({
       markdown: '',
@@ -146,8 +147,24 @@ describe('compile', () => {
     });
     const vault = await openVault({ path: await makeVault(SMALL), cache: false });
     expect(vault.compile({ message: '', budget: 500, now: NOW }).used).toBeLessThanOrEqual(500);
-    const tiny = vault.compile({ message: 'hiking', budget: 5, now: NOW });
-    expect(tiny.used).toBeLessThanOrEqual(5);
+    const tiny = vault.compile({ message: 'hiking', budget: MIN_BUDGET, now: NOW });
+    expect(tiny.used).toBeLessThanOrEqual(MIN_BUDGET);
+    expect(tiny.markdown).not.toBe('');
+  });
+
+  it('refuses a budget too small to hold anything, naming the minimum', async () => {
+    const vault = await openVault({ path: await makeVault(SMALL), cache: false });
+    for (const budget of [0, 1, 10, MIN_BUDGET - 1, Number.NaN, -5]) {
+      let error: unknown;
+      try {
+        vault.compile({ message: 'hiking', budget, now: NOW });
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(MemError);
+      expect((error as MemError).code).toBe('INVALID_INPUT');
+      expect((error as MemError).message).toContain(`the minimum is ${MIN_BUDGET}`);
+    }
   });
 
   it('is deterministic: the same vault, message, budget and now give the same bytes', async () => {
@@ -184,7 +201,7 @@ describe('compile', () => {
       fc.asyncProperty(
         fc.array(note, { maxLength: 8 }),
         text,
-        fc.oneof(fc.integer({ min: 0, max: 60 }), fc.integer({ min: 61, max: 3000 })),
+        fc.oneof(fc.integer({ min: MIN_BUDGET, max: 120 }), fc.integer({ min: 121, max: 3000 })),
         async (notes, message, budget) => {
           const files: Record<string, string> = {};
           notes.forEach((n, i) => {
