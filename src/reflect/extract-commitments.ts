@@ -42,8 +42,9 @@ const CN_TRIGGER = new RegExp(
  */
 const COMPANION_EN =
   /\b(?:i promised|i promise|i will|i['’]ll|i['’]m going to|i am going to|i['’]m gonna)\b/i;
+// 提醒我明天… is the companion asking to be reminded, not promising (hence 醒 before 我).
 const COMPANION_CN = new RegExp(
-  `我答应|我保证|我一定|我会|我要|我打算|我准备|(?<![问给跟让叫和对帮诉])我${CN_PLAN_TIME}`,
+  `我答应|我保证|我一定|我会|我要|我打算|我准备|(?<![问给跟让叫和对帮诉醒])我${CN_PLAN_TIME}`,
 );
 
 /** Whose lines can hold a commitment: the user's own, and the companion's own promises. */
