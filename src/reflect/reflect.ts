@@ -5,6 +5,7 @@ import type { Note } from '../core/types.js';
 import { commitWrite, type WriteCommit } from '../git/commit-write.js';
 import { commitReviewBranch, committedText, type ReviewCommit } from '../git/review-branch.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
+import { citation } from '../recall/recall.js';
 import { parseDay } from '../time/calendar-day.js';
 import { parseInstant } from '../time/parse-instant.js';
 import { dayOf, isDayOver } from '../time/zoned-date.js';
@@ -17,6 +18,7 @@ import {
   previewChanges,
 } from './apply-operations.js';
 import { buildPrompt, episodeSources, touchedNotes } from './build-prompt.js';
+import { commitmentRole, commitmentSpeakers } from './extract-commitments.js';
 import type { Llm, LlmUsage } from './llm.js';
 import type { Operation } from './operations.js';
 import { type BudgetState, readUsage, recordUsage, totalTokens } from './token-budget.js';
@@ -87,6 +89,17 @@ export function pendingEpisodes(index: VaultIndex, max: number, timeZone: string
     })
     .sort((a, b) => (a.path < b.path ? -1 : 1))
     .slice(0, max);
+}
+
+/** For each entry shown to the model, by its citation: whether its speaker may state a commitment. */
+function entryRoles(index: VaultIndex, config: MemConfig, episodes: Note[]) {
+  const speakers = commitmentSpeakers(index, config);
+  const roles = new Map<string, 'user' | 'companion' | undefined>();
+  for (const note of episodes)
+    for (const section of note.sections)
+      if (section.kind === 'block')
+        roles.set(citation(index, note.path, section.anchor), commitmentRole(section.speaker, speakers));
+  return (source: string) => roles.get(source);
 }
 
 /** A run with no new episodes still writes the expiry of passed commitments (no model call). */
@@ -181,6 +194,7 @@ export async function reflect(
     episodes: new Set(episodes.map((e) => e.path)),
     allowPersonaEdits: config.allowPersonaEdits,
     today: day,
+    commitmentRole: entryRoles(index, config, episodes),
   });
   const plan = planChanges(accepted, index, now, config.timezone);
   const expired = planExpiry(plan, index, day);
