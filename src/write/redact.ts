@@ -8,6 +8,8 @@
  * password (`https://user:pass@host`) or a labelled secret in the query (`?token=…`).
  * Unlabelled high-entropy tokens must also not be mostly words, so file paths and camelCase names
  * survive; the price is that a random all-lowercase token is often missed unless labelled.
+ * Numbers (cards, IBANs, Chinese IDs) count only when their check digits pass, so order numbers,
+ * phone numbers, timestamps and version strings stay; a label (`卡号`, `card number`) overrides.
  */
 
 import { isCardNumber, isChineseId, isIban } from './checksums.js';
