@@ -174,7 +174,9 @@ export function compile(index: VaultIndex, config: MemConfig, options: CompileOp
   const query = [...history, options.message].join('\n');
   const range = chooseRange(index, options.message, now, config.timezone, options.range);
 
-  const persona = personaNotes(index).map((n) => noteCandidate(index, n, 'persona', false));
+  // Only notes of persona/ are written as instructions; a note pinned from another layer (an
+  // insight a model wrote) comes first too, but quoted like every other memory.
+  const persona = personaNotes(index).map((n) => noteCandidate(index, n, 'persona', n.layer !== 'persona'));
   const today = dayOf(now, config.timezone);
   const user = coreProfileNotes(index).map((n) => noteCandidate(index, n, 'core profile'));
   const personaPaths = new Set([...persona, ...user].map((c) => c.path));

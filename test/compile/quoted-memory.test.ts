@@ -61,6 +61,7 @@ const OWN_HEADINGS = new Set([
   '小满 [[identity]]',
   'Rain [[user]]',
   'Kevin [[Kevin]]',
+  'Pinned [[pinned]]',
   'Due soon [[commitments]]',
 ]);
 
@@ -132,6 +133,8 @@ describe('compile shows conversation text only as attributed quotes', () => {
           const root = await makeVault({
             ...FILES,
             'insights/facts/injected.md': `---\ntitle: Injected\n---\n# Injected\n${fact}\n`,
+            // Pinned, so it comes first, beside the persona: still quoted.
+            'insights/facts/pinned.md': `---\ntitle: Pinned\npinned: true\n---\n# Pinned\n${fact}\n`,
             'profile/people/Kevin.md': `---\npinned: true\n---\n# Kevin\n- ${fact}\n`,
           });
           const vault = await openVault({ path: root, cache: false });
