@@ -91,15 +91,18 @@ export function pendingEpisodes(index: VaultIndex, max: number, timeZone: string
     .slice(0, max);
 }
 
-/** For each entry shown to the model, by its citation: whether its speaker may state a commitment. */
-function entryRoles(index: VaultIndex, config: MemConfig, episodes: Note[]) {
+/**
+ * For each entry shown to the model, by its citation: its speaker when they may state a
+ * commitment (the user, the companion), else undefined.
+ */
+function commitmentSpeakerOf(index: VaultIndex, config: MemConfig, episodes: Note[]) {
   const speakers = commitmentSpeakers(index, config);
-  const roles = new Map<string, 'user' | 'companion' | undefined>();
+  const names = new Map<string, string>();
   for (const note of episodes)
     for (const section of note.sections)
-      if (section.kind === 'block')
-        roles.set(citation(index, note.path, section.anchor), commitmentRole(section.speaker, speakers));
-  return (source: string) => roles.get(source);
+      if (section.kind === 'block' && section.speaker && commitmentRole(section.speaker, speakers))
+        names.set(citation(index, note.path, section.anchor), section.speaker);
+  return (source: string) => names.get(source);
 }
 
 /** A run with no new episodes still writes the expiry of passed commitments (no model call). */
@@ -194,7 +197,7 @@ export async function reflect(
     episodes: new Set(episodes.map((e) => e.path)),
     allowPersonaEdits: config.allowPersonaEdits,
     today: day,
-    commitmentRole: entryRoles(index, config, episodes),
+    commitmentSpeaker: commitmentSpeakerOf(index, config, episodes),
   });
   const plan = planChanges(accepted, index, now, config.timezone);
   const expired = planExpiry(plan, index, day);

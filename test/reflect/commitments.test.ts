@@ -316,9 +316,10 @@ describe('commitments through a model', () => {
         "a commitment must come from the user's own words or the companion's own promise; [[2026-11-30#^e2]] was said by someone else",
       ]);
       const text = await readFile(join(root, 'profile/commitments.md'), 'utf8');
-      expect(parseCommitments(text).map((c) => c.source)).toEqual([
-        '[[2026-11-30#^e3]]',
-        '[[2026-11-30#^e4]]',
+      // Named by the entry's speaker, not by the model's `who`.
+      expect(parseCommitments(text).map((c) => [c.who, c.source])).toEqual([
+        ['Rain', '[[2026-11-30#^e3]]'],
+        ['小满', '[[2026-11-30#^e4]]'],
       ]);
       await vault.close();
     } finally {
