@@ -4,6 +4,7 @@ import { MIN_BUDGET } from '../../src/compile/compile.js';
 import { countTokens } from '../../src/compile/count-tokens.js';
 import { MemError, openVault } from '../../src/index.js';
 import { cleanupVaults, copyExampleVault, makeVault } from '../helpers/make-vault.js';
+import { mem } from '../helpers/run-cli.js';
 
 afterAll(cleanupVaults);
 
@@ -165,6 +166,16 @@ describe('compile', () => {
       expect((error as MemError).code).toBe('INVALID_INPUT');
       expect((error as MemError).message).toContain(`the minimum is ${MIN_BUDGET}`);
     }
+  });
+
+  it('mem compile --budget 10 says so on stderr and exits 1, with nothing on stdout', async () => {
+    const root = await makeVault(SMALL);
+    const run = await mem(['--vault', root, '--no-server', 'compile', 'hiking', '--budget', '10']);
+    expect(run).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `mem: compile: a budget of 10 tokens is too small to hold anything; the minimum is ${MIN_BUDGET}\n`,
+    });
   });
 
   it('is deterministic: the same vault, message, budget and now give the same bytes', async () => {
