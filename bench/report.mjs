@@ -216,7 +216,7 @@ export function renderMarkdown(results) {
       `${locomo.dataset}: ${locomo.conversations} conversations, ${locomo.questions} questions in categories 1–4 (${locomo.skippedNoEvidence} skipped: no evidence id names a turn). One vault per conversation, one daily note per session date, one entry per turn (photo captions kept as \`[shares a photo: …]\`), block id from the dia_id. Evidence recall = share of a question's evidence turns inside what was retrieved, averaged over questions. \`now\` = the day after the last session.`,
       '',
       '- `recall`: `vault.recall(question, {k: 400})` hits, best first, until their text (characters / 4, as in the README figures) fills the budget.',
-      "- `compile`: `vault.compile({message: question, budget})`, default shares (no persona or profile, so their share flows to the recalled memories; with no conversation history 5% goes to the newest entries); tokens are real o200k tokens of the rendered document: each day's link once, then `- ^id Speaker: text` per entry.",
+      "- `compile`: `vault.compile({message: question, budget})`, default shares (no persona or profile, so their share flows to the recalled memories; with no conversation history 5% goes to the newest entries); tokens are real o200k tokens of the rendered document: each day's link once, then `- ^id Speaker:` and the entry's words quoted (`> text`) per entry.",
       "- The harness rows run plain MiniSearch in this harness over the same turns, to check it against the README's reference figures.",
       '',
       compactQuality(locomo),
