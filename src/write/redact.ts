@@ -72,7 +72,9 @@ const BARE_PASSWORD: Rule = {
   kind: 'password',
   pattern: new RegExp(
     String.raw`(?:\b(?:password|passwd|passcode|passphrase|pwd|pw|PIN(?:[ -]?code)?)\b|密码|密碼|口令|支付密码|PIN码)[ \t]*(?:[:=：][ \t]*)?` +
-      ASCII_VALUE,
+      ASCII_VALUE +
+      // A count or a date in Chinese is no password: 密码 2024 年换过, 密码 12 位.
+      String.raw`(?!\s*[年月日号位次个])`,
     'dgi',
   ),
   group: true,
