@@ -74,6 +74,7 @@ export async function runDaemon(options: DaemonOptions): Promise<DaemonStop> {
   const inner = singleVault(vault);
   const source: VaultSource = {
     mode: inner.mode,
+    root: inner.root,
     health: () => inner.health(),
     // A vault folder that was removed is not written to again: saving the cache would recreate it.
     close: () => (vaultGone ? Promise.resolve() : inner.close()),
