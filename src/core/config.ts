@@ -211,6 +211,20 @@ export const configSchema = z.strictObject({
         ),
     }),
   }),
+  serve: group({
+    allowedHosts: z
+      .array(z.string().min(1))
+      .default(() => [])
+      .describe(
+        'Host names mem serve answers besides localhost, 127.0.0.1, [::1] and the address it binds (e.g. "mybox.local"; "name:port" for another port); any other Host header is refused, so a web page cannot reach it by DNS rebinding',
+      ),
+    allowedOrigins: z
+      .array(z.string().min(1))
+      .default(() => [])
+      .describe(
+        'Web page origins (e.g. "http://localhost:5173") that may call mem serve from a browser; requests from any other page are refused',
+      ),
+  }),
   daemon: group({
     enabled: z
       .boolean()

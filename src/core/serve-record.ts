@@ -6,6 +6,8 @@
 // MEM_TOKEN); the daemon's record holds the token it requires, so the file is the owner's only (0600).
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ensureCacheDir } from './cache-dir.js';
+import { withLock } from './lock.js';
 import { CACHE_DIR } from './vault-files.js';
 
 export interface ServeRecord {
@@ -95,4 +97,49 @@ export async function removeServeRecord(root: string, pid: number, kind: ServeKi
   } catch {
     // Gone already, or unreadable: nothing of ours to remove.
   }
+}
+
+/** Who holds a vault: the pid and URL of the server that claimed it (the URL is empty while it starts). */
+export interface ServeClaim {
+  pid: number;
+  url: string;
+}
+
+/** The pid and URL in a record whose process runs, whatever its URL (a claim not yet listening has none). */
+async function liveClaim(root: string, kind: ServeKind): Promise<ServeClaim | undefined> {
+  let data: Partial<ServeRecord> | null;
+  try {
+    data = JSON.parse(await readFile(serveRecordPath(root, kind), 'utf8')) as Partial<ServeRecord> | null;
+  } catch {
+    return undefined;
+  }
+  const pid = data?.pid;
+  if (typeof pid !== 'number' || !Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return undefined;
+  return { pid, url: typeof data?.url === 'string' ? data.url : '' };
+}
+
+/**
+ * Makes this process the vault's one server of `kind` before it writes anything: records `record`
+ * (its URL may still be empty) unless a live process holds the record, and returns that holder
+ * then. Claimants take `.mem/<kind>.claim.lock` in turn, so of two servers started together one
+ * claims and the other sees its claim; a record whose process is gone is taken over. Two servers
+ * on one vault each replayed and committed the other's adds: 6 of 28 entries were never committed.
+ */
+export async function claimServeRecord(
+  root: string,
+  record: ServeRecord,
+  kind: ServeKind = 'serve',
+): Promise<ServeClaim | undefined> {
+  const dir = await ensureCacheDir(root);
+  return withLock(
+    join(dir, `${kind}.claim.lock`),
+    async () => {
+      const holder = await liveClaim(root, kind);
+      if (holder && holder.pid !== record.pid) return holder;
+      if (!(await writeServeRecord(root, record, kind)))
+        throw new Error(`could not write ${serveRecordPath(root, kind)}`);
+      return undefined;
+    },
+    { timeoutMs: 10_000 },
+  );
 }

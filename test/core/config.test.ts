@@ -56,6 +56,7 @@ describe('mem.config.json', () => {
       forget: { unrecalledDays: 180, importanceFactor: 0.5 },
       limits: { maxNoteChars: 2_000_000, maxLineChars: 20_000, maxLinksPerNote: 5000 },
       reflect: { maxTokensPerDay: 0, auto: { retrySeconds: 60 } },
+      serve: { allowedHosts: [], allowedOrigins: [] },
       daemon: { enabled: true, minNotes: 2000, idleMinutes: 10 },
       allowPersonaEdits: false,
       followOutsideSymlinks: false,
