@@ -50,12 +50,24 @@ function isAlive(pid: number): boolean {
   }
 }
 
+/**
+ * Whether a lock was left by a holder that is gone. A live holder renews its heartbeat every
+ * staleMs / 3, so a heartbeat more than staleMs away from now, in the past or in the future, is
+ * stale: one stamped ahead (the clock set back since, another host's clock, a pid reused by a
+ * process that never renews) once blocked every write for ever. On this host a dead pid is stale at
+ * once; a lock from another host is judged by its heartbeat only (its pids are not ours to ask).
+ */
 function isStale(found: { holder?: Holder; mtimeMs: number }, staleMs: number): boolean {
   const { holder } = found;
-  const since = holder && Number.isFinite(Date.parse(holder.time)) ? Date.parse(holder.time) : found.mtimeMs;
-  if (Date.now() - since > staleMs) return true;
+  const stamped = holder && typeof holder.time === 'string' ? Date.parse(holder.time) : Number.NaN;
+  const heartbeat = Number.isFinite(stamped) ? stamped : found.mtimeMs;
+  if (Math.abs(Date.now() - heartbeat) > staleMs) return true;
   return (
-    holder !== undefined && holder.host === hostname() && Number.isInteger(holder.pid) && !isAlive(holder.pid)
+    holder !== undefined &&
+    holder.host === hostname() &&
+    Number.isInteger(holder.pid) &&
+    // 0 and negative pids name process groups, which kill(pid, 0) would find "alive".
+    (holder.pid <= 0 || !isAlive(holder.pid))
   );
 }
 
