@@ -91,6 +91,12 @@ export const configSchema = z.strictObject({
       .boolean()
       .default(true)
       .describe('Commit each mem write (when the vault is in a git repository)'),
+    runHooks: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Run the repository's git hooks (pre-commit, commit-msg, post-commit…) on mem's own commits; off, a hook cannot block or slow mem's background commits",
+      ),
   }),
   llm: group({
     baseURL: z

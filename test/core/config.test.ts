@@ -49,7 +49,7 @@ describe('mem.config.json', () => {
         weight: 0.5,
         batchSize: 64,
       },
-      git: { autoCommit: true },
+      git: { autoCommit: true, runHooks: false },
       llm: { model: 'gpt-4o-mini', apiKeyEnv: 'OPENAI_API_KEY', timeoutMs: 120_000 },
       companion: { commit: 'exchange' },
       commitments: { windowDays: 7 },
