@@ -103,6 +103,7 @@ export async function removeServeRecord(root: string, pid: number, kind: ServeKi
 export interface ServeClaim {
   pid: number;
   url: string;
+  version: string;
 }
 
 /** The pid and URL in a record whose process runs, whatever its URL (a claim not yet listening has none). */
@@ -115,7 +116,11 @@ async function liveClaim(root: string, kind: ServeKind): Promise<ServeClaim | un
   }
   const pid = data?.pid;
   if (typeof pid !== 'number' || !Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return undefined;
-  return { pid, url: typeof data?.url === 'string' ? data.url : '' };
+  return {
+    pid,
+    url: typeof data?.url === 'string' ? data.url : '',
+    version: typeof data?.version === 'string' ? data.version : '',
+  };
 }
 
 /**
@@ -129,13 +134,15 @@ export async function claimServeRecord(
   root: string,
   record: ServeRecord,
   kind: ServeKind = 'serve',
+  /** A live holder this claim replaces all the same (a daemon of another version, told to stop) */
+  replaces: (holder: ServeClaim) => boolean = () => false,
 ): Promise<ServeClaim | undefined> {
   const dir = await ensureCacheDir(root);
   return withLock(
     join(dir, `${kind}.claim.lock`),
     async () => {
       const holder = await liveClaim(root, kind);
-      if (holder && holder.pid !== record.pid) return holder;
+      if (holder && holder.pid !== record.pid && !replaces(holder)) return holder;
       if (!(await writeServeRecord(root, record, kind)))
         throw new Error(`could not write ${serveRecordPath(root, kind)}`);
       return undefined;
