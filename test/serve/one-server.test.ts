@@ -2,6 +2,7 @@
 // `npm run build`): two servers on one vault each replayed and committed the other's adds.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { request } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -111,5 +112,61 @@ describe('mem serve on a port in use', () => {
       stderr: `mem: port ${port} on 127.0.0.1 is in use (by another mem serve, or another program); choose another with --port\n`,
     });
     await expect(readFile(join(root, '.mem', 'serve.json'), 'utf8')).rejects.toThrow('ENOENT');
+  }, 30_000);
+});
+
+describe('mem serve --allow-host and serve.allowedHosts / serve.allowedOrigins', () => {
+  it('answers the names and the page origins it is given, and refuses others', async () => {
+    const root = await makeVault(
+      { 'profile/user.md': '# User\nLoves ramen.\n' },
+      {
+        config: {
+          timezone: 'UTC',
+          serve: { allowedHosts: ['fromconfig.local'], allowedOrigins: ['http://localhost:5173'] },
+        },
+      },
+    );
+    const child = spawn(
+      process.execPath,
+      [
+        join(REPO_ROOT, 'dist/cli/main.js'),
+        'serve',
+        '--port',
+        '0',
+        '--vault',
+        root,
+        '--allow-host',
+        'fromflag.local',
+      ],
+      { env: GIT_ENV },
+    );
+    children.push(child);
+    let out = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout?.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        const found = / on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
+        if (found) resolve(found);
+      });
+      child.once('close', () => reject(new Error(out)));
+    });
+    const port = new URL(url).port;
+    const status = (headers: Record<string, string>) =>
+      new Promise<number>((resolve, reject) => {
+        const req = request(
+          { host: '127.0.0.1', port, method: 'GET', path: '/health', headers, setHost: false, agent: false },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      });
+    expect(await status({ host: `fromflag.local:${port}` })).toBe(200);
+    expect(await status({ host: `fromconfig.local:${port}` })).toBe(200);
+    expect(await status({ host: `other.local:${port}` })).toBe(403);
+    expect(await status({ host: `localhost:${port}`, origin: 'http://localhost:5173' })).toBe(200);
+    expect(await status({ host: `localhost:${port}`, origin: 'http://localhost:5174' })).toBe(403);
   }, 30_000);
 });
