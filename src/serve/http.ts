@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { MemError, type MemErrorCode } from '../index.js';
 import { companionRoutes } from './companion.js';
 import { hidePaths } from './hide-paths.js';
+import { describeHolder, portHolder } from './port-holder.js';
 import type { ReadPool } from './read-pool.js';
 import { requestGuard } from './request-guard.js';
 import { apiRoutes, HttpError, type Reply, type Route, type RouteContext } from './routes.js';
@@ -82,11 +83,11 @@ export function errorReply(error: unknown, onError: (error: unknown) => void): R
 }
 
 /** Why the server could not listen, in one line that says what to do (the port's holder is often another mem serve). */
-function listenError(error: NodeJS.ErrnoException, host: string, port: number): Error {
+async function listenError(error: NodeJS.ErrnoException, host: string, port: number): Promise<Error> {
   if (error.code === 'EADDRINUSE')
     return new MemError(
       'USAGE',
-      `port ${port} on ${host} is in use (by another mem serve, or another program); choose another with --port`,
+      `port ${port} on ${host} is in use (${describeHolder(await portHolder(port))}); choose another with --port`,
     );
   if (error.code === 'EACCES')
     return new MemError(
@@ -246,7 +247,7 @@ export async function serveHttp(options: ServeHttpOptions): Promise<HttpServer> 
 
   const port = options.port ?? 7411;
   await new Promise<void>((resolve, reject) => {
-    const failed = (error: NodeJS.ErrnoException) => reject(listenError(error, host, port));
+    const failed = (error: NodeJS.ErrnoException) => void listenError(error, host, port).then(reject);
     server.once('error', failed);
     server.listen(port, host, () => {
       server.off('error', failed);

@@ -97,22 +97,48 @@ describe('one mem serve per vault', () => {
 });
 
 describe('mem serve on a port in use', () => {
-  let blocker: Server;
-  afterEach(() => new Promise<void>((resolve) => blocker.close(() => resolve())));
+  let blocker: Server | undefined;
+  afterEach(() => new Promise<void>((resolve) => (blocker ? blocker.close(() => resolve()) : resolve())));
 
-  it('says so in one line naming the port and --port, exits 2, and leaves no claim behind', async () => {
+  it('says so in one line naming the port, its holder and --port, exits 2, and leaves no claim behind', async () => {
     blocker = createServer();
-    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => blocker?.listen(0, '127.0.0.1', resolve));
     const port = (blocker.address() as { port: number }).port;
     const root = await makeVault({ 'profile/user.md': '# User\n' });
     const outcome = await serve(root, String(port));
-    expect(outcome).toEqual({
-      serving: false,
-      code: 2,
-      stderr: `mem: port ${port} on 127.0.0.1 is in use (by another mem serve, or another program); choose another with --port\n`,
-    });
+    expect(outcome.serving).toBe(false);
+    const { code, stderr } = outcome as Extract<Outcome, { serving: false }>;
+    expect(code).toBe(2);
+    // On Linux the holder is named (this test's own process); elsewhere it is not known.
+    const holder =
+      process.platform === 'linux'
+        ? `by pid ${process.pid} \\(.+\\)`
+        : 'by another program, or another mem serve';
+    expect(stderr).toMatch(
+      new RegExp(
+        `^mem: port ${port} on 127\\.0\\.0\\.1 is in use \\(${holder}\\); choose another with --port\\n$`,
+      ),
+    );
     await expect(readFile(join(root, '.mem', 'serve.json'), 'utf8')).rejects.toThrow('ENOENT');
   }, 30_000);
+
+  it.runIf(process.platform === 'linux')(
+    'names another mem serve holding the port by its pid',
+    async () => {
+      blocker = undefined;
+      const first = await serve(await makeVault({ 'profile/user.md': '# A\n' }));
+      expect(first.serving).toBe(true);
+      const { url, pid } = first as Extract<Outcome, { serving: true }>;
+      const port = new URL(url).port;
+      const outcome = await serve(await makeVault({ 'profile/user.md': '# B\n' }), port);
+      expect(outcome).toEqual({
+        serving: false,
+        code: 2,
+        stderr: `mem: port ${port} on 127.0.0.1 is in use (by another mem serve, pid ${pid}); choose another with --port\n`,
+      });
+    },
+    30_000,
+  );
 });
 
 describe('mem serve --allow-host and serve.allowedHosts / serve.allowedOrigins', () => {
