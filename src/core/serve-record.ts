@@ -137,7 +137,15 @@ export async function claimServeRecord(
   /** A live holder this claim replaces all the same (a daemon of another version, told to stop) */
   replaces: (holder: ServeClaim) => boolean = () => false,
 ): Promise<ServeClaim | undefined> {
-  const dir = await ensureCacheDir(root);
+  let dir: string;
+  try {
+    dir = await ensureCacheDir(root);
+  } catch (error) {
+    // A vault this user cannot write to: no server on it can write either, so there is nothing
+    // to keep apart, and reads are still served.
+    if (['EACCES', 'EPERM', 'EROFS'].includes((error as NodeJS.ErrnoException).code ?? '')) return undefined;
+    throw error;
+  }
   return withLock(
     join(dir, `${kind}.claim.lock`),
     async () => {
