@@ -4,7 +4,8 @@
 // when it stops; a record left by a killed process names a process that is gone and is ignored.
 // `mem serve` puts no secret in it (a server that wants a token says so, and the command sends
 // MEM_TOKEN); the daemon's record holds the token it requires, so the file is the owner's only (0600).
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { ensureCacheDir } from './cache-dir.js';
 import { withLock } from './lock.js';
@@ -106,21 +107,53 @@ export interface ServeClaim {
   version: string;
 }
 
-/** The pid and URL in a record whose process runs, whatever its URL (a claim not yet listening has none). */
-async function liveClaim(root: string, kind: ServeKind): Promise<ServeClaim | undefined> {
-  let data: Partial<ServeRecord> | null;
+/**
+ * A claim not yet listening (no URL) is that old at most: a server listens once its vault is open
+ * and its journal replayed (seconds; 20 s at 100,000 notes). An older one names a reused pid.
+ */
+const CLAIM_START_MS = 10 * 60_000;
+
+/** Whether anything accepts a TCP connection at `url` (within a second). */
+function listening(url: string): Promise<boolean> {
+  let target: URL;
   try {
-    data = JSON.parse(await readFile(serveRecordPath(root, kind), 'utf8')) as Partial<ServeRecord> | null;
+    target = new URL(url);
+  } catch {
+    return Promise.resolve(false);
+  }
+  return new Promise((resolve) => {
+    const socket = connect({ host: target.hostname.replace(/^\[|\]$/g, ''), port: Number(target.port) });
+    const done = (answer: boolean) => {
+      socket.destroy();
+      resolve(answer);
+    };
+    socket.setTimeout(1000, () => done(true));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+/**
+ * The holder of a record whose process still runs, or undefined. A live pid is not enough: after
+ * a crash or a reboot the pid may be another process's, so the holder must also listen at its URL
+ * (or, not listening yet, have claimed within CLAIM_START_MS).
+ */
+async function liveClaim(root: string, kind: ServeKind): Promise<ServeClaim | undefined> {
+  const path = serveRecordPath(root, kind);
+  let data: Partial<ServeRecord> | null;
+  let mtimeMs: number;
+  try {
+    data = JSON.parse(await readFile(path, 'utf8')) as Partial<ServeRecord> | null;
+    mtimeMs = (await stat(path)).mtimeMs;
   } catch {
     return undefined;
   }
   const pid = data?.pid;
   if (typeof pid !== 'number' || !Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return undefined;
-  return {
-    pid,
-    url: typeof data?.url === 'string' ? data.url : '',
-    version: typeof data?.version === 'string' ? data.version : '',
-  };
+  const url = typeof data?.url === 'string' ? data.url : '';
+  if (url === '' ? Math.abs(Date.now() - mtimeMs) > CLAIM_START_MS : !(await listening(url)))
+    return undefined;
+  return { pid, url, version: typeof data?.version === 'string' ? data.version : '' };
 }
 
 /**
