@@ -4,12 +4,13 @@
 // `Host: evil.com:7411`; a cross-origin fetch or form sends an `Origin` of its own; and a form or a
 // no-cors fetch can only send `text/plain`, `multipart/form-data` or a URL-encoded body.
 import type { IncomingHttpHeaders } from 'node:http';
+import { networkInterfaces } from 'node:os';
 import { HttpError } from './routes.js';
 
 export interface RequestGuardOptions {
   /** The port the server listens on (Host must name it) */
   port: number;
-  /** The address it is bound to (`127.0.0.1`, `::1`, a LAN address with a token): always a name for it */
+  /** The address it is bound to (`127.0.0.1`, `::1`, a LAN address with a token): always a name for it; `0.0.0.0` and `::` stand for every interface's address */
   bound: string;
   /** Host names allowed besides the loopback names, with or without `:port` (`serve.allowedHosts`, `--allow-host`) */
   allowedHosts?: readonly string[];
@@ -40,7 +41,12 @@ const bracketed = (address: string) => (address.includes(':') ? `[${address}]` :
  */
 function allowedHostValues(options: RequestGuardOptions): Set<string> {
   const values = new Set<string>();
-  const names = [...LOOPBACK_NAMES, bracketed(options.bound), ...(options.allowedHosts ?? [])];
+  // Bound to every interface (`--host 0.0.0.0`, with a token): each of their addresses names it.
+  const every = options.bound === '0.0.0.0' || options.bound === '::';
+  const interfaces = every
+    ? Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => bracketed(i.address)))
+    : [];
+  const names = [...LOOPBACK_NAMES, bracketed(options.bound), ...interfaces, ...(options.allowedHosts ?? [])];
   for (const raw of names) {
     const name = raw.trim().toLowerCase();
     if (name === '') continue;
