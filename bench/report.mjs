@@ -140,6 +140,22 @@ function conversationTable(locomo) {
   return lines.join('\n');
 }
 
+function longChineseLines(zh) {
+  if (!zh) return [];
+  return [
+    '',
+    '## Scale: one long Chinese note',
+    '',
+    `A note of short Chinese lines in one section (\`bench/long-chinese.mjs\`, seeded), indexed by \`openVault\` without a cache, less an open with a one-line note (${zh.baseOpenMs} ms).`,
+    '',
+    '| characters | lines | index ms | characters / ms |',
+    '|---:|---:|---:|---:|',
+    ...zh.sizes.map((s) => `| ${s.chars} | ${s.lines} | ${s.indexMs} | ${s.charsPerMs} |`),
+    '',
+    `Speed at the largest size relative to the smallest: ${zh.speedRatio} (1 = linear).`,
+  ];
+}
+
 function knowledgeUpdateLines(ku) {
   if (!ku || ku.skipped) return [];
   const lang = (l) =>
@@ -240,6 +256,7 @@ export function renderMarkdown(results) {
       `Time per question: recall (k=400) p50 ${ms(t.recallPerQuestion.p50)}, p95 ${ms(t.recallPerQuestion.p95)}; compile p50 ${BUDGETS.map((b) => `${ms(t.compilePerQuestion[b].p50)} @${b}`).join(', ')}; p95 ${BUDGETS.map((b) => `${ms(t.compilePerQuestion[b].p95)} @${b}`).join(', ')}.`,
     );
   } else if (locomo?.skipped) out.push('', '## Quality: LoCoMo', '', `Skipped: ${locomo.skipped}`);
+  out.push(...longChineseLines(results.longChinese));
   out.push(...knowledgeUpdateLines(results.knowledgeUpdate));
   return `${out.join('\n')}\n`;
 }
