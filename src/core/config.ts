@@ -1,8 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod/v4';
 import { DAEMON_DEFAULTS } from './daemon-settings.js';
 import { MemError } from './errors.js';
+import { readRegularText } from './regular-file.js';
 import { issuePath, issuePhrase, parseWithoutUnknownKeys } from './schema-issues.js';
 import { CONFIG_FILE } from './vault-files.js';
 
@@ -301,7 +301,7 @@ export function resolveConfig(raw: unknown, onNotice?: (message: string) => void
 export async function loadConfig(root: string, onNotice?: (message: string) => void): Promise<MemConfig> {
   let text: string;
   try {
-    text = await readFile(join(root, CONFIG_FILE), 'utf8');
+    text = await readRegularText(join(root, CONFIG_FILE));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return defaultConfig();
     throw error;

@@ -1,11 +1,12 @@
 // An exclusive lock file with stale-lock breaking, a heartbeat and fair turns: the vault's write
 // lock, and the one that lets a single command start a vault's background daemon.
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, open, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { MemError } from './errors.js';
+import { readRegularText } from './regular-file.js';
 
 export interface LockOptions {
   /** How long to wait for the lock before throwing LOCKED (default: 10000 ms) */
@@ -26,7 +27,7 @@ async function readHolder(
   lockPath: string,
 ): Promise<{ holder?: Holder; raw: string; mtimeMs: number } | undefined> {
   try {
-    const [raw, info] = await Promise.all([readFile(lockPath, 'utf8'), stat(lockPath)]);
+    const [raw, info] = await Promise.all([readRegularText(lockPath), stat(lockPath)]);
     let holder: Holder | undefined;
     try {
       holder = JSON.parse(raw) as Holder;

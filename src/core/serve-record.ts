@@ -4,11 +4,12 @@
 // when it stops; a record left by a killed process names a process that is gone and is ignored.
 // `mem serve` puts no secret in it (a server that wants a token says so, and the command sends
 // MEM_TOKEN); the daemon's record holds the token it requires, so the file is the owner's only (0600).
-import { readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { rename, rm, stat, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { ensureCacheDir } from './cache-dir.js';
 import { withLock } from './lock.js';
+import { readRegularText } from './regular-file.js';
 import { CACHE_DIR } from './vault-files.js';
 
 export interface ServeRecord {
@@ -45,7 +46,7 @@ export async function readServeRecord(
 ): Promise<ServeRecord | undefined> {
   let data: unknown;
   try {
-    data = JSON.parse(await readFile(serveRecordPath(root, kind), 'utf8'));
+    data = JSON.parse(await readRegularText(serveRecordPath(root, kind)));
   } catch {
     return undefined;
   }
@@ -93,7 +94,7 @@ export async function writeServeRecord(
 /** Removes the record if it is still this process's (a newer server may have replaced it). */
 export async function removeServeRecord(root: string, pid: number, kind: ServeKind = 'serve'): Promise<void> {
   try {
-    const data = JSON.parse(await readFile(serveRecordPath(root, kind), 'utf8')) as Partial<ServeRecord>;
+    const data = JSON.parse(await readRegularText(serveRecordPath(root, kind))) as Partial<ServeRecord>;
     if (data.pid === pid) await rm(serveRecordPath(root, kind), { force: true });
   } catch {
     // Gone already, or unreadable: nothing of ours to remove.
@@ -143,7 +144,7 @@ async function liveClaim(root: string, kind: ServeKind): Promise<ServeClaim | un
   let data: Partial<ServeRecord> | null;
   let mtimeMs: number;
   try {
-    data = JSON.parse(await readFile(path, 'utf8')) as Partial<ServeRecord> | null;
+    data = JSON.parse(await readRegularText(path)) as Partial<ServeRecord> | null;
     mtimeMs = (await stat(path)).mtimeMs;
   } catch {
     return undefined;

@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { lstat, realpath, stat } from 'node:fs/promises';
 import { sep } from 'node:path';
+import { readRegularFileSync } from '../core/regular-file.js';
 import type { Note } from '../core/types.js';
 import { parseNote } from '../vault/parse-note.js';
 import { findOnDisk } from '../vault/paths.js';
@@ -163,7 +163,7 @@ const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 function readOrUndefined(path: string): string | undefined {
   try {
-    return readFileSync(path, 'utf8');
+    return readRegularFileSync(path).toString('utf8');
   } catch {
     return undefined;
   }

@@ -1,6 +1,7 @@
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { cacheDir, ensureCacheDir } from '../core/cache-dir.js';
+import { readRegularText } from '../core/regular-file.js';
 import { hashText } from '../vault/write-note.js';
 
 /** Embeds texts in one request; the vectors come back in the texts' order. */
@@ -32,7 +33,7 @@ export class VectorCache {
   static async load(root: string, model: string): Promise<VectorCache> {
     const cache = new VectorCache(model);
     try {
-      const data = JSON.parse(await readFile(vectorCacheFile(root, model), 'utf8')) as {
+      const data = JSON.parse(await readRegularText(vectorCacheFile(root, model))) as {
         model?: unknown;
         vectors?: Record<string, unknown>;
       };

@@ -1,8 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { link, lstat, mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
+import { link, lstat, mkdir, open, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { MemError } from '../core/errors.js';
+import { openRegularFile, readRegularFile } from '../core/regular-file.js';
 import { crashPoint } from './crash-point.js';
 
 export interface WriteOptions {
@@ -23,11 +24,11 @@ export function hashText(data: string | Uint8Array): string {
   return createHash('sha256').update(data).digest('hex');
 }
 
-/** Reads a file with the sha256 of its raw bytes; undefined when it does not exist. */
+/** Reads a file with the sha256 of its raw bytes; undefined when it does not exist. Only a regular file is read (see regular-file.ts). */
 export async function readForWrite(abs: string): Promise<{ text: string; hash: string } | undefined> {
   let bytes: Buffer;
   try {
-    bytes = await readFile(abs);
+    bytes = await readRegularFile(abs);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
@@ -340,7 +341,7 @@ async function appendBytes(abs: string, text: string, label: string): Promise<vo
   if (info.isSymbolicLink()) {
     throw new MemError('INVALID_PATH', `${label} is a symlink; mem does not write through symlinks`);
   }
-  const handle = await open(abs, 'a');
+  const handle = await openRegularFile(abs, 'append');
   try {
     await handle.writeFile(text);
     await handle.sync();

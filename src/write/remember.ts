@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type MemConfig, speakerName } from '../core/config.js';
 import { MemError } from '../core/errors.js';
+import { readRegularText } from '../core/regular-file.js';
 import { TEMPLATES_DIR } from '../core/templates-dir.js';
 import type { DeriveContent } from '../git/commit-paths.js';
 import { commitWrite, type WriteCommit } from '../git/commit-write.js';
@@ -233,7 +234,7 @@ export async function isRemembered(
 ): Promise<string | undefined> {
   const { date, entry } = entryOf(config, input);
   const { abs, rel } = await resolveInVault(root, `episodes/daily/${date}.md`);
-  const text = await readFile(abs, 'utf8').catch(() => '');
+  const text = await readRegularText(abs).catch(() => '');
   const line = renderEntry({ ...entry, blockId: 'x' }).slice(0, -' ^x'.length);
   const found = text
     .split(/\r?\n/)
