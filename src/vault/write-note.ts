@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { link, lstat, mkdir, open, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { decodeUtf8 } from '../core/decode-utf8.js';
 import { MemError } from '../core/errors.js';
 import { openRegularFile, readRegularFile } from '../core/regular-file.js';
 import { crashPoint } from './crash-point.js';
@@ -24,7 +25,12 @@ export function hashText(data: string | Uint8Array): string {
   return createHash('sha256').update(data).digest('hex');
 }
 
-/** Reads a file with the sha256 of its raw bytes; undefined when it does not exist. Only a regular file is read (see regular-file.ts). */
+/**
+ * Reads a file with the sha256 of its raw bytes; undefined when it does not exist. Only a regular
+ * file is read (see regular-file.ts). `text` throws INVALID_INPUT when the bytes are not UTF-8:
+ * every rewrite starts from it, so no command can write back a note it could not decode, while
+ * callers that only compare hashes (a delete, an undo, a conflict check) still work on such a note.
+ */
 export async function readForWrite(abs: string): Promise<{ text: string; hash: string } | undefined> {
   let bytes: Buffer;
   try {
@@ -33,7 +39,14 @@ export async function readForWrite(abs: string): Promise<{ text: string; hash: s
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
-  return { text: bytes.toString('utf8'), hash: hashText(bytes) };
+  let text: string | undefined;
+  return {
+    get text() {
+      text ??= decodeUtf8(bytes, abs);
+      return text;
+    },
+    hash: hashText(bytes),
+  };
 }
 
 async function currentHash(abs: string): Promise<string | null> {
