@@ -16,7 +16,7 @@ import {
   undoLastMemCommit,
   vaultDiff,
 } from '../git/vault-git.js';
-import { type DoctorReport, diagnose } from '../indexing/doctor.js';
+import { type DoctorReport, diagnose, findUnreadableNotes, type UnreadableNote } from '../indexing/doctor.js';
 import { loadIndexCache, saveIndexCache } from '../indexing/index-cache.js';
 import {
   type RefreshProgress,
@@ -964,6 +964,11 @@ export class Vault {
 
   doctor(): DoctorReport {
     return diagnose(this.index);
+  }
+
+  /** Notes on disk that are not readable UTF-8 text (reads every note: `mem doctor` adds these to its report). */
+  checkNoteFiles(): Promise<UnreadableNote[]> {
+    return findUnreadableNotes(this.root, { followSymlinks: this.config.followOutsideSymlinks });
   }
 }
 

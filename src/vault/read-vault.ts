@@ -24,6 +24,11 @@ export interface ReadVaultOptions {
   followSymlinks?: boolean;
   /** Called with each folder (absolute and vault path) before it is listed (a change tracker watches it) */
   onFolder?: (abs: string, rel: string) => void;
+  /**
+   * Called with each entry named like a note that is not a regular file (a FIFO, socket or device):
+   * the walk leaves it out, and `mem doctor` names it.
+   */
+  onNotAFile?: (path: string, abs: string) => void;
 }
 
 /** Entries looked at between two yields to the event loop: a server stays responsive during a walk. */
@@ -102,6 +107,8 @@ export async function walkVault(root: string, options: ReadVaultOptions, visit: 
       } else if (entry.isFile() && isMarkdownName(name)) {
         const info = statOrUndefined(abs);
         if (info) visit(prefix + name, abs, info.size, info.mtimeMs);
+      } else if (isMarkdownName(name)) {
+        options.onNotAFile?.(prefix + name, abs);
       }
     }
   }
