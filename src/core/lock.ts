@@ -1,12 +1,13 @@
 // An exclusive lock file with stale-lock breaking, a heartbeat and fair turns: the vault's write
 // lock, and the one that lets a single command start a vault's background daemon.
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { MemError } from './errors.js';
 import { readRegularText } from './regular-file.js';
+import { writeError } from './write-error.js';
 
 export interface LockOptions {
   /** How long to wait for the lock before throwing LOCKED (default: 10000 ms) */
@@ -73,18 +74,23 @@ function isStale(found: { holder?: Holder; mtimeMs: number }, staleMs: number): 
 }
 
 async function tryCreate(lockPath: string, holder: Holder): Promise<boolean> {
+  let handle: FileHandle;
   try {
-    const handle = await open(lockPath, 'wx');
-    try {
-      await handle.writeFile(JSON.stringify(holder));
-    } finally {
-      await handle.close();
-    }
-    return true;
+    handle = await open(lockPath, 'wx');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw error;
+    throw writeError(lockPath, error);
   }
+  try {
+    await handle.writeFile(JSON.stringify(holder));
+  } catch (error) {
+    // A lock left empty (a full disk) would be taken for another process's until it went stale.
+    await handle.close().catch(() => undefined);
+    await unlink(lockPath).catch(() => undefined);
+    throw writeError(lockPath, error);
+  }
+  await handle.close();
+  return true;
 }
 
 /**

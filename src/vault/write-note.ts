@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { decodeUtf8 } from '../core/decode-utf8.js';
 import { MemError } from '../core/errors.js';
 import { openRegularFile, readRegularFile } from '../core/regular-file.js';
+import { writeError } from '../core/write-error.js';
 import { crashPoint } from './crash-point.js';
 
 export interface WriteOptions {
@@ -157,7 +158,7 @@ export async function writeAtomic(
     }
   } catch (error) {
     await removeQuietly(temp);
-    throw error;
+    throw writeError(label, error);
   }
 }
 
@@ -358,6 +359,8 @@ async function appendBytes(abs: string, text: string, label: string): Promise<vo
   try {
     await handle.writeFile(text);
     await handle.sync();
+  } catch (error) {
+    throw writeError(label, error);
   } finally {
     await handle.close();
   }
