@@ -1,12 +1,13 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { link, lstat, mkdir, open, rename, unlink } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { decodeUtf8 } from '../core/decode-utf8.js';
 import { MemError } from '../core/errors.js';
 import { openRegularFile, readRegularFile } from '../core/regular-file.js';
 import { writeError } from '../core/write-error.js';
 import { crashPoint } from './crash-point.js';
+import { tempPathFor } from './temp-name.js';
 
 export interface WriteOptions {
   /** sha256 hex the file must still have; `null`: the file must not exist; undefined: no check */
@@ -103,7 +104,7 @@ export async function writeAtomic(
   const dir = dirname(abs);
   await mkdir(dir, { recursive: true });
   // pid + random bytes: two writers (or two processes) never share a temp name.
-  const temp = join(dir, `.${basename(abs)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  const temp = tempPathFor(abs);
   try {
     const handle = await open(temp, 'wx', mode ?? 0o644);
     try {
