@@ -4,7 +4,9 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { openVault } from '../../src/api/open-vault.js';
 import { openRegularFile, readRegularFile, readRegularFileSync } from '../../src/core/regular-file.js';
+import { readUsage } from '../../src/reflect/token-budget.js';
 import { cleanupVaults, makeVault, REPO_ROOT } from '../helpers/make-vault.js';
 
 // Every file name mem opens in a vault or in .mem/, with a command that reads it. A FIFO there used
@@ -108,6 +110,32 @@ describe('a symlink to /dev/zero where mem expects a file', () => {
     },
     30_000,
   );
+});
+
+describe('a FIFO where the library expects a file of .mem/', () => {
+  afterEach(cleanupVaults);
+
+  it('.mem/adds.jsonl: starting the exchange writer is refused at once, naming it', async () => {
+    const root = await vaultWith('.mem/adds.jsonl');
+    const vault = await openVault({ path: root });
+    try {
+      await expect(vault.startExchanges()).rejects.toThrow(
+        `${join(root, '.mem/adds.jsonl')} is a FIFO (named pipe), not a regular file`,
+      );
+    } finally {
+      // close() waits for the writer, whose start failed as above.
+      await vault.close().catch(() => undefined);
+    }
+  });
+
+  it('.mem/reflect-usage.json: the day counts as unused, without waiting', async () => {
+    const root = await vaultWith('.mem/reflect-usage.json');
+    expect(await readUsage(root, '2026-11-29')).toEqual({
+      day: '2026-11-29',
+      promptTokens: 0,
+      completionTokens: 0,
+    });
+  });
 });
 
 describe('regular-file reads', () => {
