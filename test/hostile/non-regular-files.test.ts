@@ -6,7 +6,9 @@ import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openVault } from '../../src/api/open-vault.js';
 import { openRegularFile, readRegularFile, readRegularFileSync } from '../../src/core/regular-file.js';
+import { VectorCache, vectorCacheFile } from '../../src/indexing/vector-cache.js';
 import { readUsage } from '../../src/reflect/token-budget.js';
+import { hashText } from '../../src/vault/write-note.js';
 import { cleanupVaults, makeVault, REPO_ROOT } from '../helpers/make-vault.js';
 
 // Every file name mem opens in a vault or in .mem/, with a command that reads it. A FIFO there used
@@ -135,6 +137,22 @@ describe('a FIFO where the library expects a file of .mem/', () => {
       promptTokens: 0,
       completionTokens: 0,
     });
+  });
+});
+
+describe('a FIFO at the old fixed temp name of the vector cache', () => {
+  afterEach(cleanupVaults);
+
+  it('does not stop a save (the temp name is unique and created new)', async () => {
+    const root = await makeVault();
+    const file = vectorCacheFile(root, 'stub');
+    await mkdir(dirname(file), { recursive: true });
+    execFileSync('mkfifo', [`${file}.tmp`]);
+    const cache = await VectorCache.load(root, 'stub');
+    await cache.fill(['tea'], async (texts) => texts.map(() => [1, 0]), 8);
+    await cache.save(root);
+    expect(JSON.parse(await readFile(file, 'utf8')).vectors).toEqual({ [hashText('tea')]: [1, 0] });
+    expect((await VectorCache.load(root, 'stub')).get('tea')).toEqual([1, 0]);
   });
 });
 
