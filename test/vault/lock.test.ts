@@ -23,6 +23,8 @@ async function buildModules(out: string): Promise<void> {
     'core/regular-file.ts',
     'core/decode-utf8.ts',
     'core/write-error.ts',
+    'core/serve-record.ts',
+    'vault/temp-name.ts',
     'core/cache-dir.ts',
     'vault/lock.ts',
     'vault/crash-point.ts',
