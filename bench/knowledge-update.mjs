@@ -143,7 +143,12 @@ export async function writeDiary(root) {
 function positionIn(markdown, { path, anchor }) {
   const day = path.slice(path.lastIndexOf('/') + 1, -3);
   const at = markdown.indexOf(`[[${day}]]`);
-  return at < 0 ? -1 : markdown.indexOf(`- ${anchor} `, at);
+  if (at < 0) return -1;
+  // `- ^e3 Speaker:`, or `- ^e3` alone for an entry with no speaker; the words are quoted below.
+  const found = [`- ${anchor} `, `- ${anchor}\n`]
+    .map((line) => markdown.indexOf(line, at))
+    .filter((i) => i >= 0);
+  return found.length > 0 ? Math.min(...found) : -1;
 }
 
 export async function benchKnowledgeUpdate({ log }) {

@@ -140,6 +140,22 @@ function conversationTable(locomo) {
   return lines.join('\n');
 }
 
+function longChineseLines(zh) {
+  if (!zh) return [];
+  return [
+    '',
+    '## Scale: one long Chinese note',
+    '',
+    `A note of short Chinese lines in one section (\`bench/long-chinese.mjs\`, seeded), indexed by \`openVault\` without a cache, less an open with a one-line note (${zh.baseOpenMs} ms).`,
+    '',
+    '| characters | lines | index ms | characters / ms |',
+    '|---:|---:|---:|---:|',
+    ...zh.sizes.map((s) => `| ${s.chars} | ${s.lines} | ${s.indexMs} | ${s.charsPerMs} |`),
+    '',
+    `Speed at the largest size relative to the smallest: ${zh.speedRatio} (1 = linear).`,
+  ];
+}
+
 function knowledgeUpdateLines(ku) {
   if (!ku || ku.skipped) return [];
   const lang = (l) =>
@@ -216,7 +232,7 @@ export function renderMarkdown(results) {
       `${locomo.dataset}: ${locomo.conversations} conversations, ${locomo.questions} questions in categories 1–4 (${locomo.skippedNoEvidence} skipped: no evidence id names a turn). One vault per conversation, one daily note per session date, one entry per turn (photo captions kept as \`[shares a photo: …]\`), block id from the dia_id. Evidence recall = share of a question's evidence turns inside what was retrieved, averaged over questions. \`now\` = the day after the last session.`,
       '',
       '- `recall`: `vault.recall(question, {k: 400})` hits, best first, until their text (characters / 4, as in the README figures) fills the budget.',
-      "- `compile`: `vault.compile({message: question, budget})`, default shares (no persona or profile, so their share flows to the recalled memories; with no conversation history 5% goes to the newest entries); tokens are real o200k tokens of the rendered document: each day's link once, then `- ^id Speaker: text` per entry.",
+      "- `compile`: `vault.compile({message: question, budget})`, default shares (no persona or profile, so their share flows to the recalled memories; with no conversation history 5% goes to the newest entries); tokens are real o200k tokens of the rendered document: each day's link once, then `- ^id Speaker:` and the entry's words quoted (`> text`) per entry.",
       "- The harness rows run plain MiniSearch in this harness over the same turns, to check it against the README's reference figures.",
       '',
       compactQuality(locomo),
@@ -240,6 +256,7 @@ export function renderMarkdown(results) {
       `Time per question: recall (k=400) p50 ${ms(t.recallPerQuestion.p50)}, p95 ${ms(t.recallPerQuestion.p95)}; compile p50 ${BUDGETS.map((b) => `${ms(t.compilePerQuestion[b].p50)} @${b}`).join(', ')}; p95 ${BUDGETS.map((b) => `${ms(t.compilePerQuestion[b].p95)} @${b}`).join(', ')}.`,
     );
   } else if (locomo?.skipped) out.push('', '## Quality: LoCoMo', '', `Skipped: ${locomo.skipped}`);
+  out.push(...longChineseLines(results.longChinese));
   out.push(...knowledgeUpdateLines(results.knowledgeUpdate));
   return `${out.join('\n')}\n`;
 }

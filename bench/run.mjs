@@ -13,6 +13,7 @@ import { formatJson } from './format-json.mjs';
 import { benchHttp } from './http-latency.mjs';
 import { benchKnowledgeUpdate } from './knowledge-update.mjs';
 import { benchLocomo } from './locomo.mjs';
+import { benchLongChinese } from './long-chinese.mjs';
 import { makeMessages, makeQueries } from './queries.mjs';
 import { renderMarkdown } from './report.mjs';
 import { benchScale } from './scale.mjs';
@@ -87,8 +88,8 @@ async function main() {
     return;
   }
   const only = values.only;
-  if (only && only !== 'scale' && only !== 'locomo')
-    throw new Error(`--only takes scale or locomo, not ${only}`);
+  if (only && only !== 'scale' && only !== 'locomo' && only !== 'chinese')
+    throw new Error(`--only takes scale, locomo or chinese, not ${only}`);
   const quick = Boolean(values.quick);
   const start = performance.now();
   // A partial full run keeps the other part's last numbers.
@@ -104,8 +105,12 @@ async function main() {
       platform: `${platform()} ${release()}`,
     },
   });
-  if (only !== 'locomo') results.scale = await runScale(quick);
-  if (only !== 'scale') {
+  if (!only || only === 'scale') results.scale = await runScale(quick);
+  if (!only || only === 'chinese') {
+    log('scale: long Chinese note');
+    results.longChinese = await benchLongChinese({ log });
+  }
+  if (!only || only === 'locomo') {
     log('quality: LoCoMo');
     results.locomo = await benchLocomo({ conversations: quick ? 1 : undefined, log });
     log('quality: knowledge update');

@@ -1,10 +1,14 @@
-// The layer rule of DESIGN.md §3, checked on every `npm test`: imports between the folders of
-// src/ point one way down LAYERS, type-only imports included, and no two files import each other
-// through any chain; serve/ and cli/ reach the rest only through src/index.ts (and core/). dependency-cruiser 18 needs Node 22 and reads TypeScript through its JS API,
-// which TypeScript 7 no longer has; the rule is small enough to check here directly.
+// The layer rule of docs/architecture.md ("Layers"), checked on every `npm test`: imports between
+// the folders of src/ point one way down LAYERS, type-only and side-effect imports included, and no
+// two files import each other through any chain; serve/ and cli/ reach the rest only through
+// src/index.ts (and core/). dependency-cruiser 18 needs Node 22 and reads TypeScript through its JS
+// API, which TypeScript 7 no longer has; the rule is small enough to check here directly. Imports
+// are read by a real parser (oxc, through rolldown, which vite brings): a regular expression missed
+// side-effect imports, template-literal dynamic imports and .mts files.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseSync } from 'rolldown/utils';
 
 /** Lower first: a folder may import its own files and the folders above it in this list. */
 export const LAYERS = [
@@ -30,13 +34,13 @@ export const LAYERS = [
  */
 const EDGE = new Set(['serve', 'cli']);
 
-const IMPORT =
-  /(?:^|[;\s])(?:import|export)\s[^'"]*?from\s*['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/g;
+/** TypeScript sources, whatever their module flavour. */
+const SOURCE = /\.(?:ts|mts|cts|tsx)$/;
 
 function listFiles(dir) {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
-    return statSync(path).isDirectory() ? listFiles(path) : name.endsWith('.ts') ? [path] : [];
+    return statSync(path).isDirectory() ? listFiles(path) : SOURCE.test(name) ? [path] : [];
   });
 }
 
@@ -45,20 +49,50 @@ function layerOf(src, file) {
   return relative(src, file).split(/[\\/]/)[0];
 }
 
-/** `{ file, imports }` for every .ts file below `src`, imports resolved to .ts paths. */
+/** The source file a relative specifier names: `./x.js` is `./x.ts`, `./x.mjs` is `./x.mts`. */
+function sourceOf(file, specifier) {
+  return resolve(dirname(file), specifier).replace(/\.([mc]?)js$/, '.$1ts');
+}
+
+/**
+ * `{ file, imports, unchecked }` for every TypeScript file below `src`: relative imports (static,
+ * type-only, side-effect, re-exports and dynamic) resolved to source paths, and the dynamic imports
+ * whose specifier is not a plain string, which no checker can follow.
+ */
 export function readImports(src) {
   return listFiles(src).map((file) => {
     const text = readFileSync(file, 'utf8');
-    const imports = [...text.matchAll(IMPORT)].map((m) =>
-      resolve(dirname(file), m[1] ?? m[2]).replace(/\.js$/, '.ts'),
-    );
-    return { file, imports };
+    const lang = file.endsWith('x') ? 'tsx' : 'ts';
+    const { module, errors } = parseSync(file, text, { lang, sourceType: 'module' });
+    if (errors.length > 0) throw new Error(`${file}: cannot be parsed: ${errors[0].message}`);
+    const specifiers = [
+      ...module.staticImports.map((i) => i.moduleRequest.value),
+      ...module.staticExports.flatMap((e) => e.entries.map((entry) => entry.moduleRequest?.value)),
+    ];
+    const unchecked = [];
+    for (const { moduleRequest } of module.dynamicImports) {
+      const raw = text.slice(moduleRequest.start, moduleRequest.end);
+      const plain = /^(['"])([^'"\\]*)\1$/.exec(raw) ?? /^`([^`$\\]*)`$/.exec(raw);
+      if (plain) specifiers.push(plain[2] ?? plain[1]);
+      else unchecked.push(raw);
+    }
+    const imports = [...new Set(specifiers)]
+      .filter((specifier) => specifier?.startsWith('.'))
+      .map((specifier) => sourceOf(file, specifier));
+    return { file, imports, unchecked };
   });
 }
 
 export function checkLayers(src) {
   const problems = [];
-  const graph = new Map(readImports(src).map(({ file, imports }) => [file, imports]));
+  const read = readImports(src);
+  const graph = new Map(read.map(({ file, imports }) => [file, imports]));
+  for (const { file, unchecked } of read) {
+    for (const raw of unchecked)
+      problems.push(
+        `${relative(src, file)}: import(${raw}) names its module at run time; the layer rule cannot follow it`,
+      );
+  }
   for (const [file, imports] of graph) {
     const from = layerOf(src, file);
     const rank = LAYERS.indexOf(from);
@@ -114,7 +148,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const problems = checkLayers(src);
   for (const problem of problems) console.error(`layers: ${problem}`);
   if (problems.length > 0) {
-    console.error(`layers: ${problems.length} problem(s); the order is ${LAYERS.join(' → ')} (DESIGN.md §3)`);
+    console.error(
+      `layers: ${problems.length} problem(s); the order is ${LAYERS.join(' → ')} (docs/architecture.md)`,
+    );
     process.exit(1);
   }
   console.log(`layers: ${LAYERS.join(' → ')}: no back edge, no cycle`);

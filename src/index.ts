@@ -34,7 +34,7 @@ export type { WriteCommit } from './git/commit-write.js';
 export type { HistoryEntry } from './git/git-history.js';
 export type { ReviewCommit } from './git/review-branch.js';
 export type { UndoOptions, UndoResult } from './git/vault-git.js';
-export type { DoctorReport } from './indexing/doctor.js';
+export type { DoctorReport, UnreadableNote } from './indexing/doctor.js';
 export { QUERY_LIMITS, queryProblem } from './indexing/query-limits.js';
 export type { EmbedProgress, EmbedTexts } from './indexing/vector-cache.js';
 export type { AppliedRange } from './recall/choose-range.js';

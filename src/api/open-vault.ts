@@ -16,7 +16,7 @@ import {
   undoLastMemCommit,
   vaultDiff,
 } from '../git/vault-git.js';
-import { type DoctorReport, diagnose } from '../indexing/doctor.js';
+import { type DoctorReport, diagnose, findUnreadableNotes, type UnreadableNote } from '../indexing/doctor.js';
 import { loadIndexCache, saveIndexCache } from '../indexing/index-cache.js';
 import {
   type RefreshProgress,
@@ -245,6 +245,9 @@ export class Vault {
       () => false,
     );
     if (!initialized && options.requireConfig) throw notAVault(root);
+    // Said before the walk: in a big folder (`--vault /usr`) reading every note takes a while, and
+    // nothing else would tell the user why, or that the folder is not the vault they meant.
+    if (!initialized) options.onNotice?.(readingNotAVault(root));
     const useCache = (options.cache ?? true) && initialized;
     const saveCache = useCache && options.saveCache !== false;
     let index = new VaultIndex();
@@ -977,6 +980,15 @@ export class Vault {
   doctor(): DoctorReport {
     return diagnose(this.index);
   }
+
+  /** Notes on disk that are not readable UTF-8 text (reads every note: `mem doctor` adds these to its report). */
+  checkNoteFiles(): Promise<UnreadableNote[]> {
+    return findUnreadableNotes(this.root, { followSymlinks: this.config.followOutsideSymlinks });
+  }
+}
+
+function readingNotAVault(root: string): string {
+  return `mem: ${root} is not a vault (no ${CONFIG_FILE}); reading every note in it as it is, with no index saved. Run \`mem init ${root}\` to make it one`;
 }
 
 function notAVault(root: string): MemError {

@@ -7,6 +7,20 @@ export interface GlobalOptions {
   vault?: string;
 }
 
+/**
+ * Commands that change the vault. In a folder without mem.config.json they are refused before the
+ * folder is read (they would be refused after it anyway, and `--vault /usr` took 95 s to get there);
+ * every other command reads the folder as it is, saying so first.
+ */
+const WRITING_COMMANDS = new Set(['remember', 'ingest', 'note', 'mv', 'forget', 'undo', 'reflect']);
+
+/** The command's name under `mem` (`note` for `mem note set`). */
+function topName(command: Command): string {
+  let top = command;
+  while (top.parent?.parent) top = top.parent;
+  return top.name();
+}
+
 /** Opens the vault named by `--vault`, `MEM_VAULT` or the folders above the working directory. */
 export async function openFromCli(
   command: Command,
@@ -26,7 +40,7 @@ export async function openFromCli(
     cwd: io.cwd,
     env: io.env,
     rebuild: extra.rebuild,
-    requireConfig: extra.requireConfig,
+    requireConfig: extra.requireConfig ?? WRITING_COMMANDS.has(topName(command)),
     onProgress: extra.onProgress,
     scan: extra.scan,
     track: extra.track,

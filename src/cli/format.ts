@@ -91,6 +91,7 @@ export function formatDoctor(report: DoctorReport): string {
     (d) => `${d.path}: ^${d.id} on lines ${d.lines.join(', ')} (links reach only the first)`,
   );
   list('partly indexed (over a limit)', report.truncated, (t) => t.message);
+  if (report.unreadable) list('unreadable notes', report.unreadable, (u) => `${u.path}: ${u.reason}`);
   list('orphans (no links in or out)', report.orphans, (o) => o);
   return terminalText(`${lines.join('\n')}\n`);
 }

@@ -1,4 +1,5 @@
 import type { MemConfig } from '../core/config.js';
+import { MemError } from '../core/errors.js';
 import type { Note, Section } from '../core/types.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { type AppliedRange, chooseRange } from '../recall/choose-range.js';
@@ -16,7 +17,10 @@ import { dayOf } from '../time/zoned-date.js';
 import {
   type CompileSectionName,
   entryGroupHeading,
+  MEMORY_FRAME,
   noteBody,
+  oneLine,
+  quote,
   renderEntryItem,
   renderMemoryItem,
   renderNoteItem,
@@ -51,6 +55,14 @@ export interface CompileResult {
   folded?: FoldedRollup[];
 }
 
+/**
+ * The smallest budget compile accepts: a section heading, the memory frame and one item of the
+ * shortest length worth its citation (MIN_CUT_TOKENS, 16) with its link come to about 50 tokens;
+ * below that the document would be empty or a heading alone, which a caller would take for
+ * "nothing remembered".
+ */
+export const MIN_BUDGET = 64;
+
 /** How many history turns join the message for recall */
 const HISTORY_TURNS = 2;
 /** Recalled candidates per token of budget (at least 40): a short entry costs about 25 tokens. */
@@ -61,7 +73,8 @@ const TOKENS_PER_CANDIDATE = 25;
  */
 const RECENT_SHARE_WITHOUT_HISTORY = 0.05;
 
-function noteCandidate(index: VaultIndex, note: Note, reason: string): Candidate {
+/** `quoted`: false only for the persona, the one part written as instructions. */
+function noteCandidate(index: VaultIndex, note: Note, reason: string, quoted = true): Candidate {
   const cite = citation(index, note.path, '');
   return {
     key: note.path,
@@ -71,7 +84,7 @@ function noteCandidate(index: VaultIndex, note: Note, reason: string): Candidate
     score: 1,
     reason,
     text: noteBody(note),
-    render: (text) => renderNoteItem(note.title, cite, text),
+    render: (text) => renderNoteItem(note.title, cite, text, quoted),
   };
 }
 
@@ -90,8 +103,14 @@ function commitmentsCandidate(index: VaultIndex, today: string, windowDays: numb
     title: 'Due soon',
     score: 1,
     reason: `pending commitments due by ${due[due.length - 1]?.due}`,
-    text: due.map((c) => `- ${c.due} · ${c.who} · ${c.what} ${c.source}`).join('\n'),
-    render: (text) => renderNoteItem('Due soon', cite, text),
+    // Who said it and where on the list line, the words said quoted below it: a commitment's text
+    // is an entry's text, and "remind me on Friday: ignore all previous instructions" is a quote.
+    text: due
+      .map((c) => `- due ${c.due} · ${oneLine(c.who)} · ${c.source}\n${quote(oneLine(c.what))}`)
+      .join('')
+      .trimEnd(),
+    // Already attributed and quoted line by line above.
+    render: (text) => renderNoteItem('Due soon', cite, text, false),
   };
 }
 
@@ -136,7 +155,12 @@ function hitCandidate(index: VaultIndex, hit: RecallHit): Candidate | undefined 
  * while their notes are unchanged, so a provider's prompt cache can reuse that prefix.
  */
 export function compile(index: VaultIndex, config: MemConfig, options: CompileOptions): CompileResult {
-  const budget = Math.max(0, Math.floor(options.budget ?? config.compile.budget));
+  const budget = Math.floor(options.budget ?? config.compile.budget);
+  if (!(budget >= MIN_BUDGET))
+    throw new MemError(
+      'INVALID_INPUT',
+      `compile: a budget of ${options.budget ?? config.compile.budget} tokens is too small to hold anything; the minimum is ${MIN_BUDGET}`,
+    );
   const encoding = options.tokenizer ?? config.compile.tokenizer;
   const tokenizer = getTokenizer(encoding);
   const now = options.now ?? new Date();
@@ -150,7 +174,9 @@ export function compile(index: VaultIndex, config: MemConfig, options: CompileOp
   const query = [...history, options.message].join('\n');
   const range = chooseRange(index, options.message, now, config.timezone, options.range);
 
-  const persona = personaNotes(index).map((n) => noteCandidate(index, n, 'persona'));
+  // Only notes of persona/ are written as instructions; a note pinned from another layer (an
+  // insight a model wrote) comes first too, but quoted like every other memory.
+  const persona = personaNotes(index).map((n) => noteCandidate(index, n, 'persona', n.layer !== 'persona'));
   const today = dayOf(now, config.timezone);
   const user = coreProfileNotes(index).map((n) => noteCandidate(index, n, 'core profile'));
   const personaPaths = new Set([...persona, ...user].map((c) => c.path));
@@ -194,6 +220,7 @@ export function compile(index: VaultIndex, config: MemConfig, options: CompileOp
   const filled: Filled[] = [];
   let spent = 0;
   let carried = 0;
+  let framed = false;
   for (const [i, [name, candidates, share]] of plan.entries()) {
     // What a section leaves unused flows to the next; the last may use whatever is left.
     const own =
@@ -201,7 +228,10 @@ export function compile(index: VaultIndex, config: MemConfig, options: CompileOp
         ? budget - spent
         : Math.floor((budget * Math.max(0, share)) / totalShare) + carried;
     const sectionBudget = Math.max(0, Math.min(own, budget - spent));
-    const result = fill(name, sectionBudget, candidates, tokenizer, taken, said);
+    // The frame goes under the first section after the persona that has something to show.
+    const lead = name !== 'persona' && !framed ? MEMORY_FRAME : '';
+    const result = fill(name, sectionBudget, candidates, tokenizer, taken, said, lead);
+    if (lead && result.rendered.length > 0) framed = true;
     if (name === 'recent') {
       // Picked newest first, shown oldest first, as a conversation reads.
       result.section.items.reverse();

@@ -51,6 +51,8 @@ export interface Filled {
   rendered: string[];
   /** The group line and position of each item, parallel to section.items */
   placement: Array<{ group?: string; position: number }>;
+  /** A line written under the section's heading, before its items (counted with the heading) */
+  lead?: string;
 }
 
 /**
@@ -79,9 +81,16 @@ export function fill(
   taken: Set<string>,
   /** The entries already taken by any section, to leave out one that says the same again */
   said?: NearDuplicates,
+  /** A line under the heading, written only when the section has an item */
+  lead = '',
 ): Filled {
-  const headingTokens = tokenizer.count(`${sectionHeading(name)}\n`);
-  const filled: Filled = { section: { name, budget, used: 0, items: [] }, rendered: [], placement: [] };
+  const headingTokens = tokenizer.count(`${sectionHeading(name)}${lead}\n`);
+  const filled: Filled = {
+    section: { name, budget, used: 0, items: [] },
+    rendered: [],
+    placement: [],
+    ...(lead ? { lead } : {}),
+  };
   const groups = new Set<string>();
   let left = budget - headingTokens;
   for (const candidate of candidates) {
@@ -101,7 +110,8 @@ export function fill(
     if (tokens > left) {
       const room = left - groupTokens - tokenizer.count(candidate.render(''));
       if (room < MIN_CUT_TOKENS) continue;
-      const shortened = cutToTokens(text, room, tokenizer.count);
+      // Counted as rendered, whole: quoting adds a `> ` to every line the cut keeps.
+      const shortened = cutToTokens(text, left - groupTokens, (s) => tokenizer.count(candidate.render(s)));
       if (shortened.text === '') continue;
       text = shortened.text;
       rendered = candidate.render(text);
@@ -156,6 +166,6 @@ function renderSection(f: Filled): string {
 export function assemble(filled: Filled[]): string {
   return filled
     .filter((f) => f.rendered.length > 0)
-    .map((f) => sectionHeading(f.section.name) + renderSection(f))
+    .map((f) => sectionHeading(f.section.name) + (f.lead ?? '') + renderSection(f))
     .join('\n');
 }

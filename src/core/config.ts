@@ -1,8 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod/v4';
 import { DAEMON_DEFAULTS } from './daemon-settings.js';
 import { MemError } from './errors.js';
+import { readRegularText } from './regular-file.js';
 import { issuePath, issuePhrase, parseWithoutUnknownKeys } from './schema-issues.js';
 import { CONFIG_FILE } from './vault-files.js';
 
@@ -91,6 +91,12 @@ export const configSchema = z.strictObject({
       .boolean()
       .default(true)
       .describe('Commit each mem write (when the vault is in a git repository)'),
+    runHooks: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Run the repository's git hooks (pre-commit, commit-msg, post-commit…) on mem's own commits; off, a hook cannot block or slow mem's background commits",
+      ),
   }),
   llm: group({
     baseURL: z
@@ -211,6 +217,20 @@ export const configSchema = z.strictObject({
         ),
     }),
   }),
+  serve: group({
+    allowedHosts: z
+      .array(z.string().min(1))
+      .default(() => [])
+      .describe(
+        'Host names mem serve answers besides localhost, 127.0.0.1, [::1] and the address it binds (e.g. "mybox.local"; "name:port" for another port); any other Host header is refused, so a web page cannot reach it by DNS rebinding',
+      ),
+    allowedOrigins: z
+      .array(z.string().min(1))
+      .default(() => [])
+      .describe(
+        'Web page origins (e.g. "http://localhost:5173") that may call mem serve from a browser; requests from any other page are refused',
+      ),
+  }),
   daemon: group({
     enabled: z
       .boolean()
@@ -281,7 +301,7 @@ export function resolveConfig(raw: unknown, onNotice?: (message: string) => void
 export async function loadConfig(root: string, onNotice?: (message: string) => void): Promise<MemConfig> {
   let text: string;
   try {
-    text = await readFile(join(root, CONFIG_FILE), 'utf8');
+    text = await readRegularText(join(root, CONFIG_FILE));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return defaultConfig();
     throw error;

@@ -1,8 +1,8 @@
 // The background daemon's settings (`daemon` in mem.config.json), read by the command line
 // without the config schema: loading zod would cost a command more than asking the daemon does.
 // config.ts validates the same keys, with these defaults, whenever the library opens the vault.
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { readRegularText } from './regular-file.js';
 import { CONFIG_FILE } from './vault-files.js';
 
 export interface DaemonSettings {
@@ -30,7 +30,7 @@ export const DAEMON_DEFAULTS: DaemonSettings = { enabled: true, minNotes: 2000, 
 export async function readDaemonSettings(root: string): Promise<DaemonSettings | undefined> {
   let raw: unknown;
   try {
-    raw = JSON.parse(await readFile(join(root, CONFIG_FILE), 'utf8'));
+    raw = JSON.parse(await readRegularText(join(root, CONFIG_FILE)));
   } catch {
     return undefined;
   }

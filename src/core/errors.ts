@@ -11,6 +11,7 @@ export type MemErrorCode =
   | 'INVALID_CONFIG'
   | 'GIT'
   | 'LOCKED'
+  | 'NO_SPACE'
   | 'LLM';
 
 export class MemError extends Error {

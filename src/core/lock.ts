@@ -1,11 +1,13 @@
 // An exclusive lock file with stale-lock breaking, a heartbeat and fair turns: the vault's write
 // lock, and the one that lets a single command start a vault's background daemon.
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { MemError } from './errors.js';
+import { readRegularText } from './regular-file.js';
+import { writeError } from './write-error.js';
 
 export interface LockOptions {
   /** How long to wait for the lock before throwing LOCKED (default: 10000 ms) */
@@ -26,7 +28,7 @@ async function readHolder(
   lockPath: string,
 ): Promise<{ holder?: Holder; raw: string; mtimeMs: number } | undefined> {
   try {
-    const [raw, info] = await Promise.all([readFile(lockPath, 'utf8'), stat(lockPath)]);
+    const [raw, info] = await Promise.all([readRegularText(lockPath), stat(lockPath)]);
     let holder: Holder | undefined;
     try {
       holder = JSON.parse(raw) as Holder;
@@ -50,28 +52,45 @@ function isAlive(pid: number): boolean {
   }
 }
 
+/**
+ * Whether a lock was left by a holder that is gone. A live holder renews its heartbeat every
+ * staleMs / 3, so a heartbeat more than staleMs away from now, in the past or in the future, is
+ * stale: one stamped ahead (the clock set back since, another host's clock, a pid reused by a
+ * process that never renews) once blocked every write for ever. On this host a dead pid is stale at
+ * once; a lock from another host is judged by its heartbeat only (its pids are not ours to ask).
+ */
 function isStale(found: { holder?: Holder; mtimeMs: number }, staleMs: number): boolean {
   const { holder } = found;
-  const since = holder && Number.isFinite(Date.parse(holder.time)) ? Date.parse(holder.time) : found.mtimeMs;
-  if (Date.now() - since > staleMs) return true;
+  const stamped = holder && typeof holder.time === 'string' ? Date.parse(holder.time) : Number.NaN;
+  const heartbeat = Number.isFinite(stamped) ? stamped : found.mtimeMs;
+  if (Math.abs(Date.now() - heartbeat) > staleMs) return true;
   return (
-    holder !== undefined && holder.host === hostname() && Number.isInteger(holder.pid) && !isAlive(holder.pid)
+    holder !== undefined &&
+    holder.host === hostname() &&
+    Number.isInteger(holder.pid) &&
+    // 0 and negative pids name process groups, which kill(pid, 0) would find "alive".
+    (holder.pid <= 0 || !isAlive(holder.pid))
   );
 }
 
 async function tryCreate(lockPath: string, holder: Holder): Promise<boolean> {
+  let handle: FileHandle;
   try {
-    const handle = await open(lockPath, 'wx');
-    try {
-      await handle.writeFile(JSON.stringify(holder));
-    } finally {
-      await handle.close();
-    }
-    return true;
+    handle = await open(lockPath, 'wx');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw error;
+    throw writeError(lockPath, error);
   }
+  try {
+    await handle.writeFile(JSON.stringify(holder));
+  } catch (error) {
+    // A lock left empty (a full disk) would be taken for another process's until it went stale.
+    await handle.close().catch(() => undefined);
+    await unlink(lockPath).catch(() => undefined);
+    throw writeError(lockPath, error);
+  }
+  await handle.close();
+  return true;
 }
 
 /**

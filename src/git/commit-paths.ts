@@ -1,9 +1,14 @@
 // Commits exactly the given paths through a temporary index, leaving the user's index and other files alone.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { findOnDisk } from '../vault/paths.js';
 import { checkRepoPath, exists, git, gitBusy, headCommit } from './run-git.js';
+
+export interface CommitOptions {
+  /** Run the repository's commit hooks (`git.runHooks`; default: none runs) */
+  runHooks?: boolean;
+}
 
 export interface CommitResult {
   committed: boolean;
@@ -52,7 +57,8 @@ async function buildCommit(
   message: string,
   head: string | undefined,
   derived: Map<string, DeriveContent> = new Map(),
-): Promise<{ commit: string; tree: string } | { ignored: string[] } | undefined> {
+  runHooks = false,
+): Promise<{ commit: string; tree: string } | { ignored: string[] } | { refused: string } | undefined> {
   const temp = await mkdtemp(join(tmpdir(), 'mem-index-'));
   const env = { GIT_INDEX_FILE: join(temp, 'index') };
   try {
@@ -94,17 +100,45 @@ async function buildCommit(
       );
     }
     await stageDerived(repoRoot, env, head, toDerive);
-    const tree = (await git(repoRoot, ['write-tree'], { env })).trim();
     const headTree = head ? (await git(repoRoot, ['rev-parse', `${head}^{tree}`])).trim() : undefined;
+    if ((await git(repoRoot, ['write-tree'], { env })).trim() === headTree) return undefined;
+    let text = message;
+    if (runHooks) {
+      // As `git commit` runs them: pre-commit sees (and may restage) the index being committed,
+      // commit-msg may rewrite the message; either one failing stops the commit.
+      const refused = await runHook(repoRoot, env, 'pre-commit', []);
+      if (refused) return { refused };
+      const file = join(temp, 'COMMIT_EDITMSG');
+      await writeFile(file, message);
+      const rejected = await runHook(repoRoot, env, 'commit-msg', [file]);
+      if (rejected) return { refused: rejected };
+      text = await readFile(file, 'utf8');
+    }
+    const tree = (await git(repoRoot, ['write-tree'], { env })).trim();
     if (tree === headTree) return undefined;
     const identity = await identityArgs(repoRoot);
     const parents = head ? ['-p', head] : [];
     const commit = (
-      await git(repoRoot, [...identity, 'commit-tree', tree, ...parents, '-F', '-'], { input: message })
+      await git(repoRoot, [...identity, 'commit-tree', tree, ...parents, '-F', '-'], { input: text })
     ).trim();
     return { commit, tree };
   } finally {
     await rm(temp, { recursive: true, force: true });
+  }
+}
+
+/** Runs one of the repository's hooks (`git hook run`, git 2.36+); the reason it failed, or undefined. */
+async function runHook(
+  repoRoot: string,
+  env: Record<string, string>,
+  name: string,
+  args: string[],
+): Promise<string | undefined> {
+  try {
+    await git(repoRoot, ['hook', 'run', '--ignore-missing', name, '--', ...args], { env, hooks: true });
+    return undefined;
+  } catch (error) {
+    return `the ${name} hook failed (git.runHooks is on), so mem did not commit: ${(error as Error).message}`;
   }
 }
 
@@ -184,13 +218,15 @@ async function storedForms(repoRoot: string, paths: string[]): Promise<string[]>
 /**
  * Commits exactly `paths` (relative to the repository root; added, changed or deleted) and nothing
  * else: the commit is built in a private index and HEAD is moved by compare-and-swap, so the user's
- * staged and unstaged changes to other files stay exactly as they were. No hooks run.
+ * staged and unstaged changes to other files stay exactly as they were. The repository's hooks
+ * run only with `runHooks` (pre-commit, commit-msg, post-commit, as `git commit` would run them).
  */
 export async function commitPaths(
   repoRoot: string,
   paths: string[],
   message: string,
   derived: Map<string, DeriveContent> = new Map(),
+  options: CommitOptions = {},
 ): Promise<CommitResult> {
   const unique = await storedForms(repoRoot, [...new Set(paths.map(checkRepoPath))]);
   if (unique.length === 0) return { committed: false, reason: 'no paths to commit' };
@@ -199,13 +235,14 @@ export async function commitPaths(
     if (busy) return { committed: false, reason: busy };
     const head = await headCommit(repoRoot);
     const staged = await stagedChanges(repoRoot, head, derived);
-    const built = await buildCommit(repoRoot, unique, message, head, derived);
+    const built = await buildCommit(repoRoot, unique, message, head, derived, options.runHooks);
     if (!built) {
       // A process killed between moving HEAD and refreshing the index leaves these paths looking
       // changed in `git status` though HEAD has them: refresh them now (best effort).
       if (head) await syncIndex(repoRoot, unique, head).catch(() => undefined);
       return { committed: false, reason: 'nothing to commit: the files match the last commit' };
     }
+    if ('refused' in built) return { committed: false, reason: built.refused };
     if ('ignored' in built) {
       return {
         committed: false,
@@ -231,6 +268,7 @@ export async function commitPaths(
         reason: `committed, but the index was not refreshed: ${(error as Error).message}`,
       };
     }
+    if (options.runHooks) await runHook(repoRoot, {}, 'post-commit', []);
     return { committed: true, sha: built.commit };
   }
   return {

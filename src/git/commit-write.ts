@@ -53,7 +53,7 @@ export async function commitWrite(
   const paths = [...new Set(vaultPaths)].map((p) => (prefix ? `${prefix}/${p}` : p));
   const toRepo = (p: string) => (prefix ? `${prefix}/${p}` : p);
   const derivedInRepo = new Map([...derived].map(([p, derive]) => [toRepo(p), derive]));
-  const result = await commitPaths(repo, paths, message, derivedInRepo);
+  const result = await commitPaths(repo, paths, message, derivedInRepo, { runHooks: config.git.runHooks });
   return result.committed
     ? { committed: true, sha: result.sha }
     : { committed: false, reason: result.reason };

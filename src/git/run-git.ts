@@ -6,6 +6,8 @@ import { MemError } from '../core/errors.js';
 
 interface RunOptions {
   env?: Record<string, string>;
+  /** Let the repository's hooks run (default: never; see gitEnv) */
+  hooks?: boolean;
   input?: string;
   /** Return undefined instead of throwing when git exits non-zero */
   allowFail?: boolean;
@@ -39,11 +41,23 @@ const REDIRECTING_VARS = [
   'GIT_SHALLOW_FILE',
 ];
 
-/** The environment mem runs git with: the caller's, without redirections, plus mem's settings. */
-export function gitEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+/**
+ * The environment mem runs git with: the caller's, without redirections, plus mem's settings. No
+ * hook runs unless asked (`hooks`): mem's plumbing would still start `reference-transaction` and
+ * `post-index-change`, and a user's hook could block or slow a background commit. The setting is
+ * added after any the caller passes in GIT_CONFIG_COUNT (git 2.31+; older git ignores it).
+ */
+export function gitEnv(extra: Record<string, string> = {}, hooks = false): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of REDIRECTING_VARS) delete env[name];
-  return { ...env, ...BASE_ENV, ...extra };
+  const noHooks: Record<string, string> = {};
+  if (!hooks) {
+    const count = Number.parseInt(env['GIT_CONFIG_COUNT'] ?? '0', 10) || 0;
+    noHooks['GIT_CONFIG_COUNT'] = String(count + 1);
+    noHooks[`GIT_CONFIG_KEY_${count}`] = 'core.hooksPath';
+    noHooks[`GIT_CONFIG_VALUE_${count}`] = '/dev/null';
+  }
+  return { ...env, ...BASE_ENV, ...noHooks, ...extra };
 }
 
 export function git(
@@ -57,7 +71,7 @@ export function git(cwd: string, args: string[], options: RunOptions = {}): Prom
     const child = execFile(
       'git',
       ['-c', 'core.quotePath=false', ...args],
-      { cwd, env: gitEnv(options.env), maxBuffer: 256 * 1024 * 1024 },
+      { cwd, env: gitEnv(options.env, options.hooks), maxBuffer: 256 * 1024 * 1024 },
       (error, stdout, stderr) => {
         if (!error) return resolvePromise(stdout);
         if (options.allowFail) return resolvePromise(undefined);

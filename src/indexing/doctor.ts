@@ -1,3 +1,7 @@
+import { lstatSync } from 'node:fs';
+import { invalidUtf8Reason } from '../core/decode-utf8.js';
+import { fileKind, readRegularFile } from '../core/regular-file.js';
+import { walkVault } from '../vault/read-vault.js';
 import { basenameOf, foldPath } from '../vault/resolve-link.js';
 import type { VaultIndex } from './vault-index.js';
 
@@ -12,6 +16,8 @@ export interface DoctorReport {
   truncated: Array<{ path: string; message: string }>;
   /** Notes with no links in or out */
   orphans: string[];
+  /** Notes that are not readable UTF-8 text (only when the files were checked: `Vault.checkNoteFiles()`) */
+  unreadable?: UnreadableNote[];
 }
 
 /** What would confuse a person or Obsidian: broken links, ambiguous names, unreadable frontmatter, islands. */
@@ -62,5 +68,65 @@ export function diagnose(index: VaultIndex): DoctorReport {
 }
 
 export function isHealthy(report: DoctorReport): boolean {
-  return report.unresolved.length === 0 && report.invalidFrontmatter.length === 0;
+  return (
+    report.unresolved.length === 0 &&
+    report.invalidFrontmatter.length === 0 &&
+    (report.unreadable?.length ?? 0) === 0
+  );
+}
+
+/** A note mem cannot read as text, and why: it is not indexed as it is, and no command rewrites it. */
+export interface UnreadableNote {
+  path: string;
+  reason: string;
+}
+
+/**
+ * Reads every note of the vault from disk (diagnose() sees only the index) and lists those that
+ * are not readable UTF-8 text: bytes in another encoding (indexed with U+FFFD in their place and
+ * refused by every rewrite), notes mem may not read (permission denied), and FIFOs, sockets or
+ * devices with a note's name (left out of the vault).
+ */
+export async function findUnreadableNotes(
+  root: string,
+  options: { followSymlinks?: boolean } = {},
+): Promise<UnreadableNote[]> {
+  const found: UnreadableNote[] = [];
+  const notes: Array<{ path: string; abs: string }> = [];
+  await walkVault(
+    root,
+    {
+      followSymlinks: options.followSymlinks,
+      onNotAFile: (path, abs) => {
+        const info = lstatSync(abs, { throwIfNoEntry: false });
+        if (info)
+          found.push({ path, reason: `${fileKind(info)}, not a regular file; left out of the vault` });
+      },
+    },
+    (path, abs) => notes.push({ path, abs }),
+  );
+  for (const { path, abs } of notes) {
+    let bytes: Buffer;
+    try {
+      bytes = await readRegularFile(abs);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') continue; // removed since the walk
+      const reason =
+        code === 'EACCES' || code === 'EPERM'
+          ? 'permission denied; not indexed'
+          : error instanceof Error
+            ? error.message
+            : String(error);
+      found.push({ path, reason });
+      continue;
+    }
+    const invalid = invalidUtf8Reason(bytes);
+    if (invalid)
+      found.push({
+        path,
+        reason: `${invalid}; indexed with U+FFFD in its place, and mem will not rewrite it`,
+      });
+  }
+  return found.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

@@ -1,17 +1,8 @@
-import {
-  type FileHandle,
-  mkdir,
-  open,
-  readdir,
-  readFile,
-  rename,
-  rm,
-  stat,
-  writeFile,
-} from 'node:fs/promises';
+import { type FileHandle, mkdir, open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { CACHE_DIR, ensureCacheDir } from '../core/cache-dir.js';
+import { readRegularFile, readRegularText } from '../core/regular-file.js';
 import type { Note } from '../core/types.js';
 import { TextIndex } from './text-index.js';
 import { VaultIndex } from './vault-index.js';
@@ -20,7 +11,7 @@ import { VaultIndex } from './vault-index.js';
  * Bump whenever the shape of a parsed note, the tokenizer, the index options or the cache layout
  * change: a cache from another schema is rebuilt, never trusted.
  */
-export const CACHE_SCHEMA = 6;
+export const CACHE_SCHEMA = 7;
 
 /**
  * The layout, in `.mem/index/`:
@@ -62,7 +53,7 @@ export type CacheSave = { saved: true } | { saved: false; reason: string };
 async function readManifest(base: string): Promise<Manifest | 'missing' | 'unreadable'> {
   let text: string;
   try {
-    text = await readFile(join(base, MANIFEST), 'utf8');
+    text = await readRegularText(join(base, MANIFEST));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     return code === 'ENOENT' || code === 'ENOTDIR' ? 'missing' : 'unreadable';
@@ -113,7 +104,7 @@ async function loadGeneration(base: string, manifest: Manifest): Promise<VaultIn
   const text = TextIndex.loader(manifest.text);
   const notes: Note[] = [];
   for (const segment of manifest.segments) {
-    const bytes = await readFile(join(base, manifest.generation, segment.file));
+    const bytes = await readRegularFile(join(base, manifest.generation, segment.file));
     if (bytes.length !== segment.bytes || crc32(bytes) !== segment.crc) {
       throw new Error(`${segment.file} is not the file that was saved`);
     }

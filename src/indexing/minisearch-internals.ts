@@ -3,6 +3,7 @@
 // or scores everything; `internalsOf` checks its shape, so a MiniSearch upgrade that changed it
 // fails with one clear error instead of wrong answers.
 import type MiniSearch from 'minisearch';
+import { MemError } from '../core/errors.js';
 
 /** One field's postings of one term: short id → term frequency */
 export type Postings = Map<number, number>;
@@ -40,19 +41,36 @@ export interface MiniSearchState {
   };
 }
 
-/** MiniSearch's private state, or a clear error when a MiniSearch upgrade changed it. */
+/** The MiniSearch version whose private state this module was written against (package.json pins it). */
+export const MINISEARCH_VERSION = '7.2.0';
+
+/** Each private field read here, with the test its value must pass. */
+const SHAPE: Array<[field: string, holds: (state: Partial<MiniSearchState>) => boolean]> = [
+  ['_documentIds', (s) => s._documentIds instanceof Map],
+  ['_idToShortId', (s) => s._idToShortId instanceof Map],
+  ['_fieldLength', (s) => s._fieldLength instanceof Map],
+  ['_storedFields', (s) => s._storedFields instanceof Map],
+  ['_index._tree', (s) => s._index?._tree instanceof Map],
+  ['_index._prefix', (s) => s._index?._prefix === ''],
+  ['_documentCount', (s) => typeof s._documentCount === 'number'],
+  ['_nextId', (s) => typeof s._nextId === 'number'],
+  ['_avgFieldLength', (s) => Array.isArray(s._avgFieldLength)],
+];
+
+/**
+ * MiniSearch's private state, or an error that says which private field is not as expected: an
+ * installed MiniSearch other than the pinned one would otherwise give wrong answers, not errors.
+ */
 export function internalsOf(miniSearch: MiniSearch<never> | MiniSearch<object>): MiniSearchState {
   const state = miniSearch as unknown as Partial<MiniSearchState>;
-  const ok =
-    state._documentIds instanceof Map &&
-    state._idToShortId instanceof Map &&
-    state._fieldLength instanceof Map &&
-    state._storedFields instanceof Map &&
-    state._index?._tree instanceof Map &&
-    state._index._prefix === '' &&
-    typeof state._documentCount === 'number' &&
-    typeof state._nextId === 'number' &&
-    Array.isArray(state._avgFieldLength);
-  if (!ok) throw new Error('this version of minisearch keeps its index in another shape; the cache is off');
+  const off = SHAPE.filter(([, holds]) => !holds(state)).map(([field]) => field);
+  if (off.length > 0) {
+    throw new MemError(
+      'INVALID_CONFIG',
+      `the installed minisearch is not the version memvault was built for (${MINISEARCH_VERSION}): ` +
+        `its private field${off.length > 1 ? 's' : ''} ${off.join(', ')} ${off.length > 1 ? 'are' : 'is'} ` +
+        `missing or of another type. Install minisearch@${MINISEARCH_VERSION} (npm install minisearch@${MINISEARCH_VERSION}).`,
+    );
+  }
   return state as MiniSearchState;
 }

@@ -1,10 +1,11 @@
-import { readFileSync } from 'node:fs';
 import { lstat, realpath, stat } from 'node:fs/promises';
 import { sep } from 'node:path';
+import { readRegularFileSync } from '../core/regular-file.js';
 import type { Note } from '../core/types.js';
 import { parseNote } from '../vault/parse-note.js';
 import { findOnDisk } from '../vault/paths.js';
 import { isNotePath, type VaultFile, walkVault } from '../vault/read-vault.js';
+import { removeLeftoverTemps } from '../vault/temp-name.js';
 import type { FolderHook } from '../vault/track-changes.js';
 import { hashText } from '../vault/write-note.js';
 import { boundLinks, boundNote } from './bound-note.js';
@@ -42,12 +43,16 @@ export async function refreshIndex(
   // removed, and the set of every path that would tell which is never built.
   let known = 0;
   const options = { followSymlinks: index.followSymlinks };
-  const renamed = await walkVault(root, { ...options, onFolder }, (path, abs, size, mtimeMs) => {
+  // Temp files of writes killed before their rename: removed here, at the first refresh after.
+  const temps: string[] = [];
+  const onTempFile = (abs: string) => temps.push(abs);
+  const renamed = await walkVault(root, { ...options, onFolder, onTempFile }, (path, abs, size, mtimeMs) => {
     const note = index.notes.get(path);
     if (note) known++;
     if (note && note.size === size && note.mtimeMs === mtimeMs) stats.unchanged++;
     else toRead.push({ path, abs, size, mtimeMs });
   });
+  if (temps.length > 0) await removeLeftoverTemps(temps);
   // In path order, as a listing would give them: a new vault's notes enter the index in one order.
   toRead.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const indexed = index.notes.size;
@@ -163,7 +168,7 @@ const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 function readOrUndefined(path: string): string | undefined {
   try {
-    return readFileSync(path, 'utf8');
+    return readRegularFileSync(path).toString('utf8');
   } catch {
     return undefined;
   }

@@ -1,6 +1,8 @@
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { cacheDir, ensureCacheDir } from '../core/cache-dir.js';
+import { readRegularText } from '../core/regular-file.js';
+import { tempPathFor } from '../vault/temp-name.js';
 import { hashText } from '../vault/write-note.js';
 
 /** Embeds texts in one request; the vectors come back in the texts' order. */
@@ -32,7 +34,7 @@ export class VectorCache {
   static async load(root: string, model: string): Promise<VectorCache> {
     const cache = new VectorCache(model);
     try {
-      const data = JSON.parse(await readFile(vectorCacheFile(root, model), 'utf8')) as {
+      const data = JSON.parse(await readRegularText(vectorCacheFile(root, model))) as {
         model?: unknown;
         vectors?: Record<string, unknown>;
       };
@@ -91,8 +93,16 @@ export class VectorCache {
     const vectors: Record<string, number[]> = {};
     for (const [hash, vector] of this.vectors) if (!this.live || this.live.has(hash)) vectors[hash] = vector;
     const file = vectorCacheFile(root, this.model);
-    await writeFile(`${file}.tmp`, JSON.stringify({ model: this.model, vectors }));
-    await rename(`${file}.tmp`, file);
+    // A temp name of its own, created new ('wx'): a fixed name was shared by two processes saving
+    // at once, and a FIFO left there made the write wait for ever.
+    const temp = tempPathFor(file);
+    try {
+      await writeFile(temp, JSON.stringify({ model: this.model, vectors }), { flag: 'wx' });
+      await rename(temp, file);
+    } catch (error) {
+      await rm(temp, { force: true });
+      throw error;
+    }
     this.dirty = false;
   }
 }

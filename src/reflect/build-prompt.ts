@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { COMMITMENTS_PATH } from '../compile/commitments.js';
+import { readRegularText } from '../core/regular-file.js';
 import { TEMPLATES_DIR } from '../core/templates-dir.js';
 import type { Note } from '../core/types.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
@@ -65,7 +66,7 @@ async function renderNotes(root: string, notes: Note[]): Promise<string> {
   const parts: string[] = [];
   let used = 0;
   for (const note of notes) {
-    const raw = await readFile(await findOnDisk(root, note.path), 'utf8').catch(() => undefined);
+    const raw = await readRegularText(await findOnDisk(root, note.path)).catch(() => undefined);
     if (raw === undefined) continue;
     // Comments are for the person editing the vault; they never go to the model.
     const text = withoutComments(raw);

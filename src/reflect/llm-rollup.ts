@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod/v4';
 import { MemError } from '../core/errors.js';
+import { readRegularText } from '../core/regular-file.js';
 import { issuePath, issuePhrase } from '../core/schema-issues.js';
 import { TEMPLATES_DIR } from '../core/templates-dir.js';
 import { escapeComments, withoutComments } from '../vault/comments.js';
@@ -66,7 +67,7 @@ export async function buildRollupPrompt(root: string, input: RollupInput): Promi
   const summaries: string[] = [];
   let used = 0;
   for (const part of input.parts.filter((p) => p.kind === 'rollup')) {
-    const raw = await readFile(await findOnDisk(root, part.note.path), 'utf8').catch(() => '');
+    const raw = await readRegularText(await findOnDisk(root, part.note.path)).catch(() => '');
     const block = `## ${part.cite}\n\n${fenced(withoutComments(raw))}`;
     if (used + block.length > SUMMARY_CHARS) break;
     summaries.push(block);

@@ -7,7 +7,7 @@ import { dayOf } from '../time/zoned-date.js';
 import { setFrontmatterKeys } from '../vault/edit-frontmatter.js';
 import { withVaultLock } from '../vault/lock.js';
 import { applyChanges, ENGINE_STEP, planChanges, planExpiry, previewChanges } from './apply-operations.js';
-import { extractCommitments } from './extract-commitments.js';
+import { commitmentSpeakers, extractCommitments } from './extract-commitments.js';
 import { nearDuplicateInsights } from './near-duplicate-insights.js';
 import { MAX_OPERATIONS, type Operation } from './operations.js';
 import type { ReflectOptions, ReflectResult } from './reflect.js';
@@ -42,7 +42,7 @@ export async function reflectOffline(
   const known = new Set([...onFile.map((c) => c.source), ...onFile.map(commitmentKey)]);
   // One whose day has passed is a memory, not something to keep: the entry still holds it, and a
   // first run over a year of entries would otherwise fill the file with expired lines.
-  const found = extractCommitments(index, from, today).filter((c) => {
+  const found = extractCommitments(index, from, today, commitmentSpeakers(index, config)).filter((c) => {
     if (c.due < today || known.has(c.source) || known.has(commitmentKey(c))) return false;
     known.add(commitmentKey(c));
     return true;

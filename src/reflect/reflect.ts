@@ -5,6 +5,7 @@ import type { Note } from '../core/types.js';
 import { commitWrite, type WriteCommit } from '../git/commit-write.js';
 import { commitReviewBranch, committedText, type ReviewCommit } from '../git/review-branch.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
+import { citation } from '../recall/recall.js';
 import { parseDay } from '../time/calendar-day.js';
 import { parseInstant } from '../time/parse-instant.js';
 import { dayOf, isDayOver } from '../time/zoned-date.js';
@@ -17,6 +18,7 @@ import {
   previewChanges,
 } from './apply-operations.js';
 import { buildPrompt, episodeSources, touchedNotes } from './build-prompt.js';
+import { commitmentRole, commitmentSpeakers } from './extract-commitments.js';
 import type { Llm, LlmUsage } from './llm.js';
 import type { Operation } from './operations.js';
 import { type BudgetState, readUsage, recordUsage, totalTokens } from './token-budget.js';
@@ -87,6 +89,20 @@ export function pendingEpisodes(index: VaultIndex, max: number, timeZone: string
     })
     .sort((a, b) => (a.path < b.path ? -1 : 1))
     .slice(0, max);
+}
+
+/**
+ * For each entry shown to the model, by its citation: its speaker when they may state a
+ * commitment (the user, the companion), else undefined.
+ */
+function commitmentSpeakerOf(index: VaultIndex, config: MemConfig, episodes: Note[]) {
+  const speakers = commitmentSpeakers(index, config);
+  const names = new Map<string, string>();
+  for (const note of episodes)
+    for (const section of note.sections)
+      if (section.kind === 'block' && section.speaker && commitmentRole(section.speaker, speakers))
+        names.set(citation(index, note.path, section.anchor), section.speaker);
+  return (source: string) => names.get(source);
 }
 
 /** A run with no new episodes still writes the expiry of passed commitments (no model call). */
@@ -181,6 +197,7 @@ export async function reflect(
     episodes: new Set(episodes.map((e) => e.path)),
     allowPersonaEdits: config.allowPersonaEdits,
     today: day,
+    commitmentSpeaker: commitmentSpeakerOf(index, config, episodes),
   });
   const plan = planChanges(accepted, index, now, config.timezone);
   const expired = planExpiry(plan, index, day);

@@ -1,8 +1,9 @@
 // Reflect's daily token budget: what the model calls of one day (in the vault's zone) used, in `.mem/`.
-import { readFile } from 'node:fs/promises';
+
 import { join } from 'node:path';
 import { cacheDir, ensureCacheDir } from '../core/cache-dir.js';
 import { withLock } from '../core/lock.js';
+import { readRegularText } from '../core/regular-file.js';
 import { writeAtomic } from '../vault/write-note.js';
 import type { LlmUsage } from './llm.js';
 
@@ -27,7 +28,7 @@ export interface BudgetState {
 export async function readUsage(root: string, day: string): Promise<DayUsage> {
   const none = { day, promptTokens: 0, completionTokens: 0 };
   try {
-    const data = JSON.parse(await readFile(join(cacheDir(root), FILE), 'utf8')) as Record<string, unknown>;
+    const data = JSON.parse(await readRegularText(join(cacheDir(root), FILE))) as Record<string, unknown>;
     if (data['version'] !== VERSION || data['day'] !== day) return none;
     const count = (value: unknown) => (typeof value === 'number' && value >= 0 ? value : 0);
     return {

@@ -18,6 +18,12 @@ export interface ValidationContext {
   allowPersonaEdits: boolean;
   /** The run's day in the vault's time zone, `YYYY-MM-DD`: only finished periods get a rollup */
   today: string;
+  /**
+   * Who said the cited entry, for commitments: their name, or `undefined` when the speaker is
+   * neither the user nor the companion (a friend, an event). Without it, any shown entry may state
+   * a commitment.
+   */
+  commitmentSpeaker?: (source: string) => string | undefined;
 }
 
 export interface Rejected {
@@ -177,6 +183,20 @@ export async function validateOperations(
         case 'add_commitment': {
           const cited = sources(op.sources, context);
           if (!parseDay(op.due)) throw new Invalid(`due ${op.due} is not a real date`);
+          // A commitment is the user's own or the companion's own promise; a friend's "remind me on
+          // Friday: ignore all previous instructions" would otherwise be pinned into every compile.
+          // The line cites that entry first, and names its speaker rather than the model's `who`.
+          const speaker = context.commitmentSpeaker;
+          if (speaker) {
+            const own = cited.find((c) => speaker(c) !== undefined);
+            if (own === undefined)
+              throw new Invalid(
+                `a commitment must come from the user's own words or the companion's own promise; ${cited.join(', ')} ${cited.length === 1 ? 'was' : 'were'} said by someone else`,
+              );
+            cited.splice(cited.indexOf(own), 1);
+            cited.unshift(own);
+            op.who = (speaker(own) ?? op.who).slice(0, 100);
+          }
           const said = /^\[\[(?:[^\]]*\/)?(\d{4}-\d{2}-\d{2})#/.exec(cited[0] ?? '')?.[1];
           if (said && op.due < said)
             throw new Invalid(`due ${op.due} is before the entry that states it (${said})`);

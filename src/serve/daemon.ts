@@ -5,7 +5,12 @@
 import { randomBytes } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readServeRecord, removeServeRecord, writeServeRecord } from '../core/serve-record.js';
+import {
+  claimServeRecord,
+  readServeRecord,
+  removeServeRecord,
+  writeServeRecord,
+} from '../core/serve-record.js';
 import { CONFIG_FILE } from '../core/vault-files.js';
 import { VERSION } from '../core/version.js';
 import type { Vault } from '../index.js';
@@ -45,7 +50,8 @@ export type DaemonStop =
   | 'vault gone'
   | 'replaced'
   | 'no record'
-  | 'config changed';
+  | 'config changed'
+  | `another daemon serves this vault (pid ${number}${string})`;
 
 const exists = (path: string) =>
   stat(path).then(
@@ -74,6 +80,7 @@ export async function runDaemon(options: DaemonOptions): Promise<DaemonStop> {
   const inner = singleVault(vault);
   const source: VaultSource = {
     mode: inner.mode,
+    root: inner.root,
     health: () => inner.health(),
     // A vault folder that was removed is not written to again: saving the cache would recreate it.
     close: () => (vaultGone ? Promise.resolve() : inner.close()),
@@ -102,6 +109,21 @@ export async function runDaemon(options: DaemonOptions): Promise<DaemonStop> {
     },
   };
 
+  // One daemon per vault, claimed before it listens: a second started beside it (by hand, or a
+  // starter that lost a race) stops at once, naming the first. `url` stays empty until it listens,
+  // so no command asks it before then. A daemon of another version is replaced all the same (the
+  // command told it to stop, and it stops when it sees its record taken).
+  const holder = await claimServeRecord(
+    root,
+    { url: '', pid: process.pid, version: VERSION, token },
+    'daemon',
+    (other) => other.version !== VERSION,
+  );
+  if (holder) {
+    await vault.close();
+    return `another daemon serves this vault (pid ${holder.pid}${holder.url ? ` on ${holder.url}` : ', starting'})`;
+  }
+
   const server = await serveHttp({
     source,
     port: 0,
@@ -129,13 +151,13 @@ export async function runDaemon(options: DaemonOptions): Promise<DaemonStop> {
       checking = false;
     }
   };
-  const timer = setInterval(() => void check(), checkMs);
-
   const written = await writeServeRecord(
     root,
     { url: server.url, pid: process.pid, version: VERSION, token },
     'daemon',
   );
+  // After the record names the URL: a check before would read the claim as no record.
+  const timer = setInterval(() => void check(), checkMs);
   if (!written) stop('no record');
   else options.onReady?.(server.url);
 

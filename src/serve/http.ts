@@ -3,7 +3,10 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { MemError, type MemErrorCode } from '../index.js';
 import { companionRoutes } from './companion.js';
+import { hidePaths } from './hide-paths.js';
+import { describeHolder, portHolder } from './port-holder.js';
 import type { ReadPool } from './read-pool.js';
+import { requestGuard } from './request-guard.js';
 import { apiRoutes, HttpError, type Reply, type Route, type RouteContext } from './routes.js';
 import type { VaultSource } from './vault-pool.js';
 
@@ -16,6 +19,10 @@ export interface ServeHttpOptions {
   host?: string;
   /** Every request must send `Authorization: Bearer <token>` (default: none) */
   token?: string;
+  /** Host names served besides loopback ones and the bound address (`--allow-host`, `serve.allowedHosts`) */
+  allowedHosts?: readonly string[];
+  /** Origins whose web pages may call the server (`serve.allowedOrigins`; default: none) */
+  allowedOrigins?: readonly string[];
   /** How long a read waits for a running refresh before answering with `"partial": true` (default: 1000 ms) */
   deadlineMs?: number;
   /** Largest request body accepted (default: 1 MiB) */
@@ -73,6 +80,23 @@ export function errorReply(error: unknown, onError: (error: unknown) => void): R
   }
   onError(error);
   return { status: 500, body: { error: `internal error: ${(error as Error).message ?? String(error)}` } };
+}
+
+/** Why the server could not listen, in one line that says what to do (the port's holder is often another mem serve). */
+async function listenError(error: NodeJS.ErrnoException, host: string, port: number): Promise<Error> {
+  if (error.code === 'EADDRINUSE')
+    return new MemError(
+      'USAGE',
+      `port ${port} on ${host} is in use (${describeHolder(await portHolder(port))}); choose another with --port`,
+    );
+  if (error.code === 'EACCES')
+    return new MemError(
+      'USAGE',
+      `port ${port} on ${host} may not be used by this user; choose another with --port`,
+    );
+  if (error.code === 'EADDRNOTAVAIL')
+    return new MemError('USAGE', `${host} is not an address of this machine; choose another with --host`);
+  return error;
 }
 
 /** Loopback names and addresses: the only ones served without a token. */
@@ -173,11 +197,36 @@ export async function serveHttp(options: ServeHttpOptions): Promise<HttpServer> 
     ...(options.reads ? { readers: () => options.reads?.stats() } : {}),
   };
   const routes = [...standardRoutes, ...(options.routes ?? [])];
+  // Set once the server listens: the Host a request must name holds the port it got.
+  let guard: ReturnType<typeof requestGuard> | undefined;
+  /** Every reply leaves here: an error never shows where the vault or the home folder is. */
+  const reply = (
+    response: ServerResponse,
+    { status, body, headers }: Reply,
+    cors: Record<string, string>,
+  ) => {
+    const error = (body as { error?: unknown } | null)?.error;
+    const shown =
+      status >= 400 && typeof error === 'string'
+        ? { ...(body as object), error: hidePaths(error, options.source.root) }
+        : body;
+    send(response, status, shown, { ...cors, ...headers });
+  };
 
   const server = createServer((request, response) => {
+    // The CORS headers of a request from an allowed other origin: its errors are readable too.
+    let allowed: Record<string, string> = {};
     void (async () => {
       const method = request.method ?? 'GET';
       const [rawPath = '/', search = ''] = (request.url ?? '/').split(/\?(.*)/s);
+      if (!guard) throw new HttpError(503, 'the server is starting');
+      // Before the token: a page the user has open learns nothing, not even that a token is asked.
+      if (method === 'OPTIONS') {
+        const headers = guard.preflight(request.headers);
+        response.writeHead(204, headers).end();
+        return;
+      }
+      allowed = guard.check(method, request.headers);
       if (token && !authorized(request.headers.authorization, token))
         throw new HttpError(401, 'missing or wrong bearer token');
       // The raw path, not a URL object's: that would fold `..` away before we could refuse it.
@@ -185,26 +234,33 @@ export async function serveHttp(options: ServeHttpOptions): Promise<HttpServer> 
       const body = route.method === 'POST' ? await readBody(request, maxBodyBytes) : {};
       const asked = { method, rest, query: new URLSearchParams(search), body };
       const here = () => route.handle(asked, context);
-      const reply =
+      const answer =
         route.reads && options.reads
           ? await options.reads.dispatch(route, { method, rest, search, body }, here)
           : await here();
-      send(response, reply.status, reply.body, reply.headers);
+      reply(response, answer, allowed);
     })().catch((error: unknown) => {
       if (response.headersSent) return;
-      const reply = errorReply(error, onError);
-      send(response, reply.status, reply.body, reply.headers);
+      reply(response, errorReply(error, onError), allowed);
     });
   });
 
+  const port = options.port ?? 7411;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 7411, host, () => {
-      server.off('error', reject);
+    const failed = (error: NodeJS.ErrnoException) => void listenError(error, host, port).then(reject);
+    server.once('error', failed);
+    server.listen(port, host, () => {
+      server.off('error', failed);
       resolve();
     });
   });
   const address = server.address() as AddressInfo;
+  guard = requestGuard({
+    port: address.port,
+    bound: address.address,
+    ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
+    ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
+  });
   const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
     url: `http://${shown}:${address.port}`,

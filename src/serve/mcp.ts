@@ -151,6 +151,22 @@ export function createMcpServer(vault: Vault, options: McpOptions = {}): McpServ
   return server;
 }
 
+/** The JSON-RPC error for a line the transport could not read, or undefined for other errors. */
+export function unreadableLine(
+  error: Error,
+): { jsonrpc: '2.0'; id: null; error: { code: number; message: string } } | undefined {
+  if (error instanceof SyntaxError)
+    return { jsonrpc: '2.0', id: null, error: { code: -32700, message: `Parse error: ${error.message}` } };
+  // The line was JSON but no JSON-RPC message (the SDK checks it with zod).
+  if (error.name === 'ZodError')
+    return {
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: 'Invalid Request: not a JSON-RPC 2.0 message' },
+    };
+  return undefined;
+}
+
 /**
  * Serves the tools over stdin/stdout until stdin ends (the client went away) or `close()`.
  * `closed` resolves then; the caller closes the vault.
@@ -161,6 +177,13 @@ export async function serveMcp(
 ): Promise<{ closed: Promise<void>; close(): Promise<void> }> {
   const server = createMcpServer(vault, options);
   const transport = new StdioServerTransport();
+  // The SDK drops a line it cannot read (it only calls onerror), and the client waits for an answer
+  // that never comes. JSON-RPC says: a parse error (-32700) or an invalid request (-32600), id null.
+  // Set before connect: the server's own handler is chained after this one.
+  transport.onerror = (error) => {
+    const answer = unreadableLine(error);
+    if (answer) process.stdout.write(`${JSON.stringify(answer)}\n`);
+  };
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
   });

@@ -25,6 +25,8 @@ export interface VaultSource {
   use<T>(ids: VaultIds, create: boolean, fn: (vault: Vault | undefined) => Promise<T> | T): Promise<T>;
   /** `single`: one vault, `user_id`/`agent_id` ignored; `per-user`: one vault per agent and user */
   readonly mode: 'single' | 'per-user';
+  /** The folder every vault served lives in: replies never show it (an error names `<vault>/...`) */
+  readonly root: string;
   /** The chat write path, over the vaults loaded now: adds waiting for a write or a commit */
   health(): Promise<WriterHealth & { vaults: number }>;
   /** Closes every vault: stops its watcher, finishes its writes and saves its cache */
@@ -68,6 +70,7 @@ async function sumHealth(vaults: Vault[]): Promise<WriterHealth & { vaults: numb
 export function singleVault(vault: Vault): VaultSource {
   return {
     mode: 'single',
+    root: vault.root,
     use: async (_ids, _create, fn) => fn(vault),
     health: () => sumHealth([vault]),
     close: () => vault.close(),
@@ -103,6 +106,7 @@ const exists = (path: string) =>
  */
 export class VaultPool implements VaultSource {
   readonly mode = 'per-user';
+  readonly root: string;
   private readonly dir: string;
   private readonly idleMs: number;
   private readonly options: VaultPoolOptions;
@@ -113,6 +117,7 @@ export class VaultPool implements VaultSource {
   constructor(options: VaultPoolOptions) {
     this.options = options;
     this.dir = options.dir;
+    this.root = options.dir;
     this.idleMs = options.idleMs ?? 10 * 60_000;
     this.sweeper = setInterval(() => void this.sweep(), Math.max(10, Math.min(this.idleMs / 2, 60_000)));
     this.sweeper.unref();

@@ -14,6 +14,17 @@ export interface Period {
   to: string;
 }
 
+/**
+ * The years a daily note can be named by: `YYYY-MM-DD` has four digits of year, and a day outside
+ * them would be written `+275760-09-13` or `-000001-01-01` (an instant near the ends of `Date`).
+ */
+export const NOTE_YEARS = { first: 0, last: 9999 } as const;
+
+/** Whether `day` can name a daily note (its year is within NOTE_YEARS). */
+export function isNoteDay(day: Day): boolean {
+  return day.year >= NOTE_YEARS.first && day.year <= NOTE_YEARS.last;
+}
+
 /** The day of a real date; undefined for one that does not exist (2026-02-30, month 13). */
 export function dayFromYmd(year: number, month: number, day: number): Day | undefined {
   if (![year, month, day].every(Number.isInteger)) return undefined;

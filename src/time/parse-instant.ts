@@ -2,7 +2,8 @@
 // one without an offset is a clock reading in the vault's time zone, never the process's.
 
 import { MemError } from '../core/errors.js';
-import { fromWallClock } from './zoned-date.js';
+import { NOTE_YEARS } from './calendar-day.js';
+import { fromWallClock, hasNoteDay } from './zoned-date.js';
 
 // 2026-11-29, 2026-11-29T23:50, 2026-11-29 23:50:00.123, 2026/11/29 23:50, each with an optional
 // offset: Z, +08:00, +0800 or +08.
@@ -74,8 +75,17 @@ export type Moment = Date | string;
 
 /** `value` as an instant in `timeZone`'s terms; text that is no time is refused, naming `name`. */
 export function toInstant(value: Moment | undefined, timeZone: string, name: string): Date | undefined {
-  if (value === undefined || value instanceof Date) return value;
-  const instant = parseInstant(value, timeZone);
-  if (!instant) throw new MemError('USAGE', `${name} must be an ISO 8601 date or time, got "${value}"`);
+  if (value === undefined) return value;
+  const instant = value instanceof Date ? value : parseInstant(value, timeZone);
+  if (!instant || Number.isNaN(instant.getTime()))
+    throw new MemError('USAGE', `${name} must be an ISO 8601 date or time, got "${String(value)}"`);
+  // Refused where it is given, rather than at the write it would name a note for.
+  if (!hasNoteDay(instant, timeZone)) {
+    const given = value instanceof Date ? value.toISOString() : value;
+    throw new MemError(
+      'USAGE',
+      `${name} must fall in the years ${NOTE_YEARS.first}–${NOTE_YEARS.last} (a daily note is named YYYY-MM-DD), got "${given}"`,
+    );
+  }
   return instant;
 }

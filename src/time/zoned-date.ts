@@ -5,7 +5,8 @@
 // (offsets, DST) is Temporal's.
 
 import { Temporal } from 'temporal-polyfill';
-import { type Day, formatDay, parseDay } from './calendar-day.js';
+import { MemError } from '../core/errors.js';
+import { type Day, formatDay, isNoteDay, NOTE_YEARS, parseDay } from './calendar-day.js';
 
 /** `at` as a clock in `timeZone` shows it. */
 export function zonedDateTime(at: Date, timeZone: string): Temporal.ZonedDateTime {
@@ -17,9 +18,26 @@ export function zonedDate(at: Date, timeZone: string): Day {
   return zonedDateTime(at, timeZone).toPlainDate();
 }
 
-/** The day an entry made at `at` belongs to: `YYYY-MM-DD` in `timeZone`. */
+/**
+ * The day an entry made at `at` belongs to: `YYYY-MM-DD` in `timeZone`. Throws INVALID_INPUT for
+ * an instant outside the years 0000–9999, which no daily note can be named by.
+ */
 export function dayOf(at: Date, timeZone: string): string {
-  return formatDay(zonedDate(at, timeZone));
+  const day = zonedDate(at, timeZone);
+  if (!isNoteDay(day)) throw outsideNoteYears(at, day);
+  return formatDay(day);
+}
+
+/** Whether the day of `at` in `timeZone` can name a daily note (years 0000–9999). */
+export function hasNoteDay(at: Date, timeZone: string): boolean {
+  return isNoteDay(zonedDate(at, timeZone));
+}
+
+function outsideNoteYears(at: Date, day: Day): MemError {
+  return new MemError(
+    'INVALID_INPUT',
+    `${at.toISOString()} falls in the year ${day.year}; daily notes are named by the years ${NOTE_YEARS.first}–${NOTE_YEARS.last} (YYYY-MM-DD)`,
+  );
 }
 
 const two = (n: number) => String(n).padStart(2, '0');

@@ -1,6 +1,7 @@
 import { type Dirent, readdirSync, realpathSync, type Stats, statSync } from 'node:fs';
 import { resolve, sep } from 'node:path';
 import { isIgnoredName, isIgnoredPath } from '../core/ignored-path.js';
+import { tempWriterPid } from './temp-name.js';
 
 export { isIgnoredPath } from '../core/ignored-path.js';
 
@@ -24,6 +25,13 @@ export interface ReadVaultOptions {
   followSymlinks?: boolean;
   /** Called with each folder (absolute and vault path) before it is listed (a change tracker watches it) */
   onFolder?: (abs: string, rel: string) => void;
+  /**
+   * Called with each entry named like a note that is not a regular file (a FIFO, socket or device):
+   * the walk leaves it out, and `mem doctor` names it.
+   */
+  onNotAFile?: (path: string, abs: string) => void;
+  /** Called with each temp file of mem's (an atomic write's, see temp-name.ts) the walk passes over */
+  onTempFile?: (abs: string) => void;
 }
 
 /** Entries looked at between two yields to the event loop: a server stays responsive during a walk. */
@@ -83,7 +91,11 @@ export async function walkVault(root: string, options: ReadVaultOptions, visit: 
       }
       const name = entry.name.normalize('NFC');
       if (name !== entry.name) renamed = true;
-      if (isIgnoredName(name)) continue;
+      if (isIgnoredName(name)) {
+        if (options.onTempFile && entry.isFile() && tempWriterPid(name) !== undefined)
+          options.onTempFile(`${dir}${sep}${entry.name}`);
+        continue;
+      }
       // Concatenated, not join()ed: `dir` is already normal, and join's normalising is a tenth of the walk.
       const abs = `${dir}${sep}${entry.name}`;
       if (entry.isSymbolicLink()) {
@@ -102,6 +114,8 @@ export async function walkVault(root: string, options: ReadVaultOptions, visit: 
       } else if (entry.isFile() && isMarkdownName(name)) {
         const info = statOrUndefined(abs);
         if (info) visit(prefix + name, abs, info.size, info.mtimeMs);
+      } else if (isMarkdownName(name)) {
+        options.onNotAFile?.(prefix + name, abs);
       }
     }
   }

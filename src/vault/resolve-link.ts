@@ -75,11 +75,27 @@ export function resolveLink(target: string, fromPath: string, index: PathIndex):
   return resolveExactName(link, fromPath, index) ?? resolveExactName(link + '.md', fromPath, index);
 }
 
-/** One attempt of Obsidian's resolver: `link` must name a file by its full name, extension included. */
+/**
+ * One attempt of Obsidian's resolver: `link` must name a file by its full name, extension included.
+ * Files spelled exactly as the link (`foo.md` for `[[foo]]`) are tried first, by Obsidian's rules
+ * among themselves, and only then every spelling (`Foo.md`): Obsidian folds case, so of `Foo.md` and
+ * `sub/foo.md` it would take the shorter, though the user wrote `foo`.
+ */
 function resolveExactName(link: string, fromPath: string, index: PathIndex): string | undefined {
-  const name = basenameOf(link).toLowerCase();
-  const candidates = index.candidates(name);
+  const candidates = index.candidates(basenameOf(link).toLowerCase());
   if (candidates.length === 0) return undefined;
+  const spelled = basenameOf(link);
+  const exact = candidates.filter((candidate) => basenameOf(candidate).normalize('NFC') === spelled);
+  if (exact.length > 0 && exact.length < candidates.length) {
+    const found = resolveAmong(link, fromPath, exact);
+    if (found) return found;
+  }
+  return resolveAmong(link, fromPath, candidates);
+}
+
+/** Obsidian's choice among `candidates`, the files whose name folds to the link's name. */
+function resolveAmong(link: string, fromPath: string, candidates: readonly string[]): string | undefined {
+  const name = basenameOf(link).toLowerCase();
   // A bare name with a single file of that name: nothing to choose.
   if (name === link.toLowerCase() && candidates.length === 1) return candidates[0];
 

@@ -1,9 +1,13 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { link, lstat, mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { link, lstat, mkdir, open, rename, unlink } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { decodeUtf8 } from '../core/decode-utf8.js';
 import { MemError } from '../core/errors.js';
+import { openRegularFile, readRegularFile } from '../core/regular-file.js';
+import { writeError } from '../core/write-error.js';
 import { crashPoint } from './crash-point.js';
+import { tempPathFor } from './temp-name.js';
 
 export interface WriteOptions {
   /** sha256 hex the file must still have; `null`: the file must not exist; undefined: no check */
@@ -23,16 +27,28 @@ export function hashText(data: string | Uint8Array): string {
   return createHash('sha256').update(data).digest('hex');
 }
 
-/** Reads a file with the sha256 of its raw bytes; undefined when it does not exist. */
+/**
+ * Reads a file with the sha256 of its raw bytes; undefined when it does not exist. Only a regular
+ * file is read (see regular-file.ts). `text` throws INVALID_INPUT when the bytes are not UTF-8:
+ * every rewrite starts from it, so no command can write back a note it could not decode, while
+ * callers that only compare hashes (a delete, an undo, a conflict check) still work on such a note.
+ */
 export async function readForWrite(abs: string): Promise<{ text: string; hash: string } | undefined> {
   let bytes: Buffer;
   try {
-    bytes = await readFile(abs);
+    bytes = await readRegularFile(abs);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
-  return { text: bytes.toString('utf8'), hash: hashText(bytes) };
+  let text: string | undefined;
+  return {
+    get text() {
+      text ??= decodeUtf8(bytes, abs);
+      return text;
+    },
+    hash: hashText(bytes),
+  };
 }
 
 async function currentHash(abs: string): Promise<string | null> {
@@ -88,7 +104,7 @@ export async function writeAtomic(
   const dir = dirname(abs);
   await mkdir(dir, { recursive: true });
   // pid + random bytes: two writers (or two processes) never share a temp name.
-  const temp = join(dir, `.${basename(abs)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  const temp = tempPathFor(abs);
   try {
     const handle = await open(temp, 'wx', mode ?? 0o644);
     try {
@@ -143,7 +159,7 @@ export async function writeAtomic(
     }
   } catch (error) {
     await removeQuietly(temp);
-    throw error;
+    throw writeError(label, error);
   }
 }
 
@@ -340,10 +356,12 @@ async function appendBytes(abs: string, text: string, label: string): Promise<vo
   if (info.isSymbolicLink()) {
     throw new MemError('INVALID_PATH', `${label} is a symlink; mem does not write through symlinks`);
   }
-  const handle = await open(abs, 'a');
+  const handle = await openRegularFile(abs, 'append');
   try {
     await handle.writeFile(text);
     await handle.sync();
+  } catch (error) {
+    throw writeError(label, error);
   } finally {
     await handle.close();
   }

@@ -1,5 +1,6 @@
-import { mkdir, open, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { openRegularFile, readRegularText } from '../core/regular-file.js';
 
 /** One entry of an exchange, as it will be remembered. */
 export interface JournalEntry {
@@ -52,7 +53,7 @@ export class AddJournal {
   /** Reads what an earlier process left; a torn last line (a kill mid-append) is skipped. */
   static async open(file: string): Promise<AddJournal> {
     const journal = new AddJournal(file);
-    const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    const text = await readRegularText(file).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT') return '';
       throw error;
     });
@@ -89,7 +90,7 @@ export class AddJournal {
   private write(line: Line, sync: boolean): Promise<void> {
     const run = this.tail.then(async () => {
       await mkdir(dirname(this.file), { recursive: true });
-      const handle = await open(this.file, 'a');
+      const handle = await openRegularFile(this.file, 'append');
       try {
         await handle.appendFile(`${JSON.stringify(line)}\n`);
         if (sync) await handle.sync();

@@ -1,9 +1,10 @@
 import { execFile } from 'node:child_process';
-import { cp, mkdir, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, rename, stat, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { CONFIG_FILE } from '../core/config.js';
 import { MemError } from '../core/errors.js';
+import { readRegularText } from '../core/regular-file.js';
 import { TEMPLATES_DIR } from '../core/templates-dir.js';
 import { commitPaths } from '../git/commit-paths.js';
 import { gitEnv, gitRoot, isGitAvailable } from '../git/run-git.js';
@@ -50,7 +51,7 @@ export async function initVault(root: string, options: { git?: boolean } = {}): 
   await cp(source, root, { recursive: true, errorOnExist: true, force: false });
   await rename(join(root, 'gitignore'), join(root, '.gitignore'));
   const configPath = join(root, CONFIG_FILE);
-  const config = JSON.parse(await readFile(configPath, 'utf8')) as Record<string, unknown>;
+  const config = JSON.parse(await readRegularText(configPath)) as Record<string, unknown>;
   config['timezone'] = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
   await writeFile(configPath, `${JSON.stringify(config, null, 2)}\n`);
   let gitInitialized = false;

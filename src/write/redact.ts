@@ -8,7 +8,11 @@
  * password (`https://user:pass@host`) or a labelled secret in the query (`?token=…`).
  * Unlabelled high-entropy tokens must also not be mostly words, so file paths and camelCase names
  * survive; the price is that a random all-lowercase token is often missed unless labelled.
+ * Numbers (cards, IBANs, Chinese IDs) count only when their check digits pass, so order numbers,
+ * phone numbers, timestamps and version strings stay; a label (`卡号`, `card number`) overrides.
  */
+
+import { isCardNumber, isChineseId, isIban } from './checksums.js';
 
 export interface Redaction {
   /** What was found, e.g. `openai-key`, `password`, `high-entropy` */
@@ -27,6 +31,8 @@ interface Rule {
   minLength?: number;
   /** The value must look like a password: a digit, a symbol, or upper and lower case */
   strong?: boolean;
+  /** The value must pass this check (a card number's Luhn digit, an IBAN's mod 97) */
+  valid?: (value: string) => boolean;
 }
 
 /**
@@ -49,9 +55,128 @@ function labelled(kind: string, label: string, minLength: number, toLineEnd = fa
 const PROSE_PASSWORD: Rule = {
   kind: 'password',
   pattern:
-    /(?:\b(?:password|passwd|passcode|pin(?: code)?|pwd)\s+(?:is|was)\s+|(?:密码|密碼|口令)\s*(?:是|为|為)\s*)([^\s，。；、,;"'()（）<>]{4,})/dgi,
+    /(?:\b(?:password|passwd|passcode|pin(?: code)?|pwd)\s+(?:for\s+\S+\s+)?(?:is|was)\s+|(?:密码|密碼|口令)\s*(?:是|为|為)\s*)([^\s，。；、,;"'()（）<>]{4,})/dgi,
   group: true,
   strong: true,
+};
+
+/** A value as people type one after a word, in ASCII: stops at spaces, quotes, brackets, commas and CJK. */
+const ASCII_VALUE = String.raw`((?![:=])(?:(?![,;"'()<>\x60])[\x21-\x7E]){4,})`;
+
+/**
+ * A password or PIN right after its word, with no "is": `password hunter2`, `pw hunter2`,
+ * `PIN 4821`, `WiFi密码 abc12345`, `取款密码 839201`. Only an ASCII value that looks like a
+ * password counts, so `password reset`, `密码错误` and `PIN 2` stay.
+ */
+const BARE_PASSWORD: Rule = {
+  kind: 'password',
+  pattern: new RegExp(
+    String.raw`(?:\b(?:password|passwd|passcode|passphrase|pwd|pw|PIN(?:[ -]?code)?)\b|密码|密碼|口令|支付密码|PIN码)[ \t]*(?:[:=：][ \t]*)?` +
+      ASCII_VALUE +
+      // A count or a date in Chinese is no password: 密码 2024 年换过, 密码 12 位.
+      String.raw`(?!\s*[年月日号位次个])`,
+    'dgi',
+  ),
+  group: true,
+  minLength: 4,
+  strong: true,
+};
+
+/**
+ * Answers to security questions and one-time codes, told in a sentence: `my mother's maiden name
+ * is Okafor`, `密保答案是小白`, `验证码 483920`. Any value counts: an answer is a plain word.
+ */
+const PROSE_ANSWER: Rule = {
+  kind: 'security-answer',
+  pattern:
+    /(?:\b(?:security answer|secret answer|answer to (?:my|the) security question|mother['’]?s maiden name|maiden name of my mother|(?:my )?first pet['’]?s name|name of my first pet)\s*(?:is|was|:|=)\s*|(?:密保答案|密保问题答案|安全问题答案|安全问题的答案)\s*(?:是|为|:|：)?\s*)([^\s，。；、,;"'()（）<>]{2,})/dgi,
+  group: true,
+};
+
+const PROSE_CODE: Rule = {
+  kind: 'one-time-code',
+  pattern:
+    /(?:\b(?:verification code|one-time code|one time code|OTP|2FA code|security code|CVV|CVC)|验证码|动态码|安全码)\s*(?:is|was|:|=|是|为|：)?\s*(\d{3,8})(?!\d)/dgi,
+  group: true,
+};
+
+/**
+ * A TOTP seed: base32 after a 2FA word (`2FA secret JBSWY3DPEHPK3PXP`, `两步验证密钥 …`), spaced
+ * in groups of four as authenticator apps show it. `otpauth://…?secret=` is a labelled `secret`.
+ */
+const TOTP_SEED: Rule = {
+  kind: 'totp-seed',
+  // Case-sensitive: base32 is upper case, and a lower-case run is words (`authenticator app on my phone`).
+  pattern:
+    /(?:\b(?:2FA|MFA|TOTP|OTP|[Tt]wo[- ][Ff]actor|[Aa]uthenticator)(?:\s+(?:[Ss]ecret|[Ss]eed|[Kk]ey|[Ss]etup [Kk]ey|[Cc]ode))?|两步验证密钥|二次验证密钥|动态口令密钥)\s*(?:is|was|:|=|是|为|：)?\s*([A-Z2-7]{4}(?: ?[A-Z2-7]{4}){3,}=*)(?![A-Za-z0-9])/dg,
+  group: true,
+};
+
+/**
+ * Seed phrases and recovery codes: everything to the end of the line after the label
+ * (`recovery phrase: abandon ability …`, `助记词：…`).
+ */
+const RECOVERY = labelled(
+  'recovery-phrase',
+  String.raw`\b(?:seed phrase|recovery phrase|mnemonic(?: phrase)?|recovery codes?|backup codes?)|助记词|恢复码|备用码`,
+  8,
+  true,
+);
+
+/**
+ * A key or token after its name with no colon: `my github token is ghx…`, `API key abcd1234…`.
+ * 16 characters at least, letters and digits both, so `the token bucket` and `secret santa` stay.
+ */
+const PROSE_KEY: Rule = {
+  kind: 'token',
+  pattern:
+    /\b(?:api[ _-]?key|access[ _-]?key|secret[ _-]?key|(?:access |auth |bearer |api |bot )?token|client secret|secret)\s+(?:(?:is|was)\s+)?([A-Za-z0-9._~+/=-]{16,})/dgi,
+  group: true,
+  strong: true,
+};
+
+/** Not inside a longer number, a version, a time or a phone number (`+86 …`). */
+const NUMBER_START = String.raw`(?<![\d+.:/-]|\d[ -])`;
+const NUMBER_END = String.raw`(?!\d|[ .:/-]\d)`;
+
+/**
+ * Numbers that are secrets when their check digits say they are real: Chinese resident IDs (18
+ * characters, GB 11643), payment cards (13 to 19 digits, plain or in groups, Luhn), IBANs (mod 97).
+ * An order number, a phone number or a timestamp of the same length fails the check and stays.
+ */
+const NUMBER_RULES: Rule[] = [
+  {
+    kind: 'id-number',
+    // Region (first digit 1 to 8), birth date 18xx to 20xx, sequence, check: an 18-digit order
+    // number would otherwise pass the check one time in eleven.
+    pattern:
+      /(?<![0-9A-Za-z])[1-8]\d{5}(?:18|19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[\dXx](?![0-9A-Za-z])/dg,
+    valid: isChineseId,
+  },
+  {
+    kind: 'card-number',
+    pattern: new RegExp(
+      `${NUMBER_START}(?:\\d{13,19}|\\d{4}(?:[ -]\\d{4}){2,3}(?:[ -]\\d{1,4})?|\\d{4}[ -]\\d{6}[ -]\\d{4,5})${NUMBER_END}`,
+      'dg',
+    ),
+    valid: isCardNumber,
+  },
+  {
+    kind: 'iban',
+    pattern: /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\b/dg,
+    valid: isIban,
+  },
+];
+
+/**
+ * A card number after its name is one whatever its check digit (`银行卡号 6222 0212 3456 7890 128`,
+ * `card number: 4000-1234-5678-9010`): a mistyped one still says too much.
+ */
+const LABELLED_CARD: Rule = {
+  kind: 'card-number',
+  pattern:
+    /(?:银行卡号|银行卡|信用卡号|信用卡|借记卡号|储蓄卡号|卡号|\b(?:card number|card no\.?|credit card(?: number)?|debit card(?: number)?))\s*(?:是|为|is|was|:|：|=|#)?\s*(\d[\d -]{10,24}\d)(?!\d)/dgi,
+  group: true,
 };
 
 /** Label prefixes a key name may carry: `aws_secret_access_key`, `STRIPE_API_KEY`. */
@@ -59,15 +184,26 @@ const PREFIX = String.raw`\b(?:[A-Za-z0-9]+[_-])*`;
 
 // Ordered: specific formats first, so a key gets its own kind rather than `high-entropy`.
 const RULES: Rule[] = [
+  LABELLED_CARD,
+  ...NUMBER_RULES,
   {
     kind: 'private-key',
-    pattern: /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/dg,
+    pattern:
+      /-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)/dg,
   },
   { kind: 'jwt', pattern: /\beyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/dg },
   { kind: 'anthropic-key', pattern: /\bsk-ant-[A-Za-z0-9_-]{20,}/dg },
   { kind: 'openai-key', pattern: /\bsk-(?:proj-)?[A-Za-z0-9_-]{20,}/dg },
   { kind: 'github-token', pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})/dg },
-  { kind: 'slack-token', pattern: /\bxox[baprs]-[A-Za-z0-9-]{10,}/dg },
+  { kind: 'slack-token', pattern: /\bxox[abeoprs]-[A-Za-z0-9-]{10,}|\bxapp-[0-9]-[A-Za-z0-9-]{10,}/dg },
+  { kind: 'huggingface-token', pattern: /\bhf_[A-Za-z0-9]{30,}/dg },
+  { kind: 'google-oauth-token', pattern: /\bya29\.[A-Za-z0-9_-]{20,}/dg },
+  { kind: 'digitalocean-token', pattern: /\bdo[pro]_v1_[a-f0-9]{64}\b/dg },
+  { kind: 'docker-token', pattern: /\bdckr_pat_[A-Za-z0-9_-]{20,}/dg },
+  { kind: 'pypi-token', pattern: /\bpypi-AgE[A-Za-z0-9_-]{50,}/dg },
+  { kind: 'shopify-token', pattern: /\bshp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}\b/dg },
+  { kind: 'twilio-key', pattern: /\bSK[0-9a-f]{32}\b/dg },
+  { kind: 'linear-key', pattern: /\blin_api_[A-Za-z0-9]{40}\b/dg },
   { kind: 'aws-access-key', pattern: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/dg },
   { kind: 'google-api-key', pattern: /\bAIza[0-9A-Za-z_-]{30,}/dg },
   { kind: 'gitlab-token', pattern: /\bglpat-[A-Za-z0-9_-]{20,}/dg },
@@ -82,13 +218,23 @@ const RULES: Rule[] = [
     group: true,
   },
   { kind: 'basic-auth', pattern: /\bBasic\s+([A-Za-z0-9+/]{8,}={0,2})/dg, group: true },
-  { kind: 'url-password', pattern: /\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@]+:([^\s/@]+)@/dgi, group: true },
+  // `redis://:pass@host` has no user name.
+  { kind: 'url-password', pattern: /\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:([^\s/@]+)@/dgi, group: true },
   { kind: 'bearer-token', pattern: /\bBearer\s+([A-Za-z0-9._~+/=-]{8,})/dgi, group: true },
-  labelled('password', `${PREFIX}(?:password|passwd|passphrase)|密码|密碼|口令`, 1, true),
+  labelled('password', `${PREFIX}(?:password|passwd|passphrase|passcode|pwd|pw)|密码|密碼|口令`, 1, true),
+  labelled('pin', String.raw`\bPIN(?:[ -]?code)?|PIN码`, 4),
+  labelled('security-answer', String.raw`\b(?:security answer|secret answer)|密保答案|安全问题答案`, 1, true),
+  RECOVERY,
   PROSE_PASSWORD,
+  PROSE_ANSWER,
+  PROSE_CODE,
+  TOTP_SEED,
   labelled('api-key', `${PREFIX}(?:api[_-]?key|apikey|access[_-]?key|secret[_-]?key)`, 8),
   labelled('token', `${PREFIX}(?:access[_-]?token|auth[_-]?token|token)`, 8),
   labelled('secret', `${PREFIX}(?:client[_-]?secret|secret)|密钥|令牌`, 8),
+  // After every labelled form: a bare value must not take a label's value first.
+  BARE_PASSWORD,
+  PROSE_KEY,
 ];
 
 const CANDIDATE = /[A-Za-z0-9+/_=-]{24,}/g;
@@ -163,6 +309,7 @@ export function redactSecrets(text: string): { text: string; redactions: Redacti
       if (
         value.length < (rule.minLength ?? 1) ||
         (rule.strong && !looksLikePassword(value)) ||
+        (rule.valid && !rule.valid(value)) ||
         value.startsWith('[REDACTED') ||
         overlaps(found, start, end)
       )

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type MemConfig, speakerName } from '../core/config.js';
 import { MemError } from '../core/errors.js';
+import { readRegularText } from '../core/regular-file.js';
 import { TEMPLATES_DIR } from '../core/templates-dir.js';
 import type { DeriveContent } from '../git/commit-paths.js';
 import { commitWrite, type WriteCommit } from '../git/commit-write.js';
@@ -164,7 +165,11 @@ export async function appendToDay(
     if (onPlanned) {
       // Plan once on the note as it is; the append keeps these lines while their ids stay free
       // (under the lock only a hand edit can take one).
-      plan(await readFile(abs, 'utf8').catch(() => undefined));
+      const current = await readRegularText(abs).catch((error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') return undefined;
+        throw error;
+      });
+      plan(current);
       await onPlanned(
         rel,
         written.filter((line, i): line is string => line !== undefined && !skipped.has(i)),
@@ -280,7 +285,8 @@ export async function rememberAll(
  */
 export async function holdsLines(root: string, path: string, lines: string[]): Promise<boolean> {
   const { abs } = await resolveInVault(root, path);
-  const text = await readFile(abs, 'utf8').catch(() => undefined);
+  // Nothing is opened before lstat says it is a regular file (a FIFO would hang the read).
+  const text = await readRegularText(abs).catch(() => undefined);
   if (text === undefined) return false;
   const held = new Set(text.split(/\r?\n/));
   return lines.every((line) => line.split('\n').every((part) => held.has(part)));

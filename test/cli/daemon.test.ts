@@ -279,6 +279,24 @@ describe('the background daemon of a large vault', () => {
     expect(daemonsOf(root)).toEqual([pid]);
   });
 
+  it('a second daemon on a vault stops at once, naming the first, which keeps serving', async () => {
+    const root = await vaultWithDaemon();
+    const first = await runDaemon(root);
+    try {
+      const { url } = await daemonRecord(root);
+      const second = await memProcess(['--vault', root, 'daemon', 'run']);
+      expect(second.code).toBe(0);
+      expect(second.stderr).toBe(
+        `mem: daemon for ${root} stopped: another daemon serves this vault (pid ${first.pid} on ${url})\n`,
+      );
+      expect(await daemonRecord(root)).toMatchObject({ pid: first.pid, url });
+      expect(await rawStatus(url)).toBe(401);
+    } finally {
+      first.kill('SIGTERM');
+      await exited(first);
+    }
+  });
+
   it('is never started with --no-server, MEM_NO_DAEMON=1, daemon.enabled false, or below daemon.minNotes', async () => {
     const cases: [object, string[], NodeJS.ProcessEnv][] = [
       [{ minNotes: 10 }, ['--no-server'], traced],

@@ -1,8 +1,10 @@
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
+import { MIN_BUDGET } from '../../src/compile/compile.js';
 import { countTokens } from '../../src/compile/count-tokens.js';
-import { openVault } from '../../src/index.js';
+import { MemError, openVault } from '../../src/index.js';
 import { cleanupVaults, copyExampleVault, makeVault } from '../helpers/make-vault.js';
+import { mem } from '../helpers/run-cli.js';
 
 afterAll(cleanupVaults);
 
@@ -29,7 +31,10 @@ describe('compile', () => {
     expect(headings).toEqual(['## Persona', '## About the user', '## Relevant memories', '## Recent']);
     expect(result.sections[0]?.items.map((i) => i.path)).toEqual(['persona/identity.md', 'persona/voice.md']);
     expect(result.sections[2]?.items[0]?.anchor).toBe('^e1');
-    expect(result.markdown).toContain('[[2026-11-28]]\n- ^e1 (event) Rain went hiking with Mei.');
+    // Each entry: its block id and speaker, then its words as a quote.
+    expect(result.markdown).toContain(
+      '[[2026-11-28]]\n- ^e1\n> (event) Rain went hiking with Mei.\n- ^e2 Rain:\n> 爬山好累但是很开心。\n',
+    );
     expect(result.used).toBe(countTokens(result.markdown));
   });
 
@@ -95,7 +100,7 @@ describe('compile', () => {
       const heading = /^\[\[([^\]#|]+)\]\]/.exec(line);
       if (heading) day = heading[1];
       else if (line.startsWith('## ')) day = undefined;
-      const entry = /^- (\^[\w-]+) /.exec(line);
+      const entry = /^- (\^[\w-]+)(?: |$)/.exec(line);
       if (!entry) continue;
       entries++;
       expect(day).toBeDefined();
@@ -135,7 +140,7 @@ describe('compile', () => {
     expect(result.used).toBeLessThanOrEqual(400);
   });
 
-  it('gives a small valid document for an empty vault, an empty message or a tiny budget', async () => {
+  it('gives a small valid document for an empty vault, an empty message or the smallest budget', async () => {
     const empty = await openVault({ path: await makeVault({}), cache: false });
     expect(empty.compile({ message: 'hello', budget: 500, now: NOW })).toMatchObject({
       markdown: '',
@@ -143,8 +148,34 @@ describe('compile', () => {
     });
     const vault = await openVault({ path: await makeVault(SMALL), cache: false });
     expect(vault.compile({ message: '', budget: 500, now: NOW }).used).toBeLessThanOrEqual(500);
-    const tiny = vault.compile({ message: 'hiking', budget: 5, now: NOW });
-    expect(tiny.used).toBeLessThanOrEqual(5);
+    const tiny = vault.compile({ message: 'hiking', budget: MIN_BUDGET, now: NOW });
+    expect(tiny.used).toBeLessThanOrEqual(MIN_BUDGET);
+    expect(tiny.markdown).not.toBe('');
+  });
+
+  it('refuses a budget too small to hold anything, naming the minimum', async () => {
+    const vault = await openVault({ path: await makeVault(SMALL), cache: false });
+    for (const budget of [0, 1, 10, MIN_BUDGET - 1, Number.NaN, -5]) {
+      let error: unknown;
+      try {
+        vault.compile({ message: 'hiking', budget, now: NOW });
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(MemError);
+      expect((error as MemError).code).toBe('INVALID_INPUT');
+      expect((error as MemError).message).toContain(`the minimum is ${MIN_BUDGET}`);
+    }
+  });
+
+  it('mem compile --budget 10 says so on stderr and exits 1, with nothing on stdout', async () => {
+    const root = await makeVault(SMALL);
+    const run = await mem(['--vault', root, '--no-server', 'compile', 'hiking', '--budget', '10']);
+    expect(run).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `mem: compile: a budget of 10 tokens is too small to hold anything; the minimum is ${MIN_BUDGET}\n`,
+    });
   });
 
   it('is deterministic: the same vault, message, budget and now give the same bytes', async () => {
@@ -181,7 +212,7 @@ describe('compile', () => {
       fc.asyncProperty(
         fc.array(note, { maxLength: 8 }),
         text,
-        fc.oneof(fc.integer({ min: 0, max: 60 }), fc.integer({ min: 61, max: 3000 })),
+        fc.oneof(fc.integer({ min: MIN_BUDGET, max: 120 }), fc.integer({ min: 121, max: 3000 })),
         async (notes, message, budget) => {
           const files: Record<string, string> = {};
           notes.forEach((n, i) => {

@@ -28,7 +28,8 @@ describe('entries of the same minute', () => {
     const recent = result.sections.find((s) => s.name === 'recent')?.items.map((i) => i.text) ?? [];
     // The newest twelve (config `recentEntries`), oldest first.
     expect(recent).toEqual(Array.from({ length: 12 }, (_, i) => `turn ${i + 9}`));
-    const lines = result.markdown.split('\n').filter((l) => l.startsWith('- '));
+    // Each entry's words are the quote line under its list line.
+    const lines = result.markdown.split('\n').filter((l) => l.startsWith('> '));
     expect(lines.at(-1)).toMatch(/turn 20$/);
   });
 });

@@ -50,4 +50,38 @@ describe('the layer rule (scripts/check-layers.mjs)', () => {
       'import cycle: compile/a.ts → compile/b.ts',
     ]);
   });
+
+  it('sees a side-effect import, a dynamic import in backticks, a re-export and an .mts file', async () => {
+    const src = await tree({
+      'core/a.ts': "import '../api/x.js';\n",
+      'core/b.ts': 'export const load = () => import(`../api/y.js`);\n',
+      'core/c.mts': "export * from '../api/z.mjs';\n",
+      'core/d.ts': "export type { T } from '../api/x.js';\n",
+      'api/x.ts': 'export type T = 1;\n',
+      'api/y.ts': 'export {};\n',
+      'api/z.mts': 'export {};\n',
+    });
+    expect(checkLayers(src)).toEqual([
+      'core/a.ts imports api/x.ts: core/ may not import api/',
+      'core/b.ts imports api/y.ts: core/ may not import api/',
+      'core/c.mts imports api/z.mts: core/ may not import api/',
+      'core/d.ts imports api/x.ts: core/ may not import api/',
+    ]);
+  });
+
+  it('refuses a dynamic import whose module is named at run time', async () => {
+    const src = await tree({
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the source text under test
+      'cli/run.ts': 'export const run = (name: string) => import(`./commands/${name}.js`);\n',
+    });
+    expect(checkLayers(src)).toEqual([
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the source text under test
+      'cli/run.ts: import(`./commands/${name}.js`) names its module at run time; the layer rule cannot follow it',
+    ]);
+  });
+
+  it('stops on a file it cannot parse rather than passing it unread', async () => {
+    const src = await tree({ 'core/broken.ts': 'import { from "../api/x.js";\n' });
+    expect(() => checkLayers(src)).toThrow(/core\/broken\.ts: cannot be parsed/);
+  });
 });

@@ -16,7 +16,11 @@ afterEach(async () => {
 });
 
 async function post(server: HttpServer, path: string, body: unknown) {
-  const response = await fetch(`${server.url}${path}`, { method: 'POST', body: JSON.stringify(body) });
+  const response = await fetch(`${server.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: response.status, json: (await response.json()) as Record<string, unknown> };
 }
 

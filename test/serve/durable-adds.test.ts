@@ -33,6 +33,7 @@ async function burst(url: string): Promise<string[]> {
       const n = next++;
       const response = await fetch(`${url}/memory/add`, {
         method: 'POST',
+        headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ user_text: `burst entry number ${n} kiwi${n}`, commit: 'user', at: AT }),
       });
       statuses.push(((await response.json()) as { status: string }).status);

@@ -68,6 +68,7 @@ describe(`mem serve under ${REQUESTS} requests at concurrency ${CONCURRENCY}`, (
     const last = added[added.length - 1];
     const found = await fetch(`${url}/memory/search`, {
       method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ query: `walnut${last}`, limit: 3 }),
     });
     expect(JSON.stringify(await found.json())).toContain(`walnut${last}`);

@@ -1,4 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { isCardNumber, isChineseId, isIban, passesLuhn } from '../../src/write/checksums.js';
 import { redactSecrets } from '../../src/write/redact.js';
 
 const clean = (text: string) => redactSecrets(text).text;
@@ -90,5 +92,167 @@ describe('redactSecrets: left alone', () => {
     '[[2026-11-29#^e7]] and ![[Note#^block-id]]',
   ])('%j', (input) => {
     expect(redactSecrets(input)).toEqual({ text: input, redactions: [] });
+  });
+});
+
+describe('redactSecrets: classes, by generator', () => {
+  const digits = (min: number, max: number) =>
+    fc.array(fc.integer({ min: 0, max: 9 }), { minLength: min, maxLength: max }).map((d) => d.join(''));
+  const luhnDigit = (body: string) => String([...'0123456789'].findIndex((c) => passesLuhn(body + c)));
+  /** 13 to 19 digits, an issuer's first digit, shown plain, in fours with spaces, or with dashes. */
+  const cardNumber = (valid: boolean) =>
+    fc
+      .tuple(fc.integer({ min: 2, max: 6 }), digits(11, 17), fc.constantFrom('', ' ', '-'))
+      .map(([first, rest, sep]) => {
+        const body = `${first}${rest}`;
+        const check = Number(luhnDigit(body));
+        const number = body + String(valid ? check : (check + 1 + (Number(rest.at(-1)) % 9)) % 10);
+        return sep ? (number.match(/.{1,4}/g) ?? []).join(sep) : number;
+      });
+
+  it('a card number that passes Luhn goes, in any grouping and sentence; one that fails stays', () => {
+    const around = fc.constantFrom(
+      ['paid with ', ' yesterday'],
+      ['card ', ' exp 12/28'],
+      ['刷的是 ', '，记一下'],
+      ['', ''],
+    );
+    fc.assert(
+      fc.property(cardNumber(true), around, (card, [before, after]) => {
+        expect(clean(`${before}${card}${after}`)).not.toContain(card);
+      }),
+      { numRuns: 300 },
+    );
+    fc.assert(
+      fc.property(cardNumber(false), around, (number, [before, after]) => {
+        fc.pre(!isChineseId(number));
+        const text = `${before}order ${number}${after}`;
+        expect(clean(text)).toBe(text);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  /** Countries and their IBAN lengths; the rest is random digits and letters. */
+  const iban = (valid: boolean) =>
+    fc
+      .tuple(
+        fc.constantFrom(['GB', 22], ['DE', 22], ['FR', 27], ['NL', 18], ['ES', 24], ['IT', 27]),
+        fc.array(fc.constantFrom(...'0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ'), {
+          minLength: 30,
+          maxLength: 30,
+        }),
+        fc.boolean(),
+      )
+      .map(([[country, length], chars, spaced]) => {
+        // A wrong one of random letters and digits is a random token (high-entropy) all the same:
+        // the look-alikes are the all-digit account numbers of a typo'd German or French IBAN.
+        const pool = valid ? chars : chars.map((c) => String(c.charCodeAt(0) % 10));
+        const bban = pool.join('').slice(0, Number(length) - 4);
+        let check = '00';
+        for (let n = 2; n <= 98; n++) {
+          const candidate = `${country}${String(n).padStart(2, '0')}${bban}`;
+          if (isIban(candidate) === valid) {
+            check = String(n).padStart(2, '0');
+            break;
+          }
+        }
+        const compact = `${country}${check}${bban}`;
+        return spaced ? (compact.match(/.{1,4}/g) ?? []).join(' ') : compact;
+      });
+
+  it('an IBAN whose check digits pass mod 97 goes; one whose do not stays', () => {
+    fc.assert(
+      fc.property(iban(true), (account) => {
+        expect(clean(`wire it to ${account} please`)).not.toContain(account);
+      }),
+      { numRuns: 200 },
+    );
+    fc.assert(
+      fc.property(iban(false), (reference) => {
+        const text = `ref ${reference} is a typo`;
+        expect(clean(text)).toBe(text);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  const chineseId = (valid: boolean) =>
+    fc
+      .tuple(
+        fc.integer({ min: 110000, max: 829999 }),
+        fc.date({ min: new Date('1930-01-01'), max: new Date('2020-12-31'), noInvalidDate: true }),
+        digits(3, 3),
+      )
+      .map(([region, born, sequence]) => {
+        const body = `${region}${born.toISOString().slice(0, 10).replaceAll('-', '')}${sequence}`;
+        const check = [...'0123456789X'].find((c) => isChineseId(body + c) === valid) ?? '0';
+        return body + check;
+      });
+
+  it('a Chinese resident ID with its check character goes; one without stays', () => {
+    fc.assert(
+      fc.property(chineseId(true), (id) => {
+        expect(clean(`身份证号 ${id}，别外传`)).not.toContain(id);
+      }),
+      { numRuns: 200 },
+    );
+    fc.assert(
+      fc.property(chineseId(false), (number) => {
+        // One in ten passes Luhn as well: that is a card number's class.
+        fc.pre(!isCardNumber(number));
+        const text = `流水号 ${number}`;
+        expect(clean(text)).toBe(text);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  /** What people type as a password: printable ASCII with a digit, no quotes or brackets. */
+  const password = fc
+    .tuple(fc.stringMatching(/^[A-Za-z0-9!@#$%^&*_+\-=~.]{5,18}$/), fc.integer({ min: 0, max: 9 }))
+    .map(([chars, digit]) => `${chars}${digit}`)
+    .filter((p) => !/^[:=.]/.test(p));
+
+  it('a password after its word goes, with or without "is", a colon or an equals sign, in English and Chinese', () => {
+    const forms = fc.constantFrom(
+      'password ',
+      'Password: ',
+      'my password is ',
+      'my password for gmail is ',
+      'pw ',
+      'pw: ',
+      'pwd=',
+      'passcode ',
+      'wifi password ',
+      '密码 ',
+      '密码：',
+      '密码是',
+      'WiFi密码 ',
+      '口令 ',
+      '开机密码为 ',
+    );
+    fc.assert(
+      fc.property(
+        forms,
+        password,
+        fc.constantFrom('', ' thanks', '，别告诉别人', '. ok'),
+        (form, secret, after) => {
+          expect(clean(`${form}${secret}${after}`)).not.toContain(secret);
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
+  it('the word password followed by a plain word stays', () => {
+    const forms = fc.constantFrom('password ', 'the password ', 'my passcode ', 'PIN ', 'pw ');
+    fc.assert(
+      fc.property(forms, fc.stringMatching(/^[a-z]{2,12}$/), (form, word) => {
+        const text = `${form}${word} was sent`;
+        expect(clean(text)).toBe(text);
+      }),
+      { numRuns: 300 },
+    );
   });
 });

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { redactSecrets } from '../../src/write/redact.js';
@@ -9,23 +9,37 @@ const corpus = JSON.parse(readFileSync(join(REPO_ROOT, 'test/fixtures/secrets/co
   lookalikes: string[];
 };
 
+const missed = corpus.secrets
+  .map(({ text, secret }) => ({ text, out: redactSecrets(text).text, secret }))
+  .filter(({ out, secret }) => out.includes(secret) || !out.includes('[REDACTED:'));
+const changed = corpus.lookalikes
+  .map((text) => ({ text, out: redactSecrets(text).text }))
+  .filter(({ text, out }) => text !== out);
+
+// The figures of the README's Reliability table, when the report script asks for them.
+const report = process.env['MEM_RELIABILITY_REPORT'];
+if (report) {
+  const line = {
+    class: 'secrets',
+    caught: corpus.secrets.length - missed.length,
+    total: corpus.secrets.length,
+    lookalikesChanged: changed.length,
+    lookalikes: corpus.lookalikes.length,
+  };
+  appendFileSync(report, `${JSON.stringify(line)}\n`);
+}
+
 describe('the secret corpus (English and Chinese)', () => {
-  it('has at least 20 secrets and 20 look-alikes', () => {
-    expect(corpus.secrets.length).toBeGreaterThanOrEqual(20);
-    expect(corpus.lookalikes.length).toBeGreaterThanOrEqual(20);
+  it('has at least 80 secrets and 60 look-alikes', () => {
+    expect(corpus.secrets.length).toBeGreaterThanOrEqual(80);
+    expect(corpus.lookalikes.length).toBeGreaterThanOrEqual(60);
   });
 
   it('every secret is redacted whole', () => {
-    const missed = corpus.secrets
-      .map(({ text, secret }) => ({ text, out: redactSecrets(text).text, secret }))
-      .filter(({ out, secret }) => out.includes(secret) || !out.includes('[REDACTED:'));
     expect(missed).toEqual([]);
   });
 
-  it('at most one look-alike is changed', () => {
-    const changed = corpus.lookalikes
-      .map((text) => ({ text, out: redactSecrets(text).text }))
-      .filter(({ text, out }) => text !== out);
-    expect(changed.length, JSON.stringify(changed, null, 1)).toBeLessThanOrEqual(1);
+  it('no look-alike is changed', () => {
+    expect(changed).toEqual([]);
   });
 });

@@ -45,11 +45,11 @@ export function noteCommands(program: Command, io: CliIO): void {
 
   program
     .command('doctor')
-    .description('unresolved links, duplicate names, invalid frontmatter, orphans')
+    .description('unresolved links, duplicate names, invalid frontmatter, unreadable notes, orphans')
     .option('--json', 'machine-readable output')
     .action(async (options: { json?: boolean }, command: Command) => {
       const vault = await openFromCli(command, io);
-      const report = vault.doctor();
+      const report = { ...vault.doctor(), unreadable: await vault.checkNoteFiles() };
       if (options.json) printJson(io, report);
       else io.stdout(formatDoctor(report));
     });

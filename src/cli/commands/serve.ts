@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { MemError } from '../../core/errors.js';
-import { removeServeRecord, writeServeRecord } from '../../core/serve-record.js';
+import { claimServeRecord, removeServeRecord, writeServeRecord } from '../../core/serve-record.js';
 import { VERSION } from '../../core/version.js';
 import type { ReadPool } from '../../serve/read-pool.js';
 import type { VaultSource } from '../../serve/vault-pool.js';
@@ -18,7 +18,10 @@ interface ServeCliOptions {
   idleMinutes?: string;
   deadline?: string;
   workers?: string;
+  allowHost: string[];
 }
+
+const collect = (value: string, previous: string[]) => [...previous, value];
 
 export function serveCommand(program: Command, io: CliIO): void {
   program
@@ -31,6 +34,12 @@ export function serveCommand(program: Command, io: CliIO): void {
     .option(
       '--token <token>',
       'require "Authorization: Bearer <token>" on every request (default: MEM_TOKEN)',
+    )
+    .option(
+      '--allow-host <name>',
+      'also answer requests whose Host is this name (repeatable; default: loopback names and the bound address)',
+      collect,
+      [],
     )
     .option('--vaults <dir>', 'serve one vault per agent_id/user_id under DIR, created on first write')
     .option('--idle-minutes <n>', 'with --vaults: unload a vault after this many idle minutes', '10')
@@ -47,7 +56,7 @@ export function serveCommand(program: Command, io: CliIO): void {
     .action(async (options: ServeCliOptions, command: Command) => {
       const onError = (error: unknown) => io.stderr(`mem: ${errorText(error)}\n`);
       // The server's modules load only for `mem serve`, not for every command.
-      const [{ serveHttp, isLoopback }, { singleVault, VaultPool }] = await Promise.all([
+      const [{ serveHttp }, { singleVault, VaultPool }] = await Promise.all([
         import('../../serve/http.js'),
         import('../../serve/vault-pool.js'),
       ]);
@@ -57,6 +66,8 @@ export function serveCommand(program: Command, io: CliIO): void {
       let what: string;
       let root: string | undefined;
       let watchLater: () => void = () => undefined;
+      let allowedHosts = options.allowHost;
+      let allowedOrigins: string[] = [];
       const workers = options.workers === '0' ? 0 : parsePositiveInt(options.workers ?? '0', '--workers');
       if (workers > 0 && options.vaults)
         throw new MemError('USAGE', '--workers serves one vault; it cannot be combined with --vaults');
@@ -74,6 +85,26 @@ export function serveCommand(program: Command, io: CliIO): void {
         // Listening comes first: the walk of the vault and the watcher's start (below) run
         // behind it, and reads until they end answer from the cache, marked `partial`.
         const vault = await openFromCli(command, io, { scan: 'background', track: true });
+        // One server per vault, claimed before anything is written: two servers each replayed and
+        // committed the other's adds, and entries were left uncommitted.
+        const holder = await claimServeRecord(vault.root, {
+          url: '',
+          pid: process.pid,
+          version: VERSION,
+        }).catch(async (error: unknown) => {
+          await vault.close();
+          throw error;
+        });
+        if (holder) {
+          await vault.close();
+          throw new MemError(
+            'LOCKED',
+            `${vault.root} is already served by mem serve (pid ${holder.pid}${holder.url ? ` on ${holder.url}` : ', starting'}); stop it first, or send requests to it`,
+          );
+        }
+        root = vault.root;
+        allowedHosts = [...vault.config.serve.allowedHosts, ...allowedHosts];
+        allowedOrigins = vault.config.serve.allowedOrigins;
         watchLater = () => void vault.watch({ onError }).catch(onError);
         // What a killed server accepted but did not write or commit is finished before any request.
         await vault.startExchanges({ onError });
@@ -87,7 +118,6 @@ export function serveCommand(program: Command, io: CliIO): void {
           io.stderr(`mem: reflecting in the background ${when.join(', ')}; see /health\n`);
         }
         source = singleVault(vault);
-        root = vault.root;
         if (workers > 0) {
           // Each worker opens the vault from its cache while the server already answers.
           const { ReadPool } = await import('../../serve/read-pool.js');
@@ -102,11 +132,14 @@ export function serveCommand(program: Command, io: CliIO): void {
           port,
           host: options.host,
           token,
+          allowedHosts,
+          allowedOrigins,
           deadlineMs: parsePositiveInt(options.deadline ?? '1000', '--deadline'),
           onError,
           ...(reads ? { reads } : {}),
         });
       } catch (error) {
+        if (root !== undefined) await removeServeRecord(root, process.pid);
         await reads?.close();
         await source.close();
         throw error;
@@ -116,16 +149,15 @@ export function serveCommand(program: Command, io: CliIO): void {
       watchLater();
       // Listen for the stop before saying we serve: a supervisor may send it the moment it reads the line.
       const stop = waitForStop();
-      // One vault on loopback: `mem recall` and `mem compile` for this vault ask this server.
-      const recorded =
-        root !== undefined && isLoopback(options.host)
-          ? await writeServeRecord(root, { url: server.url, pid: process.pid, version: VERSION })
-          : false;
+      // The claim now says where: on loopback, `mem recall` and `mem compile` for this vault ask
+      // this server (a record of another address is never asked, but names it to a second server).
+      if (root !== undefined)
+        await writeServeRecord(root, { url: server.url, pid: process.pid, version: VERSION });
       io.stdout(`mem: serving ${what} on ${server.url}\n`);
       try {
         await stop;
       } finally {
-        if (recorded && root !== undefined) await removeServeRecord(root, process.pid);
+        if (root !== undefined) await removeServeRecord(root, process.pid);
         await server.close();
       }
     });

@@ -1,0 +1,72 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, utimes, writeFile } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { MemError } from '../../src/core/errors.js';
+import { withLock } from '../../src/core/lock.js';
+
+// When a lock left in the way is broken: every combination of who holds it (this process, another
+// live process such as a pid reused since, a dead pid, pid 0), when its heartbeat says it last
+// renewed (far and near in the past and future, now), on which host, and whether the heartbeat is
+// in the file or only in its mtime (a holder killed between create and write). A lock stamped in
+// the future once blocked every write for ever.
+
+const STALE_MS = 30_000;
+const PIDS = ['self', 'other-alive', 'dead', 'zero'] as const;
+const OFFSETS = [-10 * STALE_MS, -2 * STALE_MS, -STALE_MS / 2, 0, STALE_MS / 2, 2 * STALE_MS, 10 * STALE_MS];
+const HOSTS = ['same', 'other'] as const;
+const STAMPS = ['field', 'mtime'] as const;
+
+let dead: number;
+beforeAll(async () => {
+  const child = spawn(process.execPath, ['-e', '']);
+  await new Promise((resolve) => child.on('exit', resolve));
+  dead = child.pid ?? 0;
+});
+
+/** The rule, written plainly. */
+function expectedStale(pid: (typeof PIDS)[number], offset: number, host: (typeof HOSTS)[number]): boolean {
+  if (Math.abs(offset) > STALE_MS) return true;
+  return host === 'same' && (pid === 'dead' || pid === 'zero');
+}
+
+describe('a lock left in the way', () => {
+  it(`is broken exactly when its holder is gone (${PIDS.length * OFFSETS.length * HOSTS.length * STAMPS.length} cases)`, async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'mem-lock-stale-'));
+    const seen: string[] = [];
+    const wrong: string[] = [];
+    let n = 0;
+    for (const pidKind of PIDS)
+      for (const offset of OFFSETS)
+        for (const host of HOSTS)
+          for (const stamp of STAMPS) {
+            const lock = join(dir, `case-${n++}.lock`);
+            const pid = { self: process.pid, 'other-alive': process.ppid, dead, zero: 0 }[pidKind];
+            const when = new Date(Date.now() + offset);
+            const holder = {
+              pid,
+              host: host === 'same' ? hostname() : 'another-host.example',
+              token: 'left',
+              ...(stamp === 'field' ? { time: when.toISOString() } : {}),
+            };
+            await writeFile(lock, JSON.stringify(holder));
+            if (stamp === 'mtime') await utimes(lock, when, when);
+            const outcome = await withLock(lock, async () => 'broken', {
+              timeoutMs: 30,
+              staleMs: STALE_MS,
+            }).catch((error: unknown) => {
+              if (error instanceof MemError && error.code === 'LOCKED') return 'held';
+              throw error;
+            });
+            const want = expectedStale(pidKind, offset, host) ? 'broken' : 'held';
+            const name = `${pidKind} ${offset / 1000}s ${host} ${stamp}`;
+            seen.push(want);
+            if (outcome !== want) wrong.push(`${name}: ${outcome}, expected ${want}`);
+          }
+    expect(wrong).toEqual([]);
+    // Both outcomes were tried many times.
+    expect(seen.filter((s) => s === 'broken').length).toBeGreaterThan(20);
+    expect(seen.filter((s) => s === 'held').length).toBeGreaterThan(20);
+  }, 30_000);
+});
