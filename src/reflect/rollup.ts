@@ -19,6 +19,7 @@ import {
 } from '../time/rollup-period.js';
 import { dayOf, isoWithOffset } from '../time/zoned-date.js';
 import { withVaultLock } from '../vault/lock.js';
+import { newNameProblem } from '../vault/name-rules.js';
 import { findOnDisk } from '../vault/paths.js';
 import { readForWrite, writeAtomic } from '../vault/write-note.js';
 import { extractiveRollup } from './extractive-rollup.js';
@@ -121,6 +122,12 @@ export async function rollup(
       }
       if (onDisk && !isUntouched(onDisk.text)) {
         skip(`${path} was edited (or written by hand) since mem wrote it; it is not regenerated over`);
+        continue;
+      }
+      // A twin on disk (`2026-w48.md` beside the `2026-W48.md` to write) would be one file on macOS.
+      const nameIssue = onDisk ? undefined : await newNameProblem(root, path);
+      if (nameIssue) {
+        skip(`${path}: ${nameIssue}`);
         continue;
       }
       const input = rollupInput(index, period);

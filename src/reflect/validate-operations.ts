@@ -5,6 +5,7 @@ import { parseDay } from '../time/calendar-day.js';
 import { rollupPath, rollupPeriod } from '../time/rollup-period.js';
 import { layerOf } from '../vault/layer.js';
 import { noteNameProblem } from '../vault/link-name.js';
+import { nameLengthProblem, newNameProblem, PlannedNames, twinProblem } from '../vault/name-rules.js';
 import { resolveInVault } from '../vault/paths.js';
 import { MAX_OPERATIONS, type Operation, operationSchema } from './operations.js';
 
@@ -87,6 +88,8 @@ export async function validateOperations(
   const accepted: Operation[] = [];
   const rejected: Rejected[] = [];
   const creating = new Set<string>();
+  // Every new note of the answer, by the name the file systems compare (`dup.md` and `DUP.md` are one).
+  const names = new PlannedNames();
   // Commitments still pending, by their source link: those on file and those added in this answer.
   const commitmentsNote = context.index.notes.get(COMMITMENTS_PATH);
   const pending = new Set(
@@ -109,8 +112,12 @@ export async function validateOperations(
 
   const notePath = async (given: string, name: string, layers: string[], mustExist: boolean | 'new') => {
     let rel: string;
+    const file = given.endsWith('.md') ? given : `${given}.md`;
+    // Before the path touches the disk: an overlong name fails lstat with a bare ENAMETOOLONG.
+    const length = nameLengthProblem(file.normalize('NFC'));
+    if (length) throw new Invalid(`${name} ${file}: ${length}`);
     try {
-      rel = (await resolveInVault(context.root, given.endsWith('.md') ? given : `${given}.md`)).rel;
+      rel = (await resolveInVault(context.root, file)).rel;
     } catch (error) {
       throw new Invalid(`${name}: ${(error as Error).message}`);
     }
@@ -124,6 +131,13 @@ export async function validateOperations(
     if (mustExist === true && !exists) throw new Invalid(`${name} ${rel} does not exist`);
     if (mustExist === 'new' && exists)
       throw new Invalid(`${name} ${rel} already exists; nothing is overwritten`);
+    // Checked whole before the first write: a name the disk would refuse (too long) or merge with
+    // another (a twin on disk or in this answer) would otherwise fail half-way through the plan.
+    const onDisk = context.index.notes.has(rel);
+    const nameIssue = onDisk
+      ? await twinProblem(context.root, rel)
+      : (names.claim(rel) ?? (await newNameProblem(context.root, rel)));
+    if (nameIssue) throw new Invalid(`${name} ${rel}: ${nameIssue}`);
     return rel;
   };
 

@@ -12,7 +12,7 @@ import { setFrontmatterKeys } from '../vault/edit-frontmatter.js';
 import { withVaultLock } from '../vault/lock.js';
 import { resolveInVault } from '../vault/paths.js';
 import { hashText, readForWrite } from '../vault/write-note.js';
-import { moveNote } from './move-note.js';
+import { checkNoTwin, moveNote } from './move-note.js';
 
 export interface ForgetOptions {
   /** Why it was forgotten, written as `archived_reason` */
@@ -68,6 +68,7 @@ export async function forgetNote(
   options: ForgetOptions = {},
 ): Promise<ForgetResult> {
   const { abs, rel } = await resolveInVault(root, path, { mustExist: true });
+  await checkNoTwin(root, rel);
   if (options.hard) {
     // Git knows the file by its name on disk, which may be NFD (written on macOS).
     const stored = relative(root, abs).split(sep).join('/');

@@ -9,9 +9,10 @@ import { parseInstant } from '../time/parse-instant.js';
 import { dayOf, isoWithOffset } from '../time/zoned-date.js';
 import { setFrontmatterKeys } from '../vault/edit-frontmatter.js';
 import { withVaultLock } from '../vault/lock.js';
+import { PlannedNames } from '../vault/name-rules.js';
 import { findOnDisk } from '../vault/paths.js';
 import { updateFile } from '../vault/write-note.js';
-import { moveNote } from './move-note.js';
+import { checkNewNotePath, checkNoTwin, moveNote } from './move-note.js';
 
 export interface ForgetStaleOptions {
   /** List what would move and lose importance; write nothing (default: false) */
@@ -132,6 +133,15 @@ export async function forgetStale(
   const lowered = fadingInsights(index, config, new Set(archived.map((a) => a.path)), now);
   if (options.dryRun) {
     return { dryRun: true, archived, lowered, paths: [], committed: false, reason: 'dry run' };
+  }
+  // The whole plan is checked before its first write: a name refused half-way would leave part
+  // of the run done.
+  const names = new PlannedNames();
+  for (const item of archived) {
+    await checkNoTwin(root, item.path);
+    await checkNewNotePath(root, item.to, item.path);
+    const problem = names.claim(item.to);
+    if (problem) throw new MemError('INVALID_PATH', `${item.to}: ${problem}; nothing was written`);
   }
   const stamp = isoWithOffset(now, config.timezone);
   const paths: string[] = [];

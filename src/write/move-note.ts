@@ -6,6 +6,7 @@ import type { VaultIndex } from '../indexing/vault-index.js';
 import { crashPoint } from '../vault/crash-point.js';
 import { noteNameProblem } from '../vault/link-name.js';
 import { withVaultLock } from '../vault/lock.js';
+import { nameLengthProblem, newNameProblem, twinProblem } from '../vault/name-rules.js';
 import { parseNote } from '../vault/parse-note.js';
 import { notePath, resolveInVault } from '../vault/paths.js';
 import { basenameOf, foldPath, PathIndex, resolveLink } from '../vault/resolve-link.js';
@@ -41,16 +42,33 @@ interface PlannedWrite {
   links: number;
 }
 
-/** Checks a destination given by a user and returns it as a vault path ending in `.md`. */
-export async function checkNewNotePath(root: string, input: string): Promise<{ abs: string; rel: string }> {
+/**
+ * Checks a destination given by a user and returns it as a vault path ending in `.md`: a name links
+ * can spell, not too long, and no twin on disk (see name-rules.ts) other than `except` (the note a
+ * move renames, so a change of case alone is allowed).
+ */
+export async function checkNewNotePath(
+  root: string,
+  input: string,
+  except?: string,
+): Promise<{ abs: string; rel: string }> {
   const path = notePath(input);
   if (!path.toLowerCase().endsWith('.md')) {
     throw new MemError('INVALID_PATH', `${JSON.stringify(input)}: a note must be a .md file`);
   }
+  // Before the path touches the disk: an overlong name fails lstat with a bare ENAMETOOLONG.
+  const length = nameLengthProblem(path.normalize('NFC'));
+  if (length) throw new MemError('INVALID_PATH', `${path}: ${length}`);
   const { abs, rel } = await resolveInVault(root, path);
-  const problem = noteNameProblem(basenameOf(rel));
+  const problem = noteNameProblem(basenameOf(rel)) ?? (await newNameProblem(root, rel, except));
   if (problem) throw new MemError('INVALID_PATH', `${rel}: ${problem}`);
   return { abs, rel };
+}
+
+/** Refuses an existing note whose name is on disk twice, in two Unicode forms (see twinProblem). */
+export async function checkNoTwin(root: string, rel: string): Promise<void> {
+  const problem = await twinProblem(root, rel);
+  if (problem) throw new MemError('INVALID_PATH', `${rel}: ${problem}; nothing was written`);
 }
 
 /** A note's text without its frontmatter block. */
@@ -151,7 +169,8 @@ export async function moveNote(
   options: MoveOptions = {},
 ): Promise<MoveResult> {
   const source = await resolveInVault(root, from, { mustExist: true });
-  const target = await checkNewNotePath(root, to);
+  await checkNoTwin(root, source.rel);
+  const target = await checkNewNotePath(root, to, source.rel);
   if (!source.rel.toLowerCase().endsWith('.md')) {
     throw new MemError('INVALID_PATH', `${source.rel}: mem moves notes (.md files) only`);
   }

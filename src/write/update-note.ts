@@ -8,7 +8,7 @@ import { setFrontmatterKeys } from '../vault/edit-frontmatter.js';
 import { withVaultLock } from '../vault/lock.js';
 import { resolveInVault } from '../vault/paths.js';
 import { readForWrite, writeAtomic } from '../vault/write-note.js';
-import { checkNewNotePath } from './move-note.js';
+import { checkNewNotePath, checkNoTwin } from './move-note.js';
 
 export interface CreateNoteInput {
   /** Vault path, e.g. `insights/tea` (`.md` is added) */
@@ -126,6 +126,7 @@ export async function updateNote(
   const names = Object.keys(changes);
   if (names.length === 0) throw new MemError('USAGE', `${path}: no keys to set or unset`);
   const { abs, rel } = await resolveInVault(root, path, { mustExist: true });
+  await checkNoTwin(root, rel);
   return withVaultLock(root, async () => {
     const read = await readForWrite(abs);
     if (read === undefined) throw new MemError('NOT_FOUND', `${rel}: no such note in the vault`);
