@@ -424,7 +424,10 @@ export async function previewChanges(
 
 /**
  * Writes the plan: new notes only where nothing exists yet, edits through compare-and-swap on the
- * note as it is at write time, so a hand edit made while the model was thinking is kept.
+ * note as it is at write time, so a hand edit made while the model was thinking is kept. A file
+ * whose write fails (a name the disk refuses, a full disk) has its operations reported as skipped
+ * and the rest goes on: what was written is returned, so the caller commits it rather than leaving
+ * half a plan on disk and out of git.
  */
 export async function applyChanges(
   root: string,
@@ -439,15 +442,18 @@ export async function applyChanges(
         await writeAtomic(abs, runSteps(change, '', skipped), { expectedHash: null, label: path });
         written.push(path);
       } catch (error) {
-        if (!(error instanceof MemError)) throw error;
-        for (const step of change.steps) skipped.set(step.index, `${path}: ${error.message}`);
+        for (const step of change.steps) skipped.set(step.index, `${path}: ${(error as Error).message}`);
       }
       continue;
     }
-    const result = await updateFile(abs, (current) => runSteps(change, current ?? '', skipped), {
-      label: path,
-    });
-    if (result.changed) written.push(path);
+    try {
+      const result = await updateFile(abs, (current) => runSteps(change, current ?? '', skipped), {
+        label: path,
+      });
+      if (result.changed) written.push(path);
+    } catch (error) {
+      for (const step of change.steps) skipped.set(step.index, `${path}: ${(error as Error).message}`);
+    }
   }
   return { written, skipped: [...skipped].map(([index, reason]) => ({ index, op: undefined, reason })) };
 }
