@@ -131,6 +131,38 @@ export function committedBlob(repoRoot: string, path: string): Promise<Buffer | 
   return gitBlob(repoRoot, `HEAD:${checkRepoPath(path)}`);
 }
 
+/**
+ * The one parent of a commit mem may revert. A commit without a parent here (the repository's
+ * first, or the edge of a shallow clone, whose parent was never fetched) is refused: reverting it
+ * against an empty tree would delete every file it holds. A merge is refused too.
+ */
+export async function revertibleParent(repoRoot: string, sha: string): Promise<string> {
+  const parents = (await git(repoRoot, ['rev-list', '--parents', '-n', '1', sha])).trim().split(' ').slice(1);
+  if (parents.length > 1)
+    throw new MemError(
+      'INVALID_INPUT',
+      `${sha.slice(0, 7)} is a merge commit; mem undoes only its own commits`,
+    );
+  const parent = parents[0];
+  if (parent === undefined) {
+    const shallow = (
+      await git(repoRoot, ['rev-parse', '--is-shallow-repository'], { allowFail: true })
+    )?.trim();
+    throw new MemError(
+      'INVALID_INPUT',
+      shallow === 'true'
+        ? `${sha.slice(0, 7)} is the oldest commit of this shallow clone and its parent is missing, so mem cannot tell what it changed; nothing was undone (\`git fetch --unshallow\` fetches the history)`
+        : `${sha.slice(0, 7)} is the repository's first commit: it has no parent to go back to; nothing was undone`,
+    );
+  }
+  return parent;
+}
+
+/** Vault files an undo never deletes: without them the folder is no longer a vault (or an agent). */
+export function isKeptByUndo(vaultPath: string): boolean {
+  return vaultPath === 'mem.config.json' || vaultPath === 'persona' || vaultPath.startsWith('persona/');
+}
+
 /** Files a commit touched (renames as delete + add), relative to the repository root. */
 export async function touchedPaths(
   repoRoot: string,
@@ -152,6 +184,8 @@ export async function touchedPaths(
 export async function revertCommit(
   repoRoot: string,
   rev: string,
+  /** Repository paths the undo must not delete (see isKeptByUndo) */
+  keep: (repoPath: string) => boolean = () => false,
 ): Promise<CommitResult & { paths: string[] }> {
   const sha = (
     await git(repoRoot, ['rev-parse', '--verify', '-q', `${checkRev(rev)}^{commit}`], { allowFail: true })
@@ -159,13 +193,7 @@ export async function revertCommit(
   if (!sha) throw new MemError('NOT_FOUND', `${rev}: no such commit`);
   const busy = await gitBusy(repoRoot);
   if (busy) throw new MemError('GIT', `cannot undo ${sha.slice(0, 7)}: ${busy}`);
-  const parents = (await git(repoRoot, ['rev-list', '--parents', '-n', '1', sha])).trim().split(' ').slice(1);
-  if (parents.length > 1)
-    throw new MemError(
-      'INVALID_INPUT',
-      `${sha.slice(0, 7)} is a merge commit; mem undoes only its own commits`,
-    );
-  const parent = parents[0];
+  const parent = await revertibleParent(repoRoot, sha);
   const subject = (await git(repoRoot, ['log', '-1', '--format=%s', sha])).trim();
   const paths = await touchedPaths(repoRoot, sha, parent);
 
@@ -207,7 +235,12 @@ export async function revertCommit(
     const current = await readForWrite(abs);
     if (current === undefined && (await exists(abs)))
       throw new MemError('CONFLICT', `${path}: cannot be read back`);
-    const old = parent ? await gitBlob(repoRoot, `${parent}:${path}`) : undefined;
+    const old = await gitBlob(repoRoot, `${parent}:${path}`);
+    if (old === undefined && current !== undefined && keep(path))
+      throw new MemError(
+        'INVALID_INPUT',
+        `undoing ${sha.slice(0, 7)} would delete ${path}, which a vault needs; nothing was undone`,
+      );
     plan.push({ path, abs, hash: current?.hash ?? null, old });
   }
   for (const step of plan) {

@@ -8,7 +8,9 @@ import {
   findUndoTarget,
   type HistoryEntry,
   history,
+  isKeptByUndo,
   revertCommit,
+  revertibleParent,
   touchedPaths,
 } from './git-history.js';
 import { git, gitRoot, isGitAvailable } from './run-git.js';
@@ -92,15 +94,16 @@ export async function undoLastMemCommit(root: string, options: UndoOptions = {})
     );
   }
   if (options.dryRun) {
-    const parent = (await git(repo.repo, ['rev-list', '--parents', '-n', '1', last.sha]))
-      .trim()
-      .split(' ')[1];
+    const parent = await revertibleParent(repo.repo, last.sha);
     const touched = await touchedPaths(repo.repo, last.sha, parent);
     const paths = touched.flatMap((path) => toVaultPath(repo, path) ?? []);
     return { committed: false, reason: 'dry run: nothing was changed', dryRun: true, undone: last, paths };
   }
   return withVaultLock(root, async () => {
-    const result = await revertCommit(repo.repo, last.sha);
+    const result = await revertCommit(repo.repo, last.sha, (path) => {
+      const vaultPath = toVaultPath(repo, path);
+      return vaultPath !== undefined && isKeptByUndo(vaultPath);
+    });
     const paths = result.paths.flatMap((path) => toVaultPath(repo, path) ?? []);
     return { ...result, undone: last, paths };
   });

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -85,5 +85,80 @@ describe('mem undo reverts only the write verbs of mem', () => {
     );
     expect(gitLog(dir)).toBe(before);
     expect(await readFile(join(dir, 'episodes/daily/2026-11-30.md'), 'utf8')).toBe(day);
+  });
+});
+
+describe('mem undo in a shallow clone', () => {
+  /** A vault with init, then two remembers, cloned with `git clone --depth <depth>`. */
+  async function shallowClone(depth: number): Promise<string> {
+    const dir = await initVault();
+    const cli = (...args: string[]) => mem(['--vault', dir, ...args]);
+    expect((await cli('remember', 'Alpha', '--at', '2026-11-29T10:00:00Z')).code).toBe(0);
+    expect((await cli('remember', 'Beta', '--at', '2026-11-30T10:00:00Z')).code).toBe(0);
+    const clone = await mkdtemp(join(tmpdir(), 'memvault-shallow-'));
+    dirs.push(clone);
+    execFileSync('git', ['clone', '-q', '--depth', String(depth), `file://${dir}`, clone]);
+    expect(
+      execFileSync('git', ['rev-parse', '--is-shallow-repository'], { cwd: clone, encoding: 'utf8' }),
+    ).toBe('true\n');
+    return clone;
+  }
+
+  it('refuses to revert the boundary commit, whose parent is missing, and deletes nothing', async () => {
+    const clone = await shallowClone(1);
+    const files = (await readdir(clone, { recursive: true })).filter((f) => !f.startsWith('.')).sort();
+    const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: clone, encoding: 'utf8' });
+
+    for (const args of [['undo', '--dry-run'], ['undo']]) {
+      const out = await mem(['--vault', clone, ...args]);
+      expect(out.code).toBe(1);
+      expect(out.stderr).toMatch(
+        /^mem: [0-9a-f]{7} is the oldest commit of this shallow clone and its parent is missing, so mem cannot tell what it changed; nothing was undone \(`git fetch --unshallow` fetches the history\)\n$/,
+      );
+    }
+    expect((await readdir(clone, { recursive: true })).filter((f) => !f.startsWith('.')).sort()).toEqual(
+      files,
+    );
+    expect(execFileSync('git', ['rev-parse', 'HEAD'], { cwd: clone, encoding: 'utf8' })).toBe(head);
+    expect((await stat(join(clone, 'mem.config.json'))).isFile()).toBe(true);
+  });
+
+  it('undoes a commit whose parent the clone has, then refuses at the boundary', async () => {
+    const clone = await shallowClone(2);
+    const cli = (...args: string[]) => mem(['--vault', clone, ...args]);
+    const first = await cli('undo');
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    await expect(stat(join(clone, 'episodes/daily/2026-11-30.md'))).rejects.toThrow();
+    expect(await readFile(join(clone, 'episodes/daily/2026-11-29.md'), 'utf8')).toContain('Alpha');
+    const second = await cli('undo');
+    expect(second.code).toBe(1);
+    expect(second.stderr).toMatch(/oldest commit of this shallow clone/);
+    expect(await readFile(join(clone, 'episodes/daily/2026-11-29.md'), 'utf8')).toContain('Alpha');
+    expect((await stat(join(clone, 'mem.config.json'))).isFile()).toBe(true);
+  });
+
+  it('never deletes mem.config.json or persona/, even when a mem commit added them', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'memvault-undo-'));
+    dirs.push(dir);
+    await writeFile(join(dir, 'README'), 'x\n');
+    execFileSync('git', ['init', '-q'], { cwd: dir });
+    execFileSync('git', ['-c', 'user.name=P', '-c', 'user.email=p@x', 'add', 'README'], { cwd: dir });
+    execFileSync('git', ['-c', 'user.name=P', '-c', 'user.email=p@x', 'commit', '-qm', 'start'], {
+      cwd: dir,
+    });
+    await writeFile(join(dir, 'mem.config.json'), '{"timezone":"UTC"}\n');
+    execFileSync('git', ['add', 'mem.config.json'], { cwd: dir });
+    execFileSync(
+      'git',
+      ['-c', 'user.name=P', '-c', 'user.email=p@x', 'commit', '-qm', 'mem: note set config'],
+      {
+        cwd: dir,
+      },
+    );
+    const out = await mem(['--vault', dir, 'undo']);
+    expect(out.code).toBe(1);
+    expect(out.stderr).toMatch(/would delete mem\.config\.json, which a vault needs; nothing was undone/);
+    expect((await stat(join(dir, 'mem.config.json'))).isFile()).toBe(true);
   });
 });
