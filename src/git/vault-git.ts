@@ -13,7 +13,7 @@ import {
   revertibleParent,
   touchedPaths,
 } from './git-history.js';
-import { git, gitRoot, isGitAvailable } from './run-git.js';
+import { gitRoot, isGitAvailable } from './run-git.js';
 
 /** The vault's git repository and the vault's folder inside it (`''` when the vault is the top). */
 export interface VaultRepo {
