@@ -31,6 +31,39 @@ async function forgetStale(options: ForgetCliOptions, command: Command, io: CliI
   else if (result.paths.length > 0) reportCommit(io, result);
 }
 
+/** Which options each mode of `mem forget` takes; any other given is refused, never ignored. */
+const MODE_OPTIONS: Record<'archive' | 'hard' | 'stale', Array<keyof ForgetCliOptions>> = {
+  archive: ['reason', 'json'],
+  hard: ['hard', 'json'],
+  stale: ['stale', 'dryRun', 'now', 'json'],
+};
+
+const FLAG: Record<keyof ForgetCliOptions, string> = {
+  reason: '--reason',
+  hard: '--hard',
+  stale: '--stale',
+  dryRun: '--dry-run',
+  now: '--now',
+  json: '--json',
+};
+
+/**
+ * Refuses an option that does not apply to the mode asked for: `forget --hard x --dry-run` used to
+ * ignore --dry-run and delete the note.
+ */
+function checkModeOptions(options: ForgetCliOptions): void {
+  const mode = options.stale ? 'stale' : options.hard ? 'hard' : 'archive';
+  const name = { archive: 'mem forget <note>', hard: 'mem forget --hard', stale: 'mem forget --stale' }[mode];
+  const extra = (Object.keys(options) as Array<keyof ForgetCliOptions>).filter(
+    (key) => options[key] !== undefined && !MODE_OPTIONS[mode].includes(key),
+  );
+  if (extra.length > 0)
+    throw new MemError(
+      'USAGE',
+      `${name} does not take ${extra.map((key) => FLAG[key]).join(', ')}; nothing was done`,
+    );
+}
+
 /** `mem forget`: archive a note (or delete it with --hard), or archive what went stale. */
 export function forgetCommand(program: Command, io: CliIO): void {
   program
@@ -43,13 +76,13 @@ export function forgetCommand(program: Command, io: CliIO): void {
       '--stale',
       'archive daily episodes older than forget.staleAfterDays that a rollup covers and nothing links to, and lower insights whose sources all were archived (one commit; mem undo reverts it)',
     )
-    .option('--dry-run', 'with --stale: list what would move; write nothing')
+    .option('--dry-run', 'with --stale: list what would move; write nothing (refused without --stale)')
     .option('--now <iso>', "with --stale: the run's moment (default: now)")
     .option('--json', 'machine-readable output')
     .action(async (ref: string | undefined, options: ForgetCliOptions, command: Command) => {
+      checkModeOptions(options);
       if (options.stale) {
-        if (ref !== undefined || options.hard)
-          throw new MemError('USAGE', '--stale takes no note and no --hard');
+        if (ref !== undefined) throw new MemError('USAGE', '--stale takes no note');
         await forgetStale(options, command, io);
         return;
       }
