@@ -9,6 +9,7 @@ import type { Edge, Note } from '../core/types.js';
 import type { DeriveContent } from '../git/commit-paths.js';
 import { commitWrite } from '../git/commit-write.js';
 import type { HistoryEntry } from '../git/git-history.js';
+import { readPendingPlan } from '../git/pending-plan.js';
 import {
   noteHistory,
   type UndoOptions,
@@ -779,7 +780,7 @@ export class Vault {
   /** Renames a note and rewrites every link to it, keeping each link's style; one commit. */
   move(ref: string, to: string): Promise<MoveResult> {
     return this.writing(async () => {
-      const result = await moveNote(this.root, this.config, this.index, this.noteToWrite(ref).path, to);
+      const result = await moveNote(this.root, this.config, this.index, await this.pathToWrite(ref), to);
       await this.refreshPathsNow(result.paths);
       return result;
     });
@@ -792,7 +793,7 @@ export class Vault {
         this.root,
         this.config,
         this.index,
-        this.noteToWrite(ref).path,
+        await this.pathToWrite(ref),
         options,
       );
       await this.refreshPathsNow(result.paths);
@@ -946,6 +947,18 @@ export class Vault {
     const note = resolved ? this.index.notes.get(resolved) : undefined;
     if (!note) throw new MemError('NOT_FOUND', `note not found: ${ref}`);
     return note;
+  }
+
+  /**
+   * The path a verb that moves or removes a note acts on: the note `ref` names (see noteToWrite),
+   * or, when none does but a killed run left a plan uncommitted, `ref` as a path, so the verb run
+   * again can find its own plan done but for the commit, and commit it.
+   */
+  private async pathToWrite(ref: string): Promise<string> {
+    // A path the plan moved or deleted, not a link that now resolves elsewhere (into archive/).
+    const path = notePath(ref.replace(/^\.?\//, ''));
+    if (!this.index.notes.has(path) && (await readPendingPlan(this.root))?.paths.includes(path)) return path;
+    return this.noteToWrite(ref).path;
   }
 
   /**

@@ -1,9 +1,14 @@
-import { access, realpath } from 'node:fs/promises';
-import { dirname, join, relative, sep } from 'node:path';
+import { access, lstat, readdir, realpath, unlink } from 'node:fs/promises';
+import { basename, dirname, join, relative, sep } from 'node:path';
 import type { MemConfig } from '../core/config.js';
 import { MemError } from '../core/errors.js';
+import { isAlive } from '../core/serve-record.js';
+import { crashPoint } from '../vault/crash-point.js';
+import { findOnDisk } from '../vault/paths.js';
+import { tempWriterPid } from '../vault/temp-name.js';
 import { commitPaths, type DeriveContent } from './commit-paths.js';
-import { gitRoot, isGitAvailable } from './run-git.js';
+import { clearPendingPlan, readPendingPlan, writePendingPlan } from './pending-plan.js';
+import { gitRoot, headCommit, isGitAvailable } from './run-git.js';
 
 export interface WriteCommit {
   committed: boolean;
@@ -23,20 +28,15 @@ async function insideGitCheckout(dir: string): Promise<boolean> {
   }
 }
 
-/**
- * Commits exactly the vault paths mem just wrote, when the vault is in a git repository and
- * `git.autoCommit` is on. A busy repository (index.lock, merge, rebase) is left alone: the files
- * are written, the commit is skipped, and the reason says so.
- */
-export async function commitWrite(
+/** Commits `vaultPaths` in the vault's repository, when there is one (the config is the caller's to check). */
+async function commitToRepo(
   root: string,
-  config: MemConfig,
   vaultPaths: string[],
   message: string,
-  /** Vault paths mem only appended to: what to commit, from the committed text (see DeriveContent) */
-  derived: Map<string, DeriveContent> = new Map(),
+  derived: Map<string, DeriveContent>,
+  /** Run the repository's commit hooks (`git.runHooks`) */
+  runHooks: boolean,
 ): Promise<WriteCommit> {
-  if (!config.git.autoCommit) return { committed: false, reason: 'git.autoCommit is off' };
   if (!(await isGitAvailable())) {
     if (await insideGitCheckout(root)) {
       throw new MemError(
@@ -53,8 +53,113 @@ export async function commitWrite(
   const paths = [...new Set(vaultPaths)].map((p) => (prefix ? `${prefix}/${p}` : p));
   const toRepo = (p: string) => (prefix ? `${prefix}/${p}` : p);
   const derivedInRepo = new Map([...derived].map(([p, derive]) => [toRepo(p), derive]));
-  const result = await commitPaths(repo, paths, message, derivedInRepo, { runHooks: config.git.runHooks });
+  const result = await commitPaths(repo, paths, message, derivedInRepo, { runHooks });
   return result.committed
     ? { committed: true, sha: result.sha }
     : { committed: false, reason: result.reason };
+}
+
+/**
+ * Whether a plan's commit is settled: made, or never to be made (no repository, nothing left to
+ * commit, git ignores the files). A busy repository is not: the record stays for the next run.
+ */
+function settled(result: WriteCommit): boolean {
+  return result.committed || !/index\.lock|in progress|detached|kept moving/.test(result.reason ?? '');
+}
+
+const union = (a: string[], b: string[]) => [...new Set([...a, ...b])];
+
+/**
+ * Removes the temp files a killed run of a plan left beside its paths: mem's temp names of those
+ * very files whose writer is gone. The record says a run was killed here, so unlike the cleanup at
+ * open (removeLeftoverTemps) this does not wait for them to be a minute old.
+ */
+export async function removePlanTemps(root: string, paths: string[]): Promise<void> {
+  for (const path of paths) {
+    const abs = await findOnDisk(root, path);
+    const name = basename(abs);
+    const names = await readdir(dirname(abs)).catch(() => [] as string[]);
+    for (const entry of names) {
+      const pid = tempWriterPid(entry);
+      if (pid === undefined || pid === process.pid || isAlive(pid)) continue;
+      if (!entry.startsWith(`.${name}.${pid}.`)) continue;
+      const temp = join(dirname(abs), entry);
+      if ((await lstat(temp).catch(() => undefined))?.isFile()) await unlink(temp).catch(() => undefined);
+    }
+  }
+}
+
+/** Commits the plan a killed run left behind on its own, with its own message; undefined when there is none. */
+export async function finishPendingPlan(
+  root: string,
+  key?: string,
+  runHooks = false,
+): Promise<(WriteCommit & { paths: string[] }) | undefined> {
+  const pending = await readPendingPlan(root);
+  if (!pending || (key !== undefined && pending.key !== key)) return undefined;
+  await removePlanTemps(root, pending.paths);
+  const result = await commitToRepo(root, pending.paths, pending.message, new Map(), runHooks);
+  if (settled(result)) await clearPendingPlan(root);
+  return { ...result, paths: pending.paths };
+}
+
+/**
+ * Records, before a plan's first write, every vault path it will write and its commit (see
+ * pending-plan.ts), so a kill anywhere before the commit leaves nothing out of it. A plan of
+ * another command left behind is committed first, on its own; one of the same command (`key`) is
+ * joined: its paths go into this run's commit. Call it again to add paths as the plan grows.
+ */
+export async function startPlan(
+  root: string,
+  config: MemConfig,
+  key: string,
+  message: string,
+  paths: string[],
+): Promise<void> {
+  if (!config.git.autoCommit) return;
+  const pending = await readPendingPlan(root);
+  if (pending && pending.key !== key) await finishPendingPlan(root, pending.key, config.git.runHooks);
+  const joined = pending?.key === key ? union(pending.paths, paths) : paths;
+  await writePendingPlan(root, { key, message, paths: joined });
+}
+
+/**
+ * Commits exactly the vault paths mem just wrote, when the vault is in a git repository and
+ * `git.autoCommit` is on. A busy repository (index.lock, merge, rebase) is left alone: the files
+ * are written, the commit is skipped, and the reason says so. With `plan` (the key given to
+ * startPlan) the commit also holds every path an earlier, killed run of the same plan wrote, and
+ * is made even when this run wrote nothing itself (then under the killed run's message); a plan
+ * of another command left behind is committed first, on its own.
+ */
+export async function commitWrite(
+  root: string,
+  config: MemConfig,
+  vaultPaths: string[],
+  message: string,
+  /** Vault paths mem only appended to: what to commit, from the committed text (see DeriveContent) */
+  derived: Map<string, DeriveContent> = new Map(),
+  /** The key of the plan these writes belong to (see startPlan) */
+  plan?: string,
+): Promise<WriteCommit> {
+  if (!config.git.autoCommit) return { committed: false, reason: 'git.autoCommit is off' };
+  const pending = await readPendingPlan(root);
+  const joins = pending !== undefined && plan !== undefined && pending.key === plan;
+  if (pending && !joins) await finishPendingPlan(root, pending.key, config.git.runHooks);
+  if (joins) await removePlanTemps(root, pending.paths);
+  const paths = joins ? union(pending.paths, vaultPaths) : vaultPaths;
+  const text = joins && vaultPaths.length === 0 ? pending.message : message;
+  if (paths.length === 0 && derived.size === 0) return { committed: false, reason: 'nothing to commit' };
+  // The steps around the commit, for the crash tests: files written and not committed; committed
+  // and the plan's record not yet removed.
+  crashPoint();
+  const result = await commitToRepo(root, paths, text, derived, config.git.runHooks);
+  crashPoint();
+  if (joins && settled(result)) await clearPendingPlan(root);
+  // The killed run had made its commit, only its record was left: the plan is committed.
+  if (joins && vaultPaths.length === 0 && /^nothing to commit/.test(result.reason ?? '')) {
+    const repo = await gitRoot(root);
+    const sha = repo ? await headCommit(repo) : undefined;
+    if (sha) return { committed: true, sha };
+  }
+  return result;
 }

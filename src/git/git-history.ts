@@ -1,8 +1,9 @@
 // Reads and rewinds history: log, diff, the mem commit to undo, reverting it, and committed file contents.
 import { unlink } from 'node:fs/promises';
 import { MemError } from '../core/errors.js';
+import { crashPoint } from '../vault/crash-point.js';
 import { resolveInVault } from '../vault/paths.js';
-import { readForWrite, writeAtomic } from '../vault/write-note.js';
+import { hashText, readForWrite, writeAtomic } from '../vault/write-note.js';
 import { type CommitResult, commitPaths } from './commit-paths.js';
 import { checkRepoPath, exists, git, gitBlob, gitBusy, headCommit } from './run-git.js';
 
@@ -76,7 +77,7 @@ const MEM_COMMIT_WINDOW = 200;
  * The verbs whose commits `mem undo` may revert. `mem: init vault` is not one of them (undoing it
  * deletes the config and leaves no vault), and a commit a person titled otherwise is never touched.
  */
-const UNDOABLE_VERBS = ['remember', 'note', 'ingest', 'mv', 'forget', 'reflect', 'undo'];
+const UNDOABLE_VERBS = ['remember', 'note', 'ingest', 'mv', 'forget', 'reflect', 'rollup', 'undo'];
 
 /** Whether `subject` is a commit of one of mem's own write verbs. */
 export function isUndoableSubject(subject: string): boolean {
@@ -163,6 +164,14 @@ export function isKeptByUndo(vaultPath: string): boolean {
   return vaultPath === 'mem.config.json' || vaultPath === 'persona' || vaultPath.startsWith('persona/');
 }
 
+/** Whether a file is as it was in `parent`: the same bytes, or absent in both. */
+async function isAsBefore(repoRoot: string, parent: string, path: string): Promise<boolean> {
+  const { abs } = await resolveInVault(repoRoot, path, { anyFolder: true });
+  const current = await readForWrite(abs);
+  const old = await gitBlob(repoRoot, `${parent}:${path}`);
+  return old === undefined ? current === undefined : current?.hash === hashText(old);
+}
+
 /** Files a commit touched (renames as delete + add), relative to the repository root. */
 export async function touchedPaths(
   repoRoot: string,
@@ -181,12 +190,24 @@ export async function touchedPaths(
  * `mem: undo <subject>`. Refuses (CONFLICT) when any of those files changed since: a later commit,
  * a staged change, a hand edit. Nothing is written when it refuses.
  */
+export interface RevertOptions {
+  /** Repository paths the undo must not delete (see isKeptByUndo) */
+  keep?: (repoPath: string) => boolean;
+  /**
+   * Finishes an undo of this commit that a kill cut short: a file already back as it was before the
+   * commit counts as done, not as changed since (default: false)
+   */
+  resume?: boolean;
+  /** Runs once everything is checked, before the first write, with the paths and the commit message */
+  beforeWrite?: (paths: string[], message: string) => Promise<void>;
+}
+
 export async function revertCommit(
   repoRoot: string,
   rev: string,
-  /** Repository paths the undo must not delete (see isKeptByUndo) */
-  keep: (repoPath: string) => boolean = () => false,
+  options: RevertOptions = {},
 ): Promise<CommitResult & { paths: string[] }> {
+  const keep = options.keep ?? (() => false);
   const sha = (
     await git(repoRoot, ['rev-parse', '--verify', '-q', `${checkRev(rev)}^{commit}`], { allowFail: true })
   )?.trim();
@@ -220,7 +241,11 @@ export async function revertCommit(
   const status = (
     await git(repoRoot, ['status', '--porcelain', '-z', '--untracked-files=all', '--', ...paths])
   ).split('\0');
-  const changed = status.filter(Boolean).map((line) => line.slice(3));
+  const changed: string[] = [];
+  for (const path of status.filter(Boolean).map((line) => line.slice(3))) {
+    if (options.resume && (await isAsBefore(repoRoot, parent, path))) continue;
+    changed.push(path);
+  }
   if (changed.length > 0) {
     throw new MemError(
       'CONFLICT',
@@ -243,16 +268,22 @@ export async function revertCommit(
       );
     plan.push({ path, abs, hash: current?.hash ?? null, old });
   }
+  const message = `mem: undo ${subject.replace(/^mem: /, '')}`;
+  await options.beforeWrite?.(paths, message);
   for (const step of plan) {
     if (step.old !== undefined) {
+      if (step.hash === hashText(step.old)) continue;
       await writeAtomic(step.abs, step.old, { expectedHash: step.hash, label: step.path });
     } else if (step.hash !== null) {
       const now = await readForWrite(step.abs);
       if (now && now.hash !== step.hash)
         throw new MemError('CONFLICT', `${step.path} changed on disk during undo; stopped`);
       await unlink(step.abs);
+      crashPoint();
     }
   }
-  const message = `mem: undo ${subject.replace(/^mem: /, '')}`;
-  return { ...(await commitPaths(repoRoot, paths, message)), paths };
+  crashPoint();
+  const result = await commitPaths(repoRoot, paths, message);
+  crashPoint();
+  return { ...result, paths };
 }

@@ -3,17 +3,20 @@ import { relative, sep } from 'node:path';
 import { MemError } from '../core/errors.js';
 import { withVaultLock } from '../vault/lock.js';
 import type { CommitResult } from './commit-paths.js';
+import { finishPendingPlan, removePlanTemps } from './commit-write.js';
 import {
   diff,
   findUndoTarget,
   type HistoryEntry,
   history,
   isKeptByUndo,
+  type MemCommit,
   revertCommit,
   revertibleParent,
   touchedPaths,
 } from './git-history.js';
-import { gitRoot, isGitAvailable } from './run-git.js';
+import { clearPendingPlan, readPendingPlan, writePendingPlan } from './pending-plan.js';
+import { git, gitRoot, isGitAvailable } from './run-git.js';
 
 /** The vault's git repository and the vault's folder inside it (`''` when the vault is the top). */
 export interface VaultRepo {
@@ -76,6 +79,19 @@ export async function vaultDiff(root: string, rev?: string): Promise<string> {
   return diff(repo.repo, rev, repo.prefix ? [repo.prefix] : []);
 }
 
+/** The key of an undo's plan (see pending-plan.ts), followed by the sha it reverts. */
+const UNDO_PLAN = 'undo ';
+
+/** A commit's sha, date and subject; NOT_FOUND when the repository does not have it. */
+async function memCommit(repoRoot: string, sha: string): Promise<MemCommit> {
+  const line = await git(repoRoot, ['log', '-1', `--format=%H${'\x1f'}%aI${'\x1f'}%s`, sha, '--'], {
+    allowFail: true,
+  });
+  const [full = '', date = '', subject = ''] = (line ?? '').trim().split('\x1f');
+  if (!full) throw new MemError('NOT_FOUND', `${sha}: the commit an interrupted undo was reverting is gone`);
+  return { sha: full, date, subject };
+}
+
 /**
  * Reverts mem's newest commit (`mem: …`) that is not undone yet, under the write lock, when none of
  * its files changed since; otherwise refuses with CONFLICT and writes nothing. Repeated undos walk
@@ -83,7 +99,28 @@ export async function vaultDiff(root: string, rev?: string): Promise<string> {
  */
 export async function undoLastMemCommit(root: string, options: UndoOptions = {}): Promise<UndoResult> {
   const repo = await requireRepo(root, 'mem undo');
-  const { commit: last, undone } = await findUndoTarget(repo.repo);
+  // A plan a kill left uncommitted is committed first, so this undo takes all of it back; an undo
+  // a kill cut short is finished rather than followed by the undo of the commit before.
+  const pending = options.dryRun ? undefined : await readPendingPlan(root);
+  const resumed = pending?.key.startsWith(UNDO_PLAN) ? pending.key.slice(UNDO_PLAN.length) : undefined;
+  if (pending && resumed === undefined) await finishPendingPlan(root, pending.key);
+  if (pending && resumed !== undefined) {
+    await removePlanTemps(root, pending.paths);
+    // Killed after its commit, before the record went: the undo is done.
+    const head = await memCommit(repo.repo, 'HEAD');
+    if (head.subject === pending.message.split('\n')[0]) {
+      await clearPendingPlan(root);
+      return {
+        committed: true,
+        sha: head.sha,
+        undone: await memCommit(repo.repo, resumed),
+        paths: pending.paths,
+      };
+    }
+  }
+  const { commit: last, undone } = resumed
+    ? { commit: await memCommit(repo.repo, resumed), undone: 0 }
+    : await findUndoTarget(repo.repo);
   if (!last) {
     const never = 'mem never undoes `mem: init vault` or a commit a person made';
     throw new MemError(
@@ -100,10 +137,20 @@ export async function undoLastMemCommit(root: string, options: UndoOptions = {})
     return { committed: false, reason: 'dry run: nothing was changed', dryRun: true, undone: last, paths };
   }
   return withVaultLock(root, async () => {
-    const result = await revertCommit(repo.repo, last.sha, (path) => {
-      const vaultPath = toVaultPath(repo, path);
-      return vaultPath !== undefined && isKeptByUndo(vaultPath);
+    const result = await revertCommit(repo.repo, last.sha, {
+      keep: (path) => {
+        const vaultPath = toVaultPath(repo, path);
+        return vaultPath !== undefined && isKeptByUndo(vaultPath);
+      },
+      resume: resumed !== undefined,
+      beforeWrite: (paths, message) =>
+        writePendingPlan(root, {
+          key: `${UNDO_PLAN}${last.sha}`,
+          message,
+          paths: paths.flatMap((path) => toVaultPath(repo, path) ?? []),
+        }),
     });
+    if (result.committed || /nothing to commit/.test(result.reason ?? '')) await clearPendingPlan(root);
     const paths = result.paths.flatMap((path) => toVaultPath(repo, path) ?? []);
     return { ...result, undone: last, paths };
   });

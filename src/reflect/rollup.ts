@@ -6,7 +6,7 @@
 import { rollupNotes } from '../compile/fold-rollups.js';
 import type { MemConfig } from '../core/config.js';
 import { MemError } from '../core/errors.js';
-import { commitWrite, type WriteCommit } from '../git/commit-write.js';
+import { commitWrite, startPlan, type WriteCommit } from '../git/commit-write.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { entriesNewestFirst } from '../recall/episode-entries.js';
 import { addDays, periodDays } from '../time/calendar-day.js';
@@ -58,6 +58,9 @@ export interface RollupResult extends WriteCommit {
   /** Files written (none in a dry run) */
   files: string[];
 }
+
+/** The key of a rollup run's plan (see startPlan): a re-run after a kill joins it. */
+const ROLLUP_PLAN = 'rollup';
 
 /** Called after each level, so the next level reads the rollups just written. */
 export type AfterLevel = (paths: string[]) => Promise<void>;
@@ -158,9 +161,11 @@ export async function rollup(
       }
       try {
         // Compare-and-swap: the file must still be the one checked above (or still not exist).
-        await withVaultLock(root, () =>
-          writeAtomic(abs, note, { expectedHash: onDisk?.hash ?? null, label: path }),
-        );
+        await withVaultLock(root, async () => {
+          // Recorded first: a kill after this write leaves it to the next run's commit.
+          await startPlan(root, config, ROLLUP_PLAN, `mem: rollup ${period} (${generator})`, [path]);
+          await writeAtomic(abs, note, { expectedHash: onDisk?.hash ?? null, label: path });
+        });
       } catch (error) {
         if (!(error instanceof MemError)) throw error;
         skip(error.message);
@@ -174,17 +179,21 @@ export async function rollup(
     if (failure !== undefined) break;
   }
 
-  if (result.files.length > 0) {
+  if (options.dryRun) {
+    result.reason = 'dry run';
+  } else {
     const periods = result.written.map((w) => w.period);
+    // Made even when this run wrote nothing: a killed run's rollups may be waiting for their commit.
     const commit = await commitWrite(
       root,
       config,
       result.files,
       `mem: rollup ${periods.length <= 4 ? periods.join(', ') : `${periods[0]} … ${periods[periods.length - 1]} (${periods.length})`} (${generator})`,
+      undefined,
+      ROLLUP_PLAN,
     );
-    Object.assign(result, commit);
-  } else {
-    result.reason = options.dryRun ? 'dry run' : 'nothing to write';
+    if (commit.committed || result.files.length > 0) Object.assign(result, commit);
+    else result.reason = 'nothing to write';
   }
   if (failure !== undefined) throw failure;
   return result;

@@ -2,15 +2,16 @@ import { unlink } from 'node:fs/promises';
 import { relative, sep } from 'node:path';
 import type { MemConfig } from '../core/config.js';
 import { MemError } from '../core/errors.js';
-import { commitWrite, type WriteCommit } from '../git/commit-write.js';
+import { commitWrite, startPlan, type WriteCommit } from '../git/commit-write.js';
 import { committedBlob, diff, history } from '../git/git-history.js';
+import { readPendingPlan } from '../git/pending-plan.js';
 import { findVaultRepo, toRepoPath } from '../git/vault-git.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { isoWithOffset } from '../time/zoned-date.js';
 import { crashPoint } from '../vault/crash-point.js';
 import { setFrontmatterKeys } from '../vault/edit-frontmatter.js';
 import { withVaultLock } from '../vault/lock.js';
-import { resolveInVault } from '../vault/paths.js';
+import { notePath, resolveInVault } from '../vault/paths.js';
 import { hashText, readForWrite } from '../vault/write-note.js';
 import { checkNoTwin, moveNote } from './move-note.js';
 
@@ -67,7 +68,26 @@ export async function forgetNote(
   path: string,
   options: ForgetOptions = {},
 ): Promise<ForgetResult> {
-  const { abs, rel } = await resolveInVault(root, path, { mustExist: true });
+  const hardKey = `forget --hard ${notePath(path)}`;
+  let found: { abs: string; rel: string };
+  try {
+    found = await resolveInVault(root, path, { mustExist: true });
+  } catch (error) {
+    // The same forget run again after a kill that came once the file was gone: only the commit is left.
+    const key = options.hard ? hardKey : `forget ${notePath(path)}`;
+    const pending = await readPendingPlan(root);
+    if (!(error instanceof MemError) || error.code !== 'NOT_FOUND' || pending?.key !== key) throw error;
+    const commit = await commitWrite(root, config, [], pending.message, undefined, key);
+    const archivedAt = options.hard ? undefined : `archive/${notePath(path)}`;
+    return {
+      path: notePath(path),
+      ...(archivedAt ? { archivedAt } : {}),
+      paths: pending.paths,
+      rewritten: [],
+      ...commit,
+    };
+  }
+  const { abs, rel } = found;
   await checkNoTwin(root, rel);
   if (options.hard) {
     // Git knows the file by its name on disk, which may be NFD (written on macOS).
@@ -86,12 +106,25 @@ export async function forgetNote(
           `${rel} changed on disk and the change is not committed; nothing was deleted`,
         );
       }
+      const message = `mem: forget --hard ${rel}`;
+      await startPlan(root, config, hardKey, message, [rel]);
       await unlink(abs);
       crashPoint();
-      const commit = await commitWrite(root, config, [rel], `mem: forget --hard ${rel}`);
+      const commit = await commitWrite(root, config, [rel], message, undefined, hardKey);
       return { path: rel, paths: [rel], rewritten: [], ...commit };
     });
   }
+  return archiveNote(root, config, index, rel, options);
+}
+
+/** Moves a note to `archive/<path>` with `status: archived`; a re-run after a kill finishes it. */
+async function archiveNote(
+  root: string,
+  config: MemConfig,
+  index: VaultIndex,
+  rel: string,
+  options: ForgetOptions,
+): Promise<ForgetResult> {
   if (rel.split('/')[0] === 'archive') {
     throw new MemError('INVALID_INPUT', `${rel} is already in archive/; use --hard to delete it`);
   }
@@ -104,6 +137,7 @@ export async function forgetNote(
   const moved = await moveNote(root, config, index, rel, `archive/${rel}`, {
     transform: (text) => setFrontmatterKeys(text, changes, { label: rel }),
     message: `mem: forget ${rel}`,
+    plan: `forget ${rel}`,
   });
   const { from, to, ...rest } = moved;
   return { ...rest, path: from, archivedAt: to };

@@ -1,7 +1,7 @@
 import type { MemConfig } from '../core/config.js';
 import { MemError } from '../core/errors.js';
 import type { Note } from '../core/types.js';
-import { commitWrite, type WriteCommit } from '../git/commit-write.js';
+import { commitWrite, startPlan, type WriteCommit } from '../git/commit-write.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { importanceOf, isRetired } from '../recall/rank.js';
 import { addDays, parseDay, periodDays } from '../time/calendar-day.js';
@@ -32,6 +32,9 @@ export interface ForgetStaleResult extends WriteCommit {
 }
 
 const isRollup = (note: Note | undefined) => note?.frontmatter['type'] === 'rollup';
+
+/** The key of a `forget --stale` run's plan (see startPlan): a re-run after a kill joins it. */
+const STALE_PLAN = 'forget --stale';
 
 /** The day a daily note is about: its `date`, else its file name. */
 function dayOfNote(note: Note): string | undefined {
@@ -147,6 +150,13 @@ export async function forgetStale(
   const paths: string[] = [];
   const message = (episodes: number, insights: number) =>
     `mem: forget --stale: ${episodes} episode${episodes === 1 ? '' : 's'} archived, ${insights} insight${insights === 1 ? '' : 's'} lowered`;
+  // Recorded before the first write, and grown by each move with the links it rewrites: a kill
+  // anywhere leaves a record, and the next run commits the whole plan as one change.
+  const whole = message(archived.length, lowered.length);
+  await startPlan(root, config, STALE_PLAN, whole, [
+    ...archived.flatMap((item) => [item.path, item.to]),
+    ...lowered.map((item) => item.path),
+  ]);
   let moves = 0;
   try {
     for (const item of archived) {
@@ -155,12 +165,14 @@ export async function forgetStale(
     }
   } catch (error) {
     // What moved before the failure is committed, so one `mem undo` still takes the run back.
-    if (paths.length > 0) await commitWrite(root, config, paths, message(moves, 0));
+    await commitWrite(root, config, paths, message(moves, 0), undefined, STALE_PLAN);
     throw error;
   }
   async function archiveOne(item: ForgetStaleResult['archived'][number]): Promise<string[]> {
     const moved = await moveNote(root, config, index, item.path, item.to, {
       commit: false,
+      plan: STALE_PLAN,
+      message: whole,
       transform: (text) =>
         setFrontmatterKeys(
           text,
@@ -188,9 +200,8 @@ export async function forgetStale(
       if (result.changed) paths.push(item.path);
     }
   });
-  const commit =
-    paths.length > 0
-      ? await commitWrite(root, config, paths, message(archived.length, lowered.length))
-      : { committed: false, reason: 'nothing stale' };
+  // Made even when this run wrote nothing: a killed run's plan may be waiting for its commit.
+  const made = await commitWrite(root, config, paths, whole, undefined, STALE_PLAN);
+  const commit = made.committed || paths.length > 0 ? made : { committed: false, reason: 'nothing stale' };
   return { dryRun: false, archived, lowered, paths: [...new Set(paths)], ...commit };
 }

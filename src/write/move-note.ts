@@ -1,7 +1,8 @@
 import { lstat, unlink } from 'node:fs/promises';
 import type { MemConfig } from '../core/config.js';
 import { MemError } from '../core/errors.js';
-import { commitWrite, type WriteCommit } from '../git/commit-write.js';
+import { commitWrite, startPlan, type WriteCommit } from '../git/commit-write.js';
+import { readPendingPlan } from '../git/pending-plan.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { crashPoint } from '../vault/crash-point.js';
 import { noteNameProblem } from '../vault/link-name.js';
@@ -22,6 +23,8 @@ export interface MoveOptions {
   beforeWrite?: () => Promise<void>;
   /** Commit the move (default: true); false when the caller commits several writes as one */
   commit?: boolean;
+  /** The plan the move's writes belong to (see startPlan; default: `mv <from> -> <to>`) */
+  plan?: string;
 }
 
 export interface MoveResult extends WriteCommit {
@@ -155,6 +158,25 @@ async function rollBack(done: Array<{ abs: string; text: string; written: string
 }
 
 /**
+ * When `error` says the note to move is gone and a killed run of this very plan left its record, the
+ * move was done but for its commit: commits it (unless the caller commits) and returns its paths.
+ */
+async function finishMove(
+  root: string,
+  config: MemConfig,
+  error: unknown,
+  plan: string,
+  message: string,
+  commit: boolean,
+): Promise<(WriteCommit & { paths: string[] }) | undefined> {
+  if (!(error instanceof MemError) || error.code !== 'NOT_FOUND') return undefined;
+  const pending = await readPendingPlan(root);
+  if (pending?.key !== plan) return undefined;
+  if (!commit) return { paths: pending.paths, committed: false, reason: 'left to the caller' };
+  return { paths: pending.paths, ...(await commitWrite(root, config, [], message, undefined, plan)) };
+}
+
+/**
  * Renames a note and rewrites every link that pointed to it (and the note's own links that would
  * break), under the vault's write lock. Linking notes and the new file are written first, each with
  * compare-and-swap against the text the link offsets came from; the old file is deleted last. A
@@ -168,9 +190,19 @@ export async function moveNote(
   to: string,
   options: MoveOptions = {},
 ): Promise<MoveResult> {
-  const source = await resolveInVault(root, from, { mustExist: true });
+  const target = await checkNewNotePath(root, to, from.normalize('NFC'));
+  const planKey = options.plan ?? `mv ${notePath(from)} -> ${target.rel}`;
+  const message = options.message ?? `mem: mv ${notePath(from)} -> ${target.rel}`;
+  let source: { abs: string; rel: string };
+  try {
+    source = await resolveInVault(root, from, { mustExist: true });
+  } catch (error) {
+    // The same move run again after a kill that came once the old file was gone: only the commit is left.
+    const finished = await finishMove(root, config, error, planKey, message, options.commit !== false);
+    if (!finished) throw error;
+    return { from: notePath(from), to: target.rel, rewritten: [], ...finished };
+  }
   await checkNoTwin(root, source.rel);
-  const target = await checkNewNotePath(root, to, source.rel);
   if (!source.rel.toLowerCase().endsWith('.md')) {
     throw new MemError('INVALID_PATH', `${source.rel}: mem moves notes (.md files) only`);
   }
@@ -202,6 +234,8 @@ export async function moveNote(
       throw new MemError('EXISTS', `${target.rel} already exists; ${source.rel} was not moved`);
     }
     await options.beforeWrite?.();
+    const paths = [...plans.filter((plan) => plan !== self).map((plan) => plan.path), target.rel, source.rel];
+    await startPlan(root, config, planKey, message, paths);
 
     // The new file first, then the links to it, then the old file goes: a crash at any point
     // leaves every link resolving (to the old note or the new one), and a re-run finishes the move.
@@ -229,12 +263,10 @@ export async function moveNote(
       .filter((plan) => plan.links > 0)
       .map((plan) => ({ path: plan.path === source.rel ? target.rel : plan.path, links: plan.links }))
       .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-    const paths = [...plans.filter((plan) => plan !== self).map((plan) => plan.path), target.rel, source.rel];
-    const message = options.message ?? `mem: mv ${source.rel} -> ${target.rel}`;
     const commit =
       options.commit === false
         ? { committed: false, reason: 'left to the caller' }
-        : await commitWrite(root, config, paths, message);
+        : await commitWrite(root, config, paths, message, undefined, planKey);
     return { from: source.rel, to: target.rel, rewritten, paths, ...commit };
   });
 }

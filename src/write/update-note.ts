@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { parse } from 'yaml';
 import type { MemConfig } from '../core/config.js';
 import { MemError } from '../core/errors.js';
-import { commitWrite, type WriteCommit } from '../git/commit-write.js';
+import { commitWrite, startPlan, type WriteCommit } from '../git/commit-write.js';
 import { isoWithOffset } from '../time/zoned-date.js';
 import { setFrontmatterKeys } from '../vault/edit-frontmatter.js';
 import { withVaultLock } from '../vault/lock.js';
@@ -134,10 +134,17 @@ export async function updateNote(
     if (read.hash !== expected) {
       throw new MemError('CONFLICT', `${rel} changed on disk since it was read; nothing was written`);
     }
+    const message = `mem: note set ${rel} ${names.join(', ')}`;
     const next = setFrontmatterKeys(read.text, changes, { label: rel });
-    if (next === read.text) return { path: rel, changed: false, committed: false, reason: 'no change' };
+    if (next === read.text) {
+      // Nothing to write, but the same change killed before its commit leaves that commit to make.
+      const finished = await commitWrite(root, config, [], message, undefined, message);
+      if (finished.committed) return { path: rel, changed: false, ...finished };
+      return { path: rel, changed: false, committed: false, reason: 'no change' };
+    }
+    await startPlan(root, config, message, message, [rel]);
     await writeAtomic(abs, next, { expectedHash: expected, label: rel });
-    const commit = await commitWrite(root, config, [rel], `mem: note set ${rel} ${names.join(', ')}`);
+    const commit = await commitWrite(root, config, [rel], message, undefined, message);
     return { path: rel, changed: true, ...commit };
   });
 }
