@@ -2,7 +2,7 @@ import { countTokens } from '../compile/count-tokens.js';
 import type { MemConfig } from '../core/config.js';
 import { MemError } from '../core/errors.js';
 import type { Note } from '../core/types.js';
-import { commitWrite, type WriteCommit } from '../git/commit-write.js';
+import { commitWrite, startPlan, type WriteCommit } from '../git/commit-write.js';
 import { commitReviewBranch, committedText, type ReviewCommit } from '../git/review-branch.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { citation } from '../recall/recall.js';
@@ -106,6 +106,9 @@ function commitmentSpeakerOf(index: VaultIndex, config: MemConfig, episodes: Not
 }
 
 /** A run with no new episodes still writes the expiry of passed commitments (no model call). */
+/** The key of a reflect run's plan (see startPlan): a re-run after a kill joins it. */
+const REFLECT_PLAN = 'reflect';
+
 async function expireOnly(
   root: string,
   config: MemConfig,
@@ -117,17 +120,19 @@ async function expireOnly(
   const reason = 'no new episodes to reflect on';
   const plan = new Map();
   const expired = planExpiry(plan, index, dayOf(now, config.timezone));
-  if (expired === 0 || dryRun) return { ...empty, mode: 'llm', expired, reason };
-  const { written } = await withVaultLock(root, () => applyChanges(root, plan));
-  const commit =
-    written.length > 0
-      ? await commitWrite(
-          root,
-          config,
-          written,
-          `mem: reflect: ${expired} commitment${expired === 1 ? '' : 's'} expired`,
-        )
-      : { committed: false, reason };
+  if (dryRun) return { ...empty, mode: 'llm', expired, reason };
+  const { written } =
+    expired > 0 ? await withVaultLock(root, () => applyChanges(root, plan)) : { written: [] as string[] };
+  // Made even when nothing was written: a run killed before its commit may have left its plan.
+  const made = await commitWrite(
+    root,
+    config,
+    written,
+    `mem: reflect: ${expired} commitment${expired === 1 ? '' : 's'} expired`,
+    undefined,
+    REFLECT_PLAN,
+  );
+  const commit = made.committed || written.length > 0 ? made : { committed: false, reason };
   return { ...empty, mode: 'llm', expired, files: written, ...commit };
 }
 
@@ -248,11 +253,21 @@ export async function reflect(
       review,
     };
   }
-  const { written, skipped } = await withVaultLock(root, () => applyChanges(root, plan));
+  const { written, skipped } = await withVaultLock(root, async () => {
+    // Recorded before the first write: a kill before the commit leaves the whole plan to the next run's.
+    await startPlan(root, config, REFLECT_PLAN, message(accepted.length), [...plan.keys()]);
+    return applyChanges(root, plan);
+  });
+  const made = await commitWrite(
+    root,
+    config,
+    written,
+    message(accepted.length - skipped.length),
+    undefined,
+    REFLECT_PLAN,
+  );
   const commit =
-    written.length > 0
-      ? await commitWrite(root, config, written, message(accepted.length - skipped.length))
-      : { committed: false, reason: 'nothing to write' };
+    made.committed || written.length > 0 ? made : { committed: false, reason: 'nothing to write' };
   return {
     ...base,
     applied: accepted.length - skipped.length,

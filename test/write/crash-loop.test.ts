@@ -89,6 +89,8 @@ interface Scenario {
   before?: string[][];
   /** Steps between kills in the default tier (1: every step) */
   stride: number;
+  /** Whether one `mem undo` after the command brings the vault back (an undo's undo walks further back instead) */
+  undoable?: false;
 }
 
 const STALE_CONFIG = { timezone: 'Asia/Shanghai', forget: { staleAfterDays: 90, unrecalledDays: 30 } };
@@ -134,6 +136,7 @@ const SCENARIOS: Scenario[] = [
     before: [['mv', 'profile/people/Mei.md', 'profile/friends/Mei Lin.md']],
     args: ['undo'],
     stride: 3,
+    undoable: false,
   },
 ];
 
@@ -240,6 +243,7 @@ describe.each(SCENARIOS.map((s) => [s.name, s] as const))(
         expect(await gitOut(root, 'status', '--porcelain'), label).toBe('');
         expect(await gitOut(root, 'rev-list', '--count', `${start}..HEAD`), label).toBe('1\n');
 
+        if (scenario.undoable === false) continue;
         const undo = await runMem(root, ['undo']);
         expect(undo.stderr, label).toBe('');
         const restored = await tree(root);
