@@ -1,6 +1,6 @@
 import { type MemConfig, speakerName } from '../core/config.js';
 import type { DeriveContent } from '../git/commit-paths.js';
-import { commitWrite, type WriteCommit } from '../git/commit-write.js';
+import { commitWrite, startPlan, type WriteCommit } from '../git/commit-write.js';
 import { dayOf, timeOfDay } from '../time/zoned-date.js';
 import { entryText } from '../vault/entry-text.js';
 import { hashText } from '../vault/write-note.js';
@@ -72,6 +72,17 @@ export async function ingest(
   const touched: string[] = [];
   const paths: string[] = [];
   const derived = new Map<string, DeriveContent>();
+  // Recorded before the first append: a run killed part-way is committed whole by the next run.
+  const plan = `ingest ${options.name}`;
+  const message = (count: number) => `mem: ingest ${options.name} (${count} entries)`;
+  if (days.length > 0)
+    await startPlan(
+      root,
+      config,
+      plan,
+      message(turns.length),
+      days.map((day) => `episodes/daily/${day}.md`),
+    );
   for (const [i, day] of days.entries()) {
     const { path, ids, derive } = await appendToDay(root, day, byDay.get(day) ?? []);
     if (ids.length > 0) {
@@ -82,9 +93,8 @@ export async function ingest(
     }
     options.onProgress?.(i + 1, days.length);
   }
-  const commit =
-    paths.length > 0
-      ? await commitWrite(root, config, paths, `mem: ingest ${options.name} (${added} entries)`, derived)
-      : { committed: false, reason: 'nothing new' };
+  // Made even when nothing is new: a run killed before its commit may have left its plan.
+  const made = await commitWrite(root, config, paths, message(added), derived, plan);
+  const commit = made.committed || paths.length > 0 ? made : { committed: false, reason: 'nothing new' };
   return { added, skipped: turns.length - added, days: touched, paths, redacted, ...commit };
 }

@@ -132,6 +132,22 @@ const SCENARIOS: Scenario[] = [
   },
   { name: 'reflect', files: NOTES, args: ['reflect', '--now', NOW], stride: 7 },
   {
+    name: 'ingest',
+    files: {
+      ...NOTES,
+      'chat.jsonl': [
+        ['user', 'We start packing today.', '2026-11-27T09:00:00+08:00'],
+        ['assistant', 'Good luck with the boxes.', '2026-11-27T09:01:00+08:00'],
+        ['user', 'Half the books are packed.', '2026-11-28T20:00:00+08:00'],
+        ['user', 'Mei helped with the kitchen.', '2026-11-29T18:00:00+08:00'],
+      ]
+        .map(([role, content, timestamp]) => JSON.stringify({ role, content, timestamp }))
+        .join('\n'),
+    },
+    args: ['ingest', 'chat.jsonl'],
+    stride: 5,
+  },
+  {
     name: 'undo',
     files: NOTES,
     before: [['mv', 'profile/people/Mei.md', 'profile/friends/Mei Lin.md']],
@@ -155,6 +171,7 @@ function runMem(
 ): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [join(REPO_ROOT, 'dist/cli/main.js'), '--vault', root, ...args], {
+      cwd: root,
       env: { ...GIT_ENV, MEM_LLM_BASE_URL: llm.baseURL, ...env },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
