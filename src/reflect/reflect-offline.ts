@@ -1,6 +1,6 @@
 import { COMMITMENTS_PATH, commitmentKey, parseCommitments } from '../compile/commitments.js';
 import type { MemConfig } from '../core/config.js';
-import { commitWrite } from '../git/commit-write.js';
+import { commitWrite, startPlan } from '../git/commit-write.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { parseDay } from '../time/calendar-day.js';
 import { dayOf } from '../time/zoned-date.js';
@@ -12,6 +12,9 @@ import { nearDuplicateInsights } from './near-duplicate-insights.js';
 import { MAX_OPERATIONS, type Operation } from './operations.js';
 import type { ReflectOptions, ReflectResult } from './reflect.js';
 import { type Rejected, validateOperations } from './validate-operations.js';
+
+/** The key of an offline reflect run's plan (see startPlan): a re-run after a kill joins it. */
+const OFFLINE_PLAN = 'reflect offline';
 
 export interface OfflineReflectOptions extends Pick<ReflectOptions, 'dryRun' | 'now'> {
   /** Only commitments (extraction and expiry), no consolidation (default: false) */
@@ -107,17 +110,19 @@ export async function reflectOffline(
       reason: 'dry run',
     };
   }
-  const { written, skipped } = await withVaultLock(root, () => applyChanges(root, plan));
   const added = accepted.filter((op) => op.op === 'add_commitment').length;
   const merged = accepted.length - added;
+  const message = `mem: reflect offline: ${added} commitment${added === 1 ? '' : 's'}, ${expired} expired, ${merged} merged`;
+  const { written, skipped } = await withVaultLock(root, async () => {
+    // Recorded before the first write: a kill before the commit leaves the whole plan to the next run's.
+    if (plan.size > 0) await startPlan(root, config, OFFLINE_PLAN, message, [...plan.keys()]);
+    return applyChanges(root, plan);
+  });
+  // Made even when nothing was written: a run killed before its commit may have left its plan.
+  const made = await commitWrite(root, config, written, message, undefined, OFFLINE_PLAN);
   const commit =
-    written.length > 0
-      ? await commitWrite(
-          root,
-          config,
-          written,
-          `mem: reflect offline: ${added} commitment${added === 1 ? '' : 's'}, ${expired} expired, ${merged} merged`,
-        )
+    made.committed || written.length > 0
+      ? made
       : { committed: false, reason: 'nothing new: no commitment, expiry or duplicate found' };
   return {
     ...base,

@@ -132,6 +132,15 @@ const SCENARIOS: Scenario[] = [
   },
   { name: 'reflect', files: NOTES, args: ['reflect', '--now', NOW], stride: 7 },
   {
+    name: 'reflect offline',
+    files: {
+      'episodes/daily/2026-11-29.md':
+        '---\ndate: 2026-11-29\n---\n# 2026-11-29\n\n- 09:00 **Rain:** I promise to call Mei on Friday. ^e1\n- 09:05 **Rain:** I will send the photos tomorrow. ^e2\n',
+    },
+    args: ['reflect', '--commitments', '--now', NOW],
+    stride: 3,
+  },
+  {
     name: 'ingest',
     files: {
       ...NOTES,
