@@ -1,5 +1,6 @@
 // Reads and rewinds history: log, diff, the mem commit to undo, reverting it, and committed file contents.
 import { unlink } from 'node:fs/promises';
+import { join } from 'node:path';
 import { MemError } from '../core/errors.js';
 import { crashPoint } from '../vault/crash-point.js';
 import { resolveInVault } from '../vault/paths.js';
@@ -256,7 +257,9 @@ export async function revertCommit(
   // Read every current version first, so a refusal (or a late hand edit) leaves all files untouched.
   const plan: Array<{ path: string; abs: string; hash: string | null; old?: Buffer }> = [];
   for (const path of paths) {
-    const { abs } = await resolveInVault(repoRoot, path, { anyFolder: true });
+    const resolved = await resolveInVault(repoRoot, path, { anyFolder: true });
+    // A file to create again gets the name git stored (NFD when it came from a Mac), not the NFC one.
+    const abs = (await exists(resolved.abs)) ? resolved.abs : join(repoRoot, path);
     const current = await readForWrite(abs);
     if (current === undefined && (await exists(abs)))
       throw new MemError('CONFLICT', `${path}: cannot be read back`);

@@ -63,6 +63,20 @@ describe('a note on disk in two Unicode forms', () => {
   });
 });
 
+describe('a note stored in NFD alone', () => {
+  it('forget --hard deletes it in a commit, and mem undo brings it back byte for byte', async () => {
+    const root = await gitVault({ [`insights/${NFD}.md`]: '# Café\n', 'insights/tea.md': '# Tea\n' });
+    const out = await mem(['--vault', root, 'forget', `insights/${NFC}.md`, '--hard']);
+    expect(out.stderr).toBe('');
+    expect(await readdir(join(root, 'insights'))).toEqual(['tea.md']);
+    expect(await git(root, 'status', '--porcelain')).toBe('');
+    const undo = await mem(['--vault', root, 'undo']);
+    expect(undo.stderr).toBe('');
+    expect(await tree(root)).toEqual({ [`${NFD}.md`]: '# Café\n', 'tea.md': '# Tea\n' });
+    expect(await git(root, 'status', '--porcelain')).toBe('');
+  });
+});
+
 describe('a new name that is a twin, or too long', () => {
   it('mv to a case twin of another note is refused; a change of case of the note itself is not', async () => {
     const root = await gitVault({ 'insights/Tea.md': '# Tea\n', 'insights/coffee.md': '# Coffee\n' });
