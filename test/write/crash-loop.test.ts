@@ -134,6 +134,8 @@ const SCENARIOS: Scenario[] = [
   {
     name: 'reflect offline',
     files: {
+      // Rain is the user (profile/user.md's title): only the user's own lines hold commitments.
+      'profile/user.md': '# Rain\n',
       'episodes/daily/2026-11-29.md':
         '---\ndate: 2026-11-29\n---\n# 2026-11-29\n\n- 09:00 **Rain:** I promise to call Mei on Friday. ^e1\n- 09:05 **Rain:** I will send the photos tomorrow. ^e2\n',
     },
