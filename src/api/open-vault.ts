@@ -830,7 +830,10 @@ export class Vault {
   /** Reverts mem's last commit when its files are unchanged since, and re-indexes them. */
   undo(options: UndoOptions = {}): Promise<UndoResult> {
     return this.writing(async () => {
-      const result = await undoLastMemCommit(this.root, options);
+      const result = await undoLastMemCommit(this.root, {
+        runHooks: this.config.git.runHooks,
+        ...options,
+      });
       if (!result.dryRun) await this.refreshPathsNow(result.paths);
       return result;
     });

@@ -199,6 +199,8 @@ export interface RevertOptions {
    * commit counts as done, not as changed since (default: false)
    */
   resume?: boolean;
+  /** Run the repository's commit hooks on the undo's commit (default: false) */
+  runHooks?: boolean;
   /** Runs once everything is checked, before the first write, with the paths and the commit message */
   beforeWrite?: (paths: string[], message: string) => Promise<void>;
 }
@@ -286,7 +288,7 @@ export async function revertCommit(
     }
   }
   crashPoint();
-  const result = await commitPaths(repoRoot, paths, message);
+  const result = await commitPaths(repoRoot, paths, message, new Map(), { runHooks: options.runHooks });
   crashPoint();
   return { ...result, paths };
 }

@@ -27,6 +27,8 @@ export interface VaultRepo {
 export interface UndoOptions {
   /** Say which commit would be reverted and which files, and change nothing (default: false) */
   dryRun?: boolean;
+  /** Run the repository's commit hooks on the undo's commit, as on every other (`git.runHooks`) */
+  runHooks?: boolean;
 }
 
 export interface UndoResult extends CommitResult {
@@ -103,7 +105,7 @@ export async function undoLastMemCommit(root: string, options: UndoOptions = {})
   // a kill cut short is finished rather than followed by the undo of the commit before.
   const pending = options.dryRun ? undefined : await readPendingPlan(root);
   const resumed = pending?.key.startsWith(UNDO_PLAN) ? pending.key.slice(UNDO_PLAN.length) : undefined;
-  if (pending && resumed === undefined) await finishPendingPlan(root, pending.key);
+  if (pending && resumed === undefined) await finishPendingPlan(root, pending.key, options.runHooks);
   if (pending && resumed !== undefined) {
     await removePlanTemps(root, pending.paths);
     // Killed after its commit, before the record went: the undo is done.
@@ -143,6 +145,7 @@ export async function undoLastMemCommit(root: string, options: UndoOptions = {})
         return vaultPath !== undefined && isKeptByUndo(vaultPath);
       },
       resume: resumed !== undefined,
+      runHooks: options.runHooks,
       beforeWrite: (paths, message) =>
         writePendingPlan(root, {
           key: `${UNDO_PLAN}${last.sha}`,

@@ -1,4 +1,4 @@
-import { chmod, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -45,7 +45,7 @@ async function vaultWithHooks(runHooks: boolean | undefined, failing: string[] =
       .split('\n')
       .filter(Boolean)
       .filter((name, i, all) => all.indexOf(name) === i);
-  return { root, ran };
+  return { root, ran, marker };
 }
 
 describe('git hooks on mem commits', () => {
@@ -85,5 +85,19 @@ describe('git hooks on mem commits', () => {
     expect(await ran()).toEqual(['pre-commit']);
     expect((await git(root, 'rev-parse', 'HEAD')).trim()).toBe(head);
     expect(await readFile(join(root, result.path), 'utf8')).toContain('blocked by a hook');
+  });
+
+  it('with git.runHooks, the commit of mem undo runs them too; without it, none', async () => {
+    for (const setting of [true, false]) {
+      const { root, ran, marker } = await vaultWithHooks(setting);
+      const vault = await openVault({ path: root });
+      await vault.remember({ text: 'to be undone', at: AT });
+      await rm(marker, { force: true });
+      const undone = await vault.undo();
+      await vault.close();
+      expect(undone.committed).toBe(true);
+      expect(await git(root, 'log', '-1', '--format=%s')).toMatch(/^mem: undo /);
+      expect(await ran()).toEqual(setting ? ['pre-commit', 'commit-msg', 'post-commit'] : []);
+    }
   });
 });
