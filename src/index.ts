@@ -17,6 +17,7 @@ export type {
   CompileResult,
   FoldedRollup,
 } from './compile/compile.js';
+export { MIN_BUDGET } from './compile/compile.js';
 export { CONFIG_FILE, defaultConfig, loadConfig, type MemConfig } from './core/config.js';
 export { MemError, type MemErrorCode } from './core/errors.js';
 export {

@@ -1,7 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { VERSION } from '../core/version.js';
-import type { CompileResult, RecallResult, Vault } from '../index.js';
+import { type CompileResult, MemError, MIN_BUDGET, type RecallResult, type Vault } from '../index.js';
 import { compileArgs, readNoteArgs, recallArgs, rememberArgs } from './request-bodies.js';
 import { notePathOf } from './routes.js';
 
@@ -103,9 +103,15 @@ export function createMcpServer(vault: Vault, options: McpOptions = {}): McpServ
         readText(
           (vault) => {
             const total = budget ?? vault.config.compile.budget;
+            // The metadata line's share comes out of the budget asked for, so the minimum is the caller's.
+            if (!(total >= MIN_BUDGET + META_TOKENS))
+              throw new MemError(
+                'INVALID_INPUT',
+                `compile: a budget of ${total} tokens is too small to hold anything; the minimum here is ${MIN_BUDGET + META_TOKENS} (${MIN_BUDGET} for the document, ${META_TOKENS} for the line under it)`,
+              );
             const result = vault.compile({
               message,
-              budget: Math.max(0, total - META_TOKENS),
+              budget: total - META_TOKENS,
               now,
               range,
               history,

@@ -66,6 +66,19 @@ describe('mem mcp', () => {
     expect(result.text.split('\n').at(-1)).toMatch(/^memvault compile: \d+ tokens of a 200 budget$/);
   });
 
+  it('refuses a budget too small for the document and its metadata line, naming the minimum asked for', async () => {
+    for (const budget of [10, 100, 103]) {
+      const result = await tool('memory_compile', { message: 'ramen', budget });
+      expect(result.isError).toBe(true);
+      expect(result.text).toBe(
+        `compile: a budget of ${budget} tokens is too small to hold anything; the minimum here is 104 (64 for the document, 40 for the line under it)`,
+      );
+    }
+    const smallest = await tool('memory_compile', { message: 'ramen', budget: 104 });
+    expect(smallest.isError).toBe(false);
+    expect(smallest.text.split('\n').at(-1)).toMatch(/^memvault compile: \d+ tokens of a 104 budget$/);
+  });
+
   it("keeps a long vault's compile and recall results short (the JSON repeated every item)", async () => {
     const entries = Array.from(
       { length: 60 },
