@@ -10,8 +10,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parseCommitments } from '../../src/compile/commitments.js';
 import { openVault } from '../../src/index.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
+import { reportReliability } from '../helpers/reliability-report.js';
 
 afterAll(cleanupVaults);
+
+const tried = { vaults: 0, texts: 0 };
 
 /** Monday 2026-11-30, 10:00 in Shanghai. */
 const NOW = new Date('2026-11-30T10:00:00+08:00');
@@ -153,6 +156,8 @@ describe('compile shows conversation text only as attributed quotes', () => {
             budget: 3000,
             now: NOW,
           });
+          tried.vaults++;
+          tried.texts += entries.length + 3;
           expect(checkQuoted(compiled.markdown)).toBeGreaterThan(0);
           // The prefix before the recalled part is the same for another message.
           const other = vault.compile({
@@ -170,6 +175,12 @@ describe('compile shows conversation text only as attributed quotes', () => {
       // Each run writes a vault and reflects on it (about 0.5 s).
       { numRuns: process.env['MEM_SLOW'] ? 100 : 8 },
     );
+    await reportReliability({
+      class: 'injected text in compile (every speaker, insights, profile)',
+      vaults: tried.vaults,
+      texts: tried.texts,
+      unquoted: 0,
+    });
   }, 60_000);
 
   it('cites every quote: a line of conversation text always follows an attribution line, never stands alone', async () => {

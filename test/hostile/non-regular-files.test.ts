@@ -10,6 +10,7 @@ import { VectorCache, vectorCacheFile } from '../../src/indexing/vector-cache.js
 import { readUsage } from '../../src/reflect/token-budget.js';
 import { hashText } from '../../src/vault/write-note.js';
 import { cleanupVaults, makeVault, REPO_ROOT } from '../helpers/make-vault.js';
+import { reportReliability } from '../helpers/reliability-report.js';
 
 // Every file name mem opens in a vault or in .mem/, with a command that reads it. A FIFO there used
 // to hang mem for ever (a read of a FIFO waits for a writer); now each command ends promptly,
@@ -77,6 +78,15 @@ async function vaultWith(file: string, kind: 'fifo' | 'zero' = 'fifo'): Promise<
   return root;
 }
 
+const hangs = { runs: 0, hung: 0 };
+afterAll(() =>
+  reportReliability({
+    class: 'FIFO or device where mem reads a file (real CLI)',
+    runs: hangs.runs,
+    hung: hangs.hung,
+  }),
+);
+
 describe('a FIFO where mem expects a file', () => {
   afterEach(cleanupVaults);
 
@@ -85,6 +95,8 @@ describe('a FIFO where mem expects a file', () => {
     async ({ file, args, refuses }) => {
       const root = await vaultWith(file);
       const result = await run(args, root);
+      hangs.runs++;
+      if (result.hung) hangs.hung++;
       expect(result.hung).toBe(false);
       if (refuses) {
         expect(result.code).toBe(1);
@@ -106,6 +118,8 @@ describe('a symlink to /dev/zero where mem expects a file', () => {
     async ({ file, args }) => {
       const root = await vaultWith(file, 'zero');
       const result = await run(args, root);
+      hangs.runs++;
+      if (result.hung) hangs.hung++;
       expect(result.hung).toBe(false);
       expect(result.code).toBe(1);
       expect(result.stderr).toContain(`${join(root, file)} is a character device, not a regular file`);

@@ -6,6 +6,7 @@ import { openVault, type Vault } from '../../src/index.js';
 import { type HttpServer, serveHttp } from '../../src/serve/http.js';
 import { singleVault } from '../../src/serve/vault-pool.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
+import { reportReliability } from '../helpers/reliability-report.js';
 
 // What a web page the user has open can make the browser send to `mem serve` on loopback, and
 // what the server must answer: only requests that name this server in Host, come from no other
@@ -147,6 +148,8 @@ function hostValue(name: string, form: string): string {
   return name;
 }
 
+const tried = { requests: 0 };
+
 describe('which requests mem serve answers', () => {
   it('only a request naming this server, from no other page, with a JSON body reaches a route (every route)', async () => {
     await fc.assert(
@@ -157,6 +160,7 @@ describe('which requests mem serve answers', () => {
         origins,
         contentTypes,
         async (route, name, form, origin, type) => {
+          tried.requests++;
           const host = hostValue(name, form);
           const originValue = origin === 'same' ? `http://${host}` : origin;
           const headers: Record<string, string> = { host };
@@ -186,6 +190,11 @@ describe('which requests mem serve answers', () => {
       ),
       { numRuns: RUNS },
     );
+    await reportReliability({
+      class: 'requests by Host, Origin and content type (real HTTP, every route)',
+      requests: tried.requests,
+      misjudged: 0,
+    });
   }, 60_000);
 
   it('a refused write writes nothing: a cross-origin text/plain POST and a rebinding Host leave the vault as it was', async () => {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MemError } from '../../src/core/errors.js';
 import { withLock } from '../../src/core/lock.js';
+import { reportReliability } from '../helpers/reliability-report.js';
 
 // When a lock left in the way is broken: every combination of who holds it (this process, another
 // live process such as a pid reused since, a dead pid, pid 0), when its heartbeat says it last
@@ -65,6 +66,11 @@ describe('a lock left in the way', () => {
             if (outcome !== want) wrong.push(`${name}: ${outcome}, expected ${want}`);
           }
     expect(wrong).toEqual([]);
+    await reportReliability({
+      class: 'stale write locks (pid, heartbeat past and future, host)',
+      cases: n,
+      wrong: wrong.length,
+    });
     // Both outcomes were tried many times.
     expect(seen.filter((s) => s === 'broken').length).toBeGreaterThan(20);
     expect(seen.filter((s) => s === 'held').length).toBeGreaterThan(20);

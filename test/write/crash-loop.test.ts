@@ -8,7 +8,7 @@
 // With MEM_RELIABILITY_REPORT set, one JSON line per command is appended to that file.
 // Needs `npm run build`.
 import { execFile, spawn } from 'node:child_process';
-import { appendFile, cp, readdir, readFile } from 'node:fs/promises';
+import { cp, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,9 +17,9 @@ import { VaultIndex } from '../../src/indexing/vault-index.js';
 import { GIT_ENV, gitInit } from '../helpers/git.js';
 import { startLlmStub } from '../helpers/llm-stub.js';
 import { cleanupVaults, makeVault, REPO_ROOT } from '../helpers/make-vault.js';
+import { reportReliability } from '../helpers/reliability-report.js';
 
 const SLOW = Boolean(process.env['MEM_SLOW']);
-const REPORT = process.env['MEM_RELIABILITY_REPORT'];
 const run = promisify(execFile);
 
 afterAll(cleanupVaults);
@@ -306,16 +306,13 @@ describe.each(SCENARIOS.map((s) => [s.name, s] as const))(
         expect(n).toBeLessThan(200);
       }
       expect(kills).toBeGreaterThan(0);
-      if (REPORT) {
-        const line = {
-          class: 'crash at every step',
-          command: scenario.name,
-          kills,
-          lost,
-          dangling: danglingCount,
-        };
-        await appendFile(REPORT, `${JSON.stringify(line)}\n`);
-      }
+      await reportReliability({
+        class: 'killed at every write step, re-run, undone',
+        command: scenario.name,
+        kills,
+        lost,
+        dangling: danglingCount,
+      });
     }, 900_000);
   },
 );

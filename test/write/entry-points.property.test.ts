@@ -1,7 +1,6 @@
 // Every entry point that writes an episode entry, driven by generated text (full Unicode, lone
 // surrogates, injected Markdown structure, block-id look-alikes, %%, fields, Chinese runs): what
 // it adds is what the index and recall return, exactly once, with the right speaker and time.
-import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -11,6 +10,7 @@ import { entryText } from '../../src/vault/entry-text.js';
 import { cleanSpeaker } from '../../src/write/episode-entry.js';
 import { holdsLines, type OnPlanned, type RememberInput, rememberAll } from '../../src/write/remember.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
+import { reportReliability } from '../helpers/reliability-report.js';
 import { entryTextArb, speakerArb } from './entry-text-arbitraries.js';
 
 const SLOW = process.env['MEM_SLOW'] === '1';
@@ -28,13 +28,14 @@ function count(point: string, entries: number): void {
 }
 
 afterAll(async () => {
-  const file = process.env['MEM_RELIABILITY_REPORT'];
-  if (file)
-    for (const [point, n] of Object.entries(tried))
-      await appendFile(
-        file,
-        `${JSON.stringify({ class: `entry text via ${point}`, cases: n.cases, entries: n.entries, lost: 0, duplicated: 0 })}\n`,
-      );
+  for (const [point, n] of Object.entries(tried))
+    await reportReliability({
+      class: `entry text via ${point}`,
+      cases: n.cases,
+      entries: n.entries,
+      lost: 0,
+      duplicated: 0,
+    });
   await cleanupVaults();
 });
 

@@ -1,4 +1,3 @@
-import { appendFile } from 'node:fs/promises';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Section } from '../../src/core/types.js';
@@ -12,6 +11,7 @@ import {
   nextBlockId,
   renderEntry,
 } from '../../src/write/episode-entry.js';
+import { reportReliability } from '../helpers/reliability-report.js';
 import { entryTextArb, speakerArb } from './entry-text-arbitraries.js';
 
 const SLOW = process.env['MEM_SLOW'] === '1';
@@ -20,14 +20,9 @@ const TEMPLATE = '---\ndate: 2026-11-30\ntype: episode\n---\n# 2026-11-30\n\n';
 
 /** Cases tried per entry class, for the README's Reliability table (MEM_RELIABILITY_REPORT). */
 const tried = { cases: 0, entries: 0 };
-afterAll(async () => {
-  const file = process.env['MEM_RELIABILITY_REPORT'];
-  if (file)
-    await appendFile(
-      file,
-      `${JSON.stringify({ class: 'entry text', cases: tried.cases, entries: tried.entries, lost: 0, forged: 0 })}\n`,
-    );
-});
+afterAll(() =>
+  reportReliability({ class: 'entry text', cases: tried.cases, entries: tried.entries, lost: 0, forged: 0 }),
+);
 
 interface Written {
   text: string;

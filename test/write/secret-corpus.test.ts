@@ -1,8 +1,9 @@
-import { appendFileSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { redactSecrets } from '../../src/write/redact.js';
 import { REPO_ROOT } from '../helpers/make-vault.js';
+import { reportReliability } from '../helpers/reliability-report.js';
 
 const corpus = JSON.parse(readFileSync(join(REPO_ROOT, 'test/fixtures/secrets/corpus.json'), 'utf8')) as {
   secrets: Array<{ text: string; secret: string }>;
@@ -17,17 +18,13 @@ const changed = corpus.lookalikes
   .filter(({ text, out }) => text !== out);
 
 // The figures of the README's Reliability table, when the report script asks for them.
-const report = process.env['MEM_RELIABILITY_REPORT'];
-if (report) {
-  const line = {
-    class: 'secrets',
-    caught: corpus.secrets.length - missed.length,
-    total: corpus.secrets.length,
-    lookalikesChanged: changed.length,
-    lookalikes: corpus.lookalikes.length,
-  };
-  appendFileSync(report, `${JSON.stringify(line)}\n`);
-}
+await reportReliability({
+  class: 'secrets redacted (English and Chinese)',
+  caught: corpus.secrets.length - missed.length,
+  total: corpus.secrets.length,
+  lookalikesChanged: changed.length,
+  lookalikes: corpus.lookalikes.length,
+});
 
 describe('the secret corpus (English and Chinese)', () => {
   it('has at least 80 secrets and 60 look-alikes', () => {
