@@ -1,6 +1,9 @@
 // Generates the README's "Reliability" figures from the built CLI (run `npm run build` first):
-// hostile notes tried, writers killed, entries written and lost beside a hand editor, secrets caught.
-// Usage: node scripts/reliability.mjs [--entries 1000] [--kills 200] [--scale 10]
+// hostile notes tried, writers killed, entries written and lost beside a hand editor, secrets caught,
+// and the class tests of the suite (generators, crash loops, hostile files), which report what they
+// tried through MEM_RELIABILITY_REPORT. With --write the table replaces the one in README.md
+// between its reliability markers; without it, the table is printed.
+// Usage: node scripts/reliability.mjs [--entries 1000] [--kills 200] [--scale 10] [--slow] [--write]
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -18,8 +21,64 @@ const arg = (name, fallback) => {
 const ENTRIES = arg('entries', 200);
 const KILLS = arg('kills', 50);
 const SCALE = arg('scale', 1);
+const SLOW = process.argv.includes('--slow');
+const WRITE = process.argv.includes('--write');
 const run = promisify(execFile);
 const temps = [];
+
+/**
+ * The suite's class tests: each appends one JSON line per class it covered to the file named by
+ * MEM_RELIABILITY_REPORT, e.g. `{"class":"crash at every step","command":"mv","kills":12,"lost":0}`.
+ */
+const CLASS_TESTS = [
+  'test/write/entry-text.property.test.ts',
+  'test/write/entry-points.property.test.ts',
+  'test/write/crash-loop.test.ts',
+  'test/hostile/non-regular-files.test.ts',
+  'test/vault/lock-stale.test.ts',
+  'test/serve/request-guard.test.ts',
+  'test/compile/quoted-memory.test.ts',
+  'test/write/secret-corpus.test.ts',
+];
+
+async function classTests() {
+  const dir = await mkdtemp(join(tmpdir(), 'mem-reliability-report-'));
+  temps.push(dir);
+  const report = join(dir, 'report.jsonl');
+  const files = CLASS_TESTS.filter((file) => existsSync(join(ROOT, file)));
+  const env = { ...process.env, MEM_RELIABILITY_REPORT: report, ...(SLOW ? { MEM_SLOW: '1' } : {}) };
+  const vitest = join(ROOT, 'node_modules/vitest/vitest.mjs');
+  const result = await new Promise((resolve) => {
+    const child = spawn(process.execPath, [vitest, 'run', ...files], { cwd: ROOT, env, stdio: 'ignore' });
+    child.on('close', (code) => resolve(code));
+  });
+  const text = existsSync(report) ? await readFile(report, 'utf8') : '';
+  const rows = text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
+  return { passed: result === 0, files: files.length, rows };
+}
+
+/**
+ * The table's rows from the class tests' report lines: lines of one class (the crash loop writes one
+ * per command) are one row, their numbers added up and their names listed.
+ */
+function classRows(lines) {
+  const byClass = new Map();
+  for (const { class: name, ...figures } of lines) {
+    const row = byClass.get(name) ?? new Map();
+    for (const [key, value] of Object.entries(figures)) {
+      const before = row.get(key);
+      if (typeof value === 'number') row.set(key, (before ?? 0) + value);
+      else row.set(key, before === undefined ? value : `${before}, ${value}`);
+    }
+    byClass.set(name, row);
+  }
+  return [...byClass].map(
+    ([name, row]) => `| ${name} | ${[...row].map(([key, value]) => `${key} ${value}`).join('; ')} |`,
+  );
+}
 
 async function tempVault(config = { timezone: 'UTC' }) {
   const dir = await mkdtemp(join(tmpdir(), 'mem-reliability-'));
@@ -129,23 +188,13 @@ async function kills() {
   };
 }
 
-async function secrets() {
-  const { redactSecrets } = await import(pathToFileURL(join(ROOT, 'dist/write/redact.js')).href);
-  const corpus = JSON.parse(await readFile(join(ROOT, 'test/fixtures/secrets/corpus.json'), 'utf8'));
-  const caught = corpus.secrets.filter(
-    ({ text, secret }) => !redactSecrets(text).text.includes(secret),
-  ).length;
-  const falsePositives = corpus.lookalikes.filter((t) => redactSecrets(t).text !== t).length;
-  return { secrets: corpus.secrets.length, caught, lookalikes: corpus.lookalikes.length, falsePositives };
-}
-
 if (!existsSync(CLI)) throw new Error('run `npm run build` first');
 try {
   const h = await hostile();
   const inplace = await handEdits('inplace');
   const renamed = await handEdits('rename');
   const k = await kills();
-  const s = await secrets();
+  const c = await classTests();
   const lines = [
     '| check | result |',
     '|---|---|',
@@ -155,9 +204,21 @@ try {
         `| ${r.entries} remembers beside an editor saving ${r.mode === 'inplace' ? 'in place' : 'by rename'} | entries lost ${r.entriesLost}, duplicated ${r.entriesDuplicated}; hand edits lost ${r.handEditsLost} of ${r.handEdits} |`,
     ),
     `| writers killed with SIGKILL | ${k.kills} kills: ${k.brokenLines} broken lines, ${k.tempFilesLeft} temp files left, next write ${k.nextWriteOk ? 'ok' : 'FAILED'}, git fsck ${k.fsckClean ? 'clean' : 'NOT clean'}, index ${k.indexRebuilt ? 'rebuilt' : 'NOT rebuilt'} |`,
-    `| secrets redacted (English and Chinese) | ${s.caught}/${s.secrets} caught; ${s.falsePositives}/${s.lookalikes} look-alikes changed |`,
+    ...classRows(c.rows),
+    `| class tests (${c.files} files${SLOW ? ', slow tier' : ''}) | ${c.passed ? 'all passed' : 'FAILED'} |`,
   ];
-  process.stdout.write(`${lines.join('\n')}\n`);
+  const table = `${lines.join('\n')}\n`;
+  if (WRITE) {
+    const readme = join(ROOT, 'README.md');
+    const text = await readFile(readme, 'utf8');
+    const start = '<!-- reliability:start -->';
+    const end = '<!-- reliability:end -->';
+    const from = text.indexOf(start);
+    const to = text.indexOf(end);
+    if (from < 0 || to < from) throw new Error(`README.md has no ${start} … ${end} markers`);
+    const stamp = `Generated by \`node scripts/reliability.mjs ${process.argv.slice(2).join(' ')}\` on ${new Date().toISOString().slice(0, 10)}.\n\n`;
+    await writeFile(readme, `${text.slice(0, from + start.length)}\n${stamp}${table}${text.slice(to)}`);
+  } else process.stdout.write(table);
 } finally {
   await Promise.all(temps.map((dir) => rm(dir, { recursive: true, force: true })));
 }
