@@ -1,3 +1,4 @@
+import type { Command } from 'commander';
 import { MemError } from '../core/errors.js';
 
 export function parsePositiveInt(value: string, name: string): number {
@@ -46,4 +47,78 @@ export function parseDayRange(
     throw new MemError('USAGE', `--from ${first} is after --to ${last}`);
   }
   return { from: first ?? '0000-01-01', to: last ?? '9999-12-31' };
+}
+
+/**
+ * A flag that does not apply to a mode is refused, never silently ignored (`forget --hard --dry-run`
+ * once deleted the note). A rule names a flag (`--batch`, a parent's `--vault`, or an argument as
+ * `[query]`) and the flags and arguments it cannot be given with, or the flags of which it needs
+ * one; a rule with neither refuses the flag on this command outright.
+ */
+export interface OptionRule {
+  flag: string;
+  conflicts?: string[];
+  needs?: string[];
+  /** Why, shown after the refusal: what the flag does in the other mode, or what to do instead. */
+  because?: string;
+}
+
+const RULES = new WeakMap<Command, OptionRule[]>();
+
+/** The rules declared on `command`, for the test that tries every one. */
+export function optionRules(command: Command): readonly OptionRule[] {
+  return RULES.get(command) ?? [];
+}
+
+/**
+ * Declares `rules` on `command` (after its options and arguments) and checks them before its action
+ * runs, so a refused combination exits 2 before any vault is opened or written.
+ */
+export function refuseConflicts(command: Command, rules: OptionRule[]): Command {
+  for (const rule of rules)
+    for (const token of [rule.flag, ...(rule.conflicts ?? []), ...(rule.needs ?? [])])
+      if (!isGiven(command, token, true))
+        throw new Error(`${command.name()}: option rule names ${token}, which the command does not have`);
+  RULES.set(command, [...optionRules(command), ...rules]);
+  command.hook('preAction', (_hooked, action) => {
+    if (action !== command) return;
+    for (const rule of rules) {
+      if (!isGiven(command, rule.flag)) continue;
+      const clash = rule.conflicts?.find((token) => isGiven(command, token));
+      const why = rule.because ? ` (${rule.because})` : '';
+      if (clash !== undefined) throw new MemError('USAGE', `${rule.flag} cannot be used with ${clash}${why}`);
+      if (rule.needs && !rule.needs.some((token) => isGiven(command, token)))
+        throw new MemError('USAGE', `${rule.flag} needs ${rule.needs.join(' or ')}${why}`);
+      if (!rule.conflicts && !rule.needs)
+        throw new MemError('USAGE', `${rule.flag} does not apply to ${commandPath(command)}${why}`);
+    }
+  });
+  return command;
+}
+
+function commandPath(command: Command): string {
+  return command.parent ? `${commandPath(command.parent)} ${command.name()}` : command.name();
+}
+
+/**
+ * Whether `token` was given on the command line: an argument (`[query]`, `<text>`) that has a value,
+ * or an option of the command or of a parent (`--vault`) whose value did not come from its default.
+ * With `declared`, whether the command knows the token at all.
+ */
+function isGiven(command: Command, token: string, declared = false): boolean {
+  const argument = /^[[<](.+?)(\.\.\.)?[\]>]$/.exec(token)?.[1];
+  if (argument !== undefined) {
+    const index = command.registeredArguments.findIndex((a) => a.name() === argument);
+    if (declared) return index >= 0;
+    const value: unknown = command.processedArgs[index];
+    return value !== undefined && !(Array.isArray(value) && value.length === 0);
+  }
+  for (let at: Command | null = command; at; at = at.parent) {
+    const option = at.options.find((o) => o.long === token);
+    if (!option) continue;
+    if (declared) return true;
+    const source = at.getOptionValueSource(option.attributeName());
+    return source !== undefined && source !== 'default';
+  }
+  return false;
 }

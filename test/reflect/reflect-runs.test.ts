@@ -156,7 +156,7 @@ describe('mem reflect --review', () => {
         expect(again.stdout).toContain('on branch mem/reflect-2026-11-30-2 ');
         const both = await reflectCli(root, baseURL, '2026-11-30T11:00:00+08:00', '--review', '--dry-run');
         expect(both.code).toBe(2);
-        expect(both.stderr).toContain('--review and --dry-run do not go together');
+        expect(both.stderr).toContain('--review cannot be used with --dry-run (a dry run writes nothing)');
       },
     );
     expect(

@@ -6,7 +6,7 @@ import type { CompileOptions, CompileResult, WithMoments } from '../../index.js'
 import { askServer } from '../ask-server.js';
 import { openFromCli, printJson } from '../context.js';
 import type { CliIO } from '../io.js';
-import { parseDayRange, parseNow, parsePositiveInt } from '../parse-options.js';
+import { parseDayRange, parseNow, parsePositiveInt, refuseConflicts } from '../parse-options.js';
 
 interface CompileCliOptions {
   budget?: string;
@@ -98,7 +98,7 @@ function batchLine(id: unknown, result: CompileResult): string {
 }
 
 export function compileCommand(program: Command, io: CliIO): void {
-  program
+  const command = program
     .command('compile')
     .description("the context document for one turn: persona, the user, this turn's memories, recent entries")
     .argument('[message]', "this turn's message")
@@ -159,4 +159,11 @@ export function compileCommand(program: Command, io: CliIO): void {
         );
       else io.stderr(`wrote ${result.used} of ${result.budget} tokens to ${options.out}\n`);
     });
+  refuseConflicts(command, [
+    {
+      flag: '--batch',
+      conflicts: ['[message]', '--history', '--out', '--json'],
+      because: 'a batch reads each message from its file and prints one JSON line per message',
+    },
+  ]);
 }

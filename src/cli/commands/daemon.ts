@@ -7,6 +7,7 @@ import { VERSION } from '../../core/version.js';
 import { httpJson, stopDaemon } from '../ask-server.js';
 import { type GlobalOptions, openFromCli, printJson } from '../context.js';
 import type { CliIO } from '../io.js';
+import { refuseConflicts } from '../parse-options.js';
 import { errorText } from './watch.js';
 
 /** How long `mem daemon stop` waits for the process to be gone. */
@@ -53,7 +54,7 @@ export function daemonCommands(program: Command, io: CliIO): void {
       } else io.stdout(`no daemon for ${root}\n`);
     });
 
-  daemon
+  const start = daemon
     .command('start')
     .description("start this vault's daemon now, whatever the vault's size (daemon.minNotes)")
     .action(async (_options: unknown, command: Command) => {
@@ -63,6 +64,9 @@ export function daemonCommands(program: Command, io: CliIO): void {
       if (!record) throw new MemError('LOCKED', `the daemon for ${root} did not start; see mem daemon run`);
       io.stdout(`daemon for ${root}: pid ${record.pid} on ${record.url}\n`);
     });
+  refuseConflicts(start, [
+    { flag: '--no-server', because: '--no-server promises that no server is started' },
+  ]);
 
   daemon
     .command('stop')

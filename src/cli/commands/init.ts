@@ -3,9 +3,10 @@ import type { Command } from 'commander';
 import { printJson } from '../context.js';
 import type { CliIO } from '../io.js';
 import { library } from '../library.js';
+import { refuseConflicts } from '../parse-options.js';
 
 export function initCommand(program: Command, io: CliIO): void {
-  program
+  const command = program
     .command('init')
     .description('create a vault: layered folders, mem.config.json, .gitignore, git repository')
     .argument('[dir]', 'where (default: the current folder)', '.')
@@ -22,4 +23,7 @@ export function initCommand(program: Command, io: CliIO): void {
         for (const file of result.created) io.stdout(`  ${file}\n`);
       }
     });
+  refuseConflicts(command, [
+    { flag: '--vault', because: 'init makes the vault in the folder given as its argument' },
+  ]);
 }

@@ -9,7 +9,7 @@ import { openFromCli, printJson } from '../context.js';
 import { formatHits } from '../format.js';
 import type { CliIO } from '../io.js';
 import { library } from '../library.js';
-import { parseDayRange, parseNow, parsePositiveInt } from '../parse-options.js';
+import { parseDayRange, parseNow, parsePositiveInt, refuseConflicts } from '../parse-options.js';
 
 interface RecallCliOptions {
   k?: string;
@@ -41,7 +41,7 @@ export function toRecallOptions(options: RecallCliOptions, now?: string): WithMo
 }
 
 export function recallCommand(program: Command, io: CliIO): void {
-  program
+  const command = program
     .command('recall')
     .description('rank memories for a query and say why')
     .argument('[query]', 'what to look for')
@@ -103,6 +103,9 @@ export function recallCommand(program: Command, io: CliIO): void {
       // recallAsync: with embeddings on (mem.config.json) semantic similarity is fused in.
       printRecall(io, await vault.recallAsync(query ?? '', base), options);
     });
+  refuseConflicts(command, [
+    { flag: '--batch', conflicts: ['[query]'], because: 'a batch reads each query from its file' },
+  ]);
 }
 
 function printRecall(io: CliIO, result: RecallResult, options: RecallCliOptions): void {

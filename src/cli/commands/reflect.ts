@@ -3,7 +3,7 @@ import { MemError } from '../../core/errors.js';
 import type { ReflectResult, RollupOptions, RollupResult } from '../../index.js';
 import { openFromCli, printJson } from '../context.js';
 import type { CliIO } from '../io.js';
-import { parseNow, parsePositiveInt } from '../parse-options.js';
+import { type OptionRule, parseNow, parsePositiveInt, refuseConflicts } from '../parse-options.js';
 
 interface ReflectCliOptions {
   dryRun?: boolean;
@@ -78,8 +78,33 @@ function costText(result: ReflectResult): string {
   return budget ? `${used} (${budget.used} of ${budget.max} today, ${budget.day})` : used;
 }
 
+/** Which flags go with which of reflect's three modes: a model run, `--commitments`, rollups. */
+const REFLECT_RULES: OptionRule[] = [
+  ...['--rollup', '--missing'].map((flag) => ({
+    flag,
+    conflicts: ['--review', '--max-episodes', '--commitments'],
+    because: 'those go with a reflect run, not with rollups',
+  })),
+  ...['--force', '--offline'].map((flag) => ({
+    flag,
+    needs: ['--rollup', '--missing'],
+    because: 'it changes how rollups are written',
+  })),
+  {
+    flag: '--offline',
+    conflicts: ['--model', '--base-url'],
+    because: 'offline rollups call no model',
+  },
+  {
+    flag: '--commitments',
+    conflicts: ['--review', '--max-episodes', '--model', '--base-url'],
+    because: 'the commitment rule runs offline over every new entry',
+  },
+  { flag: '--review', conflicts: ['--dry-run'], because: 'a dry run writes nothing' },
+];
+
 export function reflectCommand(program: Command, io: CliIO): void {
-  program
+  const command = program
     .command('reflect')
     .description('have an LLM turn new episodes into insights and profile facts, validated and committed')
     .option('--dry-run', 'show what would change; write nothing')
@@ -108,8 +133,6 @@ export function reflectCommand(program: Command, io: CliIO): void {
     .option('--offline', 'write extractive rollups even when a model is configured')
     .action(async (options: ReflectCliOptions, command: Command) => {
       if (options.rollup !== undefined || options.missing) {
-        if (options.review)
-          throw new MemError('USAGE', '--review goes with a reflect run, not with --rollup or --missing');
         const level = rollupLevel(options.rollup);
         const now = parseNow(options.now);
         const vault = await openFromCli(command, io);
@@ -127,15 +150,11 @@ export function reflectCommand(program: Command, io: CliIO): void {
         else printRollups(io, result, options.dryRun === true);
         return;
       }
-      if (options.force || options.offline)
-        throw new MemError('USAGE', '--force and --offline go with --rollup or --missing');
       const maxEpisodes =
         options.maxEpisodes === undefined
           ? undefined
           : parsePositiveInt(options.maxEpisodes, '--max-episodes');
       const now = parseNow(options.now);
-      if (options.review && options.dryRun)
-        throw new MemError('USAGE', '--review and --dry-run do not go together: a dry run writes nothing');
       const vault = await openFromCli(command, io);
       const result = await vault.reflect({
         dryRun: options.dryRun,
@@ -199,4 +218,5 @@ export function reflectCommand(program: Command, io: CliIO): void {
         `wrote ${result.files.length} file(s)${result.committed ? `, committed ${result.sha?.slice(0, 8)}` : result.reason ? ` (not committed: ${result.reason})` : ''}\n`,
       );
     });
+  refuseConflicts(command, REFLECT_RULES);
 }

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { openFromCli } from '../context.js';
 import type { CliIO } from '../io.js';
+import { refuseConflicts } from '../parse-options.js';
 
 /** Resolves on the first SIGINT or SIGTERM, so a foreground command can close cleanly. */
 export function waitForStop(): Promise<NodeJS.Signals> {
@@ -18,7 +19,7 @@ export function waitForStop(): Promise<NodeJS.Signals> {
 export const errorText = (error: unknown) => (error as Error).message ?? String(error);
 
 export function watchCommand(program: Command, io: CliIO): void {
-  program
+  const command = program
     .command('watch')
     .description('keep the index in step with the files while they change; one line per change')
     .option('--quiet', 'print nothing per change')
@@ -36,4 +37,7 @@ export function watchCommand(program: Command, io: CliIO): void {
       await waitForStop();
       await vault.close();
     });
+  refuseConflicts(command, [
+    { flag: '--quiet', conflicts: ['--json'], because: '--quiet prints no line per change' },
+  ]);
 }
