@@ -5,6 +5,7 @@ import { openVault } from '../../src/api/open-vault.js';
 import { serveHttp } from '../../src/serve/http.js';
 import { singleVault } from '../../src/serve/vault-pool.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
+import { WAIT, WAIT_MS } from '../helpers/wait.js';
 
 const FILES = {
   'profile/user.md': '# User\nLoves ramen.\n',
@@ -34,7 +35,7 @@ describe("openVault({ scan: 'background' })", () => {
     expect(vault.paths()).toEqual(['insights/trip.md', 'profile/user.md']);
     expect(vault.recall('balloon').hits).toEqual([]);
 
-    expect(await vault.whenIdle(10_000)).toBe(true);
+    expect(await vault.whenIdle(WAIT_MS)).toBe(true);
     expect(vault.scanPending).toBe(false);
     expect(vault.paths()).toEqual(['insights/kite.md', 'insights/trip.md']);
     expect(
@@ -59,7 +60,7 @@ describe("openVault({ scan: 'background' })", () => {
     const root = await changedBehindCache();
     const vault = await openVault({ path: root, scan: 'background' });
     await vault.createNote({ path: 'insights/new', title: 'New' });
-    expect(await vault.whenIdle(10_000)).toBe(true);
+    expect(await vault.whenIdle(WAIT_MS)).toBe(true);
     expect(vault.paths()).toEqual(['insights/kite.md', 'insights/new.md', 'insights/trip.md']);
     await vault.close();
   });
@@ -85,11 +86,11 @@ describe("openVault({ scan: 'background' })", () => {
       expect(first.partial).toBeUndefined();
       expect(first.hits.map((hit) => hit.path).sort()).toEqual(['insights/kite.md', 'insights/trip.md']);
       await watching;
-      expect(await vault.whenIdle(10_000)).toBe(true);
+      expect(await vault.whenIdle(WAIT_MS)).toBe(true);
       // A note written now is seen by the watcher.
       await writeFile(join(root, 'insights/late.md'), '# Late\nA balloon at dusk.\n');
       await expect
-        .poll(async () => (await ask()).hits.map((hit) => hit.path), { timeout: 10_000, interval: 20 })
+        .poll(async () => (await ask()).hits.map((hit) => hit.path), WAIT)
         .toContain('insights/late.md');
     } finally {
       await server.close();
@@ -99,7 +100,7 @@ describe("openVault({ scan: 'background' })", () => {
   it('a server with a short deadline answers partial while a walk is pending, whole after', async () => {
     const root = await changedBehindCache();
     const vault = await openVault({ path: root, scan: 'background' });
-    expect(await vault.whenIdle(10_000)).toBe(true);
+    expect(await vault.whenIdle(WAIT_MS)).toBe(true);
     // Hold the vault's queue, so the catch-up walk the watcher starts cannot run yet.
     let release: () => void = () => undefined;
     const held = new Promise<void>((resolve) => {
@@ -123,7 +124,7 @@ describe("openVault({ scan: 'background' })", () => {
       expect(during.hits.map((hit) => hit.path).sort()).toEqual(['insights/kite.md', 'insights/trip.md']);
       release();
       await watching;
-      expect(await vault.whenIdle(10_000)).toBe(true);
+      expect(await vault.whenIdle(WAIT_MS)).toBe(true);
       const after = await ask();
       expect(after.partial).toBeUndefined();
       expect(after.hits.map((hit) => hit.path).sort()).toEqual(['insights/kite.md', 'insights/trip.md']);

@@ -6,6 +6,7 @@ import { openVault, type Vault } from '../../src/api/open-vault.js';
 import type { RememberInput, RememberResult } from '../../src/write/remember.js';
 import { git, gitInit } from '../helpers/git.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
+import { WAIT } from '../helpers/wait.js';
 
 const AT = new Date('2026-11-30T09:00:00+08:00');
 const DAY = 'episodes/daily/2026-11-30.md';
@@ -230,7 +231,7 @@ describe('ExchangeWriter', () => {
       queued: 1,
       lastError: 'LOCKED: another process holds the write lock',
     });
-    await vi.waitFor(() => expect(written).toEqual(['one']));
+    await vi.waitFor(() => expect(written).toEqual(['one']), WAIT);
     await writer.add({ user: 'two', at: AT }, 'exchange');
     expect(written).toEqual(['one', 'two']);
     expect(writer.health()).toEqual({ queued: 0, uncommitted: 2 });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openVault, type Vault } from '../../src/api/open-vault.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
+import { WAIT } from '../helpers/wait.js';
 
 // The `track` option, on real folders: inotify watches one per folder, a barrier file per refresh.
 // Every change below is made and then refreshed at once, with no wait: a refresh that answered
@@ -188,13 +189,13 @@ describe.runIf(linux)('a tracked vault (Linux)', () => {
     const walks = vi.spyOn(vault as unknown as { walkChanges: () => Promise<unknown> }, 'walkChanges');
     const watcher = await vault.watch({ onChange: (c) => changes.push(`${c.kind} ${c.path}`) });
     await writeFile(join(root, 'one.md'), 'One note.\n');
-    await vi.waitFor(() => expect(changes).toEqual(['added one.md']), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(() => expect(changes).toEqual(['added one.md']), WAIT);
     expect(walks).not.toHaveBeenCalled();
     await writeFile(join(root, 'two.md'), 'Two notes.\n');
-    await vi.waitFor(() => expect(changes).toHaveLength(2), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(() => expect(changes).toHaveLength(2), WAIT);
     // Written with the event loop blocked: their events are all heard in one turn.
     for (let i = 0; i < 120; i++) writeFileSync(join(root, `n${i}.md`), `Bulk note ${i}.\n`);
-    await vi.waitFor(() => expect(vault.noteCount).toBe(123), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(() => expect(vault.noteCount).toBe(123), WAIT);
     expect(walks).toHaveBeenCalledTimes(1);
     expect(changes).toHaveLength(122);
     expect(changes).toContain('added n119.md');

@@ -11,6 +11,7 @@ import { VERSION } from '../../src/core/version.js';
 import { cleanupVaults, copyExampleVault, REPO_ROOT } from '../helpers/make-vault.js';
 import { memProcess } from '../helpers/run-cli.js';
 import { exited } from '../helpers/serve-process.js';
+import { WAIT_MS } from '../helpers/wait.js';
 
 // Real processes on real vaults: `mem` as the built binary, the daemon it starts detached, HTTP
 // on 127.0.0.1. Every daemon a test started is stopped after it, so the suite leaves none behind.
@@ -36,7 +37,7 @@ function daemonsOf(root: string): number[] {
   return [];
 }
 
-async function waitGone(pid: number, ms = 15_000): Promise<boolean> {
+async function waitGone(pid: number, ms = WAIT_MS): Promise<boolean> {
   for (const deadline = Date.now() + ms; Date.now() < deadline; await sleep(20))
     if (!isAlive(pid)) return true;
   return !isAlive(pid);

@@ -7,6 +7,7 @@ import { git, gitVault } from '../helpers/git.js';
 import { type StubReply, startLlmStub } from '../helpers/llm-stub.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 import { mem } from '../helpers/run-cli.js';
+import { WAIT } from '../helpers/wait.js';
 
 afterAll(cleanupVaults);
 
@@ -192,7 +193,7 @@ describe('an abandoned run', () => {
           llmOptions: { baseURL },
           signal: controller.signal,
         });
-        await vi.waitFor(() => expect(stub.hanging()).toBe(1));
+        await vi.waitFor(() => expect(stub.hanging()).toBe(1), WAIT);
         controller.abort();
         await expect(run).rejects.toThrow(
           'the model call was abandoned (the run was stopped); nothing was written',

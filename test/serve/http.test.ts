@@ -6,9 +6,7 @@ import { type HttpServer, isLoopback, serveHttp } from '../../src/serve/http.js'
 import { singleVault } from '../../src/serve/vault-pool.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 import { mem } from '../helpers/run-cli.js';
-
-/** How long `vi.waitFor` polls for the watcher to catch up: only a failing test waits this long. */
-const WAIT = { timeout: 10_000, interval: 20 };
+import { WAIT } from '../helpers/wait.js';
 
 const NOW = '2026-12-01T10:00:00+08:00';
 const FILES = {

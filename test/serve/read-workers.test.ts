@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { gitInit } from '../helpers/git.js';
 import { cleanupVaults, copyExampleVault } from '../helpers/make-vault.js';
 import { exited, startServe } from '../helpers/serve-process.js';
+import { WAIT } from '../helpers/wait.js';
 
 // `mem serve --workers`: the built server as a process, its worker threads opening the vault from
 // the cache, real HTTP on 127.0.0.1. A worker's answer must be the server's own answer.
@@ -45,10 +46,7 @@ async function serve(workers: number): Promise<{ root: string; url: string }> {
   const { child, url } = await startServe(root, ['--vault', root, '--workers', String(workers)]);
   children.push(child);
   if (workers > 0)
-    await vi.waitFor(async () => expect((await health(url)).readers?.ready).toBe(workers), {
-      timeout: 30_000,
-      interval: 50,
-    });
+    await vi.waitFor(async () => expect((await health(url)).readers?.ready).toBe(workers), WAIT);
   return { root, url };
 }
 

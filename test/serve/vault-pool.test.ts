@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parseVaultId, VaultPool } from '../../src/serve/vault-pool.js';
 import { startLlmStub } from '../helpers/llm-stub.js';
+import { WAIT } from '../helpers/wait.js';
 
 const exists = (path: string) =>
   stat(path).then(
@@ -106,7 +107,7 @@ describe('VaultPool', () => {
   it('unloads an idle vault and loads it again, memories intact, on the next request', async () => {
     const { pool: p } = await pool(50);
     await p.use(ids('rain', 'alice'), true, (vault) => vault?.remember({ text: 'the kettle is blue' }));
-    await vi.waitFor(() => expect(p.loaded()).toEqual([]), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(() => expect(p.loaded()).toEqual([]), WAIT);
     const hits = await p.use(ids('rain', 'alice'), false, (vault) =>
       vault?.recall('kettle').hits.map((h) => h.text),
     );
@@ -142,7 +143,7 @@ describe('VaultPool', () => {
         JSON.stringify({ llm: { baseURL: model.baseURL }, reflect: { auto: { afterEntries: 1 } } }),
       );
       await p.use(ids('rain', 'alice'), false, (vault) => vault?.remember({ text: 'the kettle is blue' }));
-      await vi.waitFor(() => expect(model.hanging()).toBe(1), { timeout: 10_000, interval: 20 });
+      await vi.waitFor(() => expect(model.hanging()).toBe(1), WAIT);
       await vi.advanceTimersByTimeAsync(200);
       expect(p.loaded()).toEqual(['rain/alice']);
     } finally {

@@ -6,9 +6,7 @@ import { openVault, type Vault } from '../../src/api/open-vault.js';
 import { loadIndexCache } from '../../src/indexing/index-cache.js';
 import type { VaultChange, VaultWatcher, WatchVaultOptions } from '../../src/vault/watch-vault.js';
 import { cleanupVaults, makeVault, REPO_ROOT } from '../helpers/make-vault.js';
-
-/** How long `vi.waitFor` polls for the watcher to catch up: only a failing test waits this long. */
-const WAIT = { timeout: 10_000, interval: 20 };
+import { WAIT } from '../helpers/wait.js';
 
 const paths = (vault: Vault, query: string) => vault.recall(query).hits.map((h) => h.path);
 const backlinkSources = (vault: Vault, ref: string) => {
@@ -130,7 +128,7 @@ describe.each([
         writeFile(join(root, `insights/burst/n${i}.md`), `# Note ${i}\nmarker${i} quokka\n`),
       ),
     );
-    await vi.waitFor(() => expect(vault.noteCount).toBe(500), { ...WAIT, timeout: 20_000 });
+    await vi.waitFor(() => expect(vault.noteCount).toBe(500), WAIT);
     console.info(
       `watcher: 500 files indexed in ${Date.now() - started} ms with ${refresh.mock.calls.length} refreshes`,
     );
@@ -210,7 +208,7 @@ async function runWatch(root: string, args: string[], act: (out: () => string) =
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   try {
     // Starting a process on a busy machine can take seconds.
-    await vi.waitFor(() => expect(stderr).toContain('mem: watching'), { ...WAIT, timeout: 20_000 });
+    await vi.waitFor(() => expect(stderr).toContain('mem: watching'), WAIT);
     await act(() => stdout);
   } finally {
     child.kill('SIGINT');
