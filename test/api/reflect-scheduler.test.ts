@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { nextDailyAt, ReflectScheduler } from '../../src/api/reflect-scheduler.js';
 import type { ReflectResult } from '../../src/index.js';
+import { WAIT } from '../helpers/wait.js';
 
 const DONE: ReflectResult = {
   episodes: ['episodes/daily/2026-11-29.md'],
@@ -54,14 +55,14 @@ describe('ReflectScheduler', () => {
     expect(scheduler.status()).toMatchObject({ enabled: true, running: false, newEntries: 2 });
     expect(scheduler.status().nextRun).toBeUndefined();
     scheduler.noteEntries(1);
-    await vi.waitFor(() => expect(calls).toHaveLength(1));
+    await vi.waitFor(() => expect(calls).toHaveLength(1), WAIT);
     expect(scheduler.status()).toMatchObject({ running: true, newEntries: 0 });
 
     // Enough entries for another run arrive while one is in flight: it waits for the first.
     scheduler.noteEntries(5);
     expect(scheduler.status().nextRun?.trigger).toBe('5 new entries');
     calls[0]?.finish(DONE);
-    await vi.waitFor(() => expect(calls).toHaveLength(2));
+    await vi.waitFor(() => expect(calls).toHaveLength(2), WAIT);
     expect(scheduler.status().lastRun).toMatchObject({
       trigger: '3 new entries',
       episodes: 1,
@@ -78,7 +79,7 @@ describe('ReflectScheduler', () => {
       rejected: [],
       reason: 'no new episodes to reflect on',
     });
-    await vi.waitFor(() => expect(scheduler.status().running).toBe(false));
+    await vi.waitFor(() => expect(scheduler.status().running).toBe(false), WAIT);
     expect(scheduler.status().lastRun?.reason).toBe('no new episodes to reflect on');
     await scheduler.stop();
   });
@@ -86,34 +87,40 @@ describe('ReflectScheduler', () => {
   it('retries a failed run with a doubling wait, keeping its entries, and shows the error', async () => {
     const { calls, run } = controlledRuns();
     const errors: unknown[] = [];
-    const scheduler = new ReflectScheduler({
+    // The status the moment each failure is recorded: polled later, the 50 ms retry may have begun.
+    const afterFailure: ReturnType<ReflectScheduler['status']>[] = [];
+    const scheduler: ReflectScheduler = new ReflectScheduler({
       settings,
       timeZone: 'UTC',
       run,
-      onError: (e) => errors.push(e),
+      onError: (e) => {
+        errors.push(e);
+        queueMicrotask(() => afterFailure.push(scheduler.status()));
+      },
     });
     scheduler.start();
     scheduler.noteEntries(3);
-    await vi.waitFor(() => expect(calls).toHaveLength(1));
+    await vi.waitFor(() => expect(calls).toHaveLength(1), WAIT);
     calls[0]?.fail(new Error('the model call failed (500 boom); nothing was written'));
-    await vi.waitFor(() => expect(scheduler.status().failures).toBe(1));
-    const status = scheduler.status();
-    expect(status.lastRun).toMatchObject({
+    await vi.waitFor(() => expect(afterFailure).toHaveLength(1), WAIT);
+    const status = afterFailure[0];
+    expect(status?.failures).toBe(1);
+    expect(status?.lastRun).toMatchObject({
       error: 'the model call failed (500 boom); nothing was written',
       applied: 0,
       committed: false,
     });
-    expect(status.newEntries).toBe(3);
-    expect(status.nextRun?.trigger).toBe('retry 1 after a failure');
+    expect(status?.newEntries).toBe(3);
+    expect(status?.nextRun?.trigger).toBe('retry 1 after a failure');
     expect(errors).toHaveLength(1);
 
-    await vi.waitFor(() => expect(calls).toHaveLength(2));
+    await vi.waitFor(() => expect(calls).toHaveLength(2), WAIT);
     calls[1]?.fail(new Error('garbage'));
-    await vi.waitFor(() => expect(scheduler.status().failures).toBe(2));
-    expect(scheduler.status().nextRun?.trigger).toBe('retry 2 after a failure');
-    await vi.waitFor(() => expect(calls).toHaveLength(3));
+    await vi.waitFor(() => expect(afterFailure).toHaveLength(2), WAIT);
+    expect(afterFailure[1]).toMatchObject({ failures: 2, nextRun: { trigger: 'retry 2 after a failure' } });
+    await vi.waitFor(() => expect(calls).toHaveLength(3), WAIT);
     calls[2]?.finish(DONE);
-    await vi.waitFor(() => expect(scheduler.status().failures).toBe(0));
+    await vi.waitFor(() => expect(scheduler.status().failures).toBe(0), WAIT);
     expect(scheduler.status()).toMatchObject({ newEntries: 0, lastRun: { committed: true } });
     expect(scheduler.status().nextRun).toBeUndefined();
     await scheduler.stop();
@@ -131,9 +138,9 @@ describe('ReflectScheduler', () => {
     expect(scheduler.status().nextRun).toBeUndefined();
     scheduler.noteEntries(1);
     expect(scheduler.status().nextRun?.trigger).toBe('idle 0.002 minutes');
-    await vi.waitFor(() => expect(calls).toHaveLength(1));
+    await vi.waitFor(() => expect(calls).toHaveLength(1), WAIT);
     calls[0]?.finish(DONE);
-    await vi.waitFor(() => expect(scheduler.status().running).toBe(false));
+    await vi.waitFor(() => expect(scheduler.status().running).toBe(false), WAIT);
     expect(scheduler.status().nextRun).toBeUndefined();
     await scheduler.stop();
   });
@@ -143,7 +150,7 @@ describe('ReflectScheduler', () => {
     const scheduler = new ReflectScheduler({ settings, timeZone: 'Asia/Shanghai', run });
     scheduler.start();
     scheduler.noteEntries(3);
-    await vi.waitFor(() => expect(calls).toHaveLength(1));
+    await vi.waitFor(() => expect(calls).toHaveLength(1), WAIT);
     calls[0]?.finish({
       episodes: [],
       accepted: [],
@@ -154,7 +161,7 @@ describe('ReflectScheduler', () => {
       skipped: 'the daily budget would be passed',
       budget: { day: '2026-11-30', used: 990, max: 1000 },
     });
-    await vi.waitFor(() => expect(scheduler.status().running).toBe(false));
+    await vi.waitFor(() => expect(scheduler.status().running).toBe(false), WAIT);
     const status = scheduler.status();
     expect(status.lastRun?.skipped).toBe('the daily budget would be passed');
     expect(status.budget).toEqual({ day: '2026-11-30', used: 990, max: 1000 });
@@ -169,7 +176,7 @@ describe('ReflectScheduler', () => {
     const scheduler = new ReflectScheduler({ settings, timeZone: 'UTC', run });
     scheduler.start();
     scheduler.noteEntries(3);
-    await vi.waitFor(() => expect(calls).toHaveLength(1));
+    await vi.waitFor(() => expect(calls).toHaveLength(1), WAIT);
     await scheduler.stop();
     expect(calls[0]?.signal.aborted).toBe(true);
     expect(scheduler.status()).toMatchObject({ enabled: false, running: false, failures: 0 });
