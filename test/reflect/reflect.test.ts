@@ -441,7 +441,7 @@ describe('reflect', () => {
       expect(await git(root, 'status', '--porcelain')).toBe('');
       expect(await git(root, 'log', '--format=%s')).toBe('init\n');
     }
-  }, 30_000);
+  });
 
   it('keeps a hand edit made while the model was thinking', async () => {
     const root = await gitVault(FILES);

@@ -59,7 +59,8 @@ describe('adds that were answered are kept', () => {
     const stopping = Date.now();
     child.kill('SIGTERM');
     expect(await exited(child)).toBe(0);
-    expect(Date.now() - stopping).toBeLessThan(10_000);
+    // Not held up by anything that waits out a timeout; the bound allows for a loaded machine.
+    expect(Date.now() - stopping).toBeLessThan(60_000);
     expect(await entriesIn(root)).toEqual(all);
     expect(await git(root, 'status', '--porcelain')).toBe('');
     expect(await readFile(join(root, '.mem/adds.jsonl'), 'utf8')).toBe('');
