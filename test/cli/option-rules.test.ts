@@ -74,7 +74,15 @@ const declared = commandsOf(buildProgram(io)).flatMap((command) =>
 describe('a flag that does not apply to a mode', () => {
   it('is declared for every command with modes', () => {
     const commands = new Set(declared.map((d) => pathOf(d.command).join(' ')));
-    expect([...commands].sort()).toEqual(['compile', 'daemon start', 'init', 'recall', 'reflect', 'watch']);
+    expect([...commands].sort()).toEqual([
+      'compile',
+      'daemon start',
+      'forget',
+      'init',
+      'recall',
+      'reflect',
+      'watch',
+    ]);
     expect(declared.length).toBeGreaterThanOrEqual(20);
   });
 

@@ -57,7 +57,9 @@ describe('mem forget --stale', () => {
     expect(bare.code).not.toBe(0);
     expect(bare.stderr).toContain('name a note to forget, or use --stale');
     const both = await mem(['forget', 'insights/facts/a.md', '--stale'], { cwd: root });
-    expect(both.stderr).toContain('--stale takes no note');
+    expect(both.stderr).toContain(
+      '--stale cannot be used with [note] (--stale finds the notes itself; it takes no note)',
+    );
     expect(await git(root, 'status', '--porcelain')).toBe('');
   });
 

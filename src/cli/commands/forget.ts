@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { MemError } from '../../core/errors.js';
 import { openFromCli, printJson } from '../context.js';
 import type { CliIO } from '../io.js';
-import { parseNow } from '../parse-options.js';
+import { type OptionRule, parseNow, refuseConflicts } from '../parse-options.js';
 import { reportCommit } from './note.js';
 
 interface ForgetCliOptions {
@@ -31,42 +31,26 @@ async function forgetStale(options: ForgetCliOptions, command: Command, io: CliI
   else if (result.paths.length > 0) reportCommit(io, result);
 }
 
-/** Which options each mode of `mem forget` takes; any other given is refused, never ignored. */
-const MODE_OPTIONS: Record<'archive' | 'hard' | 'stale', Array<keyof ForgetCliOptions>> = {
-  archive: ['reason', 'json'],
-  hard: ['hard', 'json'],
-  stale: ['stale', 'dryRun', 'now', 'json'],
-};
-
-const FLAG: Record<keyof ForgetCliOptions, string> = {
-  reason: '--reason',
-  hard: '--hard',
-  stale: '--stale',
-  dryRun: '--dry-run',
-  now: '--now',
-  json: '--json',
-};
-
-/**
- * Refuses an option that does not apply to the mode asked for: `forget --hard x --dry-run` used to
- * ignore --dry-run and delete the note.
- */
-function checkModeOptions(options: ForgetCliOptions): void {
-  const mode = options.stale ? 'stale' : options.hard ? 'hard' : 'archive';
-  const name = { archive: 'mem forget <note>', hard: 'mem forget --hard', stale: 'mem forget --stale' }[mode];
-  const extra = (Object.keys(options) as Array<keyof ForgetCliOptions>).filter(
-    (key) => options[key] !== undefined && !MODE_OPTIONS[mode].includes(key),
-  );
-  if (extra.length > 0)
-    throw new MemError(
-      'USAGE',
-      `${name} does not take ${extra.map((key) => FLAG[key]).join(', ')}; nothing was done`,
-    );
-}
+/** Which options each mode of `mem forget` takes: any other given is refused, never ignored. */
+const FORGET_RULES: OptionRule[] = [
+  {
+    flag: '--reason',
+    conflicts: ['--hard', '--stale'],
+    because: 'only archiving writes a reason; a hard delete and --stale write none',
+  },
+  { flag: '--hard', conflicts: ['--stale'], because: '--stale archives; it never deletes' },
+  { flag: '--stale', conflicts: ['[note]'], because: '--stale finds the notes itself; it takes no note' },
+  {
+    flag: '--dry-run',
+    needs: ['--stale'],
+    because: 'only --stale can list what it would do; forget <note> and --hard would act at once',
+  },
+  { flag: '--now', needs: ['--stale'], because: "it sets --stale's moment" },
+];
 
 /** `mem forget`: archive a note (or delete it with --hard), or archive what went stale. */
 export function forgetCommand(program: Command, io: CliIO): void {
-  program
+  const command = program
     .command('forget')
     .description('move a note to archive/ with status: archived (links follow it; recall leaves it out)')
     .argument('[note]', 'vault path (with or without .md) or link text')
@@ -80,9 +64,7 @@ export function forgetCommand(program: Command, io: CliIO): void {
     .option('--now <iso>', "with --stale: the run's moment (default: now)")
     .option('--json', 'machine-readable output')
     .action(async (ref: string | undefined, options: ForgetCliOptions, command: Command) => {
-      checkModeOptions(options);
       if (options.stale) {
-        if (ref !== undefined) throw new MemError('USAGE', '--stale takes no note');
         await forgetStale(options, command, io);
         return;
       }
@@ -94,4 +76,5 @@ export function forgetCommand(program: Command, io: CliIO): void {
       else io.stdout(`deleted ${result.path}; mem undo brings it back\n`);
       reportCommit(io, result);
     });
+  refuseConflicts(command, FORGET_RULES);
 }
