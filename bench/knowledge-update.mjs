@@ -160,7 +160,7 @@ export async function benchKnowledgeUpdate({ log }) {
     FACTS.forEach((fact, f) => {
       for (const question of fact.questions) {
         const compiled = vault.compile({ message: question, budget: KU_BUDGET, now: NOW });
-        const [latest, ...stale] = [...(facts[f] ?? [])]
+        const [latest = -1, ...stale] = [...(facts[f] ?? [])]
           .reverse()
           .map((v) => positionIn(compiled.markdown, v));
         rows.push({
