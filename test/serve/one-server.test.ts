@@ -1,9 +1,10 @@
 // One `mem serve` per vault, and a port in use said once with what to do. Real processes (needs
 // `npm run build`): two servers on one vault each replayed and committed the other's adds.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GIT_ENV } from '../helpers/git.js';
@@ -21,10 +22,10 @@ type Outcome =
   | { serving: false; code: number | null; stderr: string };
 
 /** Starts the built `mem serve`; resolves when it serves (its start line) or exits. */
-function serve(root: string, port = '0'): Promise<Outcome> {
+function serve(root: string, port = '0', where: string[] = ['--vault', root]): Promise<Outcome> {
   const child = spawn(
     process.execPath,
-    [join(REPO_ROOT, 'dist/cli/main.js'), 'serve', '--port', port, '--vault', root],
+    [join(REPO_ROOT, 'dist/cli/main.js'), 'serve', '--port', port, ...where],
     {
       env: GIT_ENV,
     },
@@ -81,6 +82,24 @@ describe('one mem serve per vault', () => {
       first.child.kill('SIGTERM');
       await new Promise((resolve) => first.child.once('close', resolve));
     }
+  }, 60_000);
+
+  it('of two servers on one folder of vaults (--vaults), one serves and the other is refused naming it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'mem-pool-'));
+    const pool = (at: string) => serve(at, '0', ['--vaults', at]);
+    const outcomes = await Promise.all([pool(dir), pool(dir)]);
+    const first = outcomes.find((o) => o.serving) as Extract<Outcome, { serving: true }> | undefined;
+    const second = outcomes.find((o) => !o.serving) as Extract<Outcome, { serving: false }> | undefined;
+    expect(first).toBeDefined();
+    expect(second?.code).toBe(1);
+    expect(second?.stderr).toMatch(
+      new RegExp(
+        `^mem: .* is already served by mem serve \\(pid ${first?.pid}( on .+|, starting)\\); stop it first`,
+      ),
+    );
+    first?.child.kill('SIGTERM');
+    if (first) await new Promise((resolve) => first.child.once('close', resolve));
+    await rm(dir, { recursive: true, force: true });
   }, 60_000);
 
   it('takes over a claim left by a process that is gone', async () => {

@@ -10,6 +10,20 @@ import type { CliIO } from '../io.js';
 import { parsePositiveInt } from '../parse-options.js';
 import { errorText, waitForStop } from './watch.js';
 
+/**
+ * Claims `root` (a vault, or the folder of `--vaults`) for this server before anything is written,
+ * or refuses naming the server that holds it: two servers on one vault each replayed and committed
+ * the other's adds, and entries were left uncommitted.
+ */
+async function claimOrRefuse(root: string): Promise<void> {
+  const holder = await claimServeRecord(root, { url: '', pid: process.pid, version: VERSION });
+  if (holder)
+    throw new MemError(
+      'LOCKED',
+      `${root} is already served by mem serve (pid ${holder.pid}${holder.url ? ` on ${holder.url}` : ', starting'}); stop it first, or send requests to it`,
+    );
+}
+
 interface ServeCliOptions {
   port: string;
   host: string;
@@ -74,6 +88,10 @@ export function serveCommand(program: Command, io: CliIO): void {
       let reads: ReadPool | undefined;
       if (options.vaults) {
         const dir = resolve(io.cwd, options.vaults);
+        // The folder of vaults is claimed as one: two servers on it each loaded, replayed and
+        // committed the same users' vaults.
+        await claimOrRefuse(dir);
+        root = dir;
         source = new VaultPool({
           dir,
           idleMs: parsePositiveInt(options.idleMinutes ?? '10', '--idle-minutes') * 60_000,
@@ -87,21 +105,10 @@ export function serveCommand(program: Command, io: CliIO): void {
         const vault = await openFromCli(command, io, { scan: 'background', track: true });
         // One server per vault, claimed before anything is written: two servers each replayed and
         // committed the other's adds, and entries were left uncommitted.
-        const holder = await claimServeRecord(vault.root, {
-          url: '',
-          pid: process.pid,
-          version: VERSION,
-        }).catch(async (error: unknown) => {
+        await claimOrRefuse(vault.root).catch(async (error: unknown) => {
           await vault.close();
           throw error;
         });
-        if (holder) {
-          await vault.close();
-          throw new MemError(
-            'LOCKED',
-            `${vault.root} is already served by mem serve (pid ${holder.pid}${holder.url ? ` on ${holder.url}` : ', starting'}); stop it first, or send requests to it`,
-          );
-        }
         root = vault.root;
         allowedHosts = [...vault.config.serve.allowedHosts, ...allowedHosts];
         allowedOrigins = vault.config.serve.allowedOrigins;
