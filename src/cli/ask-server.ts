@@ -1,8 +1,11 @@
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import { countNotes } from '../core/count-notes.js';
 import { readDaemonSettings } from '../core/daemon-settings.js';
 import { findVault } from '../core/find-vault.js';
 import { readServeRecord, type ServeRecord } from '../core/serve-record.js';
+import { CONFIG_FILE } from '../core/vault-files.js';
 import { VERSION } from '../core/version.js';
 import type { GlobalOptions } from './context.js';
 import type { CliIO } from './io.js';
@@ -93,6 +96,15 @@ export async function askServer<T extends object>(
     // The local path reports a missing vault in its own words.
     return undefined;
   }
+  // Only a vault's own server is asked: the folder of `mem serve --vaults` holds a claim too, and
+  // its server answers for the users' vaults inside it, not for the folder.
+  if (
+    !(await stat(join(root, CONFIG_FILE)).then(
+      (info) => info.isFile(),
+      () => false,
+    ))
+  )
+    return undefined;
   const question = { ...body, fresh: true };
   const record = await readServeRecord(root);
   if (record?.version === VERSION) {
