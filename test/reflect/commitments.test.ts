@@ -137,7 +137,7 @@ describe('the offline commitment rule', () => {
           '09:00 **Rain:** Remind me to water the plants tomorrow.',
         ),
       },
-      { config: { speakers: { user: 'Rain' } } },
+      { config: { timezone: 'Asia/Shanghai', speakers: { user: 'Rain' } } },
     );
     const vault = await openVault({ path: root, cache: false });
     const result = await vault.reflect({ commitments: true, now: NOW });
