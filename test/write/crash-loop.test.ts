@@ -14,6 +14,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refreshIndex } from '../../src/indexing/refresh-index.js';
 import { VaultIndex } from '../../src/indexing/vault-index.js';
+import { CLIMBING_OPERATIONS } from '../fixtures/reflect/climbing-operations.js';
 import { GIT_ENV, gitInit } from '../helpers/git.js';
 import { startLlmStub } from '../helpers/llm-stub.js';
 import { cleanupVaults, makeVault, REPO_ROOT } from '../helpers/make-vault.js';
@@ -60,26 +61,6 @@ const NOVEMBER: Record<string, string> = Object.fromEntries(
     return [`episodes/daily/${date}.md`, day(date, `Packed box ${d} for the move to [[Shanghai]].`)];
   }),
 );
-
-const OPERATIONS = JSON.stringify({
-  operations: [
-    {
-      op: 'create_insight',
-      path: 'insights/patterns/climbing.md',
-      title: 'Rain climbs with Mei',
-      body: 'They went climbing together ([[2026-11-29#^e1]]), see [[Mei]].',
-      sources: ['[[2026-11-29#^e1]]'],
-    },
-    {
-      op: 'update_profile_fact',
-      path: 'profile/user.md',
-      heading: 'Likes',
-      fact: 'Climbing with [[Mei]] ([[2026-11-29#^e1]]).',
-      sources: ['[[2026-11-29#^e1]]'],
-    },
-    { op: 'mark_reflected', path: 'episodes/daily/2026-11-29.md' },
-  ],
-});
 
 interface Scenario {
   name: string;
@@ -170,7 +151,7 @@ const SCENARIOS: Scenario[] = [
 
 let llm: Awaited<ReturnType<typeof startLlmStub>>;
 beforeAll(async () => {
-  llm = await startLlmStub(() => OPERATIONS);
+  llm = await startLlmStub(() => CLIMBING_OPERATIONS);
   return () => llm.close();
 });
 

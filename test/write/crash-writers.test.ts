@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refreshIndex } from '../../src/indexing/refresh-index.js';
 import { VaultIndex } from '../../src/indexing/vault-index.js';
 import { readVault } from '../../src/vault/read-vault.js';
+import { CLIMBING_OPERATIONS } from '../fixtures/reflect/climbing-operations.js';
 import { GIT_ENV, gitInit } from '../helpers/git.js';
 import { startLlmStub } from '../helpers/llm-stub.js';
 import { cleanupVaults, makeVault, REPO_ROOT } from '../helpers/make-vault.js';
@@ -31,29 +32,9 @@ const FILES: Record<string, string> = {
     '---\ndate: 2026-11-29\n---\n# 2026-11-29\n\n- 09:00 **Rain:** Mei and I went climbing ^e1\n',
 };
 
-const OPERATIONS = JSON.stringify({
-  operations: [
-    {
-      op: 'create_insight',
-      path: 'insights/patterns/climbing.md',
-      title: 'Rain climbs with Mei',
-      body: 'They went climbing together ([[2026-11-29#^e1]]), see [[Mei]].',
-      sources: ['[[2026-11-29#^e1]]'],
-    },
-    {
-      op: 'update_profile_fact',
-      path: 'profile/user.md',
-      heading: 'Likes',
-      fact: 'Climbing with [[Mei]] ([[2026-11-29#^e1]]).',
-      sources: ['[[2026-11-29#^e1]]'],
-    },
-    { op: 'mark_reflected', path: 'episodes/daily/2026-11-29.md' },
-  ],
-});
-
 let llm: Awaited<ReturnType<typeof startLlmStub>>;
 beforeAll(async () => {
-  llm = await startLlmStub(() => OPERATIONS);
+  llm = await startLlmStub(() => CLIMBING_OPERATIONS);
   return () => llm.close();
 });
 
