@@ -11,6 +11,7 @@ import {
   nextBlockId,
   renderEntry,
 } from '../../src/write/episode-entry.js';
+import type { DayEntry } from '../../src/write/remember.js';
 import { reportReliability } from '../helpers/reliability-report.js';
 import { entryTextArb, speakerArb } from './entry-text-arbitraries.js';
 
@@ -24,14 +25,8 @@ afterAll(() =>
   reportReliability({ class: 'entry text', cases: tried.cases, entries: tried.entries, lost: 0, forged: 0 }),
 );
 
-interface Written {
-  text: string;
-  time: string;
-  speaker?: string;
-  kind?: EntryKind;
-  tags?: string[];
-  importance?: number;
-}
+/** An entry as a caller gives it (its block id is the writer's to choose). */
+type Written = Omit<DayEntry, 'blockId'>;
 
 /** What reading an entry back must give: the text as the entry rule keeps it, tags after it. */
 function expected(entry: Written): { text: string; speaker?: string; time: string; importance?: number } {
