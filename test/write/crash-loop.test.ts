@@ -14,7 +14,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refreshIndex } from '../../src/indexing/refresh-index.js';
 import { VaultIndex } from '../../src/indexing/vault-index.js';
-import { CLIMBING_OPERATIONS } from '../fixtures/reflect/climbing-operations.js';
+import { CLIMBING_NOTES, CLIMBING_OPERATIONS } from '../fixtures/reflect/climbing-vault.js';
 import { GIT_ENV, gitInit } from '../helpers/git.js';
 import { startLlmStub } from '../helpers/llm-stub.js';
 import { cleanupVaults, makeVault, REPO_ROOT } from '../helpers/make-vault.js';
@@ -24,16 +24,6 @@ const SLOW = Boolean(process.env['MEM_SLOW']);
 const run = promisify(execFile);
 
 afterAll(cleanupVaults);
-
-const NOTES: Record<string, string> = {
-  'profile/user.md': '# Rain\n\n## Likes\n- Oolong tea.\n',
-  'profile/people/Mei.md': '---\nid: mei\ntitle: Mei\n---\n# Mei\nA friend from [[Hangzhou]].\n',
-  'profile/places/Hangzhou.md': '# Hangzhou\nA city by the lake. [[Mei]] lives here.\n',
-  'insights/tea.md':
-    '# Tea\n[[Mei]] likes oolong; see also [[profile/people/Mei|her note]] and [[Nowhere]].\n',
-  'episodes/daily/2026-11-29.md':
-    '---\ndate: 2026-11-29\n---\n# 2026-11-29\n\n- 09:00 **Rain:** Mei and I went climbing ^e1\n',
-};
 
 const day = (date: string, text: string) =>
   `---\ndate: ${date}\n---\n# ${date}\n\n- 09:00 **Rain:** ${text} ^e1\n`;
@@ -81,20 +71,20 @@ const NOW = '2026-11-30T10:00:00+08:00';
 const SCENARIOS: Scenario[] = [
   {
     name: 'mv',
-    files: NOTES,
+    files: CLIMBING_NOTES,
     args: ['mv', 'profile/people/Mei.md', 'profile/friends/Mei Lin.md'],
     stride: 1,
   },
   {
     name: 'forget',
-    files: NOTES,
+    files: CLIMBING_NOTES,
     args: ['forget', 'profile/people/Mei.md', '--reason', 'moved away'],
     stride: 1,
   },
-  { name: 'forget --hard', files: NOTES, args: ['forget', 'insights/tea.md', '--hard'], stride: 2 },
+  { name: 'forget --hard', files: CLIMBING_NOTES, args: ['forget', 'insights/tea.md', '--hard'], stride: 2 },
   {
     name: 'note set',
-    files: NOTES,
+    files: CLIMBING_NOTES,
     args: ['note', 'set', 'profile/people/Mei.md', 'importance=0.9', 'tags=[friend]'],
     stride: 3,
   },
@@ -111,7 +101,7 @@ const SCENARIOS: Scenario[] = [
     args: ['reflect', '--missing', '--offline', '--now', '2026-12-01T09:00:00+08:00'],
     stride: 9,
   },
-  { name: 'reflect', files: NOTES, args: ['reflect', '--now', NOW], stride: 7 },
+  { name: 'reflect', files: CLIMBING_NOTES, args: ['reflect', '--now', NOW], stride: 7 },
   {
     name: 'reflect offline',
     files: {
@@ -126,7 +116,7 @@ const SCENARIOS: Scenario[] = [
   {
     name: 'ingest',
     files: {
-      ...NOTES,
+      ...CLIMBING_NOTES,
       'chat.jsonl': [
         ['user', 'We start packing today.', '2026-11-27T09:00:00+08:00'],
         ['assistant', 'Good luck with the boxes.', '2026-11-27T09:01:00+08:00'],
@@ -141,7 +131,7 @@ const SCENARIOS: Scenario[] = [
   },
   {
     name: 'undo',
-    files: NOTES,
+    files: CLIMBING_NOTES,
     before: [['mv', 'profile/people/Mei.md', 'profile/friends/Mei Lin.md']],
     args: ['undo'],
     stride: 5,

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refreshIndex } from '../../src/indexing/refresh-index.js';
 import { VaultIndex } from '../../src/indexing/vault-index.js';
 import { readVault } from '../../src/vault/read-vault.js';
-import { CLIMBING_OPERATIONS } from '../fixtures/reflect/climbing-operations.js';
+import { CLIMBING_NOTES, CLIMBING_OPERATIONS } from '../fixtures/reflect/climbing-vault.js';
 import { GIT_ENV, gitInit } from '../helpers/git.js';
 import { startLlmStub } from '../helpers/llm-stub.js';
 import { cleanupVaults, makeVault, REPO_ROOT } from '../helpers/make-vault.js';
@@ -21,16 +21,6 @@ const RANDOM_KILLS = SLOW ? 40 : 0;
 const run = promisify(execFile);
 
 afterAll(cleanupVaults);
-
-const FILES: Record<string, string> = {
-  'profile/user.md': '# Rain\n\n## Likes\n- Oolong tea.\n',
-  'profile/people/Mei.md': '---\nid: mei\ntitle: Mei\n---\n# Mei\nA friend from [[Hangzhou]].\n',
-  'profile/places/Hangzhou.md': '# Hangzhou\nA city by the lake. [[Mei]] lives here.\n',
-  'insights/tea.md':
-    '# Tea\n[[Mei]] likes oolong; see also [[profile/people/Mei|her note]] and [[Nowhere]].\n',
-  'episodes/daily/2026-11-29.md':
-    '---\ndate: 2026-11-29\n---\n# 2026-11-29\n\n- 09:00 **Rain:** Mei and I went climbing ^e1\n',
-};
 
 let llm: Awaited<ReturnType<typeof startLlmStub>>;
 beforeAll(async () => {
@@ -72,7 +62,7 @@ function runMem(
 }
 
 async function freshVault(): Promise<string> {
-  const root = await makeVault(FILES, { config: { timezone: 'Asia/Shanghai' } });
+  const root = await makeVault(CLIMBING_NOTES, { config: { timezone: 'Asia/Shanghai' } });
   await gitInit(root);
   return root;
 }
