@@ -2,9 +2,10 @@
 // commit that should hold them. Written before the plan's first write and removed once its commit is
 // made, so a process killed in between leaves it behind, and the next run (the same command run
 // again, or any mem write) commits every path of the plan, not only the ones it writes itself.
-import { readFile, unlink } from 'node:fs/promises';
+import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { cacheDir, ensureCacheDir } from '../core/cache-dir.js';
+import { readRegularText } from '../core/regular-file.js';
 import { writeAtomic } from '../vault/write-note.js';
 
 export interface PendingPlan {
@@ -20,11 +21,14 @@ const FILE = 'pending-commit.json';
 
 const planFile = (root: string) => join(cacheDir(root), FILE);
 
-/** The plan a killed run left uncommitted, or undefined (an unreadable record counts as none). */
+/**
+ * The plan a killed run left uncommitted, or undefined (an unreadable record counts as none). Read
+ * as every `.mem/` file is, so a FIFO there cannot hold up the commit that every write makes.
+ */
 export async function readPendingPlan(root: string): Promise<PendingPlan | undefined> {
   let text: string;
   try {
-    text = await readFile(planFile(root), 'utf8');
+    text = await readRegularText(planFile(root));
   } catch {
     return undefined;
   }

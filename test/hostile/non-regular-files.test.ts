@@ -17,13 +17,20 @@ import { reportReliability } from '../helpers/reliability-report.js';
 // either refusing with an error that names the file and what it is, or going on without it.
 const AT = '2026-11-29T10:00:00Z';
 const DAY = 'episodes/daily/2026-11-29.md';
-const CASES: Array<{ file: string; args: string[]; refuses: boolean }> = [
+const CASES: Array<{ file: string; args: string[]; refuses: boolean; autoCommit?: boolean }> = [
   { file: DAY, args: ['remember', 'hello', '--at', AT], refuses: true },
   { file: '.mem/write.lock', args: ['remember', 'hello', '--at', AT], refuses: true },
   { file: 'mem.config.json', args: ['recall', 'kettle'], refuses: true },
   { file: '.mem/index/manifest.json', args: ['recall', 'kettle'], refuses: false },
   { file: '.mem/serve.json', args: ['recall', 'kettle'], refuses: false },
   { file: '.mem/daemon.json', args: ['recall', 'kettle'], refuses: false },
+  // Read by every commit, so only where mem commits (there is no repository: nothing is committed).
+  {
+    file: '.mem/pending-commit.json',
+    args: ['remember', 'hello', '--at', AT],
+    refuses: false,
+    autoCommit: true,
+  },
   // A FIFO with a note's name is not a note: the walk leaves it out, so these say "not found".
   {
     file: 'profile/commitments.md',
@@ -62,14 +69,14 @@ function run(args: string[], root: string): Promise<{ code: number | null; stder
   });
 }
 
-async function vaultWith(file: string, kind: 'fifo' | 'zero' = 'fifo'): Promise<string> {
+async function vaultWith(file: string, kind: 'fifo' | 'zero' = 'fifo', autoCommit = false): Promise<string> {
   const root = await makeVault(
     {
       'insights/kettle.md': '# Kettle\n\nThe kettle is blue.\n',
       'profile/commitments.md': '# Commitments\n',
       [DAY]: '# 2026-11-29\n',
     },
-    { config: { timezone: 'UTC', git: { autoCommit: false } } },
+    { config: { timezone: 'UTC', git: { autoCommit } } },
   );
   await mkdir(dirname(join(root, file)), { recursive: true });
   await rm(join(root, file), { force: true });
@@ -92,8 +99,8 @@ describe('a FIFO where mem expects a file', () => {
 
   it.each(CASES)(
     '$file, read by mem $args.0: ends promptly, never hangs',
-    async ({ file, args, refuses }) => {
-      const root = await vaultWith(file);
+    async ({ file, args, refuses, autoCommit }) => {
+      const root = await vaultWith(file, 'fifo', autoCommit);
       const result = await run(args, root);
       hangs.runs++;
       if (result.hung) hangs.hung++;
