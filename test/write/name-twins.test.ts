@@ -119,6 +119,18 @@ describe('reflect checks the names of its whole answer before writing', () => {
     sources: SRC,
   });
   let llm: Awaited<ReturnType<typeof startLlmStub>>;
+  /** `mem reflect --json` on `root` against the stub model, at the tests' moment. */
+  const reflectJson = (root: string) =>
+    mem([
+      'reflect',
+      '--vault',
+      root,
+      '--base-url',
+      llm.baseURL,
+      '--now',
+      '2026-11-30T10:00:00+08:00',
+      '--json',
+    ]);
   let answer = '';
   beforeAll(async () => {
     llm = await startLlmStub(() => answer);
@@ -142,16 +154,7 @@ describe('reflect checks the names of its whole answer before writing', () => {
         { op: 'mark_reflected', path: DAY },
       ],
     });
-    const out = await mem([
-      'reflect',
-      '--vault',
-      root,
-      '--base-url',
-      llm.baseURL,
-      '--now',
-      '2026-11-30T10:00:00+08:00',
-      '--json',
-    ]);
+    const out = await reflectJson(root);
     expect(out.stderr).toBe('');
     const result = JSON.parse(out.stdout) as {
       rejected: Array<{ index: number; reason: string }>;
@@ -185,16 +188,7 @@ describe('reflect checks the names of its whole answer before writing', () => {
     answer = JSON.stringify({
       operations: [insight('insights/climbing.md'), { op: 'mark_reflected', path: DAY }],
     });
-    const out = await mem([
-      'reflect',
-      '--vault',
-      root,
-      '--base-url',
-      llm.baseURL,
-      '--now',
-      '2026-11-30T10:00:00+08:00',
-      '--json',
-    ]);
+    const out = await reflectJson(root);
     expect(out.stderr).toBe('');
     const result = JSON.parse(out.stdout) as {
       rejected: Array<{ index: number }>;
