@@ -1,7 +1,7 @@
 // bench/results/SCALE.md and the three charts, from scale.json's numbers.
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { formatCount, formatMiB, formatMs, logLogChart } from './svg-chart.mjs';
+import { formatCount, formatMiB, formatMs, logLogChart, SIZE_UNITS, TIME_UNITS } from './svg-chart.mjs';
 
 const CHARTS = {
   index: 'scale-index.svg',
@@ -24,6 +24,9 @@ function size(mib) {
 
 const ratio = (r) => (r == null || !Number.isFinite(r) ? '–' : `${Number(r.toPrecision(2))}×`);
 const p5095 = (s) => (s ? `${time(s.p50)} / ${time(s.p95)}` : '–');
+
+/** The README's markers around the headline table (`<!-- scale-headline:start -->`). */
+export const HEADLINE = 'scale-headline';
 
 /** Rows of [label, value for each vault]. */
 function rows(vaults) {
@@ -172,6 +175,113 @@ export function renderScaleMarkdown(results) {
   ].join('\n')}`;
 }
 
+/** 2.2 ms, 19 ms: two significant digits, for the headline's in-process figures. */
+const two = (ms) => (ms == null || !Number.isFinite(ms) ? '–' : String(Number(ms.toPrecision(2))));
+
+/** The README's headline: the two largest vaults, memvault beside qmd, with the run's date and machine. */
+export function renderHeadline(results) {
+  const vaults = results.vaults.slice(-2);
+  const head = vaults.flatMap((v) => [`${v.notes.toLocaleString('en')} notes: memvault`, 'qmd (BM25)']);
+  /** @type {[string, (v: any) => string, (v: any) => string][]} */
+  const spec = [
+    [
+      'cold index, CPU / peak RSS',
+      (v) => `${time(v.coldIndex.mem.cpuMs.p50)} / ${size(v.coldIndex.mem.peakRssMiB)}`,
+      (v) =>
+        v.coldIndex.qmd ? `${time(v.coldIndex.qmd.cpuMs.p50)} / ${size(v.coldIndex.qmd.peakRssMiB)}` : '–',
+    ],
+    [
+      'one query as a process that opens the index (`--no-server`)',
+      (v) => time(v.processQuery.mem.cpuMs.p50),
+      (v) => (v.processQuery.qmd ? time(v.processQuery.qmd.cpuMs.p50) : '–'),
+    ],
+    [
+      'one query as a process the [daemon](docs/http-mcp.md#the-background-daemon) answers (command + daemon)',
+      (v) =>
+        v.daemon
+          ? `${Math.round(v.daemon.recall.cliCpuMs.p50)} + ${Math.round(v.daemon.recall.daemonCpuMs.p50)} ms`
+          : '–',
+      () => '–',
+    ],
+    [
+      'the same, the first call (it starts the daemon)',
+      (v) => (v.daemon ? `${time(v.daemon.first.cliCpuMs)} + ${time(v.daemon.first.daemonCpuMs)}` : '–'),
+      () => '–',
+    ],
+    [
+      'in process: recall p50 / p95',
+      (v) => `${two(v.inProcess.recallCpuMs.p50)} / ${two(v.inProcess.recallCpuMs.p95)} ms`,
+      () => '–',
+    ],
+    [
+      'in process: compile @2000 p50 / p95',
+      (v) => `${two(v.inProcess.compileCpuMs.p50)} / ${two(v.inProcess.compileCpuMs.p95)} ms`,
+      () => '–',
+    ],
+    [
+      '`mem serve`: listening; `/memory/search` p95, one client',
+      (v) => `${time(v.serve.startMs)}; ${time(v.serve.memorySearch.one.p95)}`,
+      () => '–',
+    ],
+    [
+      '`/memory/search`, 8 clients, requests/s: `mem serve` / with `--workers 1`',
+      (v) =>
+        `${v.serve.memorySearch.eight.perSecond} / ${v.serveWorkers ? v.serveWorkers.memorySearch.eight.perSecond : '–'}`,
+      () => '–',
+    ],
+    [
+      'RSS after open, in process / `mem serve` after the load',
+      (v) => {
+        const [open, served] = [v.inProcess.rssAfterOpenMiB, v.serve.rssMiB];
+        return open < 1024 && served < 1024
+          ? `${Math.round(open)} / ${Math.round(served)} MiB`
+          : `${size(open)} / ${size(served)}`;
+      },
+      () => '–',
+    ],
+  ];
+  const times = results.vaults
+    .map((v) => v.ranAt)
+    .filter(Boolean)
+    .sort();
+  const clock = (iso) => iso.slice(11, 16);
+  const when = times.length
+    ? `${times[0].slice(0, 10)} ${clock(times[0])}–${clock(times[times.length - 1])} UTC`
+    : results.ranAt.slice(0, 10);
+  const loads = results.vaults.map((v) => v.loadAverage?.before).filter((n) => Number.isFinite(n));
+  const load = loads.length ? `; load average ${Math.min(...loads)}–${Math.max(...loads)}` : '';
+  const flag = Math.max(...results.vaults.map((v) => v.notes)) >= 100_000 ? '--scale=100k' : '--scale';
+  return [
+    `From \`npm run bench -- ${flag}\`, measured ${when}${machineText(results.machine)}: CPU medians${load}. Generated from \`bench/results/scale.json\` by \`node bench/scale-report.mjs\`.`,
+    '',
+    `| | ${head.join(' | ')} |`,
+    `|---|${head.map(() => '---:').join('|')}|`,
+    ...spec.map(
+      ([label, mem, qmd]) => `| ${label} | ${vaults.flatMap((v) => [mem(v), qmd(v)]).join(' | ')} |`,
+    ),
+  ].join('\n');
+}
+
+/** The text between `<!-- name:start -->` and `<!-- name:end -->` in a page, or undefined. */
+export function between(page, name) {
+  const start = `<!-- ${name}:start -->`;
+  const end = `<!-- ${name}:end -->`;
+  const from = page.indexOf(start);
+  const to = page.indexOf(end);
+  if (from < 0 || to < from) return undefined;
+  return page.slice(from + start.length, to).trim();
+}
+
+/** The page with the text between its `name` markers replaced; throws when it has none. */
+export function replaceBetween(page, name, text) {
+  const start = `<!-- ${name}:start -->`;
+  const end = `<!-- ${name}:end -->`;
+  const from = page.indexOf(start);
+  const to = page.indexOf(end);
+  if (from < 0 || to < from) throw new Error(`no ${start} … ${end} markers`);
+  return `${page.slice(0, from + start.length)}\n${text}\n${page.slice(to)}`;
+}
+
 const series = (name, vaults, pick, dashed = false) => ({
   name,
   dashed,
@@ -188,6 +298,7 @@ export function scaleCharts(results) {
     xLabel: 'notes in the vault',
     yLabel: 'CPU time',
     formatY: formatMs,
+    yUnits: TIME_UNITS,
     series: [
       series('mem index --rebuild', v, (x) => x.coldIndex.mem.cpuMs.p50),
       series('qmd collection add', v, (x) => x.coldIndex.qmd?.cpuMs.p50, true),
@@ -199,8 +310,13 @@ export function scaleCharts(results) {
     xLabel: 'notes in the vault',
     yLabel: 'CPU time per query (p50)',
     formatY: formatMs,
+    yUnits: TIME_UNITS,
     series: [
-      series('mem recall (process)', v, (x) => x.processQuery.mem.cpuMs.p50),
+      series('mem recall --no-server (process)', v, (x) => x.processQuery.mem.cpuMs.p50),
+      // How a command line is answered by default on a vault of daemon.minNotes or more: the
+      // command's CPU plus the daemon's for that request. Without it the chart showed only the
+      // process that opens the index, 25× qmd at 100k, where the default costs about half of qmd.
+      series('mem recall + its daemon', v, (x) => x.daemon?.recall.totalCpuMs.p50),
       series('qmd search (process)', v, (x) => x.processQuery.qmd?.cpuMs.p50, true),
       series('rg (process)', v, (x) => x.processQuery.rg?.cpuMs.p50, true),
       series('mem serve, per request', v, (x) => x.serve.memorySearch.one.serverCpuMsPerRequest),
@@ -213,6 +329,7 @@ export function scaleCharts(results) {
     xLabel: 'notes in the vault',
     yLabel: 'RSS',
     formatY: formatMiB,
+    yUnits: SIZE_UNITS,
     series: [
       series('mem index, peak', v, (x) => x.coldIndex.mem.peakRssMiB),
       series('mem recall process, peak', v, (x) => x.processQuery.mem.peakRssMiB),
@@ -225,13 +342,15 @@ export function scaleCharts(results) {
   return { [CHARTS.index]: index, [CHARTS.query]: query, [CHARTS.rss]: rss };
 }
 
-/** `node bench/scale-report.mjs`: SCALE.md and the charts again from scale.json (no measuring). */
+/** `node bench/scale-report.mjs`: SCALE.md, the charts and the README's headline again from scale.json (no measuring). */
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const dir = new URL('./results/', import.meta.url);
   const results = JSON.parse(await readFile(new URL('scale.json', dir), 'utf8'));
   await writeFile(new URL('SCALE.md', dir), renderScaleMarkdown(results));
   for (const [name, svg] of Object.entries(scaleCharts(results))) await writeFile(new URL(name, dir), svg);
+  const readme = new URL('../README.md', dir);
+  await writeFile(readme, replaceBetween(await readFile(readme, 'utf8'), HEADLINE, renderHeadline(results)));
   process.stdout.write(
-    `written: ${fileURLToPath(new URL('SCALE.md', dir))} and ${Object.keys(scaleCharts(results)).join(', ')}\n`,
+    `written: ${fileURLToPath(new URL('SCALE.md', dir))}, ${Object.keys(scaleCharts(results)).join(', ')} and the headline in ${fileURLToPath(readme)}\n`,
   );
 }

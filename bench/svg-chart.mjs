@@ -15,8 +15,24 @@ const PALETTE = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b
  *   height?: number,
  *   formatX?: (value: number) => string,
  *   formatY?: (value: number) => string,
+ *   xUnits?: Units,
+ *   yUnits?: Units,
  * }} Chart
+ * @typedef {[name: string, size: number][]} Units  an axis's units, smallest first, each with its size
+ *   in the data's own unit (for MiB data: [['MiB', 1], ['GiB', 1024]])
  */
+
+/** Time in milliseconds. */
+export const TIME_UNITS = /** @type {Units} */ ([
+  ['ms', 1],
+  ['s', 1000],
+]);
+
+/** Memory in mebibytes. */
+export const SIZE_UNITS = /** @type {Units} */ ([
+  ['MiB', 1],
+  ['GiB', 1024],
+]);
 
 /** 1, 10, 100, 1k, 10k, 1M: a power of ten written short. */
 export function formatCount(value) {
@@ -33,6 +49,24 @@ export function formatMs(value) {
 /** Mebibytes written short: 10 MiB, 1 GiB. */
 export function formatMiB(value) {
   return value >= 1024 ? `${trim(value / 1024)} GiB` : `${trim(value)} MiB`;
+}
+
+/**
+ * Tick labels of one axis, all in one unit: the largest unit in which every tick is a round number
+ * (three significant digits at most) and the smallest tick is at least 0.1; else the smallest unit.
+ * Formatting each tick on its own put "9.77 GiB" above "1000 MiB": two units, and a value nobody
+ * chose, on one axis.
+ * @param {number[]} ticks
+ * @param {Units} units
+ * @returns {string[]}
+ */
+export function axisLabels(ticks, units) {
+  const round = (n) => Number(n.toPrecision(3)) === n;
+  const fits = ([, size]) => ticks.every((t) => round(t / size)) && Math.min(...ticks) / size >= 0.1;
+  const [name, size] = [...units].reverse().find(fits) ?? units[0] ?? ['', 1];
+  return ticks.map(
+    (t) => `${(t / size).toLocaleString('en', { maximumFractionDigits: 20 })}${name ? ` ${name}` : ''}`,
+  );
 }
 
 function trim(value) {
@@ -83,6 +117,11 @@ export function logLogChart(chart) {
   const px = (x) => margin.left + ((Math.log10(x) - xd.lo) / (xd.hi - xd.lo)) * plotW;
   const py = (y) => margin.top + plotH - ((Math.log10(y) - yd.lo) / (yd.hi - yd.lo)) * plotH;
   const f = (n) => n.toFixed(1);
+  const decadeTicks = ({ lo, hi }) => Array.from({ length: hi - lo + 1 }, (_, i) => 10 ** (lo + i));
+  const xTicks = decadeTicks(xd);
+  const yTicks = decadeTicks(yd);
+  const xLabels = chart.xUnits ? axisLabels(xTicks, chart.xUnits) : xTicks.map(formatX);
+  const yLabels = chart.yUnits ? axisLabels(yTicks, chart.yUnits) : yTicks.map(formatY);
 
   const out = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12" data-x-scale="log10" data-y-scale="log10">`,
@@ -94,7 +133,7 @@ export function logLogChart(chart) {
     const x = px(10 ** d);
     out.push(
       `<line class="grid-x" data-value="${10 ** d}" x1="${f(x)}" y1="${margin.top}" x2="${f(x)}" y2="${margin.top + plotH}" stroke="#bbb"/>`,
-      `<text class="tick-x" x="${f(x)}" y="${margin.top + plotH + 18}" text-anchor="middle">${escapeXml(formatX(10 ** d))}</text>`,
+      `<text class="tick-x" x="${f(x)}" y="${margin.top + plotH + 18}" text-anchor="middle">${escapeXml(xLabels[d - xd.lo] ?? '')}</text>`,
     );
     for (let m = 2; d < xd.hi && m <= 9; m++) {
       const xm = px(m * 10 ** d);
@@ -107,7 +146,7 @@ export function logLogChart(chart) {
     const y = py(10 ** d);
     out.push(
       `<line class="grid-y" data-value="${10 ** d}" x1="${margin.left}" y1="${f(y)}" x2="${margin.left + plotW}" y2="${f(y)}" stroke="#bbb"/>`,
-      `<text class="tick-y" x="${margin.left - 6}" y="${f(y + 4)}" text-anchor="end">${escapeXml(formatY(10 ** d))}</text>`,
+      `<text class="tick-y" x="${margin.left - 6}" y="${f(y + 4)}" text-anchor="end">${escapeXml(yLabels[d - yd.lo] ?? '')}</text>`,
     );
     for (let m = 2; d < yd.hi && m <= 9; m++) {
       const ym = py(m * 10 ** d);

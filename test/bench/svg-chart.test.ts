@@ -1,6 +1,19 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain .mjs script without types
-import { decades, formatMs, logLogChart } from '../../bench/svg-chart.mjs';
+import { scaleCharts } from '../../bench/scale-report.mjs';
+import {
+  axisLabels,
+  decades,
+  formatMiB,
+  formatMs,
+  logLogChart,
+  SIZE_UNITS,
+  TIME_UNITS,
+  // @ts-expect-error: a plain .mjs script without types
+} from '../../bench/svg-chart.mjs';
+import { REPO_ROOT } from '../helpers/make-vault.js';
 
 type Circle = { series: string; x: number; y: number; cx: number; cy: number };
 
@@ -120,5 +133,99 @@ describe('logLogChart', () => {
   it('widens a single value to one whole decade', () => {
     expect(decades([5])).toEqual({ lo: 0, hi: 1 });
     expect(decades([0.3, 2500])).toEqual({ lo: -1, hi: 4 });
+  });
+});
+
+function tickLabels(svg: string, axis: 'x' | 'y'): string[] {
+  const re = new RegExp(`<text class="tick-${axis}"[^>]*>([^<]*)</text>`, 'g');
+  return [...svg.matchAll(re)].map((m) => m[1] ?? '');
+}
+
+describe('axisLabels', () => {
+  it('writes every tick of an axis in one unit, the largest in which each is a round number', () => {
+    // Decades of MiB are not round in GiB (10,000 MiB is 9.77 GiB), so the whole axis stays in MiB.
+    expect(axisLabels([10, 100, 1000, 10_000], SIZE_UNITS)).toEqual([
+      '10 MiB',
+      '100 MiB',
+      '1,000 MiB',
+      '10,000 MiB',
+    ]);
+    expect(axisLabels([100, 1000, 10_000, 100_000], TIME_UNITS)).toEqual(['0.1 s', '1 s', '10 s', '100 s']);
+    // A tick under a tenth of a second keeps the axis in ms.
+    expect(axisLabels([0.01, 1, 100, 10_000], TIME_UNITS)).toEqual([
+      '0.01 ms',
+      '1 ms',
+      '100 ms',
+      '10,000 ms',
+    ]);
+    expect(axisLabels([1024, 2048], SIZE_UNITS)).toEqual(['1 GiB', '2 GiB']);
+  });
+
+  it('labels a memory axis that crosses 1 GiB in one unit, where formatting each tick alone mixed two', () => {
+    const series = [
+      {
+        name: 'rss',
+        points: [
+          { x: 1000, y: 150 },
+          { x: 100_000, y: 9000 },
+        ],
+      },
+    ];
+    const mixed = logLogChart({ title: 't', xLabel: 'x', yLabel: 'y', formatY: formatMiB, series });
+    expect(tickLabels(mixed, 'y')).toContain('9.77 GiB');
+    const one = logLogChart({
+      title: 't',
+      xLabel: 'x',
+      yLabel: 'y',
+      formatY: formatMiB,
+      yUnits: SIZE_UNITS,
+      series,
+    });
+    expect(tickLabels(one, 'y')).toEqual(['100 MiB', '1,000 MiB', '10,000 MiB']);
+    // The tooltip of a point still says its own value the short way.
+    expect(one).toContain('rss: 100k → 8.79 GiB');
+  });
+});
+
+describe('the scale charts drawn from the committed results', () => {
+  const results = JSON.parse(readFileSync(join(REPO_ROOT, 'bench/results/scale.json'), 'utf8'));
+  const charts = scaleCharts(results) as Record<string, string>;
+
+  it('are the SVG files in bench/results (regenerated with node bench/scale-report.mjs)', () => {
+    for (const [name, svg] of Object.entries(charts)) {
+      expect(readFileSync(join(REPO_ROOT, 'bench/results', name), 'utf8'), name).toBe(svg);
+    }
+  });
+
+  it('label each y axis in one unit, with round values', () => {
+    for (const [name, svg] of Object.entries(charts)) {
+      const labels = tickLabels(svg, 'y');
+      expect(labels.length, name).toBeGreaterThan(1);
+      const units = new Set(labels.map((l) => l.split(' ')[1]));
+      expect(units.size, `${name}: ${labels.join(', ')}`).toBe(1);
+      for (const label of labels) expect(label, name).toMatch(/^(0\.0*1|(1|10|100)(,000)*) (ms|s|MiB|GiB)$/);
+    }
+    expect(tickLabels(charts['scale-rss.svg'] ?? '', 'y').at(-1)).toBe('10,000 MiB');
+  });
+
+  it('show the query a command line pays by default, the daemon answering, beside qmd', () => {
+    const drawn = circles(charts['scale-query.svg'] ?? '');
+    const at = (series: string, x: number) => drawn.find((c) => c.series === series && c.x === x);
+    const daemon = at('mem recall + its daemon', 100_000);
+    const qmd = at('qmd search (process)', 100_000);
+    const opening = at('mem recall --no-server (process)', 100_000);
+    const vault = results.vaults.find((v: { notes: number }) => v.notes === 100_000);
+    expect(daemon?.y).toBe(vault.daemon.recall.totalCpuMs.p50);
+    // The text says a daemon-answered query costs about half of a qmd search at 100k notes; the
+    // chart must show the same, and the process that opens the index (25× qmd) beside it.
+    expect(daemon!.y / qmd!.y).toBeGreaterThan(0.3);
+    expect(daemon!.y / qmd!.y).toBeLessThan(0.7);
+    expect(daemon!.cy).toBeGreaterThan(qmd!.cy);
+    expect(opening!.y / qmd!.y).toBeGreaterThan(20);
+    expect(at('mem recall + its daemon', 10_000)?.y).toBe(
+      results.vaults.find((v: { notes: number }) => v.notes === 10_000).daemon.recall.totalCpuMs.p50,
+    );
+    // Below daemon.minNotes no daemon starts, so the 1k vault has no such point.
+    expect(at('mem recall + its daemon', 1000)).toBeUndefined();
   });
 });
