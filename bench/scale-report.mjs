@@ -25,7 +25,7 @@ function size(mib) {
 const ratio = (r) => (r == null || !Number.isFinite(r) ? '–' : `${Number(r.toPrecision(2))}×`);
 const p5095 = (s) => (s ? `${time(s.p50)} / ${time(s.p95)}` : '–');
 
-/** The README's markers around the headline table (`<!-- scale-headline:start -->`). */
+/** The markers around the headline table in README.md and docs/benchmarks.md (`<!-- scale-headline:start -->`). */
 export const HEADLINE = 'scale-headline';
 
 /** Rows of [label, value for each vault]. */
@@ -178,8 +178,11 @@ export function renderScaleMarkdown(results) {
 /** 2.2 ms, 19 ms: two significant digits, for the headline's in-process figures. */
 const two = (ms) => (ms == null || !Number.isFinite(ms) ? '–' : String(Number(ms.toPrecision(2))));
 
-/** The README's headline: the two largest vaults, memvault beside qmd, with the run's date and machine. */
-export function renderHeadline(results) {
+/**
+ * The headline table: the two largest vaults, memvault beside qmd, with the run's date and machine.
+ * It stands in the README and in docs/benchmarks.md; `docs` is the path from the page to docs/.
+ */
+export function renderHeadline(results, docs = 'docs/') {
   const vaults = results.vaults.slice(-2);
   const head = vaults.flatMap((v) => [`${v.notes.toLocaleString('en')} notes: memvault`, 'qmd (BM25)']);
   /** @type {[string, (v: any) => string, (v: any) => string][]} */
@@ -196,7 +199,7 @@ export function renderHeadline(results) {
       (v) => (v.processQuery.qmd ? time(v.processQuery.qmd.cpuMs.p50) : '–'),
     ],
     [
-      'one query as a process the [daemon](docs/http-mcp.md#the-background-daemon) answers (command + daemon)',
+      `one query as a process the [daemon](${docs}http-mcp.md#the-background-daemon) answers (command + daemon)`,
       (v) =>
         v.daemon
           ? `${Math.round(v.daemon.recall.cliCpuMs.p50)} + ${Math.round(v.daemon.recall.daemonCpuMs.p50)} ms`
@@ -246,7 +249,7 @@ export function renderHeadline(results) {
     .sort();
   const clock = (iso) => iso.slice(11, 16);
   const when = times.length
-    ? `${times[0].slice(0, 10)} ${clock(times[0])}–${clock(times[times.length - 1])} UTC`
+    ? `${times[0].slice(0, 10)} (vault sizes finished ${clock(times[0])}–${clock(times[times.length - 1])} UTC)`
     : results.ranAt.slice(0, 10);
   const loads = results.vaults.map((v) => v.loadAverage?.before).filter((n) => Number.isFinite(n));
   const load = loads.length ? `; load average ${Math.min(...loads)}–${Math.max(...loads)}` : '';
@@ -348,9 +351,15 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const results = JSON.parse(await readFile(new URL('scale.json', dir), 'utf8'));
   await writeFile(new URL('SCALE.md', dir), renderScaleMarkdown(results));
   for (const [name, svg] of Object.entries(scaleCharts(results))) await writeFile(new URL(name, dir), svg);
-  const readme = new URL('../README.md', dir);
-  await writeFile(readme, replaceBetween(await readFile(readme, 'utf8'), HEADLINE, renderHeadline(results)));
+  const pages = { '../../README.md': 'docs/', '../../docs/benchmarks.md': '' };
+  for (const [page, docs] of Object.entries(pages)) {
+    const url = new URL(page, dir);
+    await writeFile(
+      url,
+      replaceBetween(await readFile(url, 'utf8'), HEADLINE, renderHeadline(results, docs)),
+    );
+  }
   process.stdout.write(
-    `written: ${fileURLToPath(new URL('SCALE.md', dir))}, ${Object.keys(scaleCharts(results)).join(', ')} and the headline in ${fileURLToPath(readme)}\n`,
+    `written: ${fileURLToPath(new URL('SCALE.md', dir))}, ${Object.keys(scaleCharts(results)).join(', ')} and the headline in README.md and docs/benchmarks.md\n`,
   );
 }

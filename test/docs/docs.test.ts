@@ -1,0 +1,112 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+// @ts-expect-error: a plain .mjs script without types
+import { between, HEADLINE, renderHeadline } from '../../bench/scale-report.mjs';
+import { REPO_ROOT } from '../helpers/make-vault.js';
+
+/** The README is what a newcomer reads in ten minutes; reference and history live in docs/. */
+const README_MAX_WORDS = 4000;
+
+const pages = [
+  'README.md',
+  'CHANGELOG.md',
+  ...readdirSync(join(REPO_ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
+
+const read = (page: string) => readFileSync(join(REPO_ROOT, page), 'utf8');
+
+/** Words as `wc -w` counts them: runs of characters that are not white space. */
+const words = (text: string) => text.split(/\s+/).filter(Boolean).length;
+
+/** The page without fenced code blocks and inline code, where `[a](b)` is text, not a link. */
+function prose(text: string): string {
+  return text.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '').replace(/`+[^`\n]*`+/g, '');
+}
+
+/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens. */
+function slug(heading: string): string {
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\p{M} _-]/gu, '')
+    .replace(/ /g, '-');
+}
+
+function anchors(page: string): Set<string> {
+  const found = new Set<string>();
+  for (const m of prose(read(page)).matchAll(/^#{1,6} +(.+?) *#* *$/gm)) found.add(slug(m[1] ?? ''));
+  return found;
+}
+
+/** Every relative link of a page: [text](target), ![alt](target) and <img src>, outside code. */
+function links(page: string): string[] {
+  const text = prose(read(page));
+  const targets = [...text.matchAll(/!?\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map(
+    (m) => m[1] ?? '',
+  );
+  return targets.filter((t) => !/^[a-z][a-z0-9+.-]*:/i.test(t));
+}
+
+describe('the README', () => {
+  it(`stays under ${README_MAX_WORDS} words`, () => {
+    expect(words(read('README.md'))).toBeLessThan(README_MAX_WORDS);
+  });
+
+  it('keeps the two commands of the quick start', () => {
+    const readme = read('README.md');
+    expect(readme).toContain('npm ci && npm run demo');
+    expect(readme).toContain('npm ci && npm test');
+    const scripts = JSON.parse(read('package.json')).scripts as Record<string, string>;
+    expect(scripts['demo']).toContain('scripts/demo.mjs');
+    expect(scripts['test']).toContain('vitest run');
+  });
+});
+
+describe('links in README.md, CHANGELOG.md and docs/', () => {
+  it.each(pages)('%s: every relative link points at a file that exists, and at a heading it has', (page) => {
+    const broken: string[] = [];
+    for (const target of links(page)) {
+      const [path = '', fragment] = target.split('#');
+      const file = path === '' ? join(REPO_ROOT, page) : join(REPO_ROOT, dirname(page), decodeURI(path));
+      if (!existsSync(file)) {
+        broken.push(`${target}: no such file`);
+        continue;
+      }
+      const name = relative(REPO_ROOT, file);
+      if (fragment && statSync(file).isFile() && name.endsWith('.md') && !anchors(name).has(fragment))
+        broken.push(`${target}: ${name} has no heading #${fragment}`);
+    }
+    expect(broken).toEqual([]);
+  });
+
+  it('finds the links it checks (a README without any would pass for the wrong reason)', () => {
+    expect(links('README.md')).toEqual(
+      expect.arrayContaining(['docs/cli.md', 'bench/results/scale-query.svg']),
+    );
+    expect(links('docs/cli.md').length).toBeGreaterThan(3);
+  });
+});
+
+describe('generated sections', () => {
+  const scale = JSON.parse(read('bench/results/scale.json'));
+  it.each([
+    ['README.md', 'docs/'],
+    ['docs/benchmarks.md', ''],
+  ])(
+    '%s holds the headline table of bench/results/scale.json (node bench/scale-report.mjs)',
+    (page, docs) => {
+      expect(between(read(page), HEADLINE)).toBe(renderHeadline(scale, docs));
+    },
+  );
+
+  it('docs/reliability.md holds the markers scripts/reliability.mjs --write fills', () => {
+    const page = read('docs/reliability.md');
+    expect(page).toContain('<!-- reliability:start -->');
+    expect(page.indexOf('<!-- reliability:end -->')).toBeGreaterThan(
+      page.indexOf('<!-- reliability:start -->'),
+    );
+  });
+});
