@@ -106,7 +106,7 @@ describe("openVault({ scan: 'background' })", () => {
     const held = new Promise<void>((resolve) => {
       release = resolve;
     });
-    const queue = vault as unknown as { exclusive(fn: () => Promise<void>): Promise<void> };
+    const { queue } = vault as unknown as { queue: { exclusive(fn: () => Promise<void>): Promise<void> } };
     void queue.exclusive(() => held);
     const watching = vault.watch();
     const server = await serveHttp({ source: singleVault(vault), port: 0, deadlineMs: 1 });

@@ -186,7 +186,8 @@ describe.runIf(linux)('a tracked vault (Linux)', () => {
   it('a watcher over tracked folders walks after an overflow and reports every note the walk found', async () => {
     const { root, vault } = await tracked({}, { track: { overflowAt: 50 } });
     const changes: string[] = [];
-    const walks = vi.spyOn(vault as unknown as { walkChanges: () => Promise<unknown> }, 'walkChanges');
+    const { live } = vault as unknown as { live: { walkChanges: () => Promise<unknown> } };
+    const walks = vi.spyOn(live, 'walkChanges');
     const watcher = await vault.watch({ onChange: (c) => changes.push(`${c.kind} ${c.path}`) });
     await writeFile(join(root, 'one.md'), 'One note.\n');
     await vi.waitFor(() => expect(changes).toEqual(['added one.md']), WAIT);

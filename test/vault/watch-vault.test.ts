@@ -116,11 +116,9 @@ describe.each([
 
   it('indexes a burst of 500 files with far fewer refreshes than files', async () => {
     const { root, vault } = await start({});
-    // The watcher applies each batch with one call of this private step.
-    const refresh = vi.spyOn(
-      vault as unknown as { applyChanges: (paths: string[]) => Promise<unknown> },
-      'applyChanges',
-    );
+    // The watcher applies each batch with one call of this private step of the live index.
+    const { live } = vault as unknown as { live: { applyChanges: (paths: string[]) => Promise<unknown> } };
+    const refresh = vi.spyOn(live, 'applyChanges');
     await mkdir(join(root, 'insights/burst'), { recursive: true });
     const started = Date.now();
     await Promise.all(
@@ -163,8 +161,9 @@ describe.each([
       Array.from({ length: 300 }, (_, i) => [`insights/n${i}.md`, `# N${i}\n`]),
     );
     const { root, vault, watcher } = await start(files, { quietMs: 1 });
-    // The watcher's quiet-period save goes through this private step of the Vault's queue.
-    const quietSave = vi.spyOn(vault as unknown as { saveIfStaleNow: () => Promise<void> }, 'saveIfStaleNow');
+    // The watcher's quiet-period save goes through this private step of the live index (on the Vault's queue).
+    const { live } = vault as unknown as { live: { saveIfStaleNow: () => Promise<void> } };
+    const quietSave = vi.spyOn(live, 'saveIfStaleNow');
     await writeFile(join(root, 'insights/n1.md'), '# N1\nzeppelin\n');
     await vi.waitFor(() => expect(vault.recall('zeppelin').hits.length).toBeGreaterThan(0), WAIT);
     // Wait for the quiet-period save to decide: one stale note of 300 is not worth a 44 MiB write.

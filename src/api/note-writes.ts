@@ -1,0 +1,191 @@
+// Every write a Vault makes, each run alone on the write queue and indexed before it resolves (so a
+// recall right after sees it), and the chat write path (the exchange writer) that commits off it.
+import { join } from 'node:path';
+import { ensureCacheDir } from '../core/cache-dir.js';
+import type { MemConfig } from '../core/config.js';
+import type { DeriveContent } from '../git/commit-paths.js';
+import { commitWrite } from '../git/commit-write.js';
+import { type UndoOptions, type UndoResult, undoLastMemCommit } from '../git/vault-git.js';
+import { type ForgetOptions, type ForgetResult, forgetNote } from '../write/forget-note.js';
+import { type ForgetStaleOptions, type ForgetStaleResult, forgetStale } from '../write/forget-stale.js';
+import { type IngestOptions, type IngestResult, ingest } from '../write/ingest.js';
+import { type MoveResult, moveNote } from '../write/move-note.js';
+import {
+  deriveDailyNote,
+  holdsLines,
+  type OnPlanned,
+  type RememberInput,
+  type RememberResult,
+  remember,
+  rememberAll,
+} from '../write/remember.js';
+import {
+  type CreateNoteInput,
+  createNote,
+  type NoteWriteResult,
+  type UpdateNoteInput,
+  updateNote,
+} from '../write/update-note.js';
+import { ExchangeWriter, type ExchangeWriterOptions, type WriterHealth } from './exchange-writer.js';
+import { findNoteToWrite, pathToWrite } from './find-note.js';
+import type { LiveIndex } from './live-index.js';
+import { notAVault, type WriteQueue } from './write-queue.js';
+
+export interface NoteWritesOptions {
+  root: string;
+  config: MemConfig;
+  initialized: boolean;
+  live: LiveIndex;
+  queue: WriteQueue;
+  /** Told how many episode entries each write added (background reflection counts them) */
+  onEntries: (count: number) => void;
+}
+
+export class NoteWrites {
+  private readonly root: string;
+  private readonly config: MemConfig;
+  private readonly initialized: boolean;
+  private readonly live: LiveIndex;
+  private readonly queue: WriteQueue;
+  private readonly onEntries: (count: number) => void;
+  private writer: Promise<ExchangeWriter> | undefined;
+
+  constructor(options: NoteWritesOptions) {
+    this.root = options.root;
+    this.config = options.config;
+    this.initialized = options.initialized;
+    this.live = options.live;
+    this.queue = options.queue;
+    this.onEntries = options.onEntries;
+  }
+
+  remember(input: RememberInput): Promise<RememberResult> {
+    return this.queue.writing(async () => {
+      const result = await remember(this.root, this.config, input);
+      await this.live.refreshPathsNow([result.path]);
+      this.onEntries(1);
+      return result;
+    });
+  }
+
+  /** The exchange writer's write: one exchange's entries in one append per day, indexed at once. */
+  private rememberEntries(inputs: RememberInput[], onPlanned?: OnPlanned): Promise<RememberResult[]> {
+    return this.queue.writing(async () => {
+      const results = await rememberAll(this.root, this.config, inputs, onPlanned);
+      await this.live.refreshPathsNow(new Set(results.map((r) => r.path)));
+      this.onEntries(results.length);
+      return results;
+    });
+  }
+
+  createNote(input: CreateNoteInput): Promise<NoteWriteResult> {
+    return this.queue.writing(async () => {
+      const result = await createNote(this.root, this.config, input);
+      await this.live.refreshPathsNow([result.path]);
+      return result;
+    });
+  }
+
+  updateNote(ref: string, input: UpdateNoteInput): Promise<NoteWriteResult> {
+    return this.queue.writing(async () => {
+      const path = findNoteToWrite(this.live.index, ref).path;
+      const result = await updateNote(this.root, this.config, path, input);
+      await this.live.refreshPathsNow([result.path]);
+      return result;
+    });
+  }
+
+  move(ref: string, to: string): Promise<MoveResult> {
+    return this.queue.writing(async () => {
+      const { index } = this.live;
+      const result = await moveNote(
+        this.root,
+        this.config,
+        index,
+        await pathToWrite(this.root, index, ref),
+        to,
+      );
+      await this.live.refreshPathsNow(result.paths);
+      return result;
+    });
+  }
+
+  forget(ref: string, options: ForgetOptions = {}): Promise<ForgetResult> {
+    return this.queue.writing(async () => {
+      const { index } = this.live;
+      const path = await pathToWrite(this.root, index, ref);
+      const result = await forgetNote(this.root, this.config, index, path, options);
+      await this.live.refreshPathsNow(result.paths);
+      return result;
+    });
+  }
+
+  forgetStale(options: ForgetStaleOptions): Promise<ForgetStaleResult> {
+    return this.queue.writing(async () => {
+      await this.live.refreshNow();
+      const result = await forgetStale(this.root, this.config, this.live.index, options);
+      if (!result.dryRun) await this.live.refreshPathsNow(result.paths);
+      return result;
+    });
+  }
+
+  undo(options: UndoOptions): Promise<UndoResult> {
+    return this.queue.writing(async () => {
+      const result = await undoLastMemCommit(this.root, {
+        runHooks: this.config.git.runHooks,
+        ...options,
+      });
+      if (!result.dryRun) await this.live.refreshPathsNow(result.paths);
+      return result;
+    });
+  }
+
+  ingest(text: string, options: IngestOptions): Promise<IngestResult> {
+    return this.queue.writing(async () => {
+      const result = await ingest(this.root, this.config, text, options);
+      await this.live.refreshPathsNow(result.paths);
+      this.onEntries(result.added);
+      return result;
+    });
+  }
+
+  /** See Vault.startExchanges */
+  startExchanges(options: ExchangeWriterOptions = {}): Promise<ExchangeWriter> {
+    if (!this.initialized) return Promise.reject(notAVault(this.root));
+    const target = {
+      remember: (inputs: RememberInput[], onPlanned?: OnPlanned) => this.rememberEntries(inputs, onPlanned),
+      holds: (path: string, lines: string[]) => holdsLines(this.root, path, lines),
+      // Off the write queue: a commit takes a git process or three (tenths of a second), and the
+      // next turn's add must not wait for it. Appends replace the note by rename, so git reads
+      // either the note before an entry or after it, never half of one.
+      commit: async (paths: string[], message: string, lines: Map<string, string[]>) => {
+        // Only mem's lines on top of each note's committed version: a person's edit stays theirs.
+        const derived = new Map<string, DeriveContent>();
+        for (const [path, added] of lines) {
+          const derive = await deriveDailyNote(path, added);
+          if (derive) derived.set(path, derive);
+        }
+        return commitWrite(this.root, this.config, paths, message, derived);
+      },
+    };
+    // ensureCacheDir: `.mem/` gets its own .gitignore, so the journal never lands in git.
+    this.writer ??= ensureCacheDir(this.root).then((dir) =>
+      ExchangeWriter.start(target, join(dir, 'adds.jsonl'), options),
+    );
+    return this.writer;
+  }
+
+  /** See Vault.writerHealth */
+  writerHealth(): Promise<WriterHealth> {
+    return this.writer
+      ? this.writer.then((writer) => writer.health())
+      : Promise.resolve({ queued: 0, uncommitted: 0 });
+  }
+
+  /** Closes the exchange writer, when one was started: what it accepted is written and committed first. */
+  async close(): Promise<void> {
+    const writer = this.writer;
+    this.writer = undefined;
+    if (writer) await (await writer).close();
+  }
+}
