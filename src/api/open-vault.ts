@@ -98,8 +98,8 @@ export class Vault {
     const parts = await openParts(options);
     const vault = new Vault(parts);
     const scan = parts.live.scan(options.onProgress);
-    // In the background, nothing is awaited between queueing the walk and resolving: a small
-    // vault's walk ends within a few turns, and the caller was promised the cache's answers first.
+    // In the background, nothing is awaited between queueing the walk and resolving, so the caller
+    // has the vault before the walk has changed the index (an extra await let a three-note walk win).
     if (options.scan === 'background' && parts.loaded) parts.live.scanInBackground(scan);
     else await scan;
     return vault;
