@@ -71,7 +71,7 @@ export class Reflection {
     ) {
       if (options.review)
         throw new MemError(
-          'USAGE',
+          'INVALID_ARGUMENT',
           'a review branch holds a model run; with no model configured the offline rules commit on your branch (run without --review)',
         );
       // Reflection's modules (its operation schemas, prompts, rollups) load when a run starts,

@@ -87,7 +87,10 @@ export class SemanticRecall {
   embed(onProgress?: EmbedProgress): Promise<EmbedStats> {
     if (!this.config.embeddings.enabled)
       return Promise.reject(
-        new MemError('USAGE', `embeddings are off; set "embeddings": {"enabled": true} in ${CONFIG_FILE}`),
+        new MemError(
+          'INVALID_ARGUMENT',
+          `embeddings are off; set "embeddings": {"enabled": true} in ${CONFIG_FILE}`,
+        ),
       );
     return this.queue.exclusive(async () => {
       const cache = await this.vectorCache();

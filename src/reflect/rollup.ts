@@ -97,7 +97,7 @@ export async function rollup(
   const top = options.level ?? (options.missing ? 'year' : undefined);
   if (!top)
     throw new MemError(
-      'USAGE',
+      'INVALID_ARGUMENT',
       'say which level to roll up (week, month, quarter or year) or ask for --missing',
     );
   const levels = options.missing ? ROLLUP_LEVELS.slice(0, ROLLUP_LEVELS.indexOf(top) + 1) : [top];

@@ -49,6 +49,7 @@ export const standardRoutes: Route[] = [...apiRoutes, ...companionRoutes];
 
 const STATUS: Partial<Record<MemErrorCode, number>> = {
   USAGE: 400,
+  INVALID_ARGUMENT: 400,
   INVALID_INPUT: 400,
   INVALID_PATH: 400,
   PATH_OUTSIDE_VAULT: 403,
@@ -86,16 +87,19 @@ export function errorReply(error: unknown, onError: (error: unknown) => void): R
 async function listenError(error: NodeJS.ErrnoException, host: string, port: number): Promise<Error> {
   if (error.code === 'EADDRINUSE')
     return new MemError(
-      'USAGE',
+      'INVALID_ARGUMENT',
       `port ${port} on ${host} is in use (${describeHolder(await portHolder(port))}); choose another with --port`,
     );
   if (error.code === 'EACCES')
     return new MemError(
-      'USAGE',
+      'INVALID_ARGUMENT',
       `port ${port} on ${host} may not be used by this user; choose another with --port`,
     );
   if (error.code === 'EADDRNOTAVAIL')
-    return new MemError('USAGE', `${host} is not an address of this machine; choose another with --host`);
+    return new MemError(
+      'INVALID_ARGUMENT',
+      `${host} is not an address of this machine; choose another with --host`,
+    );
   return error;
 }
 
@@ -185,7 +189,7 @@ export async function serveHttp(options: ServeHttpOptions): Promise<HttpServer> 
   const token = options.token || undefined;
   if (!isLoopback(host) && !token) {
     throw new MemError(
-      'USAGE',
+      'INVALID_ARGUMENT',
       `refusing to listen on ${host} without a token: anyone who can reach it could read and write this memory. Pass --token or set MEM_TOKEN, or bind to 127.0.0.1`,
     );
   }

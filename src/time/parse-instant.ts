@@ -78,12 +78,15 @@ export function toInstant(value: Moment | undefined, timeZone: string, name: str
   if (value === undefined) return value;
   const instant = value instanceof Date ? value : parseInstant(value, timeZone);
   if (!instant || Number.isNaN(instant.getTime()))
-    throw new MemError('USAGE', `${name} must be an ISO 8601 date or time, got "${String(value)}"`);
+    throw new MemError(
+      'INVALID_ARGUMENT',
+      `${name} must be an ISO 8601 date or time, got "${String(value)}"`,
+    );
   // Refused where it is given, rather than at the write it would name a note for.
   if (!hasNoteDay(instant, timeZone)) {
     const given = value instanceof Date ? value.toISOString() : value;
     throw new MemError(
-      'USAGE',
+      'INVALID_ARGUMENT',
       `${name} must fall in the years ${NOTE_YEARS.first}–${NOTE_YEARS.last} (a daily note is named YYYY-MM-DD), got "${given}"`,
     );
   }

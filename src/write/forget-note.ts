@@ -128,7 +128,8 @@ async function archiveNote(
   if (rel.split('/')[0] === 'archive') {
     throw new MemError('INVALID_INPUT', `${rel} is already in archive/; use --hard to delete it`);
   }
-  if (/[\r\n]/.test(options.reason ?? '')) throw new MemError('USAGE', 'the reason must be one line');
+  if (/[\r\n]/.test(options.reason ?? ''))
+    throw new MemError('INVALID_ARGUMENT', 'the reason must be one line');
   const changes: Record<string, unknown> = {
     status: 'archived',
     archived: isoWithOffset(options.now ?? new Date(), config.timezone),

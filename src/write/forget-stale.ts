@@ -126,7 +126,7 @@ export async function forgetStale(
   const days = config.forget.staleAfterDays;
   if (days === undefined) {
     throw new MemError(
-      'USAGE',
+      'INVALID_ARGUMENT',
       'mem forget --stale is off: set forget.staleAfterDays in mem.config.json (e.g. 180) to archive old episodes that a rollup covers',
     );
   }

@@ -51,7 +51,7 @@ const KEY = /^[^\s#\-[\]{}:=,&*!|>'"%@`?][^:=\r\n]*$/u;
 
 export function checkKey(key: string): string {
   if (!KEY.test(key) || key !== key.trim()) {
-    throw new MemError('USAGE', `${JSON.stringify(key)} is not a property name mem can write`);
+    throw new MemError('INVALID_ARGUMENT', `${JSON.stringify(key)} is not a property name mem can write`);
   }
   return key;
 }
@@ -62,12 +62,12 @@ export function checkKey(key: string): string {
  */
 export function parseAssignment(text: string): [string, unknown] {
   const eq = text.indexOf('=');
-  if (eq === -1) throw new MemError('USAGE', `${JSON.stringify(text)}: expected key=value`);
+  if (eq === -1) throw new MemError('INVALID_ARGUMENT', `${JSON.stringify(text)}: expected key=value`);
   const key = checkKey(text.slice(0, eq).trim());
   const raw = text.slice(eq + 1).trim();
   if (raw === '') {
     throw new MemError(
-      'USAGE',
+      'INVALID_ARGUMENT',
       `${key}= has no value; use --unset ${key} to delete it, or ${key}='""' for ""`,
     );
   }
@@ -76,7 +76,7 @@ export function parseAssignment(text: string): [string, unknown] {
     return [key, parse(raw) as unknown];
   } catch (error) {
     throw new MemError(
-      'USAGE',
+      'INVALID_ARGUMENT',
       `${key}: the value is not valid YAML (${(error as Error).message.split('\n')[0]})`,
     );
   }
@@ -92,7 +92,7 @@ export async function createNote(
   for (const key of Object.keys(input.set ?? {})) checkKey(key);
   const name = rel.slice(rel.lastIndexOf('/') + 1, -3);
   const title = input.title?.trim() || name;
-  if (/[\r\n]/.test(title)) throw new MemError('USAGE', `${rel}: the title must be one line`);
+  if (/[\r\n]/.test(title)) throw new MemError('INVALID_ARGUMENT', `${rel}: the title must be one line`);
   const time = isoWithOffset(input.now ?? new Date(), config.timezone);
   const id = newNoteId();
   const keys = { id, title, created: time, updated: time, ...input.set };
@@ -120,11 +120,11 @@ export async function updateNote(
   const changes: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(input.set ?? {})) changes[checkKey(key)] = value;
   for (const key of input.unset ?? []) {
-    if (key in changes) throw new MemError('USAGE', `${key}: both set and unset`);
+    if (key in changes) throw new MemError('INVALID_ARGUMENT', `${key}: both set and unset`);
     changes[checkKey(key)] = undefined;
   }
   const names = Object.keys(changes);
-  if (names.length === 0) throw new MemError('USAGE', `${path}: no keys to set or unset`);
+  if (names.length === 0) throw new MemError('INVALID_ARGUMENT', `${path}: no keys to set or unset`);
   const { abs, rel } = await resolveInVault(root, path, { mustExist: true });
   await checkNoTwin(root, rel);
   return withVaultLock(root, async () => {

@@ -45,7 +45,7 @@ describe('the years a daily note can be named by', () => {
   ])('a moment given as %s (%s) is refused where it is given', (text, zone) => {
     expect(() => toInstant(text, zone, 'at')).toThrow(
       new MemError(
-        'USAGE',
+        'INVALID_ARGUMENT',
         `at must fall in the years 0–9999 (a daily note is named YYYY-MM-DD), got "${text}"`,
       ),
     );

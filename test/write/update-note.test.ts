@@ -33,14 +33,19 @@ describe('parseAssignment', () => {
 
   it('refuses an empty value, a missing = and a key YAML would misread', () => {
     expect(() => parseAssignment('status=')).toThrow(
-      new MemError('USAGE', `status= has no value; use --unset status to delete it, or status='""' for ""`),
+      new MemError(
+        'INVALID_ARGUMENT',
+        `status= has no value; use --unset status to delete it, or status='""' for ""`,
+      ),
     );
-    expect(() => parseAssignment('status')).toThrow(new MemError('USAGE', '"status": expected key=value'));
+    expect(() => parseAssignment('status')).toThrow(
+      new MemError('INVALID_ARGUMENT', '"status": expected key=value'),
+    );
     expect(() => parseAssignment('a:b=1')).toThrow(
-      new MemError('USAGE', '"a:b" is not a property name mem can write'),
+      new MemError('INVALID_ARGUMENT', '"a:b" is not a property name mem can write'),
     );
     expect(() => parseAssignment('#x=1')).toThrow(
-      new MemError('USAGE', '"#x" is not a property name mem can write'),
+      new MemError('INVALID_ARGUMENT', '"#x" is not a property name mem can write'),
     );
   });
 });
