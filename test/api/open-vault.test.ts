@@ -1,9 +1,10 @@
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openVault } from '../../src/api/open-vault.js';
 import { MemError } from '../../src/core/errors.js';
+import { ignoreEnvVault } from '../helpers/ignore-env-vault.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 import { mem } from '../helpers/run-cli.js';
 
@@ -16,13 +17,9 @@ async function emptyDir(): Promise<string> {
   return dir;
 }
 
-beforeEach(() => {
-  // Discovery reads MEM_VAULT from the process; a developer's own setting must not leak in.
-  vi.stubEnv('MEM_VAULT', undefined);
-});
+ignoreEnvVault();
 
 afterEach(async () => {
-  vi.unstubAllEnvs();
   await cleanupVaults();
   await Promise.all(empties.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
 });

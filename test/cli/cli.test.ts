@@ -4,12 +4,13 @@ import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RecallResult } from '../../src/api/open-vault.js';
 import type { CompileResult } from '../../src/compile/compile.js';
 import { countTokens } from '../../src/compile/count-tokens.js';
 import type { Edge } from '../../src/core/types.js';
 import type { DoctorReport } from '../../src/indexing/doctor.js';
+import { ignoreEnvVault } from '../helpers/ignore-env-vault.js';
 import { cleanupVaults, copyExampleVault, REPO_ROOT } from '../helpers/make-vault.js';
 import { mem, memProcess } from '../helpers/run-cli.js';
 
@@ -35,12 +36,11 @@ const run = (args: string[]) => mem(['--vault', vault, ...args]);
 
 beforeAll(async () => {
   vault = await copyExampleVault();
-  // Discovery falls back to the process's MEM_VAULT; a developer's own setting must not leak in.
-  vi.stubEnv('MEM_VAULT', undefined);
 });
 
+ignoreEnvVault();
+
 afterAll(async () => {
-  vi.unstubAllEnvs();
   await cleanupVaults();
 });
 

@@ -1,9 +1,10 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RecallResult } from '../../src/api/open-vault.js';
 import type { DoctorReport } from '../../src/indexing/doctor.js';
+import { ignoreEnvVault } from '../helpers/ignore-env-vault.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 import { mem } from '../helpers/run-cli.js';
 
@@ -31,14 +32,7 @@ afterAll(async () => {
   await rm(empty, { recursive: true, force: true });
 });
 
-beforeEach(() => {
-  // Discovery falls back to the process's MEM_VAULT; a developer's own setting must not leak in.
-  vi.stubEnv('MEM_VAULT', undefined);
-});
-
-afterEach(() => {
-  vi.unstubAllEnvs();
-});
+ignoreEnvVault();
 
 describe('usage errors exit with 2', () => {
   it('an unknown command', async () => {

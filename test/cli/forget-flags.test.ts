@@ -2,16 +2,14 @@
 // done: `forget --hard <note> --dry-run` deleted the note, --dry-run being silently ignored.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { git, gitVault } from '../helpers/git.js';
+import { ignoreEnvVault } from '../helpers/ignore-env-vault.js';
 import { cleanupVaults } from '../helpers/make-vault.js';
 import { mem } from '../helpers/run-cli.js';
 
-beforeEach(() => {
-  vi.stubEnv('MEM_VAULT', undefined);
-});
+ignoreEnvVault();
 afterEach(async () => {
-  vi.unstubAllEnvs();
   await cleanupVaults();
 });
 

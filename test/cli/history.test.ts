@@ -1,8 +1,9 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { HistoryEntry } from '../../src/git/git-history.js';
 import { git, gitVault } from '../helpers/git.js';
+import { ignoreEnvVault } from '../helpers/ignore-env-vault.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 import { mem } from '../helpers/run-cli.js';
 
@@ -10,12 +11,9 @@ const read = (root: string, path: string) => readFile(join(root, path), 'utf8');
 
 const NOTE = '---\ntitle: Tea\nconfidence: 0.5\n---\n# Tea\n';
 
-beforeEach(() => {
-  vi.stubEnv('MEM_VAULT', undefined);
-});
+ignoreEnvVault();
 
 afterEach(async () => {
-  vi.unstubAllEnvs();
   await cleanupVaults();
 });
 

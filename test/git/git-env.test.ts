@@ -3,8 +3,9 @@ import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { commitPaths } from '../../src/git/commit-paths.js';
+import { ignoreEnvVault } from '../helpers/ignore-env-vault.js';
 import { mem } from '../helpers/run-cli.js';
 
 const run = promisify(execFile);
@@ -32,12 +33,9 @@ async function vaultRepo(): Promise<string> {
   return root;
 }
 
-beforeEach(() => {
-  vi.stubEnv('MEM_VAULT', undefined);
-});
+ignoreEnvVault();
 
 afterEach(async () => {
-  vi.unstubAllEnvs();
   await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
 });
 

@@ -2,18 +2,16 @@ import { execFileSync } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ignoreEnvVault } from '../helpers/ignore-env-vault.js';
 import { mem } from '../helpers/run-cli.js';
 
 const dirs: string[] = [];
 const gitLog = (dir: string) => execFileSync('git', ['log', '--format=%s'], { cwd: dir, encoding: 'utf8' });
 
-beforeEach(() => {
-  vi.stubEnv('MEM_VAULT', undefined);
-});
+ignoreEnvVault();
 
 afterEach(async () => {
-  vi.unstubAllEnvs();
   await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
 });
 

@@ -1,8 +1,9 @@
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { git, gitInit } from '../helpers/git.js';
+import { ignoreEnvVault } from '../helpers/ignore-env-vault.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 import { mem } from '../helpers/run-cli.js';
 
@@ -10,12 +11,9 @@ const DAY = 'episodes/daily/2026-11-30.md';
 const COMMITTED = '# 2026-11-30\n\n- 09:00 **Rain:** morning ^e1\n';
 const LINE = '- 12:00 lunch with Mei ^e2\n';
 
-beforeEach(() => {
-  vi.stubEnv('MEM_VAULT', undefined);
-});
+ignoreEnvVault();
 
 afterEach(async () => {
-  vi.unstubAllEnvs();
   await cleanupVaults();
 });
 

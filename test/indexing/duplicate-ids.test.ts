@@ -1,23 +1,21 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { diagnose } from '../../src/indexing/doctor.js';
 import { refreshIndex } from '../../src/indexing/refresh-index.js';
 import { TextIndex } from '../../src/indexing/text-index.js';
 import { VaultIndex } from '../../src/indexing/vault-index.js';
 import { parseNote } from '../../src/vault/parse-note.js';
+import { ignoreEnvVault } from '../helpers/ignore-env-vault.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 import { mem } from '../helpers/run-cli.js';
 
 const DAY = 'episodes/daily/2026-11-29.md';
 const TWICE = '# 2026-11-29\n\n- 09:00 first entry ^e1\n- 10:00 second entry ^e1\n- 11:00 third ^e2\n';
 
-beforeEach(() => {
-  vi.stubEnv('MEM_VAULT', undefined);
-});
+ignoreEnvVault();
 
 afterEach(async () => {
-  vi.unstubAllEnvs();
   await cleanupVaults();
 });
 

@@ -1,6 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { openVault } from '../../src/api/open-vault.js';
 import { boundNote, DEFAULT_LIMITS } from '../../src/indexing/bound-note.js';
+import { ignoreEnvVault } from '../helpers/ignore-env-vault.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 import { mem } from '../helpers/run-cli.js';
 
@@ -8,12 +9,9 @@ const limits = { maxNoteChars: 50_000, maxLineChars: 1000, maxLinksPerNote: 10 }
 const LONG = `# Long\n\nstart ${'字'.repeat(100_000)} hiddenword\n`;
 const LINKS = `# Links\n\n${Array.from({ length: 50 }, (_, i) => `[[Target ${i}]]`).join(' ')}\n`;
 
-beforeEach(() => {
-  vi.stubEnv('MEM_VAULT', undefined);
-});
+ignoreEnvVault();
 
 afterEach(async () => {
-  vi.unstubAllEnvs();
   await cleanupVaults();
 });
 

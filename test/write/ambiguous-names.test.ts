@@ -1,6 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ignoreEnvVault } from '../helpers/ignore-env-vault.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 import { mem } from '../helpers/run-cli.js';
 
@@ -8,12 +9,9 @@ const FILES = { 'profile/people/Mei.md': '# Mei\nfriend\n', 'insights/work/Mei.m
 const AMBIGUOUS =
   "mem: Mei is ambiguous: insights/work/Mei.md, profile/people/Mei.md; give the note's path\n";
 
-beforeEach(() => {
-  vi.stubEnv('MEM_VAULT', undefined);
-});
+ignoreEnvVault();
 
 afterEach(async () => {
-  vi.unstubAllEnvs();
   await cleanupVaults();
 });
 

@@ -1,9 +1,10 @@
 import { access, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { openVault } from '../../src/api/open-vault.js';
 import { MemError } from '../../src/core/errors.js';
 import { git, gitInit } from '../helpers/git.js';
+import { ignoreEnvVault } from '../helpers/ignore-env-vault.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 import { mem } from '../helpers/run-cli.js';
 
@@ -22,12 +23,9 @@ const FILES = {
     '# User\n\nLikes [[tea]] and [[insights/tea#Oolong tea|oolong]] and [[/insights/tea|exactly]].\n',
 };
 
-beforeEach(() => {
-  vi.stubEnv('MEM_VAULT', undefined);
-});
+ignoreEnvVault();
 
 afterEach(async () => {
-  vi.unstubAllEnvs();
   await cleanupVaults();
 });
 

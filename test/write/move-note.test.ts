@@ -1,10 +1,11 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { openVault } from '../../src/api/open-vault.js';
 import { MemError } from '../../src/core/errors.js';
 import { moveNote } from '../../src/write/move-note.js';
 import { git, gitInit } from '../helpers/git.js';
+import { ignoreEnvVault } from '../helpers/ignore-env-vault.js';
 import { cleanupVaults, indexOf, makeVault } from '../helpers/make-vault.js';
 
 /** Every file of the vault (except .git and .mem) with its text, for "nothing changed" checks. */
@@ -58,12 +59,9 @@ const LINKING = [
   '',
 ].join('\n');
 
-beforeEach(() => {
-  vi.stubEnv('MEM_VAULT', undefined);
-});
+ignoreEnvVault();
 
 afterEach(async () => {
-  vi.unstubAllEnvs();
   await cleanupVaults();
 });
 

@@ -4,8 +4,9 @@
 // answer is still applied and committed.
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { git, gitVault } from '../helpers/git.js';
+import { ignoreEnvVault } from '../helpers/ignore-env-vault.js';
 import { startLlmStub } from '../helpers/llm-stub.js';
 import { cleanupVaults } from '../helpers/make-vault.js';
 import { mem } from '../helpers/run-cli.js';
@@ -13,11 +14,8 @@ import { mem } from '../helpers/run-cli.js';
 const NFC = 'café'.normalize('NFC');
 const NFD = 'café'.normalize('NFD');
 
-beforeEach(() => {
-  vi.stubEnv('MEM_VAULT', undefined);
-});
+ignoreEnvVault();
 afterEach(async () => {
-  vi.unstubAllEnvs();
   await cleanupVaults();
 });
 

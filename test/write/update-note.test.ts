@@ -1,22 +1,20 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { openVault } from '../../src/api/open-vault.js';
 import { MemError } from '../../src/core/errors.js';
 import { hashText } from '../../src/vault/write-note.js';
 import { parseAssignment } from '../../src/write/update-note.js';
 import { git, gitInit } from '../helpers/git.js';
+import { ignoreEnvVault } from '../helpers/ignore-env-vault.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 import { mem } from '../helpers/run-cli.js';
 
 const read = (root: string, path: string) => readFile(join(root, path), 'utf8');
 
-beforeEach(() => {
-  vi.stubEnv('MEM_VAULT', undefined);
-});
+ignoreEnvVault();
 
 afterEach(async () => {
-  vi.unstubAllEnvs();
   await cleanupVaults();
 });
 
