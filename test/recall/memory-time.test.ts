@@ -46,6 +46,23 @@ describe('memoryTime', () => {
     );
     expect(memoryTime(note({ updated: 'soon' }), section(), zone)).toBeUndefined();
   });
+
+  it('reads every offset form parseInstant reads, as parseInstant does', () => {
+    // Date.parse, which recall used for a time with an offset, reads neither `+08` nor `,5`.
+    const zone = 'Asia/Shanghai';
+    for (const text of [
+      '2026-11-30T00:10:00+08',
+      '2026-11-30T00:10+0800',
+      '2026-11-30 00:10:00,5+08:00',
+      '2026-11-29T16:10:00Z',
+      '2026-11-29 11:10 -05:00',
+      'Mon, 30 Nov 2026 00:10:00 +0800',
+    ]) {
+      const expected = parseInstant(text, zone)?.getTime();
+      expect(expected).toBeDefined();
+      expect([text, memoryTime(note({ updated: text }), section(), zone)]).toEqual([text, expected]);
+    }
+  });
 });
 
 describe("memoryTime's day-offset shortcut", () => {
@@ -123,6 +140,21 @@ describe('recall recency', () => {
     const halfLife = defaultConfig().recall.halfLifeDays;
     expect(hit?.parts.recency).toBeCloseTo(0.5 ** (8 / 24 / halfLife), 4);
     expect(hit?.parts.recency).toBeLessThan(1);
+    await vault.close();
+  });
+
+  it('ranks a note updated just after midnight, with a short offset, as the newest', async () => {
+    // The vault's zone is Asia/Shanghai; `now` is 00:30 there. The first note was updated twenty
+    // minutes ago: its time was lost to Date.parse (recency 0.5), so the ten-day-old note outranked it.
+    const root = await makeVault({
+      'insights/teapot-new.md': '---\nupdated: 2026-11-30T00:10:00+08\n---\n# Teapot\n\nThe green teapot.\n',
+      'insights/teapot-old.md': '---\nupdated: 2026-11-20\n---\n# Teapot\n\nThe green teapot.\n',
+    });
+    const vault = await openVault({ path: root, cache: false });
+    const { hits } = vault.recall('green teapot', { now: '2026-11-30T00:30:00+08:00' });
+    expect(hits.map((hit) => hit.path)).toEqual(['insights/teapot-new.md', 'insights/teapot-old.md']);
+    const halfLife = defaultConfig().recall.halfLifeDays;
+    expect(hits[0]?.parts.recency).toBeCloseTo(0.5 ** (20 / 60 / 24 / halfLife), 4);
     await vault.close();
   });
 });
