@@ -1,5 +1,8 @@
 import type { Command } from 'commander';
 import { MemError } from '../core/errors.js';
+// The input rules read text only and load no time-zone library: the one module of time/ that the
+// edges import directly, so a flag is checked before the library loads (scripts/check-layers.mjs).
+import { DAY_FORMAT, isDayText, isMomentText, MOMENT_FORMAT } from '../time/parse-input-time.js';
 
 export function parsePositiveInt(value: string, name: string): number {
   const n = Number(value);
@@ -9,29 +12,19 @@ export function parsePositiveInt(value: string, name: string): number {
 }
 
 /**
- * Checks an ISO 8601 time given as option `name` (`--now`, `--at`), which the error names, and
- * returns it as text: the vault reads it in its own time zone when it names no offset (here it
- * would be read in the machine's, and a daemon may run elsewhere).
+ * Checks a moment given as option `name` (`--now`, `--at`), which the error names, by the rule every
+ * edge uses, and returns it as text: the vault reads it in its own time zone when it names no offset
+ * (here it would be read in the machine's, and a daemon may run elsewhere).
  */
 export function parseNow(value: string | undefined, name = '--now'): string | undefined {
-  if (value === undefined) return undefined;
-  if (!Number.isFinite(Date.parse(value)))
-    throw new MemError('USAGE', `${name} must be an ISO 8601 date or time, got "${value}"`);
-  return value;
+  if (value === undefined || isMomentText(value)) return value;
+  throw new MemError('USAGE', `${name} must be ${MOMENT_FORMAT}, got "${value}"`);
 }
 
+/** Checks a day given as option `name` (`--from`, `--to`) by the rule every edge uses. */
 export function parseDay(value: string | undefined, name: string): string | undefined {
-  if (value === undefined) return undefined;
-  // Date.parse rolls 2026-02-30 over to March; a real day formats back to the same string.
-  const time = Date.parse(`${value}T00:00:00Z`);
-  if (
-    !/^\d{4}-\d{2}-\d{2}$/.test(value) ||
-    !Number.isFinite(time) ||
-    new Date(time).toISOString().slice(0, 10) !== value
-  ) {
-    throw new MemError('USAGE', `${name} must be a date YYYY-MM-DD, got "${value}"`);
-  }
-  return value;
+  if (value === undefined || isDayText(value)) return value;
+  throw new MemError('USAGE', `${name} must be ${DAY_FORMAT}, got "${value}"`);
 }
 
 /** `--from` and `--to` as an inclusive range of days (an open end reaches the first or last day), or undefined. */

@@ -1,5 +1,5 @@
 import * as z from 'zod/v4';
-import { parseInstant } from '../index.js';
+import { DAY_FORMAT, isDayText, isMomentText, MOMENT_FORMAT } from '../index.js';
 
 /**
  * One zod schema per request body: the HTTP routes validate with them (400 naming the field) and
@@ -21,15 +21,12 @@ const positiveInt = (name: string) => {
   return z.number({ error }).int({ error }).positive({ error });
 };
 
-/** An instant as ISO 8601 (`2026-11-30T10:00:00+08:00`, or a date), parsed to a Date. */
 /**
  * A moment stays text: the vault reads it in its own time zone when it names no offset, so a host
  * in a UTC container can send its user's clock. Checked here, so a bad one is a 400 naming the field.
  */
 const moment = (name: string) =>
-  string(name).refine((value) => parseInstant(value, 'UTC') !== undefined, {
-    error: `"${name}" must be an ISO 8601 date or time`,
-  });
+  string(name).refine(isMomentText, { error: `"${name}" must be ${MOMENT_FORMAT}` });
 
 /**
  * A body that refuses fields it does not know: a typo (`"limt"`) would otherwise be dropped
@@ -51,8 +48,8 @@ const ids = {
 
 export const KINDS = ['chat', 'event', 'note'] as const;
 
-const day = (name: string) =>
-  string(name).regex(/^\d{4}-\d{2}-\d{2}$/, { error: `"${name}" must be a date YYYY-MM-DD` });
+/** A day `YYYY-MM-DD` that exists, by the rule every edge uses (the CLI's --from and --to too). */
+const day = (name: string) => string(name).refine(isDayText, { error: `"${name}" must be ${DAY_FORMAT}` });
 
 export const LAYER_NAMES = ['persona', 'profile', 'episodes', 'insights', 'archive', 'other'] as const;
 

@@ -3,6 +3,7 @@
 // already a day, so no DST shift can move it by an hour.
 
 import { Temporal } from 'temporal-polyfill';
+import { isDayText } from './parse-input-time.js';
 
 export type Day = Temporal.PlainDate;
 
@@ -37,8 +38,8 @@ export function dayFromYmd(year: number, month: number, day: number): Day | unde
 
 /** Reads `YYYY-MM-DD` (and nothing else: no time, no offset); undefined when it is not a real date. */
 export function parseDay(text: string): Day | undefined {
-  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
-  return match ? dayFromYmd(Number(match[1]), Number(match[2]), Number(match[3])) : undefined;
+  // Which text is a day is the input rule every edge checks with; Temporal only builds it.
+  return isDayText(text) ? Temporal.PlainDate.from(text) : undefined;
 }
 
 /** `YYYY-MM-DD` */

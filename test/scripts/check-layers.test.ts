@@ -51,6 +51,21 @@ describe('the layer rule (scripts/check-layers.mjs)', () => {
     ]);
   });
 
+  it('lets an edge import the input rules of time/ directly, as long as they import only core/', async () => {
+    const src = await tree({
+      'cli/x.ts':
+        "import { isMomentText } from '../time/parse-input-time.js';\nimport { y } from '../time/zoned-date.js';\n",
+      'time/parse-input-time.ts':
+        "import { z } from './zoned-date.js';\nimport { E } from '../core/errors.js';\n",
+      'time/zoned-date.ts': 'export const y = 1;\nexport const z = 2;\n',
+      'core/errors.ts': 'export const E = 1;\n',
+    });
+    expect(checkLayers(src)).toEqual([
+      'cli/x.ts imports time/zoned-date.ts: cli/ uses only src/index.ts and core/',
+      'time/parse-input-time.ts imports time/zoned-date.ts: the edges import it directly, so it may import only core/',
+    ]);
+  });
+
   it('sees a side-effect import, a dynamic import in backticks, a re-export and an .mts file', async () => {
     const src = await tree({
       'core/a.ts': "import '../api/x.js';\n",
