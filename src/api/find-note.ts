@@ -4,14 +4,14 @@ import { MemError } from '../core/errors.js';
 import type { Note } from '../core/types.js';
 import { readPendingPlan } from '../git/pending-plan.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
-import { notePath } from '../vault/paths.js';
+import { cleanNoteRef, noteRefLink, noteRefPath } from '../vault/note-ref.js';
 
 /** The note `ref` names; NOT_FOUND when none does. */
 export function findNote(index: VaultIndex, ref: string): Note {
-  const clean = ref.normalize('NFC').replace(/^\.\//, '').replace(/^\//, '');
+  const clean = cleanNoteRef(ref);
   const direct = index.notes.get(clean) ?? index.notes.get(`${clean}.md`);
   if (direct) return direct;
-  const resolved = index.graph.resolve(clean.replace(/\.md$/i, ''), '');
+  const resolved = index.graph.resolve(noteRefLink(ref), '');
   const note = resolved ? index.notes.get(resolved) : undefined;
   if (!note) throw new MemError('NOT_FOUND', `note not found: ${ref}`);
   return note;
@@ -23,7 +23,7 @@ export function findNote(index: VaultIndex, ref: string): Note {
  */
 export function findNoteToWrite(index: VaultIndex, ref: string): Note {
   const note = findNote(index, ref);
-  const clean = ref.normalize('NFC').replace(/^\.\//, '').replace(/^\//, '').replace(/\.md$/i, '');
+  const clean = noteRefLink(ref);
   if (index.notes.has(clean) || index.notes.has(`${clean}.md`)) return note;
   const wanted = `/${clean}.md`.toLowerCase();
   const candidates = [...index.notes.keys()].filter((path) => `/${path}`.toLowerCase().endsWith(wanted));
@@ -43,7 +43,7 @@ export function findNoteToWrite(index: VaultIndex, ref: string): Note {
  */
 export async function pathToWrite(root: string, index: VaultIndex, ref: string): Promise<string> {
   // A path the plan moved or deleted, not a link that now resolves elsewhere (into archive/).
-  const path = notePath(ref.replace(/^\.?\//, ''));
+  const path = noteRefPath(ref);
   if (!index.notes.has(path) && (await readPendingPlan(root))?.paths.includes(path)) return path;
   return findNoteToWrite(index, ref).path;
 }

@@ -22,7 +22,7 @@ import type { Llm, LlmOptions } from '../reflect/llm.js';
 import type { ReflectOptions, ReflectResult } from '../reflect/reflect.js';
 import type { RollupOptions, RollupResult } from '../reflect/rollup.js';
 import { type Moment, toInstant } from '../time/parse-instant.js';
-import { notePath } from '../vault/paths.js';
+import { noteRefPath } from '../vault/note-ref.js';
 import type { VaultWatcher, WatchVaultOptions } from '../vault/watch-vault.js';
 import type { ForgetOptions, ForgetResult } from '../write/forget-note.js';
 import type { ForgetStaleOptions, ForgetStaleResult } from '../write/forget-stale.js';
@@ -408,7 +408,7 @@ export class Vault {
 
   /** Commits that touched a note (also one deleted since), newest first, following renames. */
   history(ref: string): Promise<HistoryEntry[]> {
-    let path = notePath(ref);
+    let path = noteRefPath(ref);
     try {
       path = this.note(ref).path;
     } catch {
