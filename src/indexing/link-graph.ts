@@ -1,9 +1,6 @@
 import { MemError } from '../core/errors.js';
-import type { Edge, LinkKind, LinkRef, Note } from '../core/types.js';
+import type { Edge, LinkRef, Note } from '../core/types.js';
 import { basenameOf, compareStrings, foldPath, PathIndex, resolveLink } from '../vault/resolve-link.js';
-
-/** Bumped whenever the shape of `toJSON()` changes; an older cache is rebuilt, never trusted. */
-export const LINK_GRAPH_VERSION = 1;
 
 /** An edge as held inside the graph: mutable target, plus the key that finds it when files appear. */
 interface EdgeRecord {
@@ -13,20 +10,6 @@ interface EdgeRecord {
   readonly section: string;
   /** Folded file name of the link target (`note` for `[[x/Note]]`); `''` for same-note links */
   readonly name: string;
-}
-
-/**
- * One link as cached, a tuple to keep the file small (key names would double it):
- * `[kind, raw, target, start, end, line, section, subpath, alias, property]`, absent ones null, trailing nulls cut.
- */
-type StoredLink = [LinkKind, string, string, number, number, number, string, ...(string | null)[]];
-
-export interface LinkGraphJSON {
-  version: number;
-  /** Paths that links can point to but that hold no links of their own (images, PDFs …) */
-  files: string[];
-  /** Each note's path and its links in source order */
-  notes: [string, StoredLink[]][];
 }
 
 /**
@@ -134,32 +117,6 @@ export class LinkGraph {
   /** Where `target` (a link's path part) points from the note at `fromPath`, as of now. */
   resolve(target: string, fromPath: string): string | undefined {
     return resolveLink(target, fromPath, this.index);
-  }
-
-  /** Plain JSON for the `.mem/` cache: the links as parsed; everything derived is rebuilt on load. */
-  toJSON(): LinkGraphJSON {
-    const files = this.index.paths().filter((path) => !this.outgoing.has(path));
-    const notes = [...this.outgoing].map(([path, edges]): [string, StoredLink[]] => [
-      path,
-      edges.map(storeLink),
-    ]);
-    return { version: LINK_GRAPH_VERSION, files, notes };
-  }
-
-  /** Rebuilds a graph from `toJSON()` output; throws INVALID_INPUT when the data is not such output. */
-  static fromJSON(data: unknown): LinkGraph {
-    const json = checkJSON(data);
-    const graph = new LinkGraph();
-    // Every path first, so each link is resolved once, against the complete vault.
-    for (const path of json.files) graph.index.add(path);
-    for (const [path] of json.notes) graph.index.add(path);
-    for (const [path, links] of json.notes) {
-      graph.attach(
-        path,
-        links.map((stored) => loadLink(path, stored)),
-      );
-    }
-    return graph;
   }
 
   private attach(
@@ -272,52 +229,4 @@ function deleteFrom<T>(map: Map<string, Set<T>>, key: string, value: T): void {
   if (!set) return;
   set.delete(value);
   if (set.size === 0) map.delete(key);
-}
-
-function storeLink(edge: EdgeRecord): StoredLink {
-  const { kind, raw, target, start, end, line, subpath, alias, property } = edge.link;
-  const stored: StoredLink = [kind, raw, target, start, end, line, edge.section];
-  const optional = [subpath ?? null, alias ?? null, property ?? null];
-  while (optional.length > 0 && optional[optional.length - 1] === null) optional.pop();
-  stored.push(...optional);
-  return stored;
-}
-
-function loadLink(from: string, stored: StoredLink): EdgeRecord {
-  const [kind, raw, target, start, end, line, section, subpath, alias, property] = stored;
-  const link: LinkRef = { kind, raw, target, start, end, line };
-  if (typeof subpath === 'string') link.subpath = subpath;
-  if (typeof alias === 'string') link.alias = alias;
-  if (typeof property === 'string') link.property = property;
-  return { from, to: undefined, link, section, name: nameOf(target) };
-}
-
-const LINK_FIELD_TYPES = ['string', 'string', 'string', 'number', 'number', 'number', 'string'];
-
-function checkJSON(data: unknown): LinkGraphJSON {
-  const fail = (why: string): never => {
-    throw new MemError('INVALID_INPUT', `mem: link graph cache: ${why}; rebuild it from the notes`);
-  };
-  if (typeof data !== 'object' || data === null) return fail('not an object');
-  const json = data as Partial<LinkGraphJSON>;
-  if (json.version !== LINK_GRAPH_VERSION) {
-    return fail(`version ${String(json.version)}, expected ${LINK_GRAPH_VERSION}`);
-  }
-  if (!Array.isArray(json.files) || !json.files.every((p) => typeof p === 'string')) {
-    return fail('files must be a list of paths');
-  }
-  if (!Array.isArray(json.notes)) return fail('notes must be a list');
-  for (const note of json.notes as unknown[]) {
-    if (!Array.isArray(note) || typeof note[0] !== 'string' || !Array.isArray(note[1])) {
-      return fail('each note must be [path, links]');
-    }
-    for (const link of note[1] as unknown[]) {
-      const ok =
-        Array.isArray(link) &&
-        LINK_FIELD_TYPES.every((type, i) => typeof link[i] === type) &&
-        link.slice(LINK_FIELD_TYPES.length).every((v) => v === null || typeof v === 'string');
-      if (!ok) return fail(`${note[0]}: a link is not [kind, raw, target, start, end, line, section, …]`);
-    }
-  }
-  return json as LinkGraphJSON;
 }

@@ -31,4 +31,12 @@ describe('LinkGraph.fromNotes', () => {
     expect(to('a/Mei.md')).toBe('a/Tokyo.md');
     expect(to('b/tokyo.md')).toBe('b/Tokyo.md');
   });
+
+  it('keeps resolving incrementally after it is built (the cache loads a graph this way)', () => {
+    const built = LinkGraph.fromNotes(NOTES);
+    expect(built.unresolved().map((edge) => edge.from)).toEqual(['a/Tokyo.md', 'c/Other.md']);
+    built.upsert(note('Nowhere.md', '# Nowhere\n'));
+    expect(built.unresolved()).toEqual([]);
+    expect(built.backlinks('Nowhere.md').map((edge) => edge.from)).toEqual(['a/Tokyo.md', 'c/Other.md']);
+  });
 });

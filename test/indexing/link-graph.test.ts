@@ -246,64 +246,6 @@ describe('LinkGraph', () => {
     expect(targets(graph, 'a.md')).toEqual(['Cafe\u0301.md']);
   });
 
-  describe('toJSON / fromJSON', () => {
-    function sample(): LinkGraph {
-      const graph = new LinkGraph();
-      graph.upsert(note('x/A.md', [{ target: '', subpath: '#H' }], [{ anchor: 'H', start: 0, end: 50 }]));
-      graph.upsert(note('y/A.md', []));
-      graph.upsert(
-        note('x/from.md', [
-          { target: 'A', subpath: '#^e7', alias: 'an A', raw: '[[A#^e7|an A]]' },
-          { target: 'img.png', kind: 'embed' },
-          { target: 'nope' },
-        ]),
-      );
-      graph.upsert(note('q.md', [{ target: 'from', kind: 'frontmatter', property: 'sources' }]));
-      graph.addFile('img.png');
-      return graph;
-    }
-
-    function answers(graph: LinkGraph): unknown {
-      return graph.paths().map((path) => ({
-        path,
-        out: graph.outEdges(path),
-        back: graph.backlinks(path),
-        neighbours: graph.neighbours(path),
-        unresolved: graph.unresolved(),
-      }));
-    }
-
-    it('round-trips through plain JSON with identical answers', () => {
-      const graph = sample();
-      const loaded = LinkGraph.fromJSON(JSON.parse(JSON.stringify(graph.toJSON())));
-      expect(answers(loaded)).toStrictEqual(answers(graph));
-      expect(answers(loaded)).not.toEqual(answers(new LinkGraph()));
-      expect(loaded.paths()).toEqual(['img.png', 'q.md', 'x/A.md', 'x/from.md', 'y/A.md']);
-      expect(loaded.toJSON()).toEqual(graph.toJSON());
-    });
-
-    it('keeps resolving incrementally after a load', () => {
-      const loaded = LinkGraph.fromJSON(JSON.parse(JSON.stringify(sample().toJSON())));
-      loaded.upsert(note('nope.md', []));
-      expect(loaded.unresolved()).toEqual([]);
-      expect(loaded.backlinks('nope.md').map((e) => e.from)).toEqual(['x/from.md']);
-    });
-
-    it('refuses data that is not a graph cache of this version', () => {
-      expect(() => LinkGraph.fromJSON({ version: 0, files: [], notes: [] })).toThrow(
-        'mem: link graph cache: version 0, expected 1; rebuild it from the notes',
-      );
-      expect(() => LinkGraph.fromJSON(null)).toThrow(
-        'mem: link graph cache: not an object; rebuild it from the notes',
-      );
-      expect(() =>
-        LinkGraph.fromJSON({ version: 1, files: [], notes: [['a.md', [['wiki', '[[b]]', 'b', 0, 5]]]] }),
-      ).toThrow(
-        'mem: link graph cache: a.md: a link is not [kind, raw, target, start, end, line, section, …]; rebuild it from the notes',
-      );
-    });
-  });
-
   it('indexes a large vault: backlinks and unresolved links agree with a brute-force count', () => {
     const graph = new LinkGraph();
     const count = 2000;
