@@ -1,4 +1,4 @@
-import MiniSearch, { type AsPlainObject, type Options, type SearchResult } from 'minisearch';
+import MiniSearch, { type Options, type SearchResult } from 'minisearch';
 import { MemError } from '../core/errors.js';
 import type { Layer, Note, Section } from '../core/types.js';
 import { MONTH_NAMES } from '../time/number-words.js';
@@ -353,42 +353,6 @@ export class TextIndex {
       },
     };
   }
-
-  /** A plain, JSON-serialisable snapshot; give it (or its parsed JSON text) to fromJSON(). */
-  toJSON(): TextIndexJSON {
-    return {
-      version: TEXT_INDEX_VERSION,
-      paths: [...this.idsByPath],
-      miniSearch: unshared(this.miniSearch.toJSON()),
-    };
-  }
-
-  /** Restores an index saved by toJSON(); throws INVALID_INPUT for another version or shape. */
-  static fromJSON(json: unknown): TextIndex {
-    const saved = checkSaved(json);
-    return TextIndex.restore(MiniSearch.loadJS(unshared(saved.miniSearch), OPTIONS), saved);
-  }
-
-  /** Like fromJSON() but loads in batches, so a large index does not block the event loop. */
-  static async fromJSONAsync(json: unknown): Promise<TextIndex> {
-    const saved = checkSaved(json);
-    const miniSearch = await MiniSearch.loadJSAsync(unshared(saved.miniSearch), OPTIONS);
-    return TextIndex.restore(miniSearch, saved);
-  }
-
-  private static restore(miniSearch: MiniSearch<SectionDocument>, saved: TextIndexJSON): TextIndex {
-    const index = new TextIndex();
-    index.miniSearch = miniSearch;
-    index.idsByPath = new Map(saved.paths.map(([path, ids]) => [path, [...ids]]));
-    return index;
-  }
-}
-
-export interface TextIndexJSON {
-  version: number;
-  /** Note path → its section ids */
-  paths: [string, string[]][];
-  miniSearch: AsPlainObject;
 }
 
 function documentsById(note: Note): Map<string, SectionDocument> {
@@ -474,30 +438,4 @@ function storedSource(id: string, stored: Record<string, unknown>): TextHitSourc
   };
   if (typeof stored['date'] === 'string') source.date = stored['date'];
   return source;
-}
-
-function checkSaved(json: unknown): TextIndexJSON {
-  const value = typeof json === 'string' ? (JSON.parse(json) as unknown) : json;
-  const saved = value as Partial<TextIndexJSON> | null;
-  if (typeof saved !== 'object' || saved === null || saved.version !== TEXT_INDEX_VERSION) {
-    throw new MemError(
-      'INVALID_INPUT',
-      `text index: saved version ${JSON.stringify(saved?.version)} does not match ${TEXT_INDEX_VERSION}; rebuild it`,
-    );
-  }
-  if (!Array.isArray(saved.paths) || typeof saved.miniSearch !== 'object' || saved.miniSearch === null) {
-    throw new MemError(
-      'INVALID_INPUT',
-      'text index: saved index is malformed (expected version, paths, miniSearch)',
-    );
-  }
-  return saved as TextIndexJSON;
-}
-
-/**
- * MiniSearch's toJSON() and loadJS() share the live `fieldIds` and `averageFieldLength` objects, which
- * later adds update in place; copy them so a snapshot and the index restored from it stay apart.
- */
-function unshared(plain: AsPlainObject): AsPlainObject {
-  return { ...plain, fieldIds: { ...plain.fieldIds }, averageFieldLength: [...plain.averageFieldLength] };
 }

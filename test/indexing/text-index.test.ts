@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MemError } from '../../src/core/errors.js';
 import type { Layer, Note, Section } from '../../src/core/types.js';
-import { TEXT_INDEX_VERSION, TextIndex } from '../../src/indexing/text-index.js';
+import { TextIndex } from '../../src/indexing/text-index.js';
 
 interface SectionSpec {
   anchor?: string;
@@ -243,67 +242,6 @@ describe('TextIndex', () => {
     const hits = index.search('hiking');
     expect(hits.map((hit) => hit.id)).toEqual(['insights/a.md#', 'insights/b.md#', 'insights/c.md#']);
     expect(new Set(hits.map((hit) => hit.score)).size).toBe(1);
-  });
-
-  describe('JSON', () => {
-    const notes = [
-      moving,
-      makeNote('profile/people/林小雨.md', {
-        title: '林小雨',
-        aliases: ['Lin'],
-        sections: [{ text: '喜欢爬山 and hiking.' }],
-      }),
-      makeNote('insights/hiking.md', {
-        title: 'Hiking',
-        tags: ['outdoors'],
-        sections: [{ text: 'Bring water.' }],
-      }),
-    ];
-    const queries = ['上海', 'obsidian', 'hike', 'Lin', '爬山', 'outdoors water', 'moving'];
-
-    it('round-trips through JSON text with the same search results', () => {
-      const index = indexOf(...notes);
-      index.remove('insights/hiking.md');
-      index.add(notes[2]!);
-      const restored = TextIndex.fromJSON(JSON.parse(JSON.stringify(index)));
-      for (const query of queries) expect(restored.search(query)).toEqual(index.search(query));
-      expect(restored.size).toBe(index.size);
-      expect(restored.has('insights/hiking.md')).toBe(true);
-    });
-
-    it('restores the path map, so remove works after loading', () => {
-      const restored = TextIndex.fromJSON(JSON.stringify(indexOf(...notes).toJSON()));
-      restored.remove('episodes/daily/2026-11-29.md');
-      expect(ids(restored, '上海')).toEqual([]);
-      expect(restored.size).toBe(2);
-    });
-
-    it('loads asynchronously with the same results', async () => {
-      const index = indexOf(...notes);
-      const restored = await TextIndex.fromJSONAsync(JSON.parse(JSON.stringify(index)));
-      for (const query of queries) expect(restored.search(query)).toEqual(index.search(query));
-    });
-
-    it('keeps a restored index apart from the snapshot it came from', () => {
-      const index = indexOf(...notes);
-      const before = index.search('hike');
-      const snapshot = index.toJSON();
-      const restored = TextIndex.fromJSON(snapshot);
-      restored.add(makeNote('insights/long.md', { sections: [{ text: 'hike '.repeat(200) }] }));
-      index.add(makeNote('insights/longer.md', { sections: [{ text: 'hike '.repeat(400) }] }));
-      expect(TextIndex.fromJSON(snapshot).search('hike')).toEqual(before);
-    });
-
-    it('refuses a snapshot of another version', () => {
-      const json = { ...indexOf(...notes).toJSON(), version: 999 };
-      expect(() => TextIndex.fromJSON(json)).toThrow(MemError);
-      expect(() => TextIndex.fromJSON(json)).toThrow(
-        `text index: saved version 999 does not match ${TEXT_INDEX_VERSION}; rebuild it`,
-      );
-      expect(() => TextIndex.fromJSON(null)).toThrow(
-        `text index: saved version undefined does not match ${TEXT_INDEX_VERSION}; rebuild it`,
-      );
-    });
   });
 });
 
