@@ -47,7 +47,7 @@ export type { Operation } from './reflect/operations.js';
 export type { ReflectOptions, ReflectResult } from './reflect/reflect.js';
 export type { RollupOptions, RollupResult, RollupWritten } from './reflect/rollup.js';
 export type { BudgetState } from './reflect/token-budget.js';
-export { DAY_FORMAT, isDayText, isMomentText, MOMENT_FORMAT } from './time/parse-input-time.js';
+export { DAY_FORMAT, DAY_PATTERN, isDayText, isMomentText, MOMENT_FORMAT } from './time/parse-input-time.js';
 export { type Moment, parseInstant } from './time/parse-instant.js';
 export type { TrackOptions } from './vault/track-changes.js';
 export type { VaultChange, VaultWatcher, WatchVaultOptions } from './vault/watch-vault.js';

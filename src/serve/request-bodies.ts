@@ -1,5 +1,5 @@
 import * as z from 'zod/v4';
-import { DAY_FORMAT, isDayText, isMomentText, MOMENT_FORMAT } from '../index.js';
+import { DAY_FORMAT, DAY_PATTERN, isDayText, isMomentText, MOMENT_FORMAT } from '../index.js';
 
 /**
  * One zod schema per request body: the HTTP routes validate with them (400 naming the field) and
@@ -49,7 +49,11 @@ const ids = {
 export const KINDS = ['chat', 'event', 'note'] as const;
 
 /** A day `YYYY-MM-DD` that exists, by the rule every edge uses (the CLI's --from and --to too). */
-const day = (name: string) => string(name).refine(isDayText, { error: `"${name}" must be ${DAY_FORMAT}` });
+const day = (name: string) =>
+  string(name)
+    // The pattern stays in the JSON Schema an MCP client shows its model.
+    .regex(DAY_PATTERN, { error: `"${name}" must be ${DAY_FORMAT}` })
+    .refine(isDayText, { error: `"${name}" must be ${DAY_FORMAT}` });
 
 export const LAYER_NAMES = ['persona', 'profile', 'episodes', 'insights', 'archive', 'other'] as const;
 

@@ -12,6 +12,9 @@ export const MOMENT_FORMAT = 'an ISO 8601 date or time';
 /** What a day must be, as every edge's message says it: `--from must be ${DAY_FORMAT}`. */
 export const DAY_FORMAT = 'a date YYYY-MM-DD';
 
+/** The shape of a day (a JSON Schema `pattern` shows it to a model); isDayText also checks it exists. */
+export const DAY_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
+
 /** A clock reading as written, without a zone; omitted fields are zero. */
 export interface ClockFields {
   year: number;
@@ -109,13 +112,12 @@ export function isMomentText(text: string): boolean {
 
 /** Whether `text` is a real day written `YYYY-MM-DD`, and nothing else (2026-02-30 is not). */
 export function isDayText(text: string): boolean {
-  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
   return (
-    match !== null &&
+    DAY_PATTERN.test(text) &&
     clockExists({
-      year: Number(match[1]),
-      month: Number(match[2]),
-      day: Number(match[3]),
+      year: Number(text.slice(0, 4)),
+      month: Number(text.slice(5, 7)),
+      day: Number(text.slice(8, 10)),
       hour: 0,
       minute: 0,
       second: 0,

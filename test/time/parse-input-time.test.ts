@@ -5,6 +5,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import fc from 'fast-check';
 import { Temporal } from 'temporal-polyfill';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as z from 'zod/v4';
 import { parseDayRange, parseNow } from '../../src/cli/parse-options.js';
 import { openVault, type Vault } from '../../src/index.js';
 import { type HttpServer, serveHttp } from '../../src/serve/http.js';
@@ -172,6 +173,13 @@ describe('the one rule for a day', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+
+  it('shows a model the shape of a day in the MCP tools’ JSON Schema', () => {
+    const schema = z.toJSONSchema(recallArgs, { io: 'input' }) as unknown as {
+      properties: { range: { properties: { from: { pattern: string } } } };
+    };
+    expect(schema.properties.range.properties.from.pattern).toBe('^\\d{4}-\\d{2}-\\d{2}$');
   });
 
   it('refuses a day that does not exist, which HTTP once let through', () => {
