@@ -1,7 +1,7 @@
 import { appendFile } from 'node:fs/promises';
 
 /**
- * One row of the README's Reliability table: a class test says what it tried (cases, kills, …)
+ * One row of the Reliability table (docs/reliability.md): a class test says what it tried (cases, kills, …)
  * and what was lost. `node scripts/reliability.mjs` sets MEM_RELIABILITY_REPORT to a file and
  * renders the lines the tests append to it; without it, this does nothing.
  */

@@ -19,7 +19,7 @@ const SLOW = process.env['MEM_SLOW'] === '1';
 const DAY = 'episodes/daily/2026-11-30.md';
 const TEMPLATE = '---\ndate: 2026-11-30\ntype: episode\n---\n# 2026-11-30\n\n';
 
-/** Cases tried per entry class, for the README's Reliability table (MEM_RELIABILITY_REPORT). */
+/** Cases tried per entry class, for the Reliability table (docs/reliability.md) (MEM_RELIABILITY_REPORT). */
 const tried = { cases: 0, entries: 0 };
 afterAll(() =>
   reportReliability({ class: 'entry text', cases: tried.cases, entries: tried.entries, lost: 0, forged: 0 }),

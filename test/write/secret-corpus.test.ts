@@ -17,7 +17,7 @@ const changed = corpus.lookalikes
   .map((text) => ({ text, out: redactSecrets(text).text }))
   .filter(({ text, out }) => text !== out);
 
-// The figures of the README's Reliability table, when the report script asks for them.
+// The figures of the Reliability table (docs/reliability.md), when the report script asks for them.
 await reportReliability({
   class: 'secrets redacted (English and Chinese)',
   caught: corpus.secrets.length - missed.length,
