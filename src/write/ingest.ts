@@ -4,7 +4,7 @@ import { commitWrite, startPlan, type WriteCommit } from '../git/commit-write.js
 import { dayOf, timeOfDay } from '../time/zoned-date.js';
 import { entryText } from '../vault/entry-text.js';
 import { hashText } from '../vault/write-note.js';
-import { parseTranscript } from './parse-transcript.js';
+import { parseTranscript, type TranscriptTurn } from './parse-transcript.js';
 import { redactSecrets } from './redact.js';
 import { appendToDay, type DayEntry } from './remember.js';
 
@@ -16,6 +16,14 @@ export interface IngestOptions {
   noRedact?: boolean;
   /** Called after each day is written: days done, days in all */
   onProgress?: (done: number, total: number) => void;
+  /** The command named in the commit message and the write plan (default: `ingest`) */
+  verb?: string;
+}
+
+/** A turn to write; `day` (YYYY-MM-DD) and `time` (HH:MM) place a turn that has only a date, as a journal's. */
+export interface IngestTurn extends TranscriptTurn {
+  day?: string;
+  time?: string;
 }
 
 export interface IngestResult extends WriteCommit {
@@ -44,7 +52,19 @@ export async function ingest(
   text: string,
   options: IngestOptions,
 ): Promise<IngestResult> {
-  const turns = parseTranscript(text, options.name, config.timezone);
+  return await ingestTurns(root, config, parseTranscript(text, options.name, config.timezone), options);
+}
+
+/**
+ * Writes turns into daily episode notes, one entry per turn, grouped by local date, in one commit.
+ * Each entry's block id is derived from the turn, so a second run over the same turns adds nothing.
+ */
+export async function ingestTurns(
+  root: string,
+  config: MemConfig,
+  turns: IngestTurn[],
+  options: IngestOptions,
+): Promise<IngestResult> {
   const fallback = options.at ?? new Date();
   const byDay = new Map<string, DayEntry[]>();
   const seen = new Map<string, number>();
@@ -53,17 +73,19 @@ export async function ingest(
     // A turn of only control characters (a stray ESC) keeps no text: no empty entry for it.
     if (entryText(turn.text) === '') continue;
     const at = turn.at ?? fallback;
-    const day = dayOf(at, config.timezone);
-    const key = `${turn.speaker ?? ''}\0${turn.text}\0${turn.at?.toISOString() ?? ''}`;
+    const day = turn.day ?? dayOf(at, config.timezone);
+    // A dated turn without an instant is told apart by its day, as a timed one is by its instant.
+    const when = turn.at?.toISOString() ?? (turn.day ? `${turn.day} ${turn.time ?? ''}` : '');
+    const key = `${turn.speaker ?? ''}\0${turn.text}\0${when}`;
     const occurrence = (seen.get(key) ?? 0) + 1;
     seen.set(key, occurrence);
     const clean = options.noRedact ? { text: turn.text, redactions: [] } : redactSecrets(turn.text);
     redacted += clean.redactions.length;
     const entry: DayEntry = {
       text: clean.text,
-      time: timeOfDay(at, config.timezone),
+      time: turn.at ? timeOfDay(at, config.timezone) : (turn.time ?? timeOfDay(at, config.timezone)),
       speaker: speakerName(config, turn.speaker),
-      blockId: ingestId(turn.speaker ?? '', turn.text, turn.at?.toISOString() ?? '', occurrence),
+      blockId: ingestId(turn.speaker ?? '', turn.text, when, occurrence),
     };
     byDay.set(day, [...(byDay.get(day) ?? []), entry]);
   }
@@ -73,8 +95,9 @@ export async function ingest(
   const paths: string[] = [];
   const derived = new Map<string, DeriveContent>();
   // Recorded before the first append: a run killed part-way is committed whole by the next run.
-  const plan = `ingest ${options.name}`;
-  const message = (count: number) => `mem: ingest ${options.name} (${count} entries)`;
+  const verb = options.verb ?? 'ingest';
+  const plan = `${verb} ${options.name}`;
+  const message = (count: number) => `mem: ${verb} ${options.name} (${count} entries)`;
   if (days.length > 0)
     await startPlan(
       root,
