@@ -53,6 +53,11 @@ export type { TrackOptions } from './vault/track-changes.js';
 export type { VaultChange, VaultWatcher, WatchVaultOptions } from './vault/watch-vault.js';
 export type { ForgetOptions, ForgetResult } from './write/forget-note.js';
 export type { ForgetStaleOptions, ForgetStaleResult } from './write/forget-stale.js';
+export type { ImportOptions, ImportResult } from './write/import/import-history.js';
+export {
+  IMPORT_FORMATS,
+  type ImportFormat,
+} from './write/import/import-types.js';
 export type { IngestOptions, IngestResult } from './write/ingest.js';
 export { type InitResult, initVault } from './write/init-vault.js';
 export type { MoveResult } from './write/move-note.js';

@@ -8,6 +8,7 @@ import { commitWrite } from '../git/commit-write.js';
 import { type UndoOptions, type UndoResult, undoLastMemCommit } from '../git/vault-git.js';
 import { type ForgetOptions, type ForgetResult, forgetNote } from '../write/forget-note.js';
 import { type ForgetStaleOptions, type ForgetStaleResult, forgetStale } from '../write/forget-stale.js';
+import { type ImportOptions, type ImportResult, importHistory } from '../write/import/import-history.js';
 import { type IngestOptions, type IngestResult, ingest } from '../write/ingest.js';
 import { type MoveResult, moveNote } from '../write/move-note.js';
 import {
@@ -145,6 +146,17 @@ export class NoteWrites {
       const result = await ingest(this.root, this.config, text, options);
       await this.live.refreshPathsNow(result.paths);
       this.onEntries(result.added);
+      return result;
+    });
+  }
+
+  importHistory(source: string, options: ImportOptions): Promise<ImportResult> {
+    return this.queue.writing(async () => {
+      const notes = this.live.index.notes.keys();
+      const result = await importHistory(this.root, this.config, source, { notes, ...options });
+      await this.live.refreshPathsNow(result.paths);
+      // A memory graph writes profile notes, not episode entries.
+      this.onEntries(result.days.length > 0 ? result.added : 0);
       return result;
     });
   }

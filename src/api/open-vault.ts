@@ -26,6 +26,7 @@ import { noteRefPath } from '../vault/note-ref.js';
 import type { VaultWatcher, WatchVaultOptions } from '../vault/watch-vault.js';
 import type { ForgetOptions, ForgetResult } from '../write/forget-note.js';
 import type { ForgetStaleOptions, ForgetStaleResult } from '../write/forget-stale.js';
+import type { ImportOptions, ImportResult } from '../write/import/import-history.js';
 import type { IngestOptions, IngestResult } from '../write/ingest.js';
 import type { MoveResult } from '../write/move-note.js';
 import type { RememberInput, RememberResult } from '../write/remember.js';
@@ -327,6 +328,11 @@ export class Vault {
   /** Imports a chat transcript (JSON messages, JSONL or `Speaker: text` lines) into daily episodes. */
   ingest(text: string, given: WithMoments<IngestOptions>): Promise<IngestResult> {
     return this.writes.ingest(text, this.instants(given));
+  }
+
+  /** Imports a ChatGPT or Claude export, an MCP memory graph, VTuber chat history or journals (`mem import`). */
+  importHistory(source: string, given: WithMoments<ImportOptions>): Promise<ImportResult> {
+    return this.writes.importHistory(source, this.instants(given));
   }
 
   /**

@@ -12,7 +12,7 @@ export interface GlobalOptions {
  * folder is read (they would be refused after it anyway, and `--vault /usr` took 95 s to get there);
  * every other command reads the folder as it is, saying so first.
  */
-const WRITING_COMMANDS = new Set(['remember', 'ingest', 'note', 'mv', 'forget', 'undo', 'reflect']);
+const WRITING_COMMANDS = new Set(['remember', 'ingest', 'import', 'note', 'mv', 'forget', 'undo', 'reflect']);
 
 /** The command's name under `mem` (`note` for `mem note set`). */
 function topName(command: Command): string {

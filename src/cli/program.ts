@@ -5,6 +5,7 @@ import { compileCommand } from './commands/compile.js';
 import { daemonCommands } from './commands/daemon.js';
 import { forgetCommand } from './commands/forget.js';
 import { historyCommands } from './commands/history.js';
+import { importCommand } from './commands/import.js';
 import { indexCommand } from './commands/index-cmd.js';
 import { ingestCommand } from './commands/ingest.js';
 import { initCommand } from './commands/init.js';
@@ -37,6 +38,7 @@ export function buildProgram(io: CliIO): Command {
   compileCommand(program, io);
   rememberCommand(program, io);
   ingestCommand(program, io);
+  importCommand(program, io);
   reflectCommand(program, io);
   noteCommands(program, io);
   noteWriteCommands(program, io);

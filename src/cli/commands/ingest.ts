@@ -7,10 +7,10 @@ import type { CliIO } from '../io.js';
 import { library } from '../library.js';
 import { parseNow } from '../parse-options.js';
 
-function progressBar(done: number, total: number): string {
+export function progressBar(done: number, total: number, unit = 'days'): string {
   const width = 24;
   const filled = Math.round((done / Math.max(1, total)) * width);
-  return `\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} days`;
+  return `\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} ${unit}`;
 }
 
 export function ingestCommand(program: Command, io: CliIO): void {

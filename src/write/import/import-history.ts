@@ -1,0 +1,204 @@
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { basename, join, relative } from 'node:path';
+import type { MemConfig } from '../../core/config.js';
+import { MemError } from '../../core/errors.js';
+import type { WriteCommit } from '../../git/commit-write.js';
+import { type IngestTurn, ingestTurns } from '../ingest.js';
+import { decodeTranscript } from '../parse-transcript.js';
+import { parseChatGptExport } from './chatgpt-export.js';
+import { parseClaudeExport } from './claude-export.js';
+import { detectFileFormat, parseJson, unknownFormat } from './detect-format.js';
+import { countSkip, type ImportedConversation, type ImportFormat, type SkipCounts } from './import-types.js';
+import { journalDay, listMarkdown, parseJournalDay } from './journal-folder.js';
+import { parseMemoryGraph } from './memory-graph.js';
+import { parseVtuberHistory } from './vtuber-history.js';
+import { writeMemoryGraph } from './write-memory-graph.js';
+
+export interface ImportOptions {
+  /** The format, when it is not to be told from the content */
+  format?: ImportFormat;
+  /** When the import runs: the time new profile notes are stamped with (default: now) */
+  now?: Date;
+  noRedact?: boolean;
+  /** Called as days (conversations) or notes (a memory graph) are written: done, in all */
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface ImportResult extends WriteCommit {
+  format: ImportFormat;
+  /** Conversations read (journal days for a journal folder, entities for a memory graph) */
+  conversations: number;
+  /** Entries written to episodes (facts and links written to notes for a memory graph) */
+  added: number;
+  /** Entries (or facts) an earlier import already wrote */
+  already: number;
+  /** Messages and files left out, by reason */
+  skipped: SkipCounts;
+  /** Daily notes that received entries */
+  days: string[];
+  /** Profile notes created and updated (memory graph only) */
+  created: string[];
+  updated: string[];
+  paths: string[];
+  redacted: number;
+}
+
+async function readText(path: string, label: string): Promise<string> {
+  const bytes = await readFile(path).catch((error: NodeJS.ErrnoException) => {
+    throw new MemError('NOT_FOUND', `cannot read ${label}: ${error.code ?? error.message}`);
+  });
+  return decodeTranscript(bytes, label);
+}
+
+/** A folder's conversations: Open-LLM-VTuber history files (`*.json`), or Markdown journal days. */
+async function readFolder(
+  dir: string,
+  label: string,
+  format: ImportFormat | undefined,
+  config: MemConfig,
+  skipped: SkipCounts,
+): Promise<{ format: ImportFormat; conversations: ImportedConversation[] }> {
+  const all = await readdir(dir, { recursive: true, withFileTypes: true });
+  const json = all
+    .filter((e) => e.isFile() && e.name.toLowerCase().endsWith('.json'))
+    .map((e) => join(e.parentPath, e.name))
+    .filter(
+      (p) =>
+        !relative(dir, p)
+          .split(/[\\/]/)
+          .some((part) => part.startsWith('.')),
+    )
+    .sort();
+  const chosen = format ?? (json.length > 0 && (await listMarkdown(dir)).length === 0 ? 'vtuber' : 'journal');
+  if (chosen === 'vtuber') {
+    if (json.length === 0) throw unknownFormat(label, 'the folder holds no .json chat history');
+    const conversations: ImportedConversation[] = [];
+    for (const path of json) {
+      const name = `${label}/${relative(dir, path)}`;
+      conversations.push(
+        parseVtuberHistory(
+          parseJson(await readText(path, name), name),
+          name,
+          config.timezone,
+          config.speakers,
+          skipped,
+        ),
+      );
+    }
+    return { format: 'vtuber', conversations };
+  }
+  if (chosen !== 'journal')
+    throw unknownFormat(label, `a folder is read as journals or vtuber histories, not ${chosen}`);
+  const files = await listMarkdown(dir);
+  const conversations: ImportedConversation[] = [];
+  for (const path of files) {
+    const rel = relative(dir, path);
+    const day = journalDay(rel);
+    if (!day) {
+      countSkip(skipped, 'Markdown file without a date in its name');
+      continue;
+    }
+    conversations.push({ title: rel, turns: parseJournalDay(await readText(path, `${label}/${rel}`), day) });
+  }
+  if (conversations.length === 0)
+    throw unknownFormat(label, 'the folder holds no Markdown file named by a date');
+  return { format: 'journal', conversations };
+}
+
+function parseFile(
+  text: string,
+  label: string,
+  format: ImportFormat,
+  config: MemConfig,
+  skipped: SkipCounts,
+): ImportedConversation[] {
+  switch (format) {
+    case 'chatgpt':
+      return parseChatGptExport(parseJson(text, label), label, skipped);
+    case 'claude':
+      return parseClaudeExport(parseJson(text, label), label, config.timezone, skipped);
+    case 'vtuber':
+      return [parseVtuberHistory(parseJson(text, label), label, config.timezone, config.speakers, skipped)];
+    case 'journal': {
+      const day = journalDay(label);
+      if (!day)
+        throw unknownFormat(
+          label,
+          'a journal file is named by its date (2024-03-05.md, 2024/03/05.md, 20240305.md)',
+        );
+      return [{ title: label, turns: parseJournalDay(text, day) }];
+    }
+    default:
+      throw new MemError('INVALID_ARGUMENT', `${format}: not a conversation format`);
+  }
+}
+
+/**
+ * Imports a past conversation history into the vault: ChatGPT's or Claude's data export, an
+ * Open-LLM-VTuber chat history (a file or its folder) or a folder of Markdown journals become
+ * daily episode entries with speakers and times (through ingest, so a second run adds nothing);
+ * an MCP memory graph becomes profile notes. The whole source is read and checked before
+ * anything is written: a broken file writes nothing.
+ */
+export async function importHistory(
+  root: string,
+  config: MemConfig,
+  source: string,
+  options: ImportOptions = {},
+): Promise<ImportResult> {
+  const label = basename(source);
+  const info = await stat(source).catch((error: NodeJS.ErrnoException) => {
+    throw new MemError('NOT_FOUND', `cannot read ${source}: ${error.code ?? error.message}`);
+  });
+  const skipped: SkipCounts = {};
+  if (!info.isDirectory() && !info.isFile()) throw unknownFormat(label, 'not a file or folder');
+  let format: ImportFormat;
+  let conversations: ImportedConversation[];
+  if (info.isDirectory()) {
+    ({ format, conversations } = await readFolder(source, label, options.format, config, skipped));
+  } else {
+    const text = await readText(source, label);
+    format = options.format ?? detectFileFormat(text, label);
+    if (format === 'mcp-memory') {
+      const graph = parseMemoryGraph(text, label);
+      const written = await writeMemoryGraph(root, config, graph, { name: label, ...options });
+      const { created, updated, added, skipped: already, paths, redacted, ...commit } = written;
+      return {
+        format,
+        conversations: graph.entities.length,
+        added,
+        already,
+        skipped,
+        days: [],
+        created,
+        updated,
+        paths,
+        redacted,
+        ...commit,
+      };
+    }
+    conversations = parseFile(text, label, format, config, skipped);
+  }
+  const turns: IngestTurn[] = conversations.flatMap((c) => c.turns);
+  const result = await ingestTurns(root, config, turns, {
+    name: label,
+    verb: 'import',
+    at: options.now,
+    noRedact: options.noRedact,
+    onProgress: options.onProgress,
+  });
+  const { added, skipped: already, days, paths, redacted, ...commit } = result;
+  return {
+    format,
+    conversations: conversations.filter((c) => c.turns.length > 0).length,
+    added,
+    already,
+    skipped,
+    days,
+    created: [],
+    updated: [],
+    paths,
+    redacted,
+    ...commit,
+  };
+}

@@ -1,0 +1,162 @@
+import { stringify } from 'yaml';
+import type { MemConfig } from '../../core/config.js';
+import { commitWrite, type WriteCommit } from '../../git/commit-write.js';
+import { isoWithOffset } from '../../time/zoned-date.js';
+import { escapeComments } from '../../vault/comments.js';
+import { withVaultLock } from '../../vault/lock.js';
+import { resolveInVault } from '../../vault/paths.js';
+import { updateFile } from '../../vault/write-note.js';
+import { redactSecrets } from '../redact.js';
+import { addLinesUnder } from './add-lines-under.js';
+import type { GraphEntity, MemoryGraph } from './memory-graph.js';
+
+export interface GraphWriteResult extends WriteCommit {
+  /** Notes made for entities the vault did not have */
+  created: string[];
+  /** Existing notes that received facts or links */
+  updated: string[];
+  /** Observations and relations written (those already in the notes are not counted) */
+  added: number;
+  /** Observations and relations the notes already held */
+  skipped: number;
+  paths: string[];
+  redacted: number;
+}
+
+/** The profile folder for an entity type: the vault's own `people`, `places` and `pets`, else the type's name. */
+function folderOf(entity: GraphEntity): string {
+  if (USER_NAMES.has(entity.name.toLowerCase())) return 'profile';
+  const type = entity.entityType.toLowerCase();
+  if (['person', 'people', 'human', 'user'].includes(type)) return 'profile/people';
+  if (['place', 'location', 'city', 'country'].includes(type)) return 'profile/places';
+  if (['pet', 'animal'].includes(type)) return 'profile/pets';
+  const slug = type.replace(/[^\p{L}\p{N}]+/gu, '-').replace(/^-+|-+$/g, '');
+  return `profile/${slug || 'entities'}`;
+}
+
+/**
+ * The names the MCP memory server's own prompt gives the person it talks to: their entity is the
+ * vault's `profile/user.md`, so their observations join what the vault knows of the user.
+ */
+const USER_NAMES = new Set(['default_user', 'user']);
+
+/** A note name a wiki link can spell: link syntax and path separators become spaces. */
+export function entityNoteName(name: string): string {
+  if (USER_NAMES.has(name.toLowerCase())) return 'user';
+  return (
+    name
+      .replace(/%%|[[\]#^|\\:/*?"<>]/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim()
+      .replace(/^\.+/, '') || 'entity'
+  );
+}
+
+/** One line of a note body: no line breaks, secrets redacted, `%%` kept from opening a comment. */
+function lineOf(text: string, redact: boolean, count: { redacted: number }): string {
+  const flat = text.replace(/\s*[\r\n]+\s*/g, ' ').trim();
+  const clean = redact ? redactSecrets(flat) : { text: flat, redactions: [] };
+  count.redacted += clean.redactions.length;
+  return escapeComments(clean.text);
+}
+
+function newNote(entity: GraphEntity, stamp: string): string {
+  const front = {
+    title: entity.name,
+    ...(entity.entityType ? { tags: [entity.entityType] } : {}),
+    source: 'mcp-memory',
+    created: stamp,
+    updated: stamp,
+  };
+  return `---\n${stringify(front).trimEnd()}\n---\n# ${escapeComments(entity.name)}\n`;
+}
+
+/**
+ * Writes an MCP memory graph as profile notes: one note per entity (people under `profile/people/`),
+ * its observations as `## Facts` lines and its relations as wiki links under `## Relations`, in one
+ * commit. A note that exists is only appended to, and only with the lines it lacks: a person's edits
+ * stay, and a second run adds nothing.
+ */
+export async function writeMemoryGraph(
+  root: string,
+  config: MemConfig,
+  graph: MemoryGraph,
+  options: {
+    name: string;
+    now?: Date;
+    noRedact?: boolean;
+    onProgress?: (done: number, total: number) => void;
+  },
+): Promise<GraphWriteResult> {
+  const entities = new Map(graph.entities.map((e) => [e.name, e]));
+  // A relation may name an entity the graph never created: it still gets a note to link from.
+  for (const r of graph.relations) {
+    for (const name of [r.from, r.to])
+      if (!entities.has(name)) entities.set(name, { name, entityType: '', observations: [] });
+  }
+  const count = { redacted: 0 };
+  const redact = !options.noRedact;
+  const stamp = isoWithOffset(options.now ?? new Date(), config.timezone);
+  const result: GraphWriteResult = {
+    created: [],
+    updated: [],
+    added: 0,
+    skipped: 0,
+    paths: [],
+    redacted: 0,
+    committed: false,
+  } as GraphWriteResult;
+  return withVaultLock(root, async () => {
+    let done = 0;
+    for (const entity of entities.values()) {
+      const facts = entity.observations.map((o) => `- ${lineOf(o, redact, count)}`);
+      const links = graph.relations
+        .filter((r) => r.from === entity.name)
+        .map(
+          (r) =>
+            `- ${lineOf(r.relationType.replaceAll('_', ' '), redact, count)} [[${entityNoteName(r.to)}]]`,
+        );
+      const { abs, rel } = await resolveInVault(
+        root,
+        `${folderOf(entity)}/${entityNoteName(entity.name)}.md`,
+      );
+      let created = false;
+      let added = 0;
+      await updateFile(
+        abs,
+        (current) => {
+          created = current === undefined;
+          let text = current ?? newNote(entity, stamp);
+          added = 0;
+          for (const [heading, lines] of [
+            ['Facts', facts],
+            ['Relations', links],
+          ] as const) {
+            if (lines.length === 0) continue;
+            const next = addLinesUnder(text, heading, lines);
+            text = next.text;
+            added += next.added;
+          }
+          return text;
+        },
+        { label: rel },
+      );
+      result.added += added;
+      result.skipped += facts.length + links.length - added;
+      if (created) result.created.push(rel);
+      else if (added > 0) result.updated.push(rel);
+      if (created || added > 0) result.paths.push(rel);
+      options.onProgress?.(++done, entities.size);
+    }
+    result.redacted = count.redacted;
+    const made = await commitWrite(
+      root,
+      config,
+      result.paths,
+      `mem: import ${options.name} (${result.created.length} notes created, ${result.updated.length} updated)`,
+    );
+    const commit =
+      made.committed || result.paths.length > 0 ? made : { committed: false, reason: 'nothing new' };
+    return { ...result, ...commit };
+  });
+}
