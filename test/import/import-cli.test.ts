@@ -32,7 +32,7 @@ describe('mem import (built CLI)', () => {
     expect(first.code).toBe(0);
     expect(first.stdout).toBe(
       `${file} (chatgpt): 2 conversations; 6 entries added on 3 days, 0 already in the vault\n` +
-        'skipped: 2 edited or regenerated branch, 3 system or tool message, 1 user_editable_context content\n',
+        'skipped: 2 edited or regenerated branch, 3 system or tool message, 1 custom instructions\n',
     );
     // 15:50Z is 23:50 in Shanghai (Nov 30); 16:05Z is 00:05 on Dec 1; New York would say Nov 30 for all.
     expect(await days(root)).toEqual(['2025-11-30.md', '2025-12-01.md', '2025-12-02.md']);
@@ -171,6 +171,44 @@ describe('mem import (in process)', () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(`mem: ${dir} is not a vault (no mem.config.json)`);
     expect(await readdir(dir)).toEqual(['notes.md']);
+  });
+
+  it('writes a day in time order, whatever order the export lists its conversations in', async () => {
+    const root = await gitVault({}, { config: CONFIG });
+    const conversation = (title: string, time: string, text: string) => ({
+      uuid: title,
+      name: title,
+      created_at: time,
+      chat_messages: [{ sender: 'human', text, content: [{ type: 'text', text }], created_at: time }],
+    });
+    // Claude's export, newest conversation first
+    const file = join(root, 'conversations.json');
+    await writeFile(
+      file,
+      JSON.stringify([
+        conversation('late', '2025-12-01T12:00:00Z', 'evening'),
+        conversation('early', '2025-12-01T01:00:00Z', 'morning'),
+      ]),
+    );
+    expect((await mem(['import', file], { cwd: root, env: ENV })).code).toBe(0);
+    expect(await readFile(join(root, 'episodes/daily/2025-12-01.md'), 'utf8')).toMatch(
+      /\n- 09:00 \*\*Rain:\*\* morning \^i[0-9a-f]{10}\n- 20:00 \*\*Rain:\*\* evening \^i[0-9a-f]{10}\n$/,
+    );
+  });
+
+  it('says an export archive is unzipped first, and refuses a file that is no export', async () => {
+    const root = await gitVault({ 'export.zip': 'PK', 'notes.txt': 'Rain: hi' }, { config: CONFIG });
+    const zip = await mem(['import', 'export.zip'], { cwd: root, env: ENV });
+    expect(zip.code).toBe(1);
+    expect(zip.stderr).toMatch(
+      /^mem: export\.zip: an export archive is unzipped first; import the conversations\.json inside it; mem import reads/,
+    );
+    const text = await mem(['import', 'notes.txt'], { cwd: root, env: ENV });
+    expect(text.code).toBe(1);
+    expect(text.stderr).toMatch(
+      /^mem: notes\.txt: not a \.json, \.jsonl or \.md file; mem import reads .*mem ingest reads a plain transcript\)\n$/,
+    );
+    expect(await days(root)).toEqual([]);
   });
 
   it('draws progress on a terminal only', async () => {

@@ -54,7 +54,7 @@ describe('ChatGPT export', () => {
       // the hidden system prompt, the browser call and the tool's output
       'system or tool message': 3,
       // custom instructions
-      'user_editable_context content': 1,
+      'custom instructions': 1,
     });
   });
 

@@ -16,6 +16,18 @@ import {
  */
 const SPOKEN = new Set(['text', 'multimodal_text']);
 
+/** Why a message of another content type is left out, as the summary says it. */
+const UNSPOKEN: Record<string, string> = {
+  user_editable_context: 'custom instructions',
+  thoughts: 'hidden reasoning',
+  reasoning_recap: 'hidden reasoning',
+  code: 'tool call or output',
+  execution_output: 'tool call or output',
+  tether_quote: 'tool call or output',
+  tether_browsing_display: 'tool call or output',
+  system_error: 'tool call or output',
+};
+
 /** Unix seconds (a float in the export) as a Date. */
 function timeOf(value: unknown): Date | undefined {
   return typeof value === 'number' && Number.isFinite(value) && value > 0
@@ -89,7 +101,8 @@ function turnOf(node: Record<string, unknown>, skipped: SkipCounts): IngestTurn 
   }
   const content = isRecord(message['content']) ? message['content'] : {};
   if (!SPOKEN.has(String(content['content_type']))) {
-    countSkip(skipped, `${String(content['content_type'])} content`);
+    const type = String(content['content_type']);
+    countSkip(skipped, UNSPOKEN[type] ?? `${type} content`);
     return undefined;
   }
   const parts = Array.isArray(content['parts']) ? content['parts'] : [];

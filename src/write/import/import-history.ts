@@ -43,7 +43,16 @@ export interface ImportResult extends WriteCommit {
   redacted: number;
 }
 
+/** File endings of what mem import reads; `decodeTranscript` then refuses binary content. */
+const READABLE = /\.(json|jsonl|ndjson|md|markdown)$/i;
+
 async function readText(path: string, label: string): Promise<string> {
+  if (/\.zip$/i.test(label))
+    throw unknownFormat(
+      label,
+      'an export archive is unzipped first; import the conversations.json inside it',
+    );
+  if (!READABLE.test(label)) throw unknownFormat(label, 'not a .json, .jsonl or .md file');
   const bytes = await readFile(path).catch((error: NodeJS.ErrnoException) => {
     throw new MemError('NOT_FOUND', `cannot read ${label}: ${error.code ?? error.message}`);
   });
@@ -180,6 +189,10 @@ export async function importHistory(
     conversations = parseFile(text, label, format, config, skipped);
   }
   const turns: IngestTurn[] = conversations.flatMap((c) => c.turns);
+  // An export lists conversations newest first (or by title): in time order, a day reads as it
+  // happened. The sort is stable and block ids do not depend on order, so a re-run matches.
+  if (format !== 'journal' && turns.every((t) => t.at))
+    turns.sort((a, b) => a.at!.getTime() - b.at!.getTime());
   const result = await ingestTurns(root, config, turns, {
     name: label,
     verb: 'import',
