@@ -211,6 +211,28 @@ describe('mem import (in process)', () => {
     expect(await days(root)).toEqual([]);
   });
 
+  it("reads a journal folder holding the vault's own episodes without importing them into themselves", async () => {
+    const root = await gitVault({ 'Journal/2024-03-05.md': 'Rained all day.\n' }, { config: CONFIG });
+    const first = await mem(['import', '.'], { cwd: root, env: ENV });
+    expect(first.stdout).toBe('. (journal): 1 journal day; 1 entry added on 1 day, 0 already in the vault\n');
+    const second = await mem(['import', '.'], { cwd: root, env: ENV });
+    expect(second.stdout).toBe(
+      ". (journal): 1 journal day; 0 entries added on 0 days, 1 already in the vault\nskipped: 1 the vault's own episode note\n",
+    );
+  });
+
+  it('draws progress in notes for a memory graph', async () => {
+    const root = await gitVault({}, { config: CONFIG });
+    const run = await mem(['import', join(FIXTURES, 'mcp-memory/memory.jsonl')], {
+      cwd: root,
+      env: ENV,
+      isTTY: true,
+    });
+    expect(run.stderr).toBe(
+      '\r[########................] 1/3 notes\r[################........] 2/3 notes\r[########################] 3/3 notes\n',
+    );
+  });
+
   it('draws progress on a terminal only', async () => {
     const root = await gitVault({}, { config: CONFIG });
     const file = join(FIXTURES, 'claude/conversations.json');

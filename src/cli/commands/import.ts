@@ -66,8 +66,7 @@ export function importCommand(program: Command, io: CliIO): void {
           now,
           noRedact: !options.redact,
           onProgress: showProgress
-            ? (done, total) =>
-                io.stderr(progressBar(done, total, options.format === 'mcp-memory' ? 'notes' : 'days'))
+            ? (done, total, unit) => io.stderr(progressBar(done, total, unit))
             : undefined,
         });
         if (showProgress) io.stderr('\n');

@@ -1,4 +1,4 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { basename, join, relative } from 'node:path';
 import type { MemConfig } from '../../core/config.js';
 import { MemError } from '../../core/errors.js';
@@ -20,8 +20,8 @@ export interface ImportOptions {
   /** When the import runs: the time new profile notes are stamped with (default: now) */
   now?: Date;
   noRedact?: boolean;
-  /** Called as days (conversations) or notes (a memory graph) are written: done, in all */
-  onProgress?: (done: number, total: number) => void;
+  /** Called as days (conversations) or notes (a memory graph) are written: done, in all, and which */
+  onProgress?: (done: number, total: number, unit: 'days' | 'notes') => void;
 }
 
 export interface ImportResult extends WriteCommit {
@@ -61,6 +61,7 @@ async function readText(path: string, label: string): Promise<string> {
 
 /** A folder's conversations: Open-LLM-VTuber history files (`*.json`), or Markdown journal days. */
 async function readFolder(
+  root: string,
   dir: string,
   label: string,
   format: ImportFormat | undefined,
@@ -100,8 +101,14 @@ async function readFolder(
     throw unknownFormat(label, `a folder is read as journals or vtuber histories, not ${chosen}`);
   const files = await listMarkdown(dir);
   const conversations: ImportedConversation[] = [];
+  const own = await realpath(join(root, 'episodes')).catch(() => join(root, 'episodes'));
   for (const path of files) {
     const rel = relative(dir, path);
+    // The vault's own episodes read as journals would be imported into themselves, growing each run.
+    if (!relative(own, await realpath(path)).startsWith('..')) {
+      countSkip(skipped, "the vault's own episode note");
+      continue;
+    }
     const day = journalDay(rel);
     if (!day) {
       countSkip(skipped, 'Markdown file without a date in its name');
@@ -164,13 +171,18 @@ export async function importHistory(
   let format: ImportFormat;
   let conversations: ImportedConversation[];
   if (info.isDirectory()) {
-    ({ format, conversations } = await readFolder(source, label, options.format, config, skipped));
+    ({ format, conversations } = await readFolder(root, source, label, options.format, config, skipped));
   } else {
     const text = await readText(source, label);
     format = options.format ?? detectFileFormat(text, label);
     if (format === 'mcp-memory') {
       const graph = parseMemoryGraph(text, label);
-      const written = await writeMemoryGraph(root, config, graph, { name: label, ...options });
+      const written = await writeMemoryGraph(root, config, graph, {
+        name: label,
+        now: options.now,
+        noRedact: options.noRedact,
+        onProgress: options.onProgress && ((done, total) => options.onProgress?.(done, total, 'notes')),
+      });
       const { created, updated, added, skipped: already, paths, redacted, ...commit } = written;
       return {
         format,
@@ -198,7 +210,7 @@ export async function importHistory(
     verb: 'import',
     at: options.now,
     noRedact: options.noRedact,
-    onProgress: options.onProgress,
+    onProgress: options.onProgress && ((done, total) => options.onProgress?.(done, total, 'days')),
   });
   const { added, skipped: already, days, paths, redacted, ...commit } = result;
   return {
