@@ -74,6 +74,33 @@ describe('ChatGPT export', () => {
     expect(parseChatGptExport(data, 'c.json', {})[0]?.turns.map((t) => t.text)).toEqual(['hi', 'new']);
   });
 
+  it('reads what was said in a voice conversation from its audio transcriptions', () => {
+    const voice = {
+      author: { role: 'user' },
+      create_time: 1_700_000_000,
+      content: {
+        content_type: 'multimodal_text',
+        parts: [
+          { content_type: 'audio_transcription', text: 'What time is it in Tokyo?', direction: 'in' },
+          { content_type: 'audio_asset_pointer', asset_pointer: 'sediment://file_1', format: 'wav' },
+        ],
+      },
+    };
+    const data = [
+      {
+        title: 'voice',
+        current_node: 'u',
+        mapping: {
+          r: { id: 'r', message: null, parent: null, children: ['u'] },
+          u: { id: 'u', parent: 'r', children: [], message: voice },
+        },
+      },
+    ];
+    expect(parseChatGptExport(data, 'c.json', {})[0]?.turns.map((t) => t.text)).toEqual([
+      'What time is it in Tokyo?',
+    ]);
+  });
+
   it('says which conversation is broken', () => {
     expect(() => parseChatGptExport([{ mapping: {}, current_node: 'x' }], 'c.json', {})).toThrow(
       'c.json: conversation 1: current_node or a parent names x, which is not in mapping',

@@ -106,8 +106,16 @@ function turnOf(node: Record<string, unknown>, skipped: SkipCounts): IngestTurn 
     return undefined;
   }
   const parts = Array.isArray(content['parts']) ? content['parts'] : [];
-  // Images and files are objects among the parts (asset pointers); the words are the strings.
+  // Images and files are objects among the parts (asset pointers); the words are the strings, and
+  // in a voice conversation the `audio_transcription` parts' text.
   const text = parts
+    .map((p) =>
+      typeof p === 'string'
+        ? p
+        : isRecord(p) && p['content_type'] === 'audio_transcription'
+          ? p['text']
+          : undefined,
+    )
     .filter((p): p is string => typeof p === 'string')
     .join('\n')
     .trim();
