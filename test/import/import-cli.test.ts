@@ -94,6 +94,20 @@ describe('mem import (built CLI)', () => {
     ]);
   });
 
+  it("appends an entity's facts to the person's own note a link to it reaches, wherever it is", async () => {
+    const mei = '# Mei\n\nMy oldest friend.\n';
+    const root = await gitVault({ 'People/Mei.md': mei }, { config: CONFIG });
+    const run = await memProcess(['import', join(FIXTURES, 'mcp-memory/memory.jsonl')], {
+      cwd: root,
+      env: ENV,
+    });
+    expect(run.code).toBe(0);
+    expect(await readFile(join(root, 'People/Mei.md'), 'utf8')).toBe(
+      `${mei}\n## Facts\n- Closest friend in Hangzhou\n`,
+    );
+    expect(await readdir(join(root, 'profile/people')).catch(() => [])).toEqual([]);
+  });
+
   it('refuses a file of no known format with a clear error, a non-zero exit and nothing written', async () => {
     const root = await gitVault({}, { config: CONFIG });
     for (const bad of ['not-an-export.json', 'broken.json']) {

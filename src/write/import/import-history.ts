@@ -20,6 +20,8 @@ export interface ImportOptions {
   /** When the import runs: the time new profile notes are stamped with (default: now) */
   now?: Date;
   noRedact?: boolean;
+  /** The vault's notes, so a memory graph's entity is written to the note a link to it reaches */
+  notes?: Iterable<string>;
   /** Called as days (conversations) or notes (a memory graph) are written: done, in all, and which */
   onProgress?: (done: number, total: number, unit: 'days' | 'notes') => void;
 }
@@ -181,6 +183,7 @@ export async function importHistory(
         name: label,
         now: options.now,
         noRedact: options.noRedact,
+        notes: options.notes,
         onProgress: options.onProgress && ((done, total) => options.onProgress?.(done, total, 'notes')),
       });
       const { created, updated, added, skipped: already, paths, redacted, ...commit } = written;

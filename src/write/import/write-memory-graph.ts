@@ -5,6 +5,7 @@ import { isoWithOffset } from '../../time/zoned-date.js';
 import { escapeComments } from '../../vault/comments.js';
 import { withVaultLock } from '../../vault/lock.js';
 import { resolveInVault } from '../../vault/paths.js';
+import { PathIndex, resolveLink } from '../../vault/resolve-link.js';
 import { updateFile } from '../../vault/write-note.js';
 import { redactSecrets } from '../redact.js';
 import { addLinesUnder } from './add-lines-under.js';
@@ -86,8 +87,12 @@ export async function writeMemoryGraph(
     now?: Date;
     noRedact?: boolean;
     onProgress?: (done: number, total: number) => void;
+    /** The vault's notes: an entity whose name a link would resolve to one of them is written there */
+    notes?: Iterable<string>;
   },
 ): Promise<GraphWriteResult> {
+  const known = new PathIndex();
+  for (const path of options.notes ?? []) if (!/^(episodes|archive)\//.test(path)) known.add(path);
   const entities = new Map(graph.entities.map((e) => [e.name, e]));
   // A relation may name an entity the graph never created: it still gets a note to link from.
   for (const r of graph.relations) {
@@ -116,10 +121,11 @@ export async function writeMemoryGraph(
           (r) =>
             `- ${lineOf(r.relationType.replaceAll('_', ' '), redact, count)} [[${entityNoteName(r.to)}]]`,
         );
-      const { abs, rel } = await resolveInVault(
-        root,
-        `${folderOf(entity)}/${entityNoteName(entity.name)}.md`,
-      );
+      // A person's own note for the entity (`People/Mei.md`, `profile/people/mei.md`) is the one
+      // a [[Mei]] link reaches, as in Obsidian: it is appended to rather than shadowed by a twin.
+      const name = entityNoteName(entity.name);
+      const planned = `${folderOf(entity)}/${name}.md`;
+      const { abs, rel } = await resolveInVault(root, resolveLink(name, planned, known) ?? planned);
       let created = false;
       let added = 0;
       await updateFile(
