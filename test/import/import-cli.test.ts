@@ -247,6 +247,20 @@ describe('mem import (in process)', () => {
     );
   });
 
+  it('redacts secrets in imported turns and observations unless --no-redact', async () => {
+    const root = await gitVault({}, { config: CONFIG });
+    const key = 'sk-proj-abcDEF1234567890ghijKLMNop';
+    await writeFile(
+      join(root, 'memory.jsonl'),
+      `${JSON.stringify({ type: 'entity', name: 'Mei', entityType: 'person', observations: [`Her key is ${key}`] })}\n`,
+    );
+    const run = await mem(['import', 'memory.jsonl'], { cwd: root, env: ENV });
+    expect(run.stderr).toBe('mem: redacted 1 secret(s); use --no-redact to keep them\n');
+    const note = await readFile(join(root, 'profile/people/Mei.md'), 'utf8');
+    expect(note).toContain('- Her key is [REDACTED:openai-key]\n');
+    expect(note).not.toContain(key);
+  });
+
   it('draws progress on a terminal only', async () => {
     const root = await gitVault({}, { config: CONFIG });
     const file = join(FIXTURES, 'claude/conversations.json');
