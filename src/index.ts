@@ -20,6 +20,7 @@ export type {
 export { MIN_BUDGET } from './compile/compile.js';
 export { CONFIG_FILE, defaultConfig, loadConfig, type MemConfig } from './core/config.js';
 export { MemError, type MemErrorCode } from './core/errors.js';
+export { IMPORT_FORMATS, type ImportFormat } from './core/import-formats.js';
 export {
   type Block,
   type Edge,
@@ -54,10 +55,6 @@ export type { VaultChange, VaultWatcher, WatchVaultOptions } from './vault/watch
 export type { ForgetOptions, ForgetResult } from './write/forget-note.js';
 export type { ForgetStaleOptions, ForgetStaleResult } from './write/forget-stale.js';
 export type { ImportOptions, ImportResult } from './write/import/import-history.js';
-export {
-  IMPORT_FORMATS,
-  type ImportFormat,
-} from './write/import/import-types.js';
 export type { IngestOptions, IngestResult } from './write/ingest.js';
 export { type InitResult, initVault } from './write/init-vault.js';
 export type { MoveResult } from './write/move-note.js';

@@ -1,14 +1,12 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { MemError } from '../../core/errors.js';
-import type { ImportFormat, ImportResult } from '../../index.js';
+import { IMPORT_FORMATS, type ImportFormat } from '../../core/import-formats.js';
+import type { ImportResult } from '../../index.js';
 import { openFromCli, printJson } from '../context.js';
 import type { CliIO } from '../io.js';
 import { parseNow } from '../parse-options.js';
 import { progressBar } from './ingest.js';
-
-/** Kept here as well as in the library's IMPORT_FORMATS: cli/ loads the library only when a command runs. */
-const FORMATS = ['chatgpt', 'claude', 'mcp-memory', 'vtuber', 'journal'];
 
 const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
@@ -42,7 +40,7 @@ export function importCommand(program: Command, io: CliIO): void {
     .argument('<source>', 'conversations.json, memory.jsonl, a chat history file, or a folder')
     .option(
       '--format <name>',
-      `read the source as this format: ${FORMATS.join(', ')} (default: told from the content)`,
+      `read the source as this format: ${IMPORT_FORMATS.join(', ')} (default: told from the content)`,
     )
     .option('--now <iso>', 'when the import runs: the time new profile notes are stamped with (default: now)')
     .option('--no-redact', 'keep text that looks like an API key, token or password')
@@ -53,10 +51,10 @@ export function importCommand(program: Command, io: CliIO): void {
         options: { format?: string; now?: string; redact: boolean; json?: boolean },
         command: Command,
       ) => {
-        if (options.format !== undefined && !FORMATS.includes(options.format))
+        if (options.format !== undefined && !(IMPORT_FORMATS as readonly string[]).includes(options.format))
           throw new MemError(
             'USAGE',
-            `--format must be one of ${FORMATS.join(', ')}, got "${options.format}"`,
+            `--format must be one of ${IMPORT_FORMATS.join(', ')}, got "${options.format}"`,
           );
         const now = parseNow(options.now);
         const vault = await openFromCli(command, io);

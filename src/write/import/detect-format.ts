@@ -1,4 +1,5 @@
 import { MemError } from '../../core/errors.js';
+import { IMPORT_FORMATS } from '../../core/import-formats.js';
 import { isChatGptExport } from './chatgpt-export.js';
 import { isClaudeExport } from './claude-export.js';
 import type { ImportFormat } from './import-types.js';
@@ -12,7 +13,7 @@ export const KNOWN_FORMATS =
 export function unknownFormat(file: string, why: string): MemError {
   return new MemError(
     'INVALID_INPUT',
-    `${file}: ${why}; mem import reads ${KNOWN_FORMATS} (--format chatgpt|claude|mcp-memory|vtuber|journal forces one; mem ingest reads a plain transcript)`,
+    `${file}: ${why}; mem import reads ${KNOWN_FORMATS} (--format ${IMPORT_FORMATS.join('|')} forces one; mem ingest reads a plain transcript)`,
   );
 }
 

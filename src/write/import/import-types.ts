@@ -1,8 +1,6 @@
 import type { IngestTurn } from '../ingest.js';
 
-/** The formats `mem import` reads. */
-export const IMPORT_FORMATS = ['chatgpt', 'claude', 'mcp-memory', 'vtuber', 'journal'] as const;
-export type ImportFormat = (typeof IMPORT_FORMATS)[number];
+export type { ImportFormat } from '../../core/import-formats.js';
 
 /** One conversation (or one journal day) read from an export, as turns ready to write. */
 export interface ImportedConversation {
