@@ -1,13 +1,19 @@
-import MiniSearch, { type Options, type SearchResult } from 'minisearch';
 import { MemError } from '../core/errors.js';
-import type { Layer, Note, Section } from '../core/types.js';
-import { MONTH_NAMES } from '../time/number-words.js';
-import { internalsOf } from './minisearch-internals.js';
-import { boundQueryText, boundTerms, QUERY_LIMITS } from './query-limits.js';
-import { memoizeTerms } from './term-memo.js';
+import type { Layer, Note } from '../core/types.js';
+import { boundQueryText, boundTerms } from './query-limits.js';
 import {
-  largestFieldSize,
-  packPostings,
+  BOOST,
+  documentsById,
+  FIELDS,
+  SEARCH_OPTIONS,
+  type SectionDocument,
+  STORED,
+  sameDocument,
+  sectionDocuments,
+  type TextHitSource,
+} from './section-documents.js';
+import { TermIndex, type TermIndexOptions } from './term-index.js';
+import {
   type TextSegment,
   type TextStoreHeader,
   type TextStoreLimits,
@@ -16,25 +22,15 @@ import {
   textStoreSegments,
 } from './text-index-store.js';
 import { CJK_CHARACTER, processTerm, tokenize } from './tokenize.js';
-import { type QueryTerm, TopKSearch } from './top-k-search.js';
+import { type QueryTerm, type TopKOptions, TopKSearch } from './top-k-search.js';
+
+export { dateWords, type TextHitSource } from './section-documents.js';
 
 /** Bump when the tokenizer, the stemmer, the stop words or the fields change: old caches are then rebuilt. */
 export const TEXT_INDEX_VERSION = 5;
 
-/** Where a hit points; what a search filter sees. */
-export interface TextHitSource {
-  /** Section id, `path#anchor` */
-  id: string;
-  path: string;
-  /** Section anchor: `''` (preamble), heading text, or `^blockid` */
-  anchor: string;
-  layer: Layer;
-  /** Episode date `YYYY-MM-DD` of the section, when it has one */
-  date?: string;
-}
-
 export interface TextHit extends TextHitSource {
-  /** BM25 score from MiniSearch, field boosts included */
+  /** BM25 score (as MiniSearch computes it), field boosts included */
   score: number;
   /** Indexed terms that matched (after stemming; a prefix or fuzzy match shows the longer term) */
   terms: string[];
@@ -53,65 +49,33 @@ export interface TextSearchOptions {
   rareTerms?: boolean;
   /** Keeps only the hits for which it returns true, before the limit is applied */
   filter?: (hit: TextHitSource) => boolean;
-  /**
-   * Scores through MiniSearch's own search, which builds a result for every match: the reference
-   * that the top-k search is tested against (default: false)
-   */
-  exhaustive?: boolean;
 }
 
-interface SectionDocument extends TextHitSource {
-  title: string;
-  aliases: string;
-  tags: string;
-  headings: string;
-  /** Who said it (episode entries): most questions about a conversation name a person */
-  speaker: string;
-  /** An entry's day as words (`2023-05-08 8 May 2023`), so "in May 2023" can find it */
-  when: string;
-  text: string;
-}
-
-const FIELDS = ['title', 'aliases', 'tags', 'headings', 'speaker', 'when', 'text'];
-const STORED = ['path', 'anchor', 'layer', 'date'];
-// A query word in the title or an alias says more about a note than one in its body.
-const BOOST = { title: 3, aliases: 3, tags: 2, headings: 1.5, speaker: 1, when: 1, text: 1 };
-const LATIN = /^[\p{L}\p{M}\p{N}]+$/u;
-const CJK = /[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}]/u;
-
-/** A word of a spaced script (Latin, Cyrillic, Hangul …), not a CJK bigram or segment. */
-function isLatinTerm(term: string, minLength: number): boolean {
-  return term.length >= minLength && LATIN.test(term) && !CJK.test(term);
-}
-
-const SEARCH_OPTIONS = {
-  boost: BOOST,
-  combineWith: 'OR' as const,
-  // Prefix: `obsid` finds `obsidian`; short stems would match too much. CJK bigrams stay exact.
-  prefix: (term: string) => isLatinTerm(term, 4) && term.length <= QUERY_LIMITS.maxPrefixLength,
-  // One typo in a long word (`obsidain` is two edits, `obsidan` one). Short words have too
-  // many neighbours at distance 1 (`cat`, `car`, `hat`) to guess which one was meant.
-  fuzzy: (term: string) => (isLatinTerm(term, 6) && term.length <= QUERY_LIMITS.maxFuzzyLength ? 1 : false),
-  weights: { prefix: 0.3, fuzzy: 0.2 },
-};
-
-const OPTIONS: Options<SectionDocument> = {
+/** How sections are turned into terms; the terms of CJK text are looked up exactly (see TermIndexOptions). */
+const TERM_OPTIONS: TermIndexOptions = {
   fields: FIELDS,
   storeFields: STORED,
   tokenize: (text) => tokenize(text),
   processTerm: (term) => processTerm(term),
-  searchOptions: SEARCH_OPTIONS,
+  separate: CJK_CHARACTER,
+};
+
+/** SEARCH_OPTIONS as the top-k search takes them; BM25's parameters are MiniSearch's defaults. */
+const TOP_K_OPTIONS: TopKOptions = {
+  fieldBoosts: FIELDS.map((field) =>
+    Object.hasOwn(BOOST, field) ? BOOST[field as keyof typeof BOOST] || 1 : 1,
+  ),
+  weights: SEARCH_OPTIONS.weights,
+  bm25: { k: 1.2, b: 0.7, d: 0.5 },
+  maxFuzzy: 6,
 };
 
 /** Sections added between two packings of the postings */
 const PACK_EVERY = 4096;
 
-// The query is tokenized and processed once in search(); MiniSearch then only splits the result.
-const PROCESSED_QUERY = { tokenize: (text: string) => text.split(' '), processTerm: (term: string) => term };
-
-/** Full-text index over note sections (one MiniSearch document per section), CJK-aware. */
+/** Full-text index over note sections (one document per section), CJK-aware. */
 export class TextIndex {
-  private miniSearch = new MiniSearch<SectionDocument>(OPTIONS);
+  private terms = new TermIndex(TERM_OPTIONS);
   /** Note path → its section ids, so remove() can discard them all */
   private idsByPath = new Map<string, string[]>();
   /** Sections added since the postings were last packed */
@@ -121,7 +85,7 @@ export class TextIndex {
 
   /** Number of indexed sections. */
   get size(): number {
-    return this.miniSearch.documentCount;
+    return this.terms.documentCount;
   }
 
   has(path: string): boolean {
@@ -142,13 +106,15 @@ export class TextIndex {
   private addDocuments(path: string, documents: SectionDocument[], kept: ReadonlySet<string>): void {
     const fresh = documents.filter((document) => !kept.has(document.id));
     // A section left from an add that failed half-way (or a cache saved then) is replaced, never
-    // met with MiniSearch's "duplicate ID", which made every later write to the note fail.
-    for (const document of fresh) if (this.miniSearch.has(document.id)) this.discard([document.id]);
+    // met with "duplicate ID", which made every later write to the note fail.
+    this.discard(fresh.map((document) => document.id).filter((id) => this.terms.has(id)));
     const added: string[] = [];
-    memoizeTerms(this.miniSearch);
-    this.topK?.changed();
     try {
-      for (const document of fresh) this.addDocument(document, added);
+      for (const document of fresh) {
+        // An add that throws (a field that cannot be read) leaves nothing of its section.
+        this.terms.add(document.id, document as unknown as Record<string, unknown>);
+        added.push(document.id);
+      }
     } catch (error) {
       this.discard([...added, ...kept]);
       this.idsByPath.delete(path);
@@ -167,44 +133,24 @@ export class TextIndex {
   /** Packs the long posting lists now, as add() does every PACK_EVERY sections (see PackedPostings). */
   packPostings(): void {
     this.unpacked = 0;
-    packPostings(this.miniSearch);
-    // The lists are new objects (the same postings): the search's typed copies are made afresh.
-    this.topK?.changed();
+    this.terms.packPostings();
   }
 
   /** Drops every section of the note at `path`; an unknown path is ignored. */
   remove(path: string): void {
     const ids = this.idsByPath.get(path);
     if (!ids) return;
-    // discard is O(1); MiniSearch cleans the inverted index lazily and auto-vacuums.
     this.discard(ids);
-    this.topK?.changed();
     this.idsByPath.delete(path);
   }
 
   /**
-   * Adds one section's document and pushes its id to `added`, or throws with `added` naming every
-   * document of it the index holds: MiniSearch takes a document's id before it reads its fields,
-   * so one that failed on the way was left in the index, found by searches, with no path to be
-   * removed by.
+   * Discards sections by id: O(1) each, their postings are dropped by a vacuum once enough are
+   * discarded (MiniSearch's auto-vacuum conditions).
    */
-  private addDocument(document: SectionDocument, added: string[]): void {
-    try {
-      this.miniSearch.add(document);
-    } catch (error) {
-      if (this.miniSearch.has(document.id)) added.push(document.id);
-      throw error;
-    }
-    added.push(document.id);
-  }
-
-  /** Discards sections by id, and tells the top-k search which of its documents they were. */
   private discard(ids: readonly string[]): void {
-    const topK = this.topK?.miniSearch === this.miniSearch ? this.topK : undefined;
-    const known = topK ? internalsOf(this.miniSearch)._idToShortId : undefined;
-    const shortIds = known ? ids.map((id) => known.get(id)).filter((id) => id !== undefined) : [];
-    this.miniSearch.discardAll(ids as string[]);
-    topK?.discarded(shortIds);
+    for (const id of ids) this.terms.discard(id);
+    this.terms.maybeVacuum();
   }
 
   /**
@@ -240,9 +186,7 @@ export class TextIndex {
       [...new Set(tokenize(boundQueryText(query)).map(processTerm))].filter((term): term is string => !!term),
     );
     if (terms.length === 0) return [];
-    memoizeTerms(this.miniSearch);
     const boosts = options.rareTerms ? this.rarity(terms) : undefined;
-    if (options.limit === undefined || options.exhaustive) return this.searchAll(terms, boosts, options);
     const { filter } = options;
     const queryTerms = terms.map(
       (term): QueryTerm => ({
@@ -252,40 +196,18 @@ export class TextIndex {
         boost: boosts?.get(term) ?? 1,
       }),
     );
+    const limit = options.limit === undefined ? this.terms.documentCount : Math.max(0, options.limit);
     const top = this.topKSearch().search(
       queryTerms,
-      Math.max(0, options.limit),
+      limit,
       filter ? (id, stored) => filter(storedSource(id, stored)) : undefined,
     );
     return top.map((result) => textHit(storedSource(result.id, result.stored), result));
   }
 
-  /** Every match scored by MiniSearch, best first; the top `limit` (and ties) become hits. */
-  private searchAll(
-    terms: string[],
-    boosts: Map<string, number> | undefined,
-    options: TextSearchOptions,
-  ): TextHit[] {
-    const { filter } = options;
-    const results = this.miniSearch.search(terms.join(' '), {
-      ...PROCESSED_QUERY,
-      ...(boosts ? { boostTerm: (term: string) => boosts.get(term) ?? 1 } : {}),
-      // A result carries the stored fields itself: no copy per matching section.
-      ...(filter ? { filter: (result: SearchResult) => filter(result as unknown as TextHitSource) } : {}),
-    });
-    // MiniSearch returns results best first; only the top `limit` (and any ties with the last)
-    // are turned into hits, since a common term can match thousands of sections.
-    let end =
-      options.limit === undefined ? results.length : Math.min(results.length, Math.max(0, options.limit));
-    while (end > 0 && end < results.length && results[end]?.score === results[end - 1]?.score) end++;
-    const hits = results.slice(0, end).map((result) => textHit(hitSource(result), result));
-    hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    return options.limit === undefined ? hits : hits.slice(0, Math.max(0, options.limit));
-  }
-
-  /** The top-k search over the current MiniSearch (a cache load replaces it). */
+  /** The top-k search over the current index (a cache load replaces it). */
   private topKSearch(): TopKSearch {
-    if (this.topK?.miniSearch !== this.miniSearch) this.topK = new TopKSearch(this.miniSearch, CJK_CHARACTER);
+    if (this.topK?.index !== this.terms) this.topK = new TopKSearch(this.terms, TOP_K_OPTIONS);
     return this.topK;
   }
 
@@ -294,7 +216,7 @@ export class TextIndex {
    * the sections that hold the term in any field. (idf² measured within noise of it on LoCoMo.)
    */
   private rarity(terms: string[]): Map<string, number> {
-    const total = this.miniSearch.documentCount;
+    const total = this.terms.documentCount;
     const weights = new Map<string, number>();
     for (const term of terms) {
       const df = this.documentFrequency(term);
@@ -305,22 +227,21 @@ export class TextIndex {
   }
 
   /**
-   * How many sections hold `term`, a term as processTerm() gives it (the largest count over fields). MiniSearch keeps this in its
-   * inverted index but has no public accessor.
+   * How many sections hold `term`, a term as processTerm() gives it (the largest count over
+   * fields; discarded sections count until a vacuum).
    */
   documentFrequency(term: string): number {
-    const fields = internalsOf(this.miniSearch)._index.get(term);
-    return fields === undefined ? 0 : largestFieldSize(fields);
+    return this.terms.documentFrequency(term);
   }
 
   /** What the cache needs besides the segments: counts and field averages (see text-index-store.ts). */
   storeHeader(): TextStoreHeader & { version: number } {
-    return { version: TEXT_INDEX_VERSION, ...textStoreHeader(this.miniSearch) };
+    return { version: TEXT_INDEX_VERSION, ...textStoreHeader(this.terms) };
   }
 
   /** The index in bounded segments, one at a time, for the `.mem/` cache. */
   storeSegments(limits?: TextStoreLimits): Iterable<TextSegment> {
-    return textStoreSegments(this.miniSearch, this.idsByPath, limits);
+    return textStoreSegments(this.terms, this.idsByPath, limits);
   }
 
   /**
@@ -332,20 +253,15 @@ export class TextIndex {
     terms(bytes: Uint8Array): void;
     finish(): TextIndex;
   } {
-    if (header?.version !== TEXT_INDEX_VERSION) {
-      throw new MemError(
-        'INVALID_INPUT',
-        `text index: saved version ${JSON.stringify(header?.version)} does not match ${TEXT_INDEX_VERSION}; rebuild it`,
-      );
-    }
-    const loader = new TextStoreLoader(new MiniSearch<SectionDocument>(OPTIONS), header);
+    checkVersion(header?.version);
+    const loader = new TextStoreLoader(new TermIndex(TERM_OPTIONS), header);
     return {
       docs: (text) => loader.docs(text),
       terms: (bytes) => loader.terms(bytes),
       finish: () => {
-        const { miniSearch, idsByPath } = loader.finish();
+        const { index: terms, idsByPath } = loader.finish();
         const index = new TextIndex();
-        index.miniSearch = miniSearch;
+        index.terms = terms;
         index.idsByPath = idsByPath;
         // Its arenas are allocated with the rest of what opening allocates, not at the first search.
         index.topKSearch();
@@ -355,58 +271,13 @@ export class TextIndex {
   }
 }
 
-function documentsById(note: Note): Map<string, SectionDocument> {
-  return new Map(sectionDocuments(note).map((document) => [document.id, document]));
-}
-
-/** Whether two documents of a section index the same (every field alike). */
-function sameDocument(a: SectionDocument | undefined, b: SectionDocument): boolean {
-  if (a === undefined) return false;
-  const keys = Object.keys(b) as Array<keyof SectionDocument>;
-  return keys.length === Object.keys(a).length && keys.every((key) => a[key] === b[key]);
-}
-
-function sectionDocuments(note: Note): SectionDocument[] {
-  const common = {
-    path: note.path,
-    layer: note.layer,
-    title: note.title,
-    aliases: note.aliases.join('\n'),
-    tags: note.tags.join(' '),
-  };
-  // A note with no sections (only frontmatter) is still found by its title, aliases and tags.
-  const sections: Section[] =
-    note.sections.length > 0
-      ? note.sections
-      : [{ id: `${note.path}#`, anchor: '', kind: 'preamble', text: '', start: 0, end: 0, line: 1 }];
-  const byId = new Map<string, SectionDocument>();
-  for (const section of sections) {
-    const seen = byId.get(section.id);
-    if (seen) {
-      // Section ids should be unique; if a parser ever repeats one, merge rather than let MiniSearch
-      // throw "duplicate ID" and leave the note half-indexed.
-      seen.text += '\n' + section.text;
-      continue;
-    }
-    byId.set(section.id, {
-      ...common,
-      id: section.id,
-      anchor: section.anchor,
-      ...(section.date === undefined ? {} : { date: section.date }),
-      headings: section.heading === undefined ? note.title : `${section.heading}\n${note.title}`,
-      speaker: section.speaker ?? '',
-      when: section.date ? dateWords(section.date) : '',
-      text: section.text,
-    });
+function checkVersion(version: unknown): void {
+  if (version !== TEXT_INDEX_VERSION) {
+    throw new MemError(
+      'INVALID_INPUT',
+      `text index: saved version ${JSON.stringify(version)} does not match ${TEXT_INDEX_VERSION}; rebuild it`,
+    );
   }
-  return [...byId.values()];
-}
-
-/** `2023-05-08` → `2023-05-08 8 May 2023`: the day as written in a note and as people say it. */
-export function dateWords(date: string): string {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
-  const month = m ? MONTH_NAMES[Number(m[2]) - 1] : undefined;
-  return m && month ? `${date} ${Number(m[3])} ${month} ${m[1]}` : date;
 }
 
 /**
@@ -422,10 +293,6 @@ function textHit(
   hit.terms = terms;
   hit.queryTerms = queryTerms;
   return hit;
-}
-
-function hitSource(result: SearchResult): TextHitSource {
-  return storedSource(String(result.id), result);
 }
 
 /** A section's id and the fields the index stores for it (`STORED`). */

@@ -1,13 +1,11 @@
-import type MiniSearch from 'minisearch';
-import {
-  internalsOf,
-  type MiniSearchState,
-  type Postings,
-  type TermData,
-  type TreeNode,
-} from './minisearch-internals.js';
-import { indexOfSorted, PackedPostings, type SavedTerm, savedTerm } from './text-index-store.js';
-import { SURROGATE } from './tokenize.js';
+import { ListArenas } from './list-arenas.js';
+import { indexOfSorted, PackedPostings } from './packed-postings.js';
+import type { Postings, TermData } from './postings.js';
+import { type SavedTerm, savedTerm } from './saved-postings.js';
+import type { TermIndex } from './term-index.js';
+import { TopHeap } from './top-heap.js';
+
+export { LIST_ARENA } from './list-arenas.js';
 
 /** One query term as MiniSearch 7's `termToQuerySpec` makes it from the search options. */
 export interface QueryTerm {
@@ -60,102 +58,24 @@ interface Expansion {
   data: TermData;
 }
 
-const DEFAULT_WEIGHTS = { fuzzy: 0.45, prefix: 0.375 };
-const DEFAULT_BM25 = { k: 1.2, b: 0.7, d: 0.5 };
-const DEFAULT_MAX_FUZZY = 6;
+/** How the search weighs what it finds: MiniSearch 7's search options, resolved per field id. */
+export interface TopKOptions {
+  /** Per field id: the factor on its scores (MiniSearch's `boost`) */
+  fieldBoosts: readonly number[];
+  /** Factors on the scores of prefix and fuzzy matches (MiniSearch's defaults: 0.375 and 0.45) */
+  weights: { fuzzy: number; prefix: number };
+  /** BM25's parameters (MiniSearch's default: k 1.2, b 0.7, d 0.5) */
+  bm25: Bm25;
+  /** Most edits a fractional `fuzzy` allows (MiniSearch's default: 6) */
+  maxFuzzy: number;
+}
+
 /** Postings of arena reserved for each section of the index when the search is made */
 const ARENA_PER_SECTION = 16;
 /**
- * How many postings' scores are kept between searches, in each of two arenas: 8 bytes a score,
- * plus 4 for its document unless the list is a view of packed postings, so at most 72 MiB for
- * both. The common terms that make a search slow are the ones asked again and again (a single
- * Chinese character matches a fifth of all sections); a rare term's short list is cheap to score
- * each time. A setting, so tests can make arenas of a few postings.
- */
-export const LIST_ARENA = {
-  /** Postings an arena holds at most */
-  postings: 3_000_000,
-  /** The first arena's size; each one after is twice the last, up to `postings` */
-  first: 1 << 16,
-};
-
-/**
- * Where compiled lists keep their scores and documents: two pairs of typed arrays, each filled
- * from its start. One grows (a new pair twice as large; the lists in the old one stay readable, as
- * their views hold it) until it holds LIST_ARENA.postings; when that one is full, every kept list is
- * dropped (each is scored again on its next use) and the other pair is filled from its start: its
- * lists were dropped the time before, so none is still read by the search that asks. Reused, these
- * arrays keep the memory of the kept lists from growing: a new pair of arrays for every list, as an
- * LRU of lists made, kept V8's count of external memory rising, which set off full collections of
- * a 600 MB heap every few hundred searches at 100,000 notes.
- */
-class ListArenas {
-  private readonly pairs: Array<{ docs: Uint32Array; scores: Float64Array }>;
-  private current = 0;
-  private used = 0;
-  /** The search that last switched arenas: a second switch in one search would overwrite lists it reads */
-  private switchedIn = -1;
-
-  /**
-   * Both arenas are allocated at `size` postings (at most LIST_ARENA.postings) when the search is
-   * made, so that a search never allocates one: V8 answers tens of MB of new external memory with
-   * a full collection, which would land on the searches of the next moments instead of on opening
-   * the vault.
-   */
-  constructor(
-    size: number,
-    private readonly dropAll: () => void,
-  ) {
-    const n = Math.min(LIST_ARENA.postings, Math.max(LIST_ARENA.first, Math.ceil(size)));
-    this.pairs = [0, 1].map(() => ({ docs: new Uint32Array(n), scores: new Float64Array(n) }));
-  }
-
-  /** Room for `n` postings (a documents array too when `docs`), kept until the next switch. */
-  take(n: number, docs: boolean, search: number): { docs: Uint32Array | undefined; scores: Float64Array } {
-    let pair = this.pairs[this.current] as { docs: Uint32Array; scores: Float64Array };
-    if (this.used + n > pair.scores.length) {
-      if (n > LIST_ARENA.postings)
-        return { docs: docs ? new Uint32Array(n) : undefined, scores: new Float64Array(n) };
-      const length = pair.scores.length;
-      if (length < LIST_ARENA.postings) {
-        const size = Math.min(LIST_ARENA.postings, Math.max(LIST_ARENA.first, length * 2, n));
-        pair = { docs: new Uint32Array(size), scores: new Float64Array(size) };
-      } else if (this.switchedIn === search) {
-        // This search already started the other arena: arrays of its own (kept with the other
-        // lists until the next switch or change, like them).
-        return { docs: docs ? new Uint32Array(n) : undefined, scores: new Float64Array(n) };
-      } else {
-        this.dropAll();
-        this.current = 1 - this.current;
-        this.switchedIn = search;
-        pair = this.pairs[this.current] as { docs: Uint32Array; scores: Float64Array };
-        if (pair.scores.length < LIST_ARENA.postings) {
-          pair = {
-            docs: new Uint32Array(LIST_ARENA.postings),
-            scores: new Float64Array(LIST_ARENA.postings),
-          };
-        }
-      }
-      this.pairs[this.current] = pair;
-      this.used = 0;
-    }
-    const at = this.used;
-    this.used += n;
-    return {
-      docs: docs ? pair.docs.subarray(at, at + n) : undefined,
-      scores: pair.scores.subarray(at, at + n),
-    };
-  }
-
-  /** The index changed and every kept list was dropped: the arena in use is filled again from its start. */
-  reset(): void {
-    this.used = 0;
-  }
-}
-
-/**
- * The `limit` best documents of an OR query over a MiniSearch index, with exactly the scores,
- * order, `terms` and `queryTerms` that `MiniSearch#search` gives them (with the index vacuumed):
+ * The `limit` best documents of an OR query over a TermIndex, with exactly the scores,
+ * order, `terms` and `queryTerms` that `MiniSearch#search` gives them over the same documents
+ * (with the index vacuumed):
  * the same BM25 arithmetic in the same order, so every score is the same double. What it saves
  * is MiniSearch's work per matching document (a result object, a `match` record, a stored-field
  * copy, a filter call, a place in a sort of every match): a Chinese query's single characters
@@ -166,7 +86,7 @@ class ListArenas {
  * Ties are broken by id (ascending), as TextIndex.search always did.
  */
 export class TopKSearch {
-  /** Scored lists of MiniSearch's postings, until the index changes or the arena fills */
+  /** Scored lists of postings, until the index changes or the arena fills */
   private readonly compiled = new Map<Postings, CompiledPostings>();
   /** Scored lists of terms still in their saved bytes, by field id */
   private readonly compiledSaved = new Map<SavedTerm, SavedLists>();
@@ -187,79 +107,22 @@ export class TopKSearch {
   private nextStamp = 0;
   private touched = new Uint32Array(0);
   private termTouched = new Uint32Array(0);
-  /**
-   * Field lengths, one array per field id, by short id. A short id is never reused and its
-   * document's lengths never change, so the ids below `lengthsFilled` stay valid across changes.
-   * A list's documents ascend, so scoring it reads its field's array forward; laid out document by
-   * document (all fields of one, seven in TextIndex, then the next) as 8-byte numbers, the reads
-   * spanned 14 times the memory, and they were about half of scoring a list at 100,000 notes.
-   * Lengths count terms, so a 4-byte float holds each exactly (a missing one is NaN, as before).
-   */
-  private lengths: Float32Array[] = [];
-  private lengthsFilled = 0;
-  /**
-   * Per short id: 1 for a discarded document. MiniSearch leaves a discarded document's postings in
-   * place until it vacuums, so while any are left (`_dirtCount`) every list is scored without them.
-   * Asking MiniSearch's map of live documents about each posting instead was 85 % of scoring a list
-   * after a write at 100,000 notes, and a vault written to once asked it until the next vacuum.
-   */
-  private dead = new Uint8Array(0);
-  /** How many documents `dead` marks */
-  private deadCount = 0;
+  /** The index version the kept lists were scored at */
+  private version = -1;
 
-  /**
-   * `separate`: characters that the index's terms never mix with others (a term holding one holds
-   * only such characters), so a fuzzy match for a term without any need not look among the terms
-   * that start with one (see expand()).
-   */
   constructor(
-    readonly miniSearch: MiniSearch<never> | MiniSearch<object>,
-    private readonly separate?: RegExp,
+    readonly index: TermIndex,
+    private readonly options: TopKOptions,
   ) {
     // Room for the lists of a few dozen searches, sized by the index: about 16 postings a section.
-    this.arenas = new ListArenas(internalsOf(miniSearch)._documentCount * ARENA_PER_SECTION, () => {
+    this.arenas = new ListArenas(index.documentCount * ARENA_PER_SECTION, () => {
       this.compiled.clear();
       this.compiledSaved.clear();
     });
   }
 
-  /** Call after MiniSearch discarded these documents (TextIndex does, for every discard). */
-  discarded(shortIds: readonly number[]): void {
-    for (const doc of shortIds) {
-      if (doc >= this.dead.length) {
-        const grown = new Uint8Array(Math.max(doc + 1, Math.ceil(this.dead.length * 1.5)));
-        grown.set(this.dead);
-        this.dead = grown;
-      }
-      if (this.dead[doc] === 0) {
-        this.dead[doc] = 1;
-        this.deadCount++;
-      }
-    }
-  }
-
-  /**
-   * `dead`, made whole first when it does not mark every short id MiniSearch has given out and no
-   * longer holds (a discard it was not told of, or an index loaded with gaps in its ids): one pass
-   * over the ids, after which discarded() keeps it so.
-   */
-  private deadDocuments(state: MiniSearchState): Uint8Array {
-    if (this.deadCount !== state._nextId - state._documentCount) {
-      const dead = new Uint8Array(state._nextId);
-      let count = 0;
-      for (let doc = 0; doc < state._nextId; doc++) {
-        if (state._documentIds.has(doc)) continue;
-        dead[doc] = 1;
-        count++;
-      }
-      this.dead = dead;
-      this.deadCount = count;
-    }
-    return this.dead;
-  }
-
-  /** Call after every add, discard or replace: the posting lists may have changed. */
-  changed(): void {
+  /** Drops every kept list: the posting lists or the counts they were scored with may have changed. */
+  private changed(): void {
     this.compiled.clear();
     this.compiledSaved.clear();
     this.arenas.reset();
@@ -267,20 +130,16 @@ export class TopKSearch {
 
   /** The best `limit` documents that pass `filter` for the terms, best first. */
   search(queryTerms: QueryTerm[], limit: number, filter?: TopKFilter): TopKResult[] {
-    const state = this.state();
-    this.ensureCapacity(state._nextId);
-    const options = state._options.searchOptions;
-    const fields = state._options.fields;
-    const boosts = fields.map((field) =>
-      options.boost && Object.hasOwn(options.boost, field) ? options.boost[field] || 1 : 1,
-    );
-    const fieldIds = fields.map((field) => state._fieldIds[field] as number);
-    const weights = { ...DEFAULT_WEIGHTS, ...options.weights };
-    const bm25 = options.bm25 ?? DEFAULT_BM25;
-    const maxFuzzy = options.maxFuzzy ?? DEFAULT_MAX_FUZZY;
-    const expansions = queryTerms.map((query) => expand(state, query, weights, maxFuzzy, this.separate));
+    const { index } = this;
+    if (this.version !== index.version) {
+      this.changed();
+      this.version = index.version;
+    }
+    this.ensureCapacity(index.nextId);
+    const { fieldBoosts: boosts, weights, bm25, maxFuzzy } = this.options;
+    const fieldCount = index.fields.length;
+    const expansions = queryTerms.map((query) => expand(index, query, weights, maxFuzzy));
 
-    this.fillLengths(state, fieldIds.length);
     this.searches++;
     const { total, current, matched, stamp, touched, termTouched } = this;
     /** Per query term, per expansion: its lists, field by field (undefined where the field has none) */
@@ -296,12 +155,10 @@ export class TopKSearch {
         const fieldLists: Array<CompiledPostings | undefined> = [];
         termLists.push(fieldLists);
         const saved = this.savedLists(data);
-        for (let f = 0; f < fields.length; f++) {
-          const fieldId = fieldIds[f] as number;
+        for (let f = 0; f < fieldCount; f++) {
+          const fieldId = f;
           const list =
-            saved !== undefined
-              ? this.savedListOf(state, saved, fieldId, bm25)
-              : this.listOf(state, data, fieldId, bm25);
+            saved !== undefined ? this.savedListOf(saved, fieldId, bm25) : this.listOf(data, fieldId, bm25);
           fieldLists.push(list);
           if (list === undefined) continue;
           const { docs, scores } = list;
@@ -333,9 +190,9 @@ export class TopKSearch {
       }
     }
 
-    const top = this.best(state, touchedCount, Math.max(0, limit), filter);
+    const top = this.best(touchedCount, Math.max(0, limit), filter);
     for (let i = 0; i < touchedCount; i++) matched[touched[i] as number] = 0;
-    return this.describe(state, top, queryTerms, expansions, lists);
+    return this.describe(top, queryTerms, expansions, lists);
   }
 
   /**
@@ -347,13 +204,12 @@ export class TopKSearch {
    * documents are offered in, so the answer is the one a single filtered pass gives.
    */
   private best(
-    state: MiniSearchState,
     count: number,
     limit: number,
     filter: TopKFilter | undefined,
   ): Array<{ doc: number; score: number }> {
     const { touched, total, matched, stamp } = this;
-    const ids = state._documentIds;
+    const { ids, stored } = this.index;
     const all = new TopHeap(limit, ids);
     for (let i = 0; i < count; i++) {
       const doc = touched[i] as number;
@@ -361,7 +217,7 @@ export class TopKSearch {
       if (all.admits(doc, score)) all.push(doc, score);
     }
     if (filter === undefined) return all.sorted();
-    const passes = (doc: number) => filter(ids.get(doc) as string, state._storedFields.get(doc) ?? {});
+    const passes = (doc: number) => filter(ids[doc] as string, stored[doc] ?? {});
     const heap = new TopHeap(limit, ids);
     const offered = this.takeStamp();
     let refused = false;
@@ -382,7 +238,6 @@ export class TopKSearch {
 
   /** The matched terms of each returned document, in the order MiniSearch records them. */
   private describe(
-    state: MiniSearchState,
     top: Array<{ doc: number; score: number }>,
     queryTerms: QueryTerm[],
     expansions: Expansion[][],
@@ -412,9 +267,9 @@ export class TopKSearch {
     }
     return top.map(({ doc, score }, at) => ({
       shortId: doc,
-      id: state._documentIds.get(doc) as string,
+      id: this.index.ids[doc] as string,
       score,
-      stored: state._storedFields.get(doc) ?? {},
+      stored: this.index.stored[doc] ?? {},
       // An object's keys, as MiniSearch's `Object.keys(match)`: integer-like terms come first.
       terms: Object.keys(matchedTerms[at] as object),
       queryTerms: matchedQuery[at] as string[],
@@ -426,12 +281,7 @@ export class TopKSearch {
    * its BM25 score (the same until the index changes: it depends on the counts and lengths only);
    * undefined when the term has none in that field.
    */
-  private listOf(
-    state: MiniSearchState,
-    data: TermData,
-    fieldId: number,
-    bm25: Bm25,
-  ): CompiledPostings | undefined {
+  private listOf(data: TermData, fieldId: number, bm25: Bm25): CompiledPostings | undefined {
     const postings = data.get(fieldId);
     if (postings === undefined) return undefined;
     const known = this.compiled.get(postings);
@@ -441,7 +291,7 @@ export class TopKSearch {
     if (packed !== undefined && packed.count === postings.size) {
       // Nothing deleted: the packed arrays are the list as it stands (views, not copies; any change
       // to the index drops this list before it could be read again).
-      list = this.score(state, packed.ids, packed.freqs, packed.count, fieldId, bm25, false);
+      list = this.score(packed.ids, packed.freqs, packed.count, fieldId, bm25, false);
     } else {
       const { docs, freqs } = this.scratch(postings.size);
       let n = 0;
@@ -460,7 +310,7 @@ export class TopKSearch {
           n++;
         }
       }
-      list = this.score(state, docs, freqs, n, fieldId, bm25, true);
+      list = this.score(docs, freqs, n, fieldId, bm25, true);
     }
     this.compiled.set(postings, list);
     return list;
@@ -484,21 +334,16 @@ export class TopKSearch {
    * listOf() for a term still in its saved bytes, read from them and left undecoded; a term whose
    * bytes cannot be read so is decoded and read as a Map.
    */
-  private savedListOf(
-    state: MiniSearchState,
-    saved: SavedLists,
-    fieldId: number,
-    bm25: Bm25,
-  ): CompiledPostings | undefined {
+  private savedListOf(saved: SavedLists, fieldId: number, bm25: Bm25): CompiledPostings | undefined {
     const count = saved.counts.get(fieldId);
     if (count === undefined) return undefined;
     const known = saved.lists.get(fieldId);
     if (known !== undefined) return known;
     const { docs, freqs } = this.scratch(count);
     if (saved.term.readSaved(fieldId, docs, freqs) !== count) {
-      return this.listOf(state, saved.term as unknown as TermData, fieldId, bm25);
+      return this.listOf(saved.term as unknown as TermData, fieldId, bm25);
     }
-    const list = this.score(state, docs, freqs, count, fieldId, bm25, true);
+    const list = this.score(docs, freqs, count, fieldId, bm25, true);
     // Kept unless scoring it just dropped every kept list (the arena switched).
     if (this.compiledSaved.get(saved.term) === saved) saved.lists.set(fieldId, list);
     return list;
@@ -520,7 +365,6 @@ export class TopKSearch {
    * arena, or, when `copyDocs` is false and nothing is left out, the list reads `ids` itself.
    */
   private score(
-    state: MiniSearchState,
     ids: Uint32Array,
     freqs: Uint32Array,
     count: number,
@@ -528,7 +372,9 @@ export class TopKSearch {
     bm25: Bm25,
     copyDocs: boolean,
   ): CompiledPostings {
-    const dead = state._dirtCount > 0 ? this.deadDocuments(state) : undefined;
+    const { index } = this;
+    // A discarded document's postings stay until a vacuum: while any are left, lists are scored without them.
+    const dead = index.dirtCount > 0 ? index.dead : undefined;
     let n = count;
     if (dead !== undefined) {
       n = 0;
@@ -540,9 +386,9 @@ export class TopKSearch {
     const { scores } = room;
     // As MiniSearch's calcBM25Score computes it, operation for operation, so the score is the same double.
     const { k, b, d } = bm25;
-    const avgFieldLength = state._avgFieldLength[fieldId] as number;
-    const invDocFreq = Math.log(1 + (state._documentCount - n + 0.5) / (n + 0.5));
-    const lengths = this.lengths[fieldId] as Float32Array;
+    const avgFieldLength = index.avgFieldLength[fieldId] as number;
+    const invDocFreq = Math.log(1 + (index.documentCount - n + 0.5) / (n + 0.5));
+    const lengths = index.lengths[fieldId] as Float32Array;
     let ascending = true;
     let at = 0;
     for (let p = 0; p < count; p++) {
@@ -558,41 +404,6 @@ export class TopKSearch {
       at++;
     }
     return { docs, scores, ascending };
-  }
-
-  /** Copies the field lengths of the documents added since the last search. */
-  private fillLengths(state: MiniSearchState, fieldCount: number): void {
-    const end = state._nextId;
-    if (fieldCount !== this.lengths.length || end < this.lengthsFilled) {
-      this.lengths = Array.from({ length: fieldCount }, () => new Float32Array(0));
-      this.lengthsFilled = 0;
-    }
-    if (this.lengthsFilled >= end) return;
-    const filled = this.lengthsFilled;
-    if ((this.lengths[0]?.length ?? end) < end) {
-      const capacity = Math.max(end, Math.ceil((this.lengths[0]?.length ?? 0) * 1.5));
-      this.lengths = this.lengths.map((old) => {
-        const grown = new Float32Array(capacity);
-        grown.set(old.subarray(0, filled));
-        return grown;
-      });
-    }
-    const { lengths } = this;
-    for (const field of lengths) field.fill(Number.NaN, filled, end);
-    if (end - filled > state._fieldLength.size / 4) {
-      // A fresh index: one pass over the lengths MiniSearch holds.
-      for (const [doc, fields] of state._fieldLength) {
-        if (doc < filled) continue;
-        for (let f = 0; f < fieldCount; f++) (lengths[f] as Float32Array)[doc] = fields[f] as number;
-      }
-    } else {
-      for (let doc = filled; doc < end; doc++) {
-        const fields = state._fieldLength.get(doc);
-        if (fields === undefined) continue;
-        for (let f = 0; f < fieldCount; f++) (lengths[f] as Float32Array)[doc] = fields[f] as number;
-      }
-    }
-    this.lengthsFilled = end;
   }
 
   private takeStamp(): number {
@@ -614,10 +425,6 @@ export class TopKSearch {
     this.touched = new Uint32Array(capacity);
     this.termTouched = new Uint32Array(capacity);
   }
-
-  private state(): MiniSearchState {
-    return internalsOf(this.miniSearch);
-  }
 }
 
 /** Whether a scored list holds `doc`: a binary search, or a scan of a list that does not ascend. */
@@ -626,26 +433,30 @@ function holds(list: CompiledPostings, doc: number): boolean {
   return list.ascending ? indexOfSorted(docs, docs.length, doc) >= 0 : docs.includes(doc);
 }
 
-/** The term itself, then its prefix matches, then its fuzzy matches, as MiniSearch#executeQuerySpec orders them. */
+/**
+ * The term itself, then its prefix matches, then its fuzzy matches, as MiniSearch#executeQuerySpec
+ * orders them. Prefix and fuzzy matches come from the index's radix tree, which holds the terms
+ * in the shape MiniSearch's would (built by the same insertions), so they come in the same order
+ * and their scores add up in it; terms that start with a `separate` character are not in the tree
+ * (see TermIndexOptions) and are found by their exact term only.
+ */
 function expand(
-  state: MiniSearchState,
+  index: TermIndex,
   query: QueryTerm,
   weights: { fuzzy: number; prefix: number },
   maxFuzzy: number,
-  separate: RegExp | undefined,
 ): Expansion[] {
   const out: Expansion[] = [];
-  const exact = state._index.get(query.term);
+  const exact = index.terms.get(query.term);
   if (exact !== undefined) out.push({ term: query.term, weight: 1, data: exact });
   let fuzzyMatches: Map<string, [TermData, number]> | undefined;
   if (query.fuzzy) {
     const fuzzy = query.fuzzy === true ? 0.2 : query.fuzzy;
     const maxDistance = fuzzy < 1 ? Math.min(maxFuzzy, Math.round(query.term.length * fuzzy)) : fuzzy;
-    if (maxDistance)
-      fuzzyMatches = fuzzyTree(state, query.term, maxDistance, separate).fuzzyGet(query.term, maxDistance);
+    if (maxDistance) fuzzyMatches = index.tree.fuzzyGet(query.term, maxDistance);
   }
   if (query.prefix) {
-    for (const [term, data] of state._index.atPrefix(query.term)) {
+    for (const [term, data] of index.tree.atPrefix(query.term)) {
       const distance = term.length - query.term.length;
       if (!distance) continue;
       fuzzyMatches?.delete(term);
@@ -661,120 +472,4 @@ function expand(
     }
   }
   return out;
-}
-
-/**
- * The term tree to look for `term`'s near spellings in: the whole tree, or, when `term` holds none
- * of the `separate` characters and the distance is below its length, the tree without the keys at
- * its root that start with one. Every term under such a key consists of those characters only, so
- * it shares no character with `term` and is at least `term.length` edits away (edits count UTF-16
- * code units, so a `term` with a surrogate, which a rare Han character could share, keeps the
- * whole tree). At 100,000 notes the root has a key per Chinese character, and walking the bigrams
- * under them was 1.3 to 1.9 ms of every English word of six letters or more, against 0.03 ms for
- * the rest of the tree; the keys left keep their order, so the matches come in the same order as
- * from the whole tree.
- */
-function fuzzyTree(
-  state: MiniSearchState,
-  term: string,
-  maxDistance: number,
-  separate: RegExp | undefined,
-): Pick<MiniSearchState['_index'], 'fuzzyGet'> {
-  if (separate === undefined || maxDistance >= term.length || separate.test(term) || SURROGATE.test(term))
-    return state._index;
-  const rest: TreeNode = new Map();
-  for (const [key, node] of state._index._tree) if (!separate.test(key.charAt(0))) rest.set(key, node);
-  return new state._index.constructor(rest);
-}
-
-/**
- * The best `size` documents seen so far, worst at the root: lower score, then the larger id (so
- * ids ascend among equal scores, as the final order has them).
- */
-class TopHeap {
-  private readonly docs: number[] = [];
-  private readonly scores: number[] = [];
-
-  constructor(
-    private readonly size: number,
-    private readonly ids: Map<number, string>,
-  ) {}
-
-  /** Whether a document with this score would enter now. */
-  admits(doc: number, score: number): boolean {
-    if (this.size === 0) return false;
-    if (this.docs.length < this.size) return true;
-    return this.worse(this.docs[0] as number, this.scores[0] as number, doc, score);
-  }
-
-  push(doc: number, score: number): void {
-    if (this.docs.length < this.size) {
-      this.docs.push(doc);
-      this.scores.push(score);
-      this.up(this.docs.length - 1);
-    } else {
-      this.docs[0] = doc;
-      this.scores[0] = score;
-      this.down(0);
-    }
-  }
-
-  /** Each document held and its score, in no particular order. */
-  forEach(visit: (doc: number, score: number) => void): void {
-    for (let i = 0; i < this.docs.length; i++) visit(this.docs[i] as number, this.scores[i] as number);
-  }
-
-  /** Best first. */
-  sorted(): Array<{ doc: number; score: number }> {
-    const all = this.docs.map((doc, i) => ({ doc, score: this.scores[i] as number }));
-    return all.sort((x, y) => (this.worse(x.doc, x.score, y.doc, y.score) ? 1 : -1));
-  }
-
-  /** Whether document a ranks below document b. */
-  private worse(a: number, scoreA: number, b: number, scoreB: number): boolean {
-    if (scoreA !== scoreB) return scoreA < scoreB;
-    return (this.ids.get(a) as string) > (this.ids.get(b) as string);
-  }
-
-  /** Whether the document in slot i ranks below the one in slot j. */
-  private below(i: number, j: number): boolean {
-    return this.worse(
-      this.docs[i] as number,
-      this.scores[i] as number,
-      this.docs[j] as number,
-      this.scores[j] as number,
-    );
-  }
-
-  private up(i: number): void {
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (!this.below(i, parent)) break;
-      this.swap(i, parent);
-      i = parent;
-    }
-  }
-
-  private down(i: number): void {
-    const n = this.docs.length;
-    for (;;) {
-      const left = 2 * i + 1;
-      const right = left + 1;
-      let worst = i;
-      if (left < n && this.below(left, worst)) worst = left;
-      if (right < n && this.below(right, worst)) worst = right;
-      if (worst === i) return;
-      this.swap(i, worst);
-      i = worst;
-    }
-  }
-
-  private swap(i: number, j: number): void {
-    const doc = this.docs[i] as number;
-    const score = this.scores[i] as number;
-    this.docs[i] = this.docs[j] as number;
-    this.scores[i] = this.scores[j] as number;
-    this.docs[j] = doc;
-    this.scores[j] = score;
-  }
 }

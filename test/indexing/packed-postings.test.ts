@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { PackedPostings } from '../../src/indexing/packed-postings.js';
+import type { TermIndex } from '../../src/indexing/term-index.js';
 import { TextIndex } from '../../src/indexing/text-index.js';
-import { PackedPostings } from '../../src/indexing/text-index-store.js';
 import { parseNote } from '../../src/vault/parse-note.js';
 
 const note = (path: string, text: string) => parseNote(path, text, { size: text.length, mtimeMs: 0 });
@@ -168,8 +169,7 @@ describe('a text index with packed postings', () => {
   it('packs long posting lists on its own as sections are added', () => {
     const index = new TextIndex();
     for (let i = 0; i < 4200; i++) index.add(note(`insights/n${i}.md`, `Plain walk number ${i}.\n`));
-    const tree = (index as unknown as { miniSearch: { _index: { get(term: string): Map<number, unknown> } } })
-      .miniSearch._index;
+    const tree = (index as unknown as { terms: TermIndex }).terms.terms;
     const postings = [...(tree.get('walk')?.values() ?? [])];
     expect(postings.length).toBeGreaterThan(0);
     expect(postings.every((p) => p instanceof PackedPostings)).toBe(true);

@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { Note } from '../../src/core/types.js';
 import { boundTerms, QUERY_LIMITS, queryProblem } from '../../src/indexing/query-limits.js';
 import { TextIndex } from '../../src/indexing/text-index.js';
+import { type QueryTerm, TopKSearch } from '../../src/indexing/top-k-search.js';
 import { parseNote } from '../../src/vault/parse-note.js';
 
 const notes: Note[] = Array.from({ length: 30 }, (_, i) =>
@@ -12,16 +13,15 @@ describe('a query costs bounded work', () => {
   it('65,000 characters of one letter: no fuzzy or prefix expansion of the long term, and an answer', () => {
     const index = new TextIndex();
     for (const note of notes) index.add(note);
-    const search = vi.spyOn(
-      (index as unknown as { miniSearch: { search: (q: string, o: object) => unknown[] } }).miniSearch,
-      'search',
-    );
+    const search = vi.spyOn(TopKSearch.prototype, 'search');
 
     const hits = index.search('a'.repeat(65_000));
 
     expect(hits).toEqual([]);
-    const [queryText] = search.mock.calls[0] ?? [''];
-    expect(String(queryText).length).toBeLessThanOrEqual(QUERY_LIMITS.maxChars);
+    const terms: QueryTerm[] = search.mock.calls[0]?.[0] ?? [];
+    expect(terms.map((term) => term.term).join(' ').length).toBeLessThanOrEqual(QUERY_LIMITS.maxChars);
+    expect(terms.filter((term) => term.prefix || term.fuzzy)).toEqual([]);
+    search.mockRestore();
   });
 
   it('a query of thousands of distinct words searches only the first maxTerms', () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { TermIndex } from '../../src/indexing/term-index.js';
 import { TextIndex } from '../../src/indexing/text-index.js';
 import type { TextSegment, TextStoreLimits } from '../../src/indexing/text-index-store.js';
 import { parseNote } from '../../src/vault/parse-note.js';
@@ -68,14 +69,16 @@ const QUERIES = [
 ];
 
 /**
- * The saved index's answer once its discarded postings are gone. MiniSearch drops them while it
- * searches (one occurrence per search), and until then counts them in a term's document frequency
- * for the documents it scores before it meets them; the segments leave them out, so the restored
- * index gives the clean answer at once.
+ * The saved index's answer. Its discarded postings are still held (until a vacuum) and scored
+ * without; the segments leave them out, so the restored index must give the same answer at once.
  */
 function settled(index: TextIndex, query: string) {
-  for (let i = 0; i < 5; i++) index.search(query);
   return index.search(query);
+}
+
+/** The store a TextIndex searches (its postings, counts and lengths). */
+function termIndexOf(index: TextIndex): TermIndex {
+  return (index as unknown as { terms: TermIndex }).terms;
 }
 
 describe('text index segments', () => {
@@ -104,7 +107,7 @@ describe('text index segments', () => {
     expect(again.size).toBe(index.size - 2);
   });
 
-  it('a term vacuumed out of the tree and then written again is saved (the term memo follows the tree)', async () => {
+  it('a term vacuumed out of the tree and then written again is saved (the term map follows the tree)', () => {
     const index = new TextIndex();
     index.add(note('insights/kayak.md', '# Kayak\n\nPaddling a kayak on the 湖面.\n'));
     index.add(note('insights/other.md', '# Other\n\nNothing here.\n'));
@@ -112,7 +115,7 @@ describe('text index segments', () => {
     index.remove('insights/kayak.md');
     // A vacuum deletes `paddl` and `湖面` from the tree; a memo that kept them would take the next
     // postings into a map the tree no longer holds, found by an exact search but never saved.
-    await (index as unknown as { miniSearch: { vacuum(): Promise<void> } }).miniSearch.vacuum();
+    termIndexOf(index).vacuum();
     index.add(note('insights/canoe.md', '# Canoe\n\nPaddling a canoe on the 湖面.\n'));
     const { restored } = restore(index);
     for (const query of ['paddling', '湖面', 'paddl'])
@@ -135,8 +138,7 @@ describe('text index segments', () => {
     ];
     for (const limits of [undefined, { segment: 200, record: 3 }]) {
       const { restored } = restore(index, limits);
-      const tree = (restored as unknown as { miniSearch: { _index: { get(term: string): unknown } } })
-        .miniSearch._index;
+      const tree = termIndexOf(restored).terms;
       // Before any search every term is still bytes; asking its frequency must not decode it.
       const before = terms.map((term) => restored.documentFrequency(term));
       const stillBytes = terms.map((term) =>
@@ -173,20 +175,21 @@ describe('text index segments', () => {
       return loader.finish();
     };
     expect(load(terms).size).toBe(index.size);
-    // The last byte climbs back to the root: without it the tree is left open.
-    expect(() => load(terms.subarray(0, terms.length - 1))).toThrow('the terms segments end inside the tree');
+    expect(() => load(terms.subarray(0, terms.length - 1))).toThrow('a terms segment is cut short');
     expect(() => load(terms.subarray(0, terms.length - 40))).toThrow(
-      /inside the tree|inside a number|cut short/,
+      /terms it does not use|inside a number|cut short/,
     );
+    // A record (no fields, no bytes) for which the segment names no term.
+    expect(() => load(Buffer.concat([terms, Buffer.from([0, 0])]))).toThrow('a terms segment lacks a term');
     expect(() => load(Buffer.concat([terms, Buffer.from([1, 2, 3])]))).toThrow(
-      'a terms segment lacks a label',
+      'a terms segment is cut short',
     );
-    expect(() => load(Buffer.concat([terms, Buffer.from([0])]))).toThrow(
-      'a terms segment goes above the root',
-    );
-    expect(() => load(Buffer.concat([terms, Buffer.from([9, 0x80])]))).toThrow(
-      'a terms segment ends inside a number',
-    );
+    expect(() => load(Buffer.concat([terms, Buffer.from([9, 0x80])]))).toThrow(/ends inside a number/);
+    // The same terms again: a term's records come in a row, never twice.
+    const twice = TextIndex.loader(index.storeHeader());
+    twice.docs(docs);
+    twice.terms(terms);
+    expect(() => twice.terms(terms)).toThrow('a terms segment holds a term twice');
   });
 
   it('refuses a header of another version, and segments that lack documents', () => {

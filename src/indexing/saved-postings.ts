@@ -1,0 +1,239 @@
+// Postings left in the bytes the cache saved them in until first used (see LazyTermData), and the
+// varints they are written in (the format is text-index-store.ts's).
+import type { Postings, TermData } from './postings.js';
+
+export function zigzag(delta: number): number {
+  return delta >= 0 ? delta * 2 : -delta * 2 - 1;
+}
+
+export function unzigzag(value: number): number {
+  return value % 2 === 0 ? value / 2 : -(value + 1) / 2;
+}
+
+/** Reads varints from `bytes` between `pos` and `end`; throws rather than read past `end`. */
+export class VarintReader {
+  constructor(
+    private readonly bytes: Uint8Array,
+    public pos: number,
+    private readonly end: number,
+  ) {}
+
+  next(): number {
+    const { bytes, end } = this;
+    if (this.pos >= end) throw new Error('a term record of the index cache is cut short');
+    let byte = bytes[this.pos++] as number;
+    if (byte < 0x80) return byte;
+    let value = byte & 0x7f;
+    let scale = 0x80;
+    do {
+      if (this.pos >= end) throw new Error('a term record of the index cache ends inside a number');
+      byte = bytes[this.pos++] as number;
+      value += (byte & 0x7f) * scale;
+      scale *= 0x80;
+    } while (byte >= 0x80);
+    return value;
+  }
+
+  /** Passes over `count` varints without reading their values. */
+  skip(count: number): void {
+    const { bytes, end } = this;
+    let pos = this.pos;
+    for (let left = count; left > 0; left--) {
+      while (pos < end && (bytes[pos] as number) >= 0x80) pos++;
+      if (pos >= end) throw new Error('a term record of the index cache is cut short');
+      pos++;
+    }
+    this.pos = pos;
+  }
+}
+
+/** A term whose postings are still the bytes they were saved in, or undefined (see LazyTermData). */
+export function savedTerm(data: TermData): SavedTerm | undefined {
+  return data instanceof LazyTermData && data.pending() !== undefined ? data : undefined;
+}
+
+/** What the top-k search reads of a term still in its saved bytes. */
+export interface SavedTerm {
+  savedCounts(): Map<number, number> | undefined;
+  readSaved(fieldId: number, ids: Uint32Array, freqs: Uint32Array): number;
+}
+
+/**
+ * The largest number of documents one field of a term's postings holds: BM25's document
+ * frequency of the term, read from the records' counts while its postings are still saved bytes.
+ * Recall asks it of every word of the entries around its hits, and decoding a common word's
+ * postings to count them cost more than the rest of the recall.
+ */
+export function largestFieldSize(data: TermData): number {
+  const saved = savedTerm(data)?.savedCounts();
+  let largest = 0;
+  if (saved !== undefined) for (const count of saved.values()) largest = Math.max(largest, count);
+  else for (const postings of data.values()) largest = Math.max(largest, postings.size);
+  return largest;
+}
+
+export function varintSize(value: number): number {
+  let size = 1;
+  for (let n = value; n >= 0x80; n = Math.floor(n / 0x80)) size++;
+  return size;
+}
+
+/** One saved record of a term's postings: the bytes of its segment, where it starts and ends, its field count */
+export type Chunk = [bytes: Uint8Array, start: number, end: number, fields: number];
+
+/** Decodes one record's fields into `into`, adding to what it holds, each field's postings as a Map. */
+export function decodeChunk([bytes, start, end, fieldCount]: Chunk, into: TermData): void {
+  const reader = new VarintReader(bytes, start, end);
+  for (let f = 0; f < fieldCount; f++) {
+    const fieldId = reader.next();
+    const count = reader.next();
+    let postings = into.get(fieldId);
+    if (!postings) {
+      postings = new Map();
+      into.set(fieldId, postings);
+    }
+    let shortId = 0;
+    for (let i = 0; i < count; i++) {
+      shortId += unzigzag(reader.next());
+      postings.set(shortId, reader.next());
+    }
+  }
+  if (reader.pos !== end) throw new Error('a term record of the index cache is longer than its fields');
+}
+
+/**
+ * A term's postings left in the bytes they were saved in until the index first asks for them.
+ * A query touches a few terms of hundreds of thousands, and decoding every posting on load took
+ * most of a warm open (1.4 million Map entries at 10,000 notes, and their garbage collection);
+ * kept as bytes they also take a tenth of the memory. Every Map method decodes first, so
+ * the index sees an ordinary Map.
+ */
+export class LazyTermData extends Map<number, Postings> {
+  private chunks: Chunk[] | undefined;
+
+  constructor(chunk: Chunk) {
+    super();
+    this.chunks = [chunk];
+  }
+
+  /** Another record of the same term (a term with very many postings is saved in several). */
+  addChunk(chunk: Chunk): boolean {
+    if (!this.chunks) return false;
+    this.chunks.push(chunk);
+    return true;
+  }
+
+  /** The saved records, while they are not decoded yet. */
+  pending(): readonly Chunk[] | undefined {
+    return this.chunks;
+  }
+
+  /** While the postings are still bytes: how many each field holds (field id → count), read from the records. */
+  savedCounts(): Map<number, number> | undefined {
+    const chunks = this.chunks;
+    if (chunks === undefined) return undefined;
+    const counts = new Map<number, number>();
+    for (const [bytes, start, end, fieldCount] of chunks) {
+      const reader = new VarintReader(bytes, start, end);
+      for (let f = 0; f < fieldCount; f++) {
+        const fieldId = reader.next();
+        const count = reader.next();
+        counts.set(fieldId, (counts.get(fieldId) ?? 0) + count);
+        reader.skip(2 * count);
+      }
+    }
+    return counts;
+  }
+
+  /**
+   * While the postings are still bytes: one field's postings read into `ids` and `freqs` (room for
+   * its saved count), in the order decoding would give them, leaving the term as it is. The top-k
+   * search scores a term's postings from here, so a common word's hundred thousand postings never
+   * become a Map kept for the life of the process. Returns how many were read, or -1 when an id
+   * does not fit the arrays (the caller decodes the term instead).
+   */
+  readSaved(fieldId: number, ids: Uint32Array, freqs: Uint32Array): number {
+    const chunks = this.chunks;
+    if (chunks === undefined) return -1;
+    let n = 0;
+    for (const [bytes, start, end, fieldCount] of chunks) {
+      const reader = new VarintReader(bytes, start, end);
+      for (let f = 0; f < fieldCount; f++) {
+        const field = reader.next();
+        const count = reader.next();
+        if (field !== fieldId) {
+          reader.skip(2 * count);
+          continue;
+        }
+        if (n + count > ids.length) return -1;
+        let shortId = 0;
+        for (let i = 0; i < count; i++) {
+          shortId += unzigzag(reader.next());
+          const freq = reader.next();
+          if (shortId < 0 || shortId > 0xffffffff || freq > 0xffffffff) return -1;
+          ids[n] = shortId;
+          freqs[n] = freq;
+          n++;
+        }
+      }
+    }
+    return n;
+  }
+
+  private decode(): void {
+    const chunks = this.chunks;
+    if (!chunks) return;
+    this.chunks = undefined;
+    const decoded: TermData = new Map();
+    for (const chunk of chunks) decodeChunk(chunk, decoded);
+    for (const [fieldId, postings] of decoded) super.set(fieldId, postings);
+  }
+
+  override get size(): number {
+    this.decode();
+    return super.size;
+  }
+  override get(key: number): Postings | undefined {
+    this.decode();
+    return super.get(key);
+  }
+  override has(key: number): boolean {
+    this.decode();
+    return super.has(key);
+  }
+  override set(key: number, value: Postings): this {
+    this.decode();
+    return super.set(key, value);
+  }
+  override delete(key: number): boolean {
+    this.decode();
+    return super.delete(key);
+  }
+  override clear(): void {
+    this.chunks = undefined;
+    super.clear();
+  }
+  override forEach(
+    fn: (value: Postings, key: number, map: Map<number, Postings>) => void,
+    self?: unknown,
+  ): void {
+    this.decode();
+    super.forEach(fn, self);
+  }
+  override keys(): MapIterator<number> {
+    this.decode();
+    return super.keys();
+  }
+  override values(): MapIterator<Postings> {
+    this.decode();
+    return super.values();
+  }
+  override entries(): MapIterator<[number, Postings]> {
+    this.decode();
+    return super.entries();
+  }
+  override [Symbol.iterator](): MapIterator<[number, Postings]> {
+    this.decode();
+    return super[Symbol.iterator]();
+  }
+}

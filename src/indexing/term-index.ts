@@ -1,0 +1,220 @@
+// The text index's own store: its documents, its terms and their postings. Built on MiniSearch's
+// public `SearchableMap` (a radix tree with prefix and fuzzy walks) and nothing else of it; the
+// top-k search (top-k-search.ts) scores it with MiniSearch's BM25, and MiniSearch's own `search`
+// is kept only as the reference the tests hold it to.
+import SearchableMap from 'minisearch/SearchableMap';
+import { packTerm } from './packed-postings.js';
+import type { Postings, TermData } from './postings.js';
+import { LazyTermData, largestFieldSize } from './saved-postings.js';
+
+export interface TermIndexOptions {
+  /** Indexed fields, in order: a field's id is its place here */
+  fields: readonly string[];
+  /** Fields kept with each document and given back with its hits */
+  storeFields: readonly string[];
+  tokenize(text: string): string[];
+  /** A token as it is indexed, or a falsy value to leave it out */
+  processTerm(term: string): string | null | undefined | false;
+  /**
+   * Characters that the index's terms never mix with others (a term holding one holds only such
+   * characters). Terms that start with one are looked up by exact term only, never by prefix or
+   * near spelling: they are kept out of the radix tree, which the fuzzy walk of a long English
+   * word would otherwise cross key by key (at 100,000 notes the root had a key per Chinese
+   * character, and walking them was 1.3 to 1.9 ms of every such word, against 0.03 ms for the rest).
+   */
+  separate?: RegExp;
+}
+
+/** MiniSearch's default auto-vacuum conditions: at least this many discarded documents … */
+const VACUUM_MIN_DIRT = 20;
+/** … making at least this share of all documents */
+const VACUUM_MIN_FACTOR = 0.1;
+
+/**
+ * Documents (by short id, given out in order and never reused), their field lengths and stored
+ * fields, and every term's postings. Adding and discarding do MiniSearch 7's arithmetic on the
+ * document count and the average field lengths, operation for operation, so BM25 scores come out
+ * as the same doubles. A discarded document's postings stay until a vacuum, as in MiniSearch;
+ * `dead` marks them so the search skips them.
+ */
+export class TermIndex {
+  readonly fields: readonly string[];
+  /** Short id → document id; undefined once discarded */
+  readonly ids: Array<string | undefined> = [];
+  readonly shortIds = new Map<string, number>();
+  /** Short id → stored fields */
+  readonly stored: Array<Record<string, unknown> | undefined> = [];
+  /**
+   * Per field id, per short id: the field's length in distinct tokens (NaN for none). Laid out
+   * field by field as 4-byte floats (a length counts tokens, so it is exact): scoring a posting
+   * list reads its field's lengths forward, the documents ascending.
+   */
+  lengths: Float32Array[];
+  /** Per short id: 1 for a discarded document */
+  dead = new Uint8Array(0);
+  documentCount = 0;
+  nextId = 0;
+  /** Per field id: the average length over the documents */
+  avgFieldLength: number[] = [];
+  /** Discarded documents whose postings are still held */
+  dirtCount = 0;
+  /** Every term and its postings, in the order the terms were first added */
+  readonly terms = new Map<string, TermData>();
+  /** The terms that do not start with a `separate` character, for prefix and fuzzy walks */
+  tree = new SearchableMap<TermData>();
+  /** Counts changes to documents or postings, so a search knows when what it keeps is stale */
+  version = 0;
+
+  constructor(readonly options: TermIndexOptions) {
+    this.fields = options.fields;
+    this.lengths = options.fields.map(() => new Float32Array(0));
+  }
+
+  has(id: string): boolean {
+    return this.shortIds.has(id);
+  }
+
+  /**
+   * Indexes a document under `id`. Every field is read and tokenized before anything changes, so
+   * a field that cannot be read (its toString throws) leaves the index as it was.
+   */
+  add(id: string, document: Readonly<Record<string, unknown>>): void {
+    if (this.shortIds.has(id)) throw new Error(`text index: duplicate ID ${id}`);
+    const { tokenize, processTerm, storeFields } = this.options;
+    const tokens = this.fields.map((field) => {
+      const value = document[field];
+      return value == null ? undefined : tokenize((value as { toString(): string }).toString());
+    });
+    const shortId = this.nextId++;
+    this.documentCount++;
+    this.version++;
+    this.ensureCapacity(this.nextId);
+    this.ids[shortId] = id;
+    this.shortIds.set(id, shortId);
+    const stored: Record<string, unknown> = {};
+    for (const field of storeFields) if (document[field] !== undefined) stored[field] = document[field];
+    this.stored[shortId] = stored;
+    for (let fieldId = 0; fieldId < tokens.length; fieldId++) {
+      const list = tokens[fieldId];
+      if (list === undefined) continue;
+      const length = new Set(list).size;
+      (this.lengths[fieldId] as Float32Array)[shortId] = length;
+      // MiniSearch's addFieldLength, with the count of the other documents.
+      const count = this.documentCount - 1;
+      const total = (this.avgFieldLength[fieldId] || 0) * count + length;
+      this.avgFieldLength[fieldId] = total / (count + 1);
+      for (const token of list) {
+        const term = processTerm(token);
+        if (term) this.addTerm(fieldId, shortId, term);
+      }
+    }
+  }
+
+  /** The postings of a term, creating them (and its place in the tree) for a new term. */
+  private addTerm(fieldId: number, shortId: number, term: string): void {
+    let data = this.terms.get(term);
+    if (data === undefined) {
+      data = new Map();
+      this.terms.set(term, data);
+      if (!this.options.separate?.test(term.charAt(0))) this.tree.set(term, data);
+    }
+    const postings = data.get(fieldId);
+    if (postings === undefined) data.set(fieldId, new Map([[shortId, 1]]));
+    else postings.set(shortId, (postings.get(shortId) ?? 0) + 1);
+  }
+
+  /** Drops a document (an unknown id is ignored); its postings stay until a vacuum. */
+  discard(id: string): void {
+    const shortId = this.shortIds.get(id);
+    if (shortId === undefined) return;
+    this.shortIds.delete(id);
+    this.ids[shortId] = undefined;
+    this.stored[shortId] = undefined;
+    this.dead[shortId] = 1;
+    // MiniSearch's removeFieldLength, field by field, with the count before the discard.
+    const count = this.documentCount;
+    this.lengths.forEach((lengths, fieldId) => {
+      const length = lengths[shortId] as number;
+      if (Number.isNaN(length)) return;
+      lengths[shortId] = Number.NaN;
+      if (count === 1) this.avgFieldLength[fieldId] = 0;
+      else
+        this.avgFieldLength[fieldId] =
+          ((this.avgFieldLength[fieldId] as number) * count - length) / (count - 1);
+    });
+    this.documentCount--;
+    this.dirtCount++;
+    this.version++;
+  }
+
+  /** Vacuums when as many documents were discarded as MiniSearch's auto-vacuum waits for. */
+  maybeVacuum(): void {
+    const factor = this.dirtCount / (1 + this.documentCount + this.dirtCount);
+    if (this.dirtCount >= VACUUM_MIN_DIRT && factor >= VACUUM_MIN_FACTOR) this.vacuum();
+  }
+
+  /**
+   * Drops the postings of discarded documents, and the terms left with none, in the order
+   * MiniSearch's vacuum does (the tree's own order), so the tree keeps the shape MiniSearch's has.
+   */
+  vacuum(): void {
+    if (this.dirtCount === 0) return;
+    // Deleted while walking, as MiniSearch's vacuum does: the tree's shape after it depends on the order.
+    for (const [term, data] of this.tree) {
+      if (!this.prune(data) || this.tree.get(term)?.size !== 0) continue;
+      this.tree.delete(term);
+      this.terms.delete(term);
+    }
+    for (const [term, data] of this.terms) {
+      if (this.options.separate?.test(term.charAt(0)) && this.prune(data)) this.terms.delete(term);
+    }
+    this.dirtCount = 0;
+    this.version++;
+  }
+
+  /** Drops the dead postings of one term; whether it has none left. */
+  private prune(data: TermData): boolean {
+    const { dead } = this;
+    for (const [fieldId, postings] of data) {
+      for (const [shortId] of postings as Postings) {
+        if (dead[shortId] !== 1) continue;
+        if (postings.size <= 1) data.delete(fieldId);
+        else postings.delete(shortId);
+      }
+    }
+    return data.size === 0;
+  }
+
+  /** Packs the long posting lists (see PackedPostings); postings still in saved bytes stay so. */
+  packPostings(): void {
+    for (const data of this.terms.values()) {
+      if (data instanceof LazyTermData && data.pending()) continue;
+      packTerm(data);
+    }
+    this.version++;
+  }
+
+  /**
+   * The largest number of documents one field of the term's postings holds (discarded ones
+   * included until a vacuum, as in MiniSearch): BM25's document frequency of the term.
+   */
+  documentFrequency(term: string): number {
+    const data = this.terms.get(term);
+    return data === undefined ? 0 : largestFieldSize(data);
+  }
+
+  /** Room for documents up to short id `size - 1` in the per-document arrays. */
+  ensureCapacity(size: number): void {
+    const capacity = this.dead.length;
+    if (size <= capacity) return;
+    const grown = Math.max(size, Math.ceil(capacity * 1.5), 64);
+    this.lengths = this.lengths.map((old) => {
+      const lengths = new Float32Array(grown).fill(Number.NaN);
+      lengths.set(old);
+      return lengths;
+    });
+    const dead = new Uint8Array(grown);
+    dead.set(this.dead);
+    this.dead = dead;
+  }
+}
