@@ -90,6 +90,22 @@ describe('text index segments', () => {
     expect(restored.size).toBe(index.size);
   });
 
+  it('a restored index has the terms of the one saved, in the same tree order (the order prefix and fuzzy matches add up in)', () => {
+    const index = sampleIndex();
+    // Terms left with no live postings until a vacuum (`zyzzyva`, `quokka`, `独角兽`), one of them
+    // the prefix of a live term (`zyzzyvas`), so the tree's shape depends on it.
+    index.add(note('insights/rare.md', '# Rare\n\nZyzzyva quokka 独角兽.\n'));
+    index.add(note('insights/rare-too.md', '# Rare too\n\nZyzzyvas.\n'));
+    index.remove('insights/rare.md');
+    const live = termIndexOf(index);
+    expect(live.dirtCount).toBeGreaterThan(0);
+    for (const limits of [undefined, { segment: 200, record: 3 }]) {
+      const loaded = termIndexOf(restore(index, limits).restored);
+      expect([...loaded.tree.keys()]).toEqual([...live.tree.keys()]);
+      expect([...loaded.terms.keys()]).toEqual([...live.terms.keys()]);
+    }
+  });
+
   it('splits into many segments and a long posting list into several records, and reads them back', () => {
     const index = sampleIndex();
     const { restored, segments } = restore(index, { segment: 200, record: 3 });
