@@ -328,8 +328,12 @@ export class TextStoreLoader {
       if (typeof term !== 'string' || term === '') throw new Error('a terms segment lacks a term');
       const chunk: Chunk = [bytes, start, reader.pos, fieldCount];
       const data = terms.get(term);
-      if (data === undefined) terms.set(term, new LazyTermData(chunk));
-      else if (!(term === this.last && data instanceof LazyTermData && data.addChunk(chunk))) {
+      if (data === undefined) {
+        const lazy = new LazyTermData(chunk);
+        terms.set(term, lazy);
+        // The radix tree, built by adding its terms in the order they were first added to the index.
+        if (!this.index.startsSeparate(term)) this.index.tree.set(term, lazy);
+      } else if (!(term === this.last && data instanceof LazyTermData && data.addChunk(chunk))) {
         throw new Error('a terms segment holds a term twice');
       }
       this.last = term;
@@ -345,9 +349,6 @@ export class TextStoreLoader {
         `the cache holds ${index.shortIds.size} sections, its header ${this.header.documentCount}`,
       );
     }
-    // The radix tree, built by adding its terms in the order they were first added to the index.
-    const { separate } = index.options;
-    for (const [term, data] of index.terms) if (!separate?.test(term.charAt(0))) index.tree.set(term, data);
     return { index, idsByPath: this.idsByPath };
   }
 }
