@@ -10,6 +10,15 @@ export type {
 export type { EmbedStats, RecallResult, WithMoments } from './api/open-vault.js';
 export { type OpenVaultOptions, openVault, Vault } from './api/open-vault.js';
 export type { ReflectRunSummary, ReflectStatus } from './api/reflect-scheduler.js';
+export {
+  type ConfigEntry,
+  type ConfigSetResult,
+  configKeys,
+  getConfig,
+  listConfig,
+  parseConfigValue,
+  setConfig,
+} from './api/vault-config.js';
 export type {
   CompiledItem,
   CompiledSection,

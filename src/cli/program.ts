@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { MemError } from '../core/errors.js';
 import { VERSION } from '../core/version.js';
 import { compileCommand } from './commands/compile.js';
+import { configCommands } from './commands/config.js';
 import { daemonCommands } from './commands/daemon.js';
 import { forgetCommand } from './commands/forget.js';
 import { historyCommands } from './commands/history.js';
@@ -49,6 +50,7 @@ export function buildProgram(io: CliIO): Command {
   serveCommand(program, io);
   mcpCommand(program, io);
   daemonCommands(program, io);
+  configCommands(program, io);
   configure(program, io);
   return program;
 }

@@ -1,0 +1,66 @@
+import type { Command } from 'commander';
+import { findVault } from '../../core/find-vault.js';
+import { type GlobalOptions, printJson } from '../context.js';
+import type { CliIO } from '../io.js';
+import { library } from '../library.js';
+
+const rootOf = (command: Command, io: CliIO) =>
+  findVault((command.optsWithGlobals() as GlobalOptions).vault, io.cwd, io.env);
+
+/** A value as `mem config` prints it: JSON, so a string and the number or boolean it spells differ. */
+const shown = (value: unknown) => (value === undefined ? '(unset)' : JSON.stringify(value));
+
+export function configCommands(program: Command, io: CliIO): void {
+  const config = program
+    .command('config')
+    .description('read and change mem.config.json, one dotted key at a time (checked against its schema)');
+
+  config
+    .command('get')
+    .description('print the effective value of a key (e.g. timezone, llm.model, embeddings.enabled)')
+    .argument('<key>', 'dotted key; a group (recall.weights) prints the group')
+    .option('--json', 'machine-readable output')
+    .action(async (key: string, options: { json?: boolean }, command: Command) => {
+      const { getConfig } = await library();
+      const value = await getConfig(await rootOf(command, io), key);
+      if (options.json) printJson(io, { key, value: value ?? null });
+      else io.stdout(`${typeof value === 'string' ? value : shown(value)}\n`);
+    });
+
+  config
+    .command('set')
+    .description(
+      'set a key in mem.config.json: the value is read as JSON when it parses (8, true, ["a"]), else as text',
+    )
+    .argument('<key>', 'dotted key, e.g. reflect.maxTokensPerDay')
+    .argument('<value>', 'the new value')
+    .option('--json', 'machine-readable output')
+    .action(async (key: string, text: string, options: { json?: boolean }, command: Command) => {
+      const { parseConfigValue, setConfig } = await library();
+      const result = await setConfig(await rootOf(command, io), key, parseConfigValue(text));
+      if (options.json) return printJson(io, result);
+      if (!result.changed) {
+        io.stdout(`${key} is already ${shown(result.value)}; nothing written\n`);
+        return;
+      }
+      const commit = result.committed
+        ? `committed ${result.sha?.slice(0, 7) ?? ''}`.trim()
+        : `not committed: ${result.reason ?? 'no git repository'}`;
+      io.stdout(`${key}: ${shown(result.previous)} -> ${shown(result.value)} (${commit})\n`);
+    });
+
+  config
+    .command('list')
+    .description('every key with its effective value; (default) marks a value the file does not set')
+    .option('--json', 'machine-readable output')
+    .action(async (options: { json?: boolean }, command: Command) => {
+      const { listConfig } = await library();
+      const entries = await listConfig(await rootOf(command, io));
+      if (options.json) return printJson(io, entries);
+      const width = Math.max(...entries.map((e) => e.key.length));
+      for (const entry of entries)
+        io.stdout(
+          `${entry.key.padEnd(width)}  ${shown(entry.value)}${entry.isDefault ? '  (default)' : ''}\n`,
+        );
+    });
+}
