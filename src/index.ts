@@ -19,6 +19,7 @@ export {
   parseConfigValue,
   setConfig,
 } from './api/vault-config.js';
+export { type VaultStatus, vaultStatus } from './api/vault-status.js';
 export type {
   CompiledItem,
   CompiledSection,

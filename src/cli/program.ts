@@ -18,6 +18,7 @@ import { recallCommand } from './commands/recall.js';
 import { reflectCommand } from './commands/reflect.js';
 import { rememberCommand } from './commands/remember.js';
 import { serveCommand } from './commands/serve.js';
+import { statusCommand } from './commands/status.js';
 import { watchCommand } from './commands/watch.js';
 import { type CliIO, processIO } from './io.js';
 
@@ -50,6 +51,7 @@ export function buildProgram(io: CliIO): Command {
   serveCommand(program, io);
   mcpCommand(program, io);
   daemonCommands(program, io);
+  statusCommand(program, io);
   configCommands(program, io);
   configure(program, io);
   return program;

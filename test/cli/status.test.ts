@@ -1,0 +1,108 @@
+import { spawn } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { VaultStatus } from '../../src/index.js';
+import { git, gitVault } from '../helpers/git.js';
+import { ignoreEnvVault } from '../helpers/ignore-env-vault.js';
+import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
+import { mem } from '../helpers/run-cli.js';
+
+ignoreEnvVault();
+
+const children: ReturnType<typeof spawn>[] = [];
+
+afterEach(async () => {
+  for (const child of children.splice(0)) child.kill();
+  await cleanupVaults();
+});
+
+const DAY = (reflected?: string) =>
+  `${reflected ? `---\nreflected: ${reflected}\n---\n` : ''}# 2026-11-28\n\n- 09:00 user: tea ^e1\n`;
+
+async function status(root: string): Promise<VaultStatus> {
+  const out = await mem(['--vault', root, 'status', '--json']);
+  expect(out.stderr).toBe('');
+  expect(out.code).toBe(0);
+  return JSON.parse(out.stdout) as VaultStatus;
+}
+
+describe('mem status', () => {
+  it('reports notes, a missing then fresh then stale index, git state and pending reflection', async () => {
+    const root = await gitVault({
+      'insights/tea.md': '# Tea\n',
+      // Reflected after its day was over (Asia/Shanghai): done.
+      'episodes/daily/2026-11-27.md': DAY('2026-11-28T09:00:00+08:00'),
+      // Reflected during its day: entries may have come after.
+      'episodes/daily/2026-11-28.md': DAY('2026-11-28T12:00:00+08:00'),
+      'episodes/daily/2026-11-29.md': DAY(),
+    });
+
+    const first = await status(root);
+    expect(first).toMatchObject({
+      root,
+      configured: true,
+      timezone: 'Asia/Shanghai',
+      notes: 4,
+      index: { state: 'missing' },
+      git: { clean: true, uncommitted: 0, lastCommit: { subject: 'init' } },
+      reflection: { pendingDays: 2, oldestPending: '2026-11-28' },
+    });
+    expect(first.git?.branch).toBe((await git(root, 'rev-parse', '--abbrev-ref', 'HEAD')).trim());
+    expect(first.server).toBeUndefined();
+    expect(first.daemon).toBeUndefined();
+    expect(first.reflection.lastRun).toBeUndefined();
+
+    // A command that reads the vault saves the index cache.
+    expect((await mem(['--vault', root, '--no-server', 'recall', 'tea'])).code).toBe(0);
+    expect((await status(root)).index).toMatchObject({ state: 'fresh', notes: 4 });
+
+    await writeFile(join(root, 'insights/oolong.md'), '# Oolong\n');
+    const after = await status(root);
+    expect(after.notes).toBe(5);
+    expect(after.index).toMatchObject({ state: 'stale', notes: 4 });
+    expect(after.git).toMatchObject({ clean: false, uncommitted: 1 });
+  });
+
+  it("finds reflect's last commit and a running server's record, and ignores a dead one", async () => {
+    const root = await gitVault({ 'a.md': '# A\n' });
+    await writeFile(join(root, 'a.md'), '# A\n\nmore\n');
+    await git(root, 'commit', '-qam', 'mem: reflect: 1 operation from 1 episode');
+    await git(root, 'commit', '-q', '--allow-empty', '-m', 'later');
+    // A live process standing in for `mem serve`: status only reads the record and checks the pid.
+    const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+    children.push(child);
+    await mkdir(join(root, '.mem'), { recursive: true });
+    const record = { url: 'http://127.0.0.1:7411', pid: child.pid, version: '0.0.0' };
+    await writeFile(join(root, '.mem/serve.json'), JSON.stringify(record));
+    await writeFile(join(root, '.mem/daemon.json'), JSON.stringify({ ...record, pid: 2 ** 22 + 1 }));
+
+    const found = await status(root);
+
+    expect(found.server).toEqual(record);
+    expect(found.daemon).toBeUndefined();
+    expect(found.reflection.lastRun?.subject).toBe('mem: reflect: 1 operation from 1 episode');
+    expect(found.git?.lastCommit?.subject).toBe('later');
+    const text = await mem(['--vault', root, 'status']);
+    expect(text.stdout).toContain(`server      mem serve at http://127.0.0.1:7411 (pid ${child.pid})\n`);
+    expect(text.stdout).toContain('daemon      not running\n');
+    expect(text.stdout).toMatch(
+      /\nreflection {2}last run \d{4}-\d\d-\d\dT\S+ \([0-9a-f]+\); 0 days not reflected yet\n/,
+    );
+  });
+
+  it('works without git and names a write killed before its commit', async () => {
+    const root = await makeVault({ 'a.md': '# A\n' });
+    await mkdir(join(root, '.mem'), { recursive: true });
+    await writeFile(
+      join(root, '.mem/pending-commit.json'),
+      JSON.stringify({ key: 'mv', message: 'mem: mv a.md -> b.md', paths: ['a.md'] }),
+    );
+    const found = await status(root);
+    expect(found.git).toBeUndefined();
+    expect(found.lastError).toContain('mem: mv a.md -> b.md');
+    const text = await mem(['--vault', root, 'status']);
+    expect(text.stdout).toContain('git         not a git repository (mem does not commit)\n');
+    expect(text.stdout).toContain('last error  a write was stopped before its commit');
+  });
+});
