@@ -44,7 +44,7 @@ export async function openParts(options: OpenVaultOptions): Promise<VaultParts> 
   const env = options.env ?? process.env;
   const queue = new WriteQueue(root, initialized);
   const live = new LiveIndex({ root, config, initialized, index, saveCache, queue, onNotice });
-  const reflection = new Reflection({ root, config, initialized, live, env });
+  const reflection = new Reflection({ root, config, initialized, live, env, onNotice });
   const onEntries = (count: number) => reflection.noteEntries(count);
   const writes = new NoteWrites({ root, config, initialized, live, queue, onEntries });
   const embed = options.embed;

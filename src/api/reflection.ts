@@ -35,6 +35,8 @@ export interface ReflectionOptions {
   live: LiveIndex;
   /** Read for the model's key by background runs */
   env: NodeJS.ProcessEnv;
+  /** Receives a run's warnings (see ReflectOptions.onNotice) */
+  onNotice?: (message: string) => void;
 }
 
 /** How long a reflect run waits for the watcher to apply what it has seen before reading the index */
@@ -46,6 +48,7 @@ export class Reflection {
   private readonly initialized: boolean;
   private readonly live: LiveIndex;
   private readonly env: NodeJS.ProcessEnv;
+  private readonly onNotice: ((message: string) => void) | undefined;
   /** Background reflection (`reflect.auto`), once a server starts it */
   private autoReflect: ReflectScheduler | undefined;
 
@@ -55,6 +58,7 @@ export class Reflection {
     this.initialized = options.initialized;
     this.live = options.live;
     this.env = options.env;
+    this.onNotice = options.onNotice;
   }
 
   /** See Vault.reflect */
@@ -86,7 +90,10 @@ export class Reflection {
     }
     const llm = options.llm ?? createLlm(this.config, options.env ?? process.env, options.llmOptions);
     const { reflect } = await import('../reflect/reflect.js');
-    const result = await reflect(this.root, this.config, this.live.index, llm, options);
+    const result = await reflect(this.root, this.config, this.live.index, llm, {
+      onNotice: this.onNotice,
+      ...options,
+    });
     if (!options.dryRun) await this.live.refreshPaths(result.files);
     return result;
   }

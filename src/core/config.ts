@@ -192,6 +192,19 @@ export const configSchema = z.strictObject({
       .describe(
         "Model tokens (prompt + completion) reflect may use per day in the vault's zone; a run that would pass it is skipped. 0: no cap",
       ),
+    contextWindow: z
+      .int()
+      .positive()
+      .optional()
+      .describe(
+        "The model's context window in tokens: reflect checks its prompt against it before the call (a local server cuts a longer prompt silently; Ollama's is its num_ctx, 2048-4096 unless raised). Unset: no check",
+      ),
+    overContext: z
+      .enum(['warn', 'refuse'])
+      .default('warn')
+      .describe(
+        'When the prompt is larger than reflect.contextWindow: warn on stderr and call the model anyway, or refuse the run before the call',
+      ),
     auto: group({
       afterEntries: z
         .int()

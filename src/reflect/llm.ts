@@ -1,5 +1,6 @@
 import type { MemConfig } from '../core/config.js';
 import { MemError } from '../core/errors.js';
+import { endpointName } from './context-window.js';
 import { lazyClient } from './openai-client.js';
 
 export interface LlmOptions {
@@ -24,6 +25,8 @@ export interface CallOptions {
 
 export interface Llm {
   model: string;
+  /** The endpoint asked (undefined: OpenAI's), named in errors and warnings */
+  baseURL?: string;
   /** Sends one system prompt, returns the model's JSON object (parsed, not yet validated) */
   completeJson(system: string, user: string, options?: CallOptions): Promise<unknown>;
 }
@@ -67,6 +70,7 @@ export function createLlm(config: MemConfig, env: NodeJS.ProcessEnv, options: Ll
   });
   return {
     model,
+    ...(baseURL ? { baseURL } : {}),
     async completeJson(system, user, options = {}) {
       let content: string | null | undefined;
       try {
@@ -98,9 +102,13 @@ export function createLlm(config: MemConfig, env: NodeJS.ProcessEnv, options: Ll
               cause: error,
             },
           );
+        // "Connection error." alone does not say which server was down: name it.
+        // (openai is loaded already: the call that failed loaded it.)
+        const { APIConnectionError } = await import('openai');
+        const unreachable = error instanceof APIConnectionError ? ` at ${endpointName(baseURL)}` : '';
         throw new MemError(
           'LLM',
-          `the model call failed (${(error as Error).message}); nothing was written`,
+          `the model call${unreachable} failed (${(error as Error).message}); nothing was written`,
           {
             cause: error,
           },

@@ -18,6 +18,7 @@ import {
   previewChanges,
 } from './apply-operations.js';
 import { buildPrompt, episodeSources, touchedNotes } from './build-prompt.js';
+import { checkContextWindow } from './context-window.js';
 import { commitmentRole, commitmentSpeakers } from './extract-commitments.js';
 import type { Llm, LlmUsage } from './llm.js';
 import type { Operation } from './operations.js';
@@ -38,6 +39,8 @@ export interface ReflectOptions {
   review?: boolean;
   /** Abandons the run: before the model answers, or after but before anything is written */
   signal?: AbortSignal;
+  /** Receives warnings (a prompt larger than reflect.contextWindow) */
+  onNotice?: (message: string) => void;
 }
 
 export interface ReflectResult extends WriteCommit {
@@ -167,10 +170,12 @@ export async function reflect(
   const question = 'Return the operations JSON object now.';
   const day = dayOf(now, config.timezone);
   const max = config.reflect.maxTokensPerDay;
+  // The prompt's size is known before the call; the answer's is not, so only the prompt counts here.
+  const estimate = countTokens(prompt + question);
+  const tooLong = checkContextWindow(estimate, config, llm);
+  if (tooLong) options.onNotice?.(tooLong);
   if (max > 0) {
     const used = totalTokens(await readUsage(root, day));
-    // The prompt's size is known before the call; the answer's is not, so only the prompt counts here.
-    const estimate = countTokens(prompt + question);
     if (used + estimate > max) {
       return {
         ...empty,
