@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { VaultStatus } from '../../src/index.js';
@@ -73,18 +75,25 @@ describe('mem status', () => {
     const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
     children.push(child);
     await mkdir(join(root, '.mem'), { recursive: true });
-    const record = { url: 'http://127.0.0.1:7411', pid: child.pid, version: '0.0.0' };
+    // A port nothing listens on (free a moment ago): the record's process does not answer.
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise((resolve) => probe.close(resolve));
+    const record = { url: `http://127.0.0.1:${port}`, pid: child.pid, version: '0.0.0' };
     await writeFile(join(root, '.mem/serve.json'), JSON.stringify(record));
     await writeFile(join(root, '.mem/daemon.json'), JSON.stringify({ ...record, pid: 2 ** 22 + 1 }));
 
     const found = await status(root);
 
-    expect(found.server).toEqual(record);
+    expect(found.server).toEqual({ ...record, health: null });
     expect(found.daemon).toBeUndefined();
     expect(found.reflection.lastRun?.subject).toBe('mem: reflect: 1 operation from 1 episode');
     expect(found.git?.lastCommit?.subject).toBe('later');
     const text = await mem(['--vault', root, 'status']);
-    expect(text.stdout).toContain(`server      mem serve at http://127.0.0.1:7411 (pid ${child.pid})\n`);
+    expect(text.stdout).toContain(
+      `server      mem serve at ${record.url} (pid ${child.pid}, not answering)\n`,
+    );
     expect(text.stdout).toContain('daemon      not running\n');
     expect(text.stdout).toMatch(
       /\nreflection {2}last run \d{4}-\d\d-\d\dT\S+ \([0-9a-f]+\); 0 days not reflected yet\n/,
@@ -104,5 +113,61 @@ describe('mem status', () => {
     const text = await mem(['--vault', root, 'status']);
     expect(text.stdout).toContain('git         not a git repository (mem does not commit)\n');
     expect(text.stdout).toContain('last error  a write was stopped before its commit');
+  });
+
+  it("asks a running daemon's /health for its notes in memory and its background reflection", async () => {
+    const root = await gitVault({ 'a.md': '# A\n' });
+    const seen: IncomingHttpHeaders[] = [];
+    const health = {
+      status: 'ok',
+      notes: 7,
+      reflect: {
+        enabled: true,
+        running: false,
+        newEntries: 3,
+        failures: 1,
+        lastRun: {
+          trigger: 'idle 30 minutes',
+          startedAt: '2026-11-30T10:00:00+08:00',
+          finishedAt: '2026-11-30T10:00:05+08:00',
+          episodes: 1,
+          applied: 0,
+          refused: 0,
+          committed: false,
+          error:
+            'the model call at http://127.0.0.1:11434/v1 failed (Connection error.); nothing was written',
+        },
+      },
+    };
+    const server = createServer((req, res) => {
+      seen.push(req.headers);
+      res.writeHead(req.url === '/health' ? 200 : 404, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(req.url === '/health' ? health : {}));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      await mkdir(join(root, '.mem'), { recursive: true });
+      // This test's own process stands in for the daemon: its pid is alive.
+      await writeFile(
+        join(root, '.mem/daemon.json'),
+        JSON.stringify({ url, pid: process.pid, version: '0.0.0', token: 'secret-token' }),
+      );
+
+      const json = await status(root);
+      expect(json.daemon).toEqual({ url, pid: process.pid, version: '0.0.0', health });
+      expect(JSON.stringify(json)).not.toContain('secret-token');
+      expect(seen[0]?.authorization).toBe('Bearer secret-token');
+
+      const text = await mem(['--vault', root, 'status']);
+      expect(text.stdout).toContain(
+        `daemon      running at ${url} (pid ${process.pid}, 7 notes in memory)\n`,
+      );
+      expect(text.stdout).toContain(
+        '            background reflect on: last 2026-11-30T10:00:05+08:00 failed: the model call at http://127.0.0.1:11434/v1 failed (Connection error.); nothing was written; 3 new entries\n',
+      );
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

@@ -1,8 +1,40 @@
 import type { Command } from 'commander';
 import { findVault } from '../../core/find-vault.js';
+import { readServeRecord, type ServeKind } from '../../core/serve-record.js';
+import type { ReflectStatus } from '../../index.js';
+import { httpJson } from '../ask-server.js';
 import { type GlobalOptions, printJson } from '../context.js';
 import type { CliIO } from '../io.js';
 import { library } from '../library.js';
+
+/** What a running server's `/health` says: notes in memory and its background reflection. */
+interface Health {
+  notes?: number;
+  reflect?: ReflectStatus;
+}
+
+/** A second at most: a server that does not answer is reported as such, status never waits on it. */
+const HEALTH_TIMEOUT_MS = 1000;
+
+async function askHealth(root: string, kind: ServeKind, io: CliIO): Promise<Health | undefined> {
+  const record = await readServeRecord(root, kind);
+  if (!record) return undefined;
+  // The daemon's record holds its token; a `mem serve` with one is sent MEM_TOKEN, as recall does.
+  const token = record.token ?? io.env['MEM_TOKEN'];
+  const answer = (await httpJson(`${record.url}/health`, undefined, token, HEALTH_TIMEOUT_MS, 'GET').catch(
+    () => undefined,
+  )) as Health | undefined;
+  return answer && typeof answer === 'object' ? answer : undefined;
+}
+
+function reflectLine(reflect: ReflectStatus | undefined): string | undefined {
+  if (!reflect?.enabled) return undefined;
+  const last = reflect.lastRun;
+  const lastText = last
+    ? `last ${last.finishedAt}${last.error ? ` failed: ${last.error}` : `, ${last.applied} applied`}`
+    : 'no run yet';
+  return `background reflect ${reflect.running ? 'running' : 'on'}: ${lastText}; ${reflect.newEntries} new entries${reflect.nextRun ? `; next ${reflect.nextRun.at} (${reflect.nextRun.trigger})` : ''}`;
+}
 
 export function statusCommand(program: Command, io: CliIO): void {
   program
@@ -14,15 +46,27 @@ export function statusCommand(program: Command, io: CliIO): void {
     .action(async (options: { json?: boolean }, command: Command) => {
       const root = await findVault((command.optsWithGlobals() as GlobalOptions).vault, io.cwd, io.env);
       const { vaultStatus } = await library();
-      const status = await vaultStatus(root);
+      const base = await vaultStatus(root);
+      const [serverHealth, daemonHealth] = await Promise.all([
+        base.server ? askHealth(root, 'serve', io) : undefined,
+        base.daemon ? askHealth(root, 'daemon', io) : undefined,
+      ]);
+      const status = {
+        ...base,
+        ...(base.server ? { server: { ...base.server, health: serverHealth ?? null } } : {}),
+        ...(base.daemon ? { daemon: { ...base.daemon, health: daemonHealth ?? null } } : {}),
+      };
       if (options.json) return printJson(io, status);
+      const answered = (health: Health | undefined) =>
+        health ? (health.notes !== undefined ? `, ${health.notes} notes in memory` : '') : ', not answering';
       const lines = [
         `vault       ${status.root}${status.configured ? '' : ' (no mem.config.json: not initialised)'}`,
         `notes       ${status.notes}`,
         `index       ${status.index.state}${status.index.notes !== undefined ? `, ${status.index.notes} notes indexed` : ''}${status.index.reason ? ` (${status.index.reason})` : ''}`,
-        `server      ${status.server ? `mem serve at ${status.server.url} (pid ${status.server.pid})` : 'none'}`,
-        `daemon      ${status.daemon ? `running at ${status.daemon.url} (pid ${status.daemon.pid})` : 'not running'}`,
+        `server      ${status.server ? `mem serve at ${status.server.url} (pid ${status.server.pid}${answered(serverHealth)})` : 'none'}`,
+        `daemon      ${status.daemon ? `running at ${status.daemon.url} (pid ${status.daemon.pid}${answered(daemonHealth)})` : 'not running'}`,
       ];
+      const background = reflectLine(serverHealth?.reflect) ?? reflectLine(daemonHealth?.reflect);
       const g = status.git;
       lines.push(
         g
@@ -33,6 +77,7 @@ export function statusCommand(program: Command, io: CliIO): void {
       lines.push(
         `reflection  ${r.lastRun ? `last run ${r.lastRun.date} (${r.lastRun.sha})` : 'never run'}; ${r.pendingDays} day${r.pendingDays === 1 ? '' : 's'} not reflected yet${r.oldestPending ? ` (oldest ${r.oldestPending})` : ''}`,
       );
+      if (background) lines.push(`            ${background}`);
       if (status.lastError) lines.push(`last error  ${status.lastError}`);
       io.stdout(`${lines.join('\n')}\n`);
     });
