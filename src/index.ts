@@ -18,6 +18,7 @@ export {
   listConfig,
   parseConfigValue,
   setConfig,
+  unsetConfig,
 } from './api/vault-config.js';
 export { type VaultStatus, vaultStatus } from './api/vault-status.js';
 export type {

@@ -107,6 +107,17 @@ async function readRaw(root: string): Promise<{ raw: Record<string, unknown>; ex
   return { raw: raw as Record<string, unknown>, exists: true };
 }
 
+/** Removes the groups along `path` that the removal of their last key left empty, innermost first. */
+function pruneEmptyGroups(raw: Record<string, unknown>, path: string[]): void {
+  for (let depth = path.length; depth > 0; depth--) {
+    const parent = depth === 1 ? raw : (get(raw, path.slice(0, depth - 1)) as Record<string, unknown>);
+    const name = path[depth - 1] as string;
+    const group = parent[name];
+    if (group && typeof group === 'object' && Object.keys(group).length === 0) delete parent[name];
+    else return;
+  }
+}
+
 /** Every key with its effective value, in the schema's order; `isDefault` where the file sets none. */
 export async function listConfig(root: string): Promise<ConfigEntry[]> {
   const { raw } = await readRaw(root);
@@ -146,6 +157,20 @@ export function parseConfigValue(text: string): unknown {
  * `git.autoCommit` is on). A value the schema refuses leaves the file as it was (exit 2).
  */
 export async function setConfig(root: string, key: string, value: unknown): Promise<ConfigSetResult> {
+  return changeConfig(root, key, { value });
+}
+
+/** Removes one key from mem.config.json (its default applies again), committed like `setConfig`. */
+export async function unsetConfig(root: string, key: string): Promise<ConfigSetResult> {
+  return changeConfig(root, key, undefined);
+}
+
+/** `to` undefined: the key is removed (and a group it leaves empty with it). */
+async function changeConfig(
+  root: string,
+  key: string,
+  to: { value: unknown } | undefined,
+): Promise<ConfigSetResult> {
   if (!configKeys().includes(key)) throw unknownKey(key);
   return withVaultLock(root, async () => {
     const { raw, exists } = await readRaw(root);
@@ -161,8 +186,12 @@ export async function setConfig(root: string, key: string, value: unknown): Prom
       node = node[name] as Record<string, unknown>;
     }
     const leaf = path[path.length - 1] as string;
-    const changed = JSON.stringify(node[leaf]) !== JSON.stringify(value);
-    node[leaf] = value;
+    const changed = to ? JSON.stringify(node[leaf]) !== JSON.stringify(to.value) : leaf in node;
+    if (to) node[leaf] = to.value;
+    else {
+      delete node[leaf];
+      pruneEmptyGroups(next, path.slice(0, -1));
+    }
     let after: MemConfig;
     try {
       after = resolveConfig(next);
@@ -175,10 +204,20 @@ export async function setConfig(root: string, key: string, value: unknown): Prom
       throw error;
     }
     const result = { key, previous: get(before, path), value: get(after, path), changed };
-    if (!changed) return { ...result, committed: false, reason: 'the value was already set' };
+    if (!changed)
+      return {
+        ...result,
+        committed: false,
+        reason: to ? 'the value was already set' : 'the key was not set',
+      };
     await writeAtomic(join(root, CONFIG_FILE), `${JSON.stringify(next, null, 2)}\n`);
     // The setting in force when the command ran decides: turning git.autoCommit off is itself committed.
-    const commit = await commitWrite(root, before, [CONFIG_FILE], `mem: config set ${key}`);
+    const commit = await commitWrite(
+      root,
+      before,
+      [CONFIG_FILE],
+      `mem: config ${to ? 'set' : 'unset'} ${key}`,
+    );
     return { ...result, ...commit };
   });
 }

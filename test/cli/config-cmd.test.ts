@@ -96,4 +96,26 @@ describe('mem config', () => {
     expect(out.code).toBe(0);
     expect(out.stdout).toMatch(/^compile\.budget: 2000 -> 3000 \(not committed: .+\)\n$/);
   });
+
+  it('unsets a key so its default applies again, dropping a group it leaves empty, and commits it', async () => {
+    const root = await gitVault(
+      {},
+      { config: { timezone: 'UTC', recall: { k: 5, weights: { graph: 0.5 } } } },
+    );
+    const cli = (...args: string[]) => mem(['--vault', root, 'config', ...args]);
+
+    const out = await cli('unset', 'recall.weights.graph');
+
+    expect(out.code).toBe(0);
+    expect(out.stdout).toMatch(/^recall\.weights\.graph: 0\.5 -> 1 \(default; committed [0-9a-f]{7}\)\n$/);
+    expect(JSON.parse(await configText(root))).toEqual({ timezone: 'UTC', recall: { k: 5 } });
+    expect((await git(root, 'log', '-1', '--format=%s')).trim()).toBe(
+      'mem: config unset recall.weights.graph',
+    );
+    const again = await cli('unset', 'recall.weights.graph');
+    expect(again.stdout).toBe('recall.weights.graph is not set in mem.config.json; its default 1 applies\n');
+    expect((await git(root, 'log', '-1', '--format=%s')).trim()).toBe(
+      'mem: config unset recall.weights.graph',
+    );
+  });
 });

@@ -10,6 +10,11 @@ const rootOf = (command: Command, io: CliIO) =>
 /** A value as `mem config` prints it: JSON, so a string and the number or boolean it spells differ. */
 const shown = (value: unknown) => (value === undefined ? '(unset)' : JSON.stringify(value));
 
+const commitText = (result: { committed: boolean; sha?: string; reason?: string }) =>
+  result.committed
+    ? `committed ${result.sha?.slice(0, 7) ?? ''}`.trim()
+    : `not committed: ${result.reason ?? 'no git repository'}`;
+
 export function configCommands(program: Command, io: CliIO): void {
   const config = program
     .command('config')
@@ -43,10 +48,25 @@ export function configCommands(program: Command, io: CliIO): void {
         io.stdout(`${key} is already ${shown(result.value)}; nothing written\n`);
         return;
       }
-      const commit = result.committed
-        ? `committed ${result.sha?.slice(0, 7) ?? ''}`.trim()
-        : `not committed: ${result.reason ?? 'no git repository'}`;
-      io.stdout(`${key}: ${shown(result.previous)} -> ${shown(result.value)} (${commit})\n`);
+      io.stdout(`${key}: ${shown(result.previous)} -> ${shown(result.value)} (${commitText(result)})\n`);
+    });
+
+  config
+    .command('unset')
+    .description('remove a key from mem.config.json: its default applies again')
+    .argument('<key>', 'dotted key')
+    .option('--json', 'machine-readable output')
+    .action(async (key: string, options: { json?: boolean }, command: Command) => {
+      const { unsetConfig } = await library();
+      const result = await unsetConfig(await rootOf(command, io), key);
+      if (options.json) return printJson(io, result);
+      if (!result.changed) {
+        io.stdout(`${key} is not set in mem.config.json; its default ${shown(result.value)} applies\n`);
+        return;
+      }
+      io.stdout(
+        `${key}: ${shown(result.previous)} -> ${shown(result.value)} (default; ${commitText(result)})\n`,
+      );
     });
 
   config
