@@ -1,7 +1,6 @@
 // `mem status`: what a person asks first about a vault, answered from what is on disk without
 // opening the vault (no index is built, no daemon started): names, mtimes, small JSON records, git.
 import { type Dirent, readdirSync, statSync } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CONFIG_FILE, loadConfig } from '../core/config.js';
 import { isIgnoredName } from '../core/ignored-path.js';
@@ -111,20 +110,15 @@ async function indexState(root: string, notes: NoteFile[]): Promise<VaultStatus[
   return { state: 'fresh', ...base };
 }
 
-/** The frontmatter's `reflected:` value, from the first 4 KiB of the note (frontmatter comes first). */
-async function reflectedStamp(abs: string): Promise<string | undefined> {
-  const handle = await open(abs, 'r').catch(() => undefined);
-  if (!handle) return undefined;
-  try {
-    const buffer = Buffer.alloc(4096);
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    const text = buffer.toString('utf8', 0, bytesRead);
-    const front = /^---\r?\n([\s\S]*?)\r?\n---/.exec(text)?.[1];
-    const value = front && /^reflected:\s*['"]?([^'"\r\n]+?)['"]?\s*$/m.exec(front)?.[1];
-    return value || undefined;
-  } finally {
-    await handle.close();
-  }
+/**
+ * Whether a daily note has entries (a block with an id: `- 09:00 user: tea ^e1`, as reflect counts
+ * them) and its frontmatter's `reflected:` stamp. A day's note is a few KB: read whole.
+ */
+async function dailyNote(abs: string): Promise<{ entries: boolean; reflected?: string }> {
+  const text = await readRegularText(abs).catch(() => '');
+  const front = /^---\r?\n([\s\S]*?)\r?\n---/.exec(text)?.[1];
+  const reflected = front && /^reflected:\s*['"]?([^'"\r\n]+?)['"]?\s*$/m.exec(front)?.[1];
+  return { entries: /\s\^[A-Za-z0-9-]+[ \t]*$/m.test(text), ...(reflected ? { reflected } : {}) };
 }
 
 /**
@@ -136,9 +130,14 @@ async function pendingDays(root: string, notes: NoteFile[], timeZone: string): P
   for (const note of notes) {
     const day = /^episodes\/daily\/(\d{4}-\d\d-\d\d)\.md$/.exec(note.path)?.[1];
     if (!day) continue;
-    const stamp = await reflectedStamp(join(root, note.path));
-    const at = stamp ? parseInstant(stamp, timeZone) : undefined;
-    if (!at || !isDayOver(day, at, timeZone)) days.push(day);
+    const { entries, reflected } = await dailyNote(join(root, note.path));
+    if (!entries) continue;
+    if (!reflected) days.push(day);
+    else {
+      // A stamp that is no time counts as reflected, as in pendingEpisodes.
+      const at = parseInstant(reflected, timeZone);
+      if (at && !isDayOver(day, at, timeZone)) days.push(day);
+    }
   }
   return days.sort();
 }

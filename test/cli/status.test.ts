@@ -38,6 +38,8 @@ describe('mem status', () => {
       // Reflected during its day: entries may have come after.
       'episodes/daily/2026-11-28.md': DAY('2026-11-28T12:00:00+08:00'),
       'episodes/daily/2026-11-29.md': DAY(),
+      // No entry (no block id): nothing for reflect to read.
+      'episodes/daily/2026-11-26.md': '# 2026-11-26\n\nA quiet day.\n',
     });
 
     const first = await status(root);
@@ -45,7 +47,7 @@ describe('mem status', () => {
       root,
       configured: true,
       timezone: 'Asia/Shanghai',
-      notes: 4,
+      notes: 5,
       index: { state: 'missing' },
       git: { clean: true, uncommitted: 0, lastCommit: { subject: 'init' } },
       reflection: { pendingDays: 2, oldestPending: '2026-11-28' },
@@ -57,12 +59,12 @@ describe('mem status', () => {
 
     // A command that reads the vault saves the index cache.
     expect((await mem(['--vault', root, '--no-server', 'recall', 'tea'])).code).toBe(0);
-    expect((await status(root)).index).toMatchObject({ state: 'fresh', notes: 4 });
+    expect((await status(root)).index).toMatchObject({ state: 'fresh', notes: 5 });
 
     await writeFile(join(root, 'insights/oolong.md'), '# Oolong\n');
     const after = await status(root);
-    expect(after.notes).toBe(5);
-    expect(after.index).toMatchObject({ state: 'stale', notes: 4 });
+    expect(after.notes).toBe(6);
+    expect(after.index).toMatchObject({ state: 'stale', notes: 5 });
     expect(after.git).toMatchObject({ clean: false, uncommitted: 1 });
   });
 
