@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ConfigEntry } from '../../src/index.js';
@@ -116,6 +116,21 @@ describe('mem config', () => {
     expect(again.stdout).toBe('recall.weights.graph is not set in mem.config.json; its default 1 applies\n');
     expect((await git(root, 'log', '-1', '--format=%s')).trim()).toBe(
       'mem: config unset recall.weights.graph',
+    );
+  });
+
+  it('tells that a running mem serve keeps the config it started with', async () => {
+    const root = await makeVault();
+    await mkdir(join(root, '.mem'), { recursive: true });
+    // This test's own process stands in for the server: its pid is alive.
+    const record = { url: 'http://127.0.0.1:7411', pid: process.pid, version: '0.0.0' };
+    await writeFile(join(root, '.mem/serve.json'), JSON.stringify(record));
+
+    const out = await mem(['--vault', root, 'config', 'set', 'compile.budget', '3000']);
+
+    expect(out.code).toBe(0);
+    expect(out.stderr).toBe(
+      `mem: note: the mem serve running at http://127.0.0.1:7411 (pid ${process.pid}) read mem.config.json when it started; restart it for the change to apply\n`,
     );
   });
 });

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { findVault } from '../../core/find-vault.js';
+import { readServeRecord } from '../../core/serve-record.js';
 import { type GlobalOptions, printJson } from '../context.js';
 import type { CliIO } from '../io.js';
 import { library } from '../library.js';
@@ -14,6 +15,18 @@ const commitText = (result: { committed: boolean; sha?: string; reason?: string 
   result.committed
     ? `committed ${result.sha?.slice(0, 7) ?? ''}`.trim()
     : `not committed: ${result.reason ?? 'no git repository'}`;
+
+/**
+ * A running `mem serve` read the config when it started and keeps it (the daemon stops by itself
+ * when the file changes): the person is told, or the change would seem ignored.
+ */
+async function noteRunningServer(root: string, io: CliIO): Promise<void> {
+  const server = await readServeRecord(root, 'serve');
+  if (server)
+    io.stderr(
+      `mem: note: the mem serve running at ${server.url} (pid ${server.pid}) read mem.config.json when it started; restart it for the change to apply\n`,
+    );
+}
 
 export function configCommands(program: Command, io: CliIO): void {
   const config = program
@@ -42,7 +55,9 @@ export function configCommands(program: Command, io: CliIO): void {
     .option('--json', 'machine-readable output')
     .action(async (key: string, text: string, options: { json?: boolean }, command: Command) => {
       const { parseConfigValue, setConfig } = await library();
-      const result = await setConfig(await rootOf(command, io), key, parseConfigValue(text));
+      const root = await rootOf(command, io);
+      const result = await setConfig(root, key, parseConfigValue(text));
+      if (result.changed) await noteRunningServer(root, io);
       if (options.json) return printJson(io, result);
       if (!result.changed) {
         io.stdout(`${key} is already ${shown(result.value)}; nothing written\n`);
@@ -58,7 +73,9 @@ export function configCommands(program: Command, io: CliIO): void {
     .option('--json', 'machine-readable output')
     .action(async (key: string, options: { json?: boolean }, command: Command) => {
       const { unsetConfig } = await library();
-      const result = await unsetConfig(await rootOf(command, io), key);
+      const root = await rootOf(command, io);
+      const result = await unsetConfig(root, key);
+      if (result.changed) await noteRunningServer(root, io);
       if (options.json) return printJson(io, result);
       if (!result.changed) {
         io.stdout(`${key} is not set in mem.config.json; its default ${shown(result.value)} applies\n`);
