@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { WriteCommit } from '../git/commit-write.js';
+import type { NotCommitted, WriteCommit } from '../git/commit-write.js';
 import { entryText, sanitizeText } from '../vault/entry-text.js';
 import { AddJournal, type JournalRecord } from '../write/add-journal.js';
 import type { OnPlanned, RememberInput, RememberResult } from '../write/remember.js';
@@ -65,7 +65,11 @@ export interface ExchangeWriterOptions {
 const MAX_RETRY_MS = 30_000;
 
 /** Commit outcomes that will not change by trying again: the entries are kept, uncommitted. */
-const SETTLED = /^(git\.autoCommit is off|not a git repository|nothing to commit|no paths to commit)/;
+const SETTLED: ReadonlySet<NotCommitted | undefined> = new Set([
+  'auto-commit-off',
+  'no-repository',
+  'unchanged',
+]);
 
 /**
  * The per-turn write path of a chat host. An exchange is journaled (fsync) before it is
@@ -253,7 +257,7 @@ export class ExchangeWriter {
       // No git, auto-commit off, nothing left to commit: the entries are in the notes, and that
       // will not change, so the journal lets them go. Anything else (another git process, a
       // merge in progress, a detached HEAD) is tried again later, less and less often.
-      if (result.committed || SETTLED.test(result.reason ?? '')) {
+      if (result.committed || SETTLED.has(result.code)) {
         await this.journal.markCommitted([...pending.keys()]);
         this.commitRetryMs = 0;
         return;

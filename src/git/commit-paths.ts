@@ -10,11 +10,39 @@ export interface CommitOptions {
   runHooks?: boolean;
 }
 
+/**
+ * Why a write was not committed, as a code for callers to act on; `reason` says it to a person.
+ * `busy` and `refused` may pass (another git finishes, a hook is fixed); the others are final.
+ */
+export type NotCommitted =
+  /** The vault is in no git repository (or there is no git) */
+  | 'no-repository'
+  /** `git.autoCommit` is off */
+  | 'auto-commit-off'
+  /** No paths were given, or the files match the last commit */
+  | 'unchanged'
+  /** Another git is running, a merge or rebase is in progress, HEAD is detached or kept moving */
+  | 'busy'
+  /** A commit hook refused the commit */
+  | 'refused'
+  /** git ignores a path to commit */
+  | 'ignored'
+  /** The write changed nothing, so there was nothing to commit (a note already so) */
+  | 'no-change'
+  /** Nothing was written because none was asked for: a dry run */
+  | 'dry-run'
+  /** The caller commits later (several writes as one commit) */
+  | 'deferred'
+  /** The run found nothing to write */
+  | 'nothing-to-write';
+
 export interface CommitResult {
   committed: boolean;
   sha?: string;
-  /** Why nothing was committed (or what went wrong after the commit) */
+  /** Why nothing was committed (or what went wrong after the commit), for a person */
   reason?: string;
+  /** Why nothing was committed, for code (see NotCommitted); unset when committed */
+  code?: NotCommitted;
 }
 
 /** `-c user.name=… -c user.email=…` when the repository has no identity, so a commit never fails on it. */
@@ -229,10 +257,10 @@ export async function commitPaths(
   options: CommitOptions = {},
 ): Promise<CommitResult> {
   const unique = await storedForms(repoRoot, [...new Set(paths.map(checkRepoPath))]);
-  if (unique.length === 0) return { committed: false, reason: 'no paths to commit' };
+  if (unique.length === 0) return { committed: false, code: 'unchanged', reason: 'no paths to commit' };
   for (let attempt = 0; attempt < 3; attempt++) {
     const busy = await gitBusy(repoRoot);
-    if (busy) return { committed: false, reason: busy };
+    if (busy) return { committed: false, code: 'busy', reason: busy };
     const head = await headCommit(repoRoot);
     const staged = await stagedChanges(repoRoot, head, derived);
     const built = await buildCommit(repoRoot, unique, message, head, derived, options.runHooks);
@@ -240,12 +268,17 @@ export async function commitPaths(
       // A process killed between moving HEAD and refreshing the index leaves these paths looking
       // changed in `git status` though HEAD has them: refresh them now (best effort).
       if (head) await syncIndex(repoRoot, unique, head).catch(() => undefined);
-      return { committed: false, reason: 'nothing to commit: the files match the last commit' };
+      return {
+        committed: false,
+        code: 'unchanged',
+        reason: 'nothing to commit: the files match the last commit',
+      };
     }
-    if ('refused' in built) return { committed: false, reason: built.refused };
+    if ('refused' in built) return { committed: false, code: 'refused', reason: built.refused };
     if ('ignored' in built) {
       return {
         committed: false,
+        code: 'ignored',
         reason: `git ignores ${built.ignored.join(', ')} (a .gitignore lists it or a folder above it); mem did not commit`,
       };
     }
@@ -273,6 +306,7 @@ export async function commitPaths(
   }
   return {
     committed: false,
+    code: 'busy',
     reason: 'HEAD kept moving while mem committed (another tool is committing); try again',
   };
 }

@@ -6,15 +6,19 @@ import { isAlive } from '../core/serve-record.js';
 import { crashPoint } from '../vault/crash-point.js';
 import { findOnDisk } from '../vault/paths.js';
 import { tempWriterPid } from '../vault/temp-name.js';
-import { commitPaths, type DeriveContent } from './commit-paths.js';
+import { commitPaths, type DeriveContent, type NotCommitted } from './commit-paths.js';
 import { clearPendingPlan, readPendingPlan, writePendingPlan } from './pending-plan.js';
 import { gitRoot, headCommit, isGitAvailable } from './run-git.js';
+
+export type { NotCommitted } from './commit-paths.js';
 
 export interface WriteCommit {
   committed: boolean;
   sha?: string;
-  /** Why nothing was committed (auto-commit off, not a repository, a merge in progress …) */
+  /** Why nothing was committed (auto-commit off, not a repository, a merge in progress …), for a person */
   reason?: string;
+  /** Why nothing was committed, for code: the CLI words it, callers decide on it (see NotCommitted) */
+  code?: NotCommitted;
 }
 
 async function insideGitCheckout(dir: string): Promise<boolean> {
@@ -44,10 +48,10 @@ async function commitToRepo(
         'the vault is in a git repository but the git command was not found; install git or set git.autoCommit to false in mem.config.json (the file was written, not committed)',
       );
     }
-    return { committed: false, reason: 'not a git repository' };
+    return { committed: false, code: 'no-repository', reason: 'not a git repository' };
   }
   const repo = await gitRoot(root);
-  if (!repo) return { committed: false, reason: 'not a git repository' };
+  if (!repo) return { committed: false, code: 'no-repository', reason: 'not a git repository' };
   const realRoot = await realpath(root);
   const prefix = relative(repo, realRoot).split(sep).join('/');
   const paths = [...new Set(vaultPaths)].map((p) => (prefix ? `${prefix}/${p}` : p));
@@ -56,15 +60,15 @@ async function commitToRepo(
   const result = await commitPaths(repo, paths, message, derivedInRepo, { runHooks });
   return result.committed
     ? { committed: true, sha: result.sha }
-    : { committed: false, reason: result.reason };
+    : { committed: false, reason: result.reason, code: result.code };
 }
 
 /**
  * Whether a plan's commit is settled: made, or never to be made (no repository, nothing left to
  * commit, git ignores the files). A busy repository is not: the record stays for the next run.
  */
-function settled(result: WriteCommit): boolean {
-  return result.committed || !/index\.lock|in progress|detached|kept moving/.test(result.reason ?? '');
+function isSettled(result: WriteCommit): boolean {
+  return result.committed || result.code !== 'busy';
 }
 
 const union = (a: string[], b: string[]) => [...new Set([...a, ...b])];
@@ -99,7 +103,7 @@ export async function finishPendingPlan(
   if (!pending || (key !== undefined && pending.key !== key)) return undefined;
   await removePlanTemps(root, pending.paths);
   const result = await commitToRepo(root, pending.paths, pending.message, new Map(), runHooks);
-  if (settled(result)) await clearPendingPlan(root);
+  if (isSettled(result)) await clearPendingPlan(root);
   return { ...result, paths: pending.paths };
 }
 
@@ -111,7 +115,7 @@ export async function finishPendingPlan(
  */
 export async function startPlan(
   root: string,
-  config: MemConfig,
+  config: Pick<MemConfig, 'git'>,
   key: string,
   message: string,
   paths: string[],
@@ -133,7 +137,7 @@ export async function startPlan(
  */
 export async function commitWrite(
   root: string,
-  config: MemConfig,
+  config: Pick<MemConfig, 'git'>,
   vaultPaths: string[],
   message: string,
   /** Vault paths mem only appended to: what to commit, from the committed text (see DeriveContent) */
@@ -141,22 +145,24 @@ export async function commitWrite(
   /** The key of the plan these writes belong to (see startPlan) */
   plan?: string,
 ): Promise<WriteCommit> {
-  if (!config.git.autoCommit) return { committed: false, reason: 'git.autoCommit is off' };
+  if (!config.git.autoCommit)
+    return { committed: false, code: 'auto-commit-off', reason: 'git.autoCommit is off' };
   const pending = await readPendingPlan(root);
   const joins = pending !== undefined && plan !== undefined && pending.key === plan;
   if (pending && !joins) await finishPendingPlan(root, pending.key, config.git.runHooks);
   if (joins) await removePlanTemps(root, pending.paths);
   const paths = joins ? union(pending.paths, vaultPaths) : vaultPaths;
   const text = joins && vaultPaths.length === 0 ? pending.message : message;
-  if (paths.length === 0 && derived.size === 0) return { committed: false, reason: 'nothing to commit' };
+  if (paths.length === 0 && derived.size === 0)
+    return { committed: false, code: 'unchanged', reason: 'nothing to commit' };
   // The steps around the commit, for the crash tests: files written and not committed; committed
   // and the plan's record not yet removed.
   crashPoint();
   const result = await commitToRepo(root, paths, text, derived, config.git.runHooks);
   crashPoint();
-  if (joins && settled(result)) await clearPendingPlan(root);
+  if (joins && isSettled(result)) await clearPendingPlan(root);
   // The killed run had made its commit, only its record was left: the plan is committed.
-  if (joins && vaultPaths.length === 0 && /^nothing to commit/.test(result.reason ?? '')) {
+  if (joins && vaultPaths.length === 0 && result.code === 'unchanged') {
     const repo = await gitRoot(root);
     const sha = repo ? await headCommit(repo) : undefined;
     if (sha) return { committed: true, sha };

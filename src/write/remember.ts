@@ -255,7 +255,7 @@ export async function rememberAll(
     );
     // What is committed is the committed note plus these entries: a person's unsaved edit stays theirs.
     const commit = mine.every((i) => inputs[i]!.commit === false)
-      ? { committed: false, reason: 'deferred' }
+      ? { committed: false, code: 'deferred' as const, reason: 'deferred' }
       : await commitWrite(
           root,
           config,

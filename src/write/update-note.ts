@@ -140,7 +140,7 @@ export async function updateNote(
       // Nothing to write, but the same change killed before its commit leaves that commit to make.
       const finished = await commitWrite(root, config, [], message, undefined, message);
       if (finished.committed) return { path: rel, changed: false, ...finished };
-      return { path: rel, changed: false, committed: false, reason: 'no change' };
+      return { path: rel, changed: false, committed: false, code: 'no-change', reason: 'no change' };
     }
     await startPlan(root, config, message, message, [rel]);
     await writeAtomic(abs, next, { expectedHash: expected, label: rel });

@@ -73,6 +73,7 @@ describe('git edge cases', () => {
 
     expect(result).toEqual({
       committed: false,
+      code: 'busy',
       reason:
         'HEAD is detached (no branch is checked out), so a commit would be lost when a branch is checked out; mem did not commit',
     });

@@ -123,6 +123,7 @@ describe('commitPaths', () => {
     const result = await commitPaths(repo, ['a.md'], 'mem: x');
     expect(result).toEqual({
       committed: false,
+      code: 'busy',
       reason: 'another git process is running (index.lock exists); mem did not commit',
     });
     expect(await sh('rev-parse', 'HEAD')).toBe(head);
@@ -135,6 +136,7 @@ describe('commitPaths', () => {
     await writeFile(join(repo, '.git', 'MERGE_HEAD'), `${head}\n`);
     expect(await commitPaths(repo, ['a.md'], 'mem: x')).toEqual({
       committed: false,
+      code: 'busy',
       reason: 'a merge is in progress; mem did not commit',
     });
     await rm(join(repo, '.git', 'MERGE_HEAD'));
@@ -158,6 +160,7 @@ describe('commitPaths', () => {
     await seed();
     expect(await commitPaths(repo, ['a.md'], 'mem: x')).toEqual({
       committed: false,
+      code: 'unchanged',
       reason: 'nothing to commit: the files match the last commit',
     });
   });

@@ -166,7 +166,7 @@ describe('every entry point keeps generated text exactly, once', () => {
           return result;
         },
         holds: (path: string, lines: string[]) => holdsLines(root, path, lines),
-        commit: async () => ({ committed: false, reason: 'no paths to commit' }),
+        commit: async () => ({ committed: false, code: 'unchanged' as const, reason: 'no paths to commit' }),
       };
       const writer = await ExchangeWriter.start(target, join(root, '.mem/adds.jsonl'), { retryMs: 1 });
       await fc.assert(

@@ -169,6 +169,7 @@ describe('updateNote', () => {
       path: 'profile/user.md',
       changed: false,
       committed: false,
+      code: 'no-change',
       reason: 'no change',
     });
     expect(await read(root, 'profile/user.md')).toBe(CRLF);
@@ -219,6 +220,7 @@ describe('mem note', () => {
       path: 'insights/tea.md',
       changed: true,
       committed: false,
+      code: 'no-repository',
       reason: 'not a git repository',
     });
     const text = await read(root, 'insights/tea.md');

@@ -24,10 +24,12 @@ async function assignments(texts: string[]): Promise<Record<string, unknown>> {
   return Object.fromEntries(texts.map(parseAssignment));
 }
 
-/** Says why a write was not committed, unless git is simply not in use. */
+/** Not worth a word: git is not in use, or the write changed nothing. */
+const QUIET = new Set<WriteCommit['code']>(['no-repository', 'auto-commit-off', 'no-change']);
+
+/** Says why a write was not committed (the library's code decides, its reason words it), unless git is simply not in use. */
 export function reportCommit(io: CliIO, result: WriteCommit): void {
-  const quiet = ['not a git repository', 'git.autoCommit is off', 'no change'];
-  if (!result.committed && result.reason && !quiet.includes(result.reason)) {
+  if (!result.committed && result.reason && !QUIET.has(result.code)) {
     io.stderr(`mem: written, not committed: ${result.reason}\n`);
   }
 }

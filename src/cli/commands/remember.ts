@@ -3,6 +3,7 @@ import { MemError } from '../../core/errors.js';
 import { openFromCli, printJson } from '../context.js';
 import type { CliIO } from '../io.js';
 import { parseNow } from '../parse-options.js';
+import { reportCommit } from './note.js';
 
 interface RememberCliOptions {
   speaker?: string;
@@ -58,13 +59,6 @@ export function rememberCommand(program: Command, io: CliIO): void {
       io.stdout(`${result.link}\n`);
       if (result.redacted > 0)
         io.stderr(`mem: redacted ${result.redacted} secret(s); use --no-redact to keep them\n`);
-      if (
-        !result.committed &&
-        result.reason &&
-        result.reason !== 'not a git repository' &&
-        result.reason !== 'git.autoCommit is off'
-      ) {
-        io.stderr(`mem: written, not committed: ${result.reason}\n`);
-      }
+      reportCommit(io, result);
     });
 }
