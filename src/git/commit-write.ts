@@ -65,10 +65,12 @@ async function commitToRepo(
 
 /**
  * Whether a plan's commit is settled: made, or never to be made (no repository, nothing left to
- * commit, git ignores the files). A busy repository is not: the record stays for the next run.
+ * commit, git ignores the files). A busy repository or a hook's refusal is not: the record stays,
+ * and the next run commits the plan (an undo resumes) once git lets it. The one rule for every
+ * plan's record, undo's included.
  */
-function isSettled(result: WriteCommit): boolean {
-  return result.committed || result.code !== 'busy';
+export function isSettled(result: WriteCommit): boolean {
+  return result.committed || (result.code !== 'busy' && result.code !== 'refused');
 }
 
 const union = (a: string[], b: string[]) => [...new Set([...a, ...b])];

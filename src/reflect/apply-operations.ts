@@ -423,6 +423,19 @@ export async function previewChanges(
 }
 
 /**
+ * What the plan would change: previewChanges without the files it would leave as they are (apply
+ * writes none of them either). The one preview of dry runs and review branches, online or not.
+ */
+export async function previewWrites(
+  root: string,
+  plan: Map<string, FileChange>,
+  read?: (path: string) => Promise<string | undefined>,
+): Promise<{ files: PlannedFile[]; skipped: Rejected[] }> {
+  const { files, skipped } = await previewChanges(root, plan, read);
+  return { files: files.filter((f) => f.before !== f.after), skipped };
+}
+
+/**
  * Writes the plan: new notes only where nothing exists yet, edits through compare-and-swap on the
  * note as it is at write time, so a hand edit made while the model was thinking is kept. A file
  * whose write fails (a name the disk refuses, a full disk) has its operations reported as skipped

@@ -1,19 +1,18 @@
 import { COMMITMENTS_PATH, commitmentKey, parseCommitments } from '../compile/commitments.js';
 import type { MemConfig } from '../core/config.js';
-import { commitWrite, startPlan } from '../git/commit-write.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { parseDay } from '../time/calendar-day.js';
 import { dayOf } from '../time/zoned-date.js';
 import { setFrontmatterKeys } from '../vault/edit-frontmatter.js';
-import { withVaultLock } from '../vault/lock.js';
-import { applyChanges, ENGINE_STEP, planChanges, planExpiry, previewChanges } from './apply-operations.js';
+import { runWritePlan } from '../write/write-plan.js';
+import { applyChanges, ENGINE_STEP, planChanges, planExpiry, previewWrites } from './apply-operations.js';
 import { commitmentSpeakers, extractCommitments } from './extract-commitments.js';
 import { nearDuplicateInsights } from './near-duplicate-insights.js';
 import { MAX_OPERATIONS, type Operation } from './operations.js';
 import type { ReflectOptions, ReflectResult } from './reflect.js';
 import { type Rejected, validateOperations } from './validate-operations.js';
 
-/** The key of an offline reflect run's plan (see startPlan): a re-run after a kill joins it. */
+/** The key of an offline reflect run's plan (see write-plan.ts): a re-run after a kill joins it. */
 const OFFLINE_PLAN = 'reflect offline';
 
 export interface OfflineReflectOptions extends Pick<ReflectOptions, 'dryRun' | 'now'> {
@@ -97,38 +96,36 @@ export async function reflectOffline(
     accepted,
     expired,
   };
-  if (options.dryRun) {
-    const { files, skipped } = await previewChanges(root, plan);
-    const changed = files.filter((f) => f.before !== f.after);
+  const added = accepted.filter((op) => op.op === 'add_commitment').length;
+  const merged = accepted.length - added;
+  const run = await runWritePlan(root, config, {
+    key: OFFLINE_PLAN,
+    dryRun: options.dryRun,
+    preview: () => previewWrites(root, plan),
+    paths: [...plan.keys()],
+    message: `mem: reflect offline: ${added} commitment${added === 1 ? '' : 's'}, ${expired} expired, ${merged} merged`,
+    apply: () => applyChanges(root, plan),
+    nothing: 'nothing new: no commitment, expiry or duplicate found',
+  });
+  if (run.dryRun) {
+    const { files, skipped } = run.preview;
     return {
       ...base,
       applied: accepted.length - skipped.length,
       rejected: [...rejected, ...skipped],
-      files: changed.map((f) => f.path),
-      preview: changed,
+      files: files.map((f) => f.path),
+      preview: files,
       committed: false,
+      code: 'dry-run',
       reason: 'dry run',
     };
   }
-  const added = accepted.filter((op) => op.op === 'add_commitment').length;
-  const merged = accepted.length - added;
-  const message = `mem: reflect offline: ${added} commitment${added === 1 ? '' : 's'}, ${expired} expired, ${merged} merged`;
-  const { written, skipped } = await withVaultLock(root, async () => {
-    // Recorded before the first write: a kill before the commit leaves the whole plan to the next run's.
-    if (plan.size > 0) await startPlan(root, config, OFFLINE_PLAN, message, [...plan.keys()]);
-    return applyChanges(root, plan);
-  });
-  // Made even when nothing was written: a run killed before its commit may have left its plan.
-  const made = await commitWrite(root, config, written, message, undefined, OFFLINE_PLAN);
-  const commit =
-    made.committed || written.length > 0
-      ? made
-      : { committed: false, reason: 'nothing new: no commitment, expiry or duplicate found' };
+  const { written, skipped } = run.applied;
   return {
     ...base,
     applied: accepted.length - skipped.length,
     rejected: [...rejected, ...skipped],
     files: written,
-    ...commit,
+    ...run.commit,
   };
 }

@@ -2,20 +2,20 @@ import { countTokens } from '../compile/count-tokens.js';
 import type { MemConfig } from '../core/config.js';
 import { MemError } from '../core/errors.js';
 import type { Note } from '../core/types.js';
-import { commitWrite, startPlan, type WriteCommit } from '../git/commit-write.js';
+import type { WriteCommit } from '../git/commit-write.js';
 import { commitReviewBranch, committedText, type ReviewCommit } from '../git/review-branch.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { citation } from '../recall/recall.js';
 import { parseDay } from '../time/calendar-day.js';
 import { parseInstant } from '../time/parse-instant.js';
 import { dayOf, isDayOver } from '../time/zoned-date.js';
-import { withVaultLock } from '../vault/lock.js';
+import { runWritePlan } from '../write/write-plan.js';
 import {
   applyChanges,
   type PlannedFile,
   planChanges,
   planExpiry,
-  previewChanges,
+  previewWrites,
 } from './apply-operations.js';
 import { buildPrompt, episodeSources, touchedNotes } from './build-prompt.js';
 import { checkContextWindow } from './context-window.js';
@@ -108,10 +108,10 @@ function commitmentSpeakerOf(index: VaultIndex, config: MemConfig, episodes: Not
   return (source: string) => names.get(source);
 }
 
-/** A run with no new episodes still writes the expiry of passed commitments (no model call). */
-/** The key of a reflect run's plan (see startPlan): a re-run after a kill joins it. */
+/** The key of a reflect run's plan (see write-plan.ts): a re-run after a kill joins it. */
 const REFLECT_PLAN = 'reflect';
 
+/** A run with no new episodes still writes the expiry of passed commitments (no model call). */
 async function expireOnly(
   root: string,
   config: MemConfig,
@@ -123,20 +123,17 @@ async function expireOnly(
   const reason = 'no new episodes to reflect on';
   const plan = new Map();
   const expired = planExpiry(plan, index, dayOf(now, config.timezone));
-  if (dryRun) return { ...empty, mode: 'llm', expired, reason };
-  const { written } =
-    expired > 0 ? await withVaultLock(root, () => applyChanges(root, plan)) : { written: [] as string[] };
-  // Made even when nothing was written: a run killed before its commit may have left its plan.
-  const made = await commitWrite(
-    root,
-    config,
-    written,
-    `mem: reflect: ${expired} commitment${expired === 1 ? '' : 's'} expired`,
-    undefined,
-    REFLECT_PLAN,
-  );
-  const commit = made.committed || written.length > 0 ? made : { committed: false, reason };
-  return { ...empty, mode: 'llm', expired, files: written, ...commit };
+  const run = await runWritePlan(root, config, {
+    key: REFLECT_PLAN,
+    dryRun,
+    preview: async () => undefined,
+    paths: [...plan.keys()],
+    message: `mem: reflect: ${expired} commitment${expired === 1 ? '' : 's'} expired`,
+    apply: () => applyChanges(root, plan),
+    nothing: reason,
+  });
+  if (run.dryRun) return { ...empty, mode: 'llm', expired, reason };
+  return { ...empty, mode: 'llm', expired, files: run.applied.written, ...run.commit };
 }
 
 /**
@@ -215,23 +212,10 @@ export async function reflect(
   if (options.signal?.aborted)
     throw new MemError('LLM', 'the run was stopped before it wrote anything; nothing was written');
 
-  if (options.dryRun) {
-    const { files, skipped } = await previewChanges(root, plan);
-    return {
-      ...base,
-      applied: accepted.length - skipped.length,
-      rejected: [...rejected, ...skipped],
-      files: files.map((f) => f.path),
-      preview: files,
-      committed: false,
-      reason: 'dry run',
-    };
-  }
   const message = (applied: number) =>
     `mem: reflect ${episodes.length} episode${episodes.length === 1 ? '' : 's'}, ${applied} operations\n\n${costLine(llm.model, usage)}\n`;
-  if (options.review) {
-    const { files, skipped } = await previewChanges(root, plan, (path) => committedText(root, path));
-    const changed = files.filter((f) => f.before !== f.after);
+  if (options.review && !options.dryRun) {
+    const { files: changed, skipped } = await previewWrites(root, plan, (path) => committedText(root, path));
     const rejectedAll = [...rejected, ...skipped];
     if (changed.length === 0)
       return {
@@ -258,26 +242,35 @@ export async function reflect(
       review,
     };
   }
-  const { written, skipped } = await withVaultLock(root, async () => {
-    // Recorded before the first write: a kill before the commit leaves the whole plan to the next run's.
-    await startPlan(root, config, REFLECT_PLAN, message(accepted.length), [...plan.keys()]);
-    return applyChanges(root, plan);
+  const run = await runWritePlan(root, config, {
+    key: REFLECT_PLAN,
+    dryRun: options.dryRun,
+    preview: () => previewWrites(root, plan),
+    paths: [...plan.keys()],
+    message: message(accepted.length),
+    apply: () => applyChanges(root, plan),
+    commitMessage: ({ skipped }) => message(accepted.length - skipped.length),
+    nothing: 'nothing to write',
   });
-  const made = await commitWrite(
-    root,
-    config,
-    written,
-    message(accepted.length - skipped.length),
-    undefined,
-    REFLECT_PLAN,
-  );
-  const commit =
-    made.committed || written.length > 0 ? made : { committed: false, reason: 'nothing to write' };
+  if (run.dryRun) {
+    const { files, skipped } = run.preview;
+    return {
+      ...base,
+      applied: accepted.length - skipped.length,
+      rejected: [...rejected, ...skipped],
+      files: files.map((f) => f.path),
+      preview: files,
+      committed: false,
+      code: 'dry-run',
+      reason: 'dry run',
+    };
+  }
+  const { written, skipped } = run.applied;
   return {
     ...base,
     applied: accepted.length - skipped.length,
     rejected: [...rejected, ...skipped],
     files: written,
-    ...commit,
+    ...run.commit,
   };
 }

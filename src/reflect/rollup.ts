@@ -6,7 +6,7 @@
 import { rollupNotes } from '../compile/fold-rollups.js';
 import type { MemConfig } from '../core/config.js';
 import { MemError } from '../core/errors.js';
-import { commitWrite, startPlan, type WriteCommit } from '../git/commit-write.js';
+import type { WriteCommit } from '../git/commit-write.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { entriesNewestFirst } from '../recall/episode-entries.js';
 import { addDays, periodDays } from '../time/calendar-day.js';
@@ -18,10 +18,10 @@ import {
   rollupPath,
 } from '../time/rollup-period.js';
 import { dayOf, isoWithOffset } from '../time/zoned-date.js';
-import { withVaultLock } from '../vault/lock.js';
 import { newNameProblem } from '../vault/name-rules.js';
 import { findOnDisk } from '../vault/paths.js';
 import { readForWrite, writeAtomic } from '../vault/write-note.js';
+import { underPlan } from '../write/write-plan.js';
 import { extractiveRollup } from './extractive-rollup.js';
 import type { Llm } from './llm.js';
 import { llmRollup } from './llm-rollup.js';
@@ -59,7 +59,7 @@ export interface RollupResult extends WriteCommit {
   files: string[];
 }
 
-/** The key of a rollup run's plan (see startPlan): a re-run after a kill joins it. */
+/** The key of a rollup run's plan (see write-plan.ts): a re-run after a kill joins it. */
 const ROLLUP_PLAN = 'rollup';
 
 /** Called after each level, so the next level reads the rollups just written. */
@@ -160,10 +160,11 @@ export async function rollup(
         continue;
       }
       try {
+        // One write at a time under the lock: the model writes the next rollup without holding it.
         // Compare-and-swap: the file must still be the one checked above (or still not exist).
-        await withVaultLock(root, async () => {
+        await underPlan(root, config, ROLLUP_PLAN, async (plan) => {
           // Recorded first: a kill after this write leaves it to the next run's commit.
-          await startPlan(root, config, ROLLUP_PLAN, `mem: rollup ${period} (${generator})`, [path]);
+          await plan.record([path], `mem: rollup ${period} (${generator})`);
           await writeAtomic(abs, note, { expectedHash: onDisk?.hash ?? null, label: path });
         });
       } catch (error) {
@@ -180,20 +181,18 @@ export async function rollup(
   }
 
   if (options.dryRun) {
+    result.code = 'dry-run';
     result.reason = 'dry run';
   } else {
     const periods = result.written.map((w) => w.period);
     // Made even when this run wrote nothing: a killed run's rollups may be waiting for their commit.
-    const commit = await commitWrite(
-      root,
-      config,
-      result.files,
-      `mem: rollup ${periods.length <= 4 ? periods.join(', ') : `${periods[0]} … ${periods[periods.length - 1]} (${periods.length})`} (${generator})`,
-      undefined,
-      ROLLUP_PLAN,
-    );
+    const message = `mem: rollup ${periods.length <= 4 ? periods.join(', ') : `${periods[0]} … ${periods[periods.length - 1]} (${periods.length})`} (${generator})`;
+    const commit = await underPlan(root, config, ROLLUP_PLAN, (plan) => plan.commit(result.files, message));
     if (commit.committed || result.files.length > 0) Object.assign(result, commit);
-    else result.reason = 'nothing to write';
+    else {
+      result.code = 'nothing-to-write';
+      result.reason = 'nothing to write';
+    }
   }
   if (failure !== undefined) throw failure;
   return result;

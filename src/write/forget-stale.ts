@@ -1,18 +1,18 @@
 import type { MemConfig } from '../core/config.js';
 import { MemError } from '../core/errors.js';
 import type { Note } from '../core/types.js';
-import { commitWrite, startPlan, type WriteCommit } from '../git/commit-write.js';
+import type { WriteCommit } from '../git/commit-write.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { importanceOf, isRetired } from '../recall/rank.js';
 import { addDays, parseDay, periodDays } from '../time/calendar-day.js';
 import { parseInstant } from '../time/parse-instant.js';
 import { dayOf, isoWithOffset } from '../time/zoned-date.js';
 import { setFrontmatterKeys } from '../vault/edit-frontmatter.js';
-import { withVaultLock } from '../vault/lock.js';
 import { PlannedNames } from '../vault/name-rules.js';
 import { findOnDisk } from '../vault/paths.js';
 import { updateFile } from '../vault/write-note.js';
 import { checkNewNotePath, checkNoTwin, moveNote } from './move-note.js';
+import { underPlan } from './write-plan.js';
 
 export interface ForgetStaleOptions {
   /** List what would move and lose importance; write nothing (default: false) */
@@ -33,7 +33,7 @@ export interface ForgetStaleResult extends WriteCommit {
 
 const isRollup = (note: Note | undefined) => note?.frontmatter['type'] === 'rollup';
 
-/** The key of a `forget --stale` run's plan (see startPlan): a re-run after a kill joins it. */
+/** The key of a `forget --stale` run's plan (see write-plan.ts): a re-run after a kill joins it. */
 const STALE_PLAN = 'forget --stale';
 
 /** The day a daily note is about: its `date`, else its file name. */
@@ -135,7 +135,15 @@ export async function forgetStale(
   const archived = staleEpisodes(index, cutoff);
   const lowered = fadingInsights(index, config, new Set(archived.map((a) => a.path)), now);
   if (options.dryRun) {
-    return { dryRun: true, archived, lowered, paths: [], committed: false, reason: 'dry run' };
+    return {
+      dryRun: true,
+      archived,
+      lowered,
+      paths: [],
+      committed: false,
+      code: 'dry-run',
+      reason: 'dry run',
+    };
   }
   // The whole plan is checked before its first write: a name refused half-way would leave part
   // of the run done.
@@ -153,10 +161,14 @@ export async function forgetStale(
   // Recorded before the first write, and grown by each move with the links it rewrites: a kill
   // anywhere leaves a record, and the next run commits the whole plan as one change.
   const whole = message(archived.length, lowered.length);
-  await startPlan(root, config, STALE_PLAN, whole, [
-    ...archived.flatMap((item) => [item.path, item.to]),
-    ...lowered.map((item) => item.path),
-  ]);
+  // Each move takes the lock itself (moveNote), so the plan's steps are three: record, moves, the
+  // lowered insights with the one commit.
+  await underPlan(root, config, STALE_PLAN, (plan) =>
+    plan.record(
+      [...archived.flatMap((item) => [item.path, item.to]), ...lowered.map((item) => item.path)],
+      whole,
+    ),
+  );
   let moves = 0;
   try {
     for (const item of archived) {
@@ -165,7 +177,7 @@ export async function forgetStale(
     }
   } catch (error) {
     // What moved before the failure is committed, so one `mem undo` still takes the run back.
-    await commitWrite(root, config, paths, message(moves, 0), undefined, STALE_PLAN);
+    await underPlan(root, config, STALE_PLAN, (plan) => plan.commit(paths, message(moves, 0)));
     throw error;
   }
   async function archiveOne(item: ForgetStaleResult['archived'][number]): Promise<string[]> {
@@ -186,7 +198,7 @@ export async function forgetStale(
     });
     return moved.paths;
   }
-  await withVaultLock(root, async () => {
+  const made = await underPlan(root, config, STALE_PLAN, async (plan) => {
     for (const item of lowered) {
       const result = await updateFile(
         await findOnDisk(root, item.path),
@@ -199,9 +211,12 @@ export async function forgetStale(
       );
       if (result.changed) paths.push(item.path);
     }
+    // Made even when this run wrote nothing: a killed run's plan may be waiting for its commit.
+    return plan.commit(paths, whole);
   });
-  // Made even when this run wrote nothing: a killed run's plan may be waiting for its commit.
-  const made = await commitWrite(root, config, paths, whole, undefined, STALE_PLAN);
-  const commit = made.committed || paths.length > 0 ? made : { committed: false, reason: 'nothing stale' };
+  const commit: WriteCommit =
+    made.committed || paths.length > 0
+      ? made
+      : { committed: false, code: 'nothing-to-write', reason: 'nothing stale' };
   return { dryRun: false, archived, lowered, paths: [...new Set(paths)], ...commit };
 }

@@ -1,12 +1,13 @@
 import { type MemConfig, speakerName } from '../core/config.js';
 import type { DeriveContent } from '../git/commit-paths.js';
-import { commitWrite, startPlan, type WriteCommit } from '../git/commit-write.js';
+import type { WriteCommit } from '../git/commit-write.js';
 import { dayOf, timeOfDay } from '../time/zoned-date.js';
 import { entryText } from '../vault/entry-text.js';
 import { hashText } from '../vault/write-note.js';
 import { parseTranscript, type TranscriptTurn } from './parse-transcript.js';
 import { redactSecrets } from './redact.js';
 import { appendToDay, type DayEntry } from './remember.js';
+import { underPlan } from './write-plan.js';
 
 export interface IngestOptions {
   /** Display name for the file in messages and the commit */
@@ -101,13 +102,14 @@ export async function ingestTurns(
   const verb = options.verb ?? 'ingest';
   const plan = `${verb} ${options.name}`;
   const message = (count: number) => `mem: ${verb} ${options.name} (${count} entries)`;
+  // Each day's append takes the write lock itself (appendToDay): the record and the commit each
+  // take it too (see write-plan.ts).
   if (days.length > 0)
-    await startPlan(
-      root,
-      config,
-      plan,
-      message(turns.length),
-      days.map((day) => `episodes/daily/${day}.md`),
+    await underPlan(root, config, plan, (steps) =>
+      steps.record(
+        days.map((day) => `episodes/daily/${day}.md`),
+        message(turns.length),
+      ),
     );
   for (const [i, day] of days.entries()) {
     const { path, ids, derive } = await appendToDay(root, day, byDay.get(day) ?? []);
@@ -120,7 +122,10 @@ export async function ingestTurns(
     options.onProgress?.(i + 1, days.length);
   }
   // Made even when nothing is new: a run killed before its commit may have left its plan.
-  const made = await commitWrite(root, config, paths, message(added), derived, plan);
-  const commit = made.committed || paths.length > 0 ? made : { committed: false, reason: 'nothing new' };
+  const made = await underPlan(root, config, plan, (steps) => steps.commit(paths, message(added), derived));
+  const commit: WriteCommit =
+    made.committed || paths.length > 0
+      ? made
+      : { committed: false, code: 'nothing-to-write', reason: 'nothing new' };
   return { added, skipped: turns.length - added, days: touched, paths, redacted, ...commit };
 }

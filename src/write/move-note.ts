@@ -1,18 +1,18 @@
 import { lstat, unlink } from 'node:fs/promises';
 import type { MemConfig } from '../core/config.js';
 import { MemError } from '../core/errors.js';
-import { commitWrite, startPlan, type WriteCommit } from '../git/commit-write.js';
+import type { WriteCommit } from '../git/commit-write.js';
 import { readPendingPlan } from '../git/pending-plan.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { crashPoint } from '../vault/crash-point.js';
 import { noteNameProblem } from '../vault/link-name.js';
-import { withVaultLock } from '../vault/lock.js';
 import { nameLengthProblem, newNameProblem, twinProblem } from '../vault/name-rules.js';
 import { parseNote } from '../vault/parse-note.js';
 import { notePath, resolveInVault } from '../vault/paths.js';
 import { basenameOf, foldPath, PathIndex, resolveLink } from '../vault/resolve-link.js';
 import { hashText, readForWrite, writeAtomic } from '../vault/write-note.js';
 import { type LinkEdit, retargetLink, spliceLinks } from './rewrite-links.js';
+import { underPlan } from './write-plan.js';
 
 export interface MoveOptions {
   /** Changes the moved note's text after its links are rewritten (forget sets `status` this way) */
@@ -23,7 +23,7 @@ export interface MoveOptions {
   beforeWrite?: () => Promise<void>;
   /** Commit the move (default: true); false when the caller commits several writes as one */
   commit?: boolean;
-  /** The plan the move's writes belong to (see startPlan; default: `mv <from> -> <to>`) */
+  /** The plan the move's writes belong to (see write-plan.ts; default: `mv <from> -> <to>`) */
   plan?: string;
 }
 
@@ -172,8 +172,12 @@ async function finishMove(
   if (!(error instanceof MemError) || error.code !== 'NOT_FOUND') return undefined;
   const pending = await readPendingPlan(root);
   if (pending?.key !== plan) return undefined;
-  if (!commit) return { paths: pending.paths, committed: false, reason: 'left to the caller' };
-  return { paths: pending.paths, ...(await commitWrite(root, config, [], message, undefined, plan)) };
+  if (!commit)
+    return { paths: pending.paths, committed: false, code: 'deferred', reason: 'left to the caller' };
+  return {
+    paths: pending.paths,
+    ...(await underPlan(root, config, plan, (steps) => steps.commit([], message))),
+  };
 }
 
 /**
@@ -207,7 +211,7 @@ export async function moveNote(
     throw new MemError('INVALID_PATH', `${source.rel}: mem moves notes (.md files) only`);
   }
   if (target.rel === source.rel) throw new MemError('INVALID_INPUT', `${source.rel}: already at that path`);
-  return withVaultLock(root, async () => {
+  return underPlan(root, config, planKey, async (steps) => {
     // A folder (or anything unreadable) at the target reads as no text and is refused below.
     const existing = await readForWrite(target.abs).catch(() => undefined);
     if (existing === undefined && (await exists(target.abs))) {
@@ -235,7 +239,7 @@ export async function moveNote(
     }
     await options.beforeWrite?.();
     const paths = [...plans.filter((plan) => plan !== self).map((plan) => plan.path), target.rel, source.rel];
-    await startPlan(root, config, planKey, message, paths);
+    await steps.record(paths, message);
 
     // The new file first, then the links to it, then the old file goes: a crash at any point
     // leaves every link resolving (to the old note or the new one), and a re-run finishes the move.
@@ -265,8 +269,8 @@ export async function moveNote(
       .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     const commit =
       options.commit === false
-        ? { committed: false, reason: 'left to the caller' }
-        : await commitWrite(root, config, paths, message, undefined, planKey);
+        ? { committed: false, code: 'deferred' as const, reason: 'left to the caller' }
+        : await steps.commit(paths, message);
     return { from: source.rel, to: target.rel, rewritten, paths, ...commit };
   });
 }
