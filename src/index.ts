@@ -46,7 +46,6 @@ export type { CommitResult } from './git/commit-paths.js';
 export type { WriteCommit } from './git/commit-write.js';
 export type { HistoryEntry } from './git/git-history.js';
 export type { ReviewCommit } from './git/review-branch.js';
-export type { UndoOptions, UndoResult } from './git/vault-git.js';
 export type { DoctorReport, UnreadableNote } from './indexing/doctor.js';
 export { QUERY_LIMITS, queryProblem } from './indexing/query-limits.js';
 export type { EmbedProgress, EmbedTexts } from './indexing/vector-cache.js';
@@ -71,6 +70,7 @@ export { type InitResult, initVault } from './write/init-vault.js';
 export type { MoveResult } from './write/move-note.js';
 export { decodeTranscript } from './write/parse-transcript.js';
 export type { RememberInput, RememberResult } from './write/remember.js';
+export type { UndoOptions, UndoResult } from './write/undo-commit.js';
 export {
   type CreateNoteInput,
   type NoteWriteResult,

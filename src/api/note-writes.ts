@@ -5,7 +5,6 @@ import { ensureCacheDir } from '../core/cache-dir.js';
 import type { MemConfig } from '../core/config.js';
 import type { DeriveContent } from '../git/commit-paths.js';
 import { commitWrite } from '../git/commit-write.js';
-import { type UndoOptions, type UndoResult, undoLastMemCommit } from '../git/vault-git.js';
 import { type ForgetOptions, type ForgetResult, forgetNote } from '../write/forget-note.js';
 import { type ForgetStaleOptions, type ForgetStaleResult, forgetStale } from '../write/forget-stale.js';
 import { type ImportOptions, type ImportResult, importHistory } from '../write/import/import-history.js';
@@ -20,6 +19,7 @@ import {
   remember,
   rememberAll,
 } from '../write/remember.js';
+import { type UndoOptions, type UndoResult, undoLastMemCommit } from '../write/undo-commit.js';
 import {
   type CreateNoteInput,
   createNote,

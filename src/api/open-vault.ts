@@ -13,7 +13,7 @@ import { type CompileOptions, type CompileResult, compile } from '../compile/com
 import type { MemConfig } from '../core/config.js';
 import type { Edge, Note } from '../core/types.js';
 import type { HistoryEntry } from '../git/git-history.js';
-import { noteHistory, type UndoOptions, type UndoResult, vaultDiff } from '../git/vault-git.js';
+import { noteHistory, vaultDiff } from '../git/vault-git.js';
 import { type DoctorReport, diagnose, findUnreadableNotes, type UnreadableNote } from '../indexing/doctor.js';
 import type { RefreshStats } from '../indexing/refresh-index.js';
 import type { EmbedProgress } from '../indexing/vector-cache.js';
@@ -30,6 +30,7 @@ import type { ImportOptions, ImportResult } from '../write/import/import-history
 import type { IngestOptions, IngestResult } from '../write/ingest.js';
 import type { MoveResult } from '../write/move-note.js';
 import type { RememberInput, RememberResult } from '../write/remember.js';
+import type { UndoOptions, UndoResult } from '../write/undo-commit.js';
 import type { CreateNoteInput, NoteWriteResult, UpdateNoteInput } from '../write/update-note.js';
 import type {
   ExchangeInput,

@@ -1,11 +1,8 @@
-// Reads and rewinds history: log, diff, the mem commit to undo, reverting it, and committed file contents.
-import { unlink } from 'node:fs/promises';
+// Reads history: log, diff, the mem commit to undo, what reverting it writes, and committed file contents.
 import { join } from 'node:path';
 import { MemError } from '../core/errors.js';
-import { crashPoint } from '../vault/crash-point.js';
 import { resolveInVault } from '../vault/paths.js';
-import { hashText, readForWrite, writeAtomic } from '../vault/write-note.js';
-import { type CommitResult, commitPaths } from './commit-paths.js';
+import { hashText, readForWrite } from '../vault/write-note.js';
 import { checkRepoPath, exists, git, gitBlob, gitBusy, headCommit } from './run-git.js';
 
 export interface HistoryEntry {
@@ -186,11 +183,27 @@ export async function touchedPaths(
   return out.split('\0').filter((p) => p !== '' && p !== sha);
 }
 
-/**
- * Undoes one commit by writing back the files it touched as they were before it, then commits
- * `mem: undo <subject>`. Refuses (CONFLICT) when any of those files changed since: a later commit,
- * a staged change, a hand edit. Nothing is written when it refuses.
- */
+/** One file of a planned revert: its text as it was before the commit (none: the commit added it). */
+export interface RevertStep {
+  /** Repository path */
+  path: string;
+  abs: string;
+  /** Hash of the file as it is now (null: absent), for the compare-and-swap of the write */
+  hash: string | null;
+  old?: Buffer;
+}
+
+/** What reverting a commit writes: each touched file as it was before, and the commit's message. */
+export interface RevertPlan {
+  sha: string;
+  subject: string;
+  /** `mem: undo <subject>` */
+  message: string;
+  /** Every repository path the commit touched */
+  paths: string[];
+  steps: RevertStep[];
+}
+
 export interface RevertOptions {
   /** Repository paths the undo must not delete (see isKeptByUndo) */
   keep?: (repoPath: string) => boolean;
@@ -199,17 +212,18 @@ export interface RevertOptions {
    * commit counts as done, not as changed since (default: false)
    */
   resume?: boolean;
-  /** Run the repository's commit hooks on the undo's commit (default: false) */
-  runHooks?: boolean;
-  /** Runs once everything is checked, before the first write, with the paths and the commit message */
-  beforeWrite?: (paths: string[], message: string) => Promise<void>;
 }
 
-export async function revertCommit(
+/**
+ * Plans the undo of one commit: the files it touched as they were before it, read from git.
+ * Refuses (CONFLICT) when any of those files changed since: a later commit, a staged change, a
+ * hand edit. Only reads: the writing back is write/revert-commit.ts's.
+ */
+export async function planRevert(
   repoRoot: string,
   rev: string,
   options: RevertOptions = {},
-): Promise<CommitResult & { paths: string[] }> {
+): Promise<RevertPlan> {
   const keep = options.keep ?? (() => false);
   const sha = (
     await git(repoRoot, ['rev-parse', '--verify', '-q', `${checkRev(rev)}^{commit}`], { allowFail: true })
@@ -257,7 +271,7 @@ export async function revertCommit(
   }
 
   // Read every current version first, so a refusal (or a late hand edit) leaves all files untouched.
-  const plan: Array<{ path: string; abs: string; hash: string | null; old?: Buffer }> = [];
+  const steps: RevertStep[] = [];
   for (const path of paths) {
     const resolved = await resolveInVault(repoRoot, path, { anyFolder: true });
     // A file to create again gets the name git stored (NFD when it came from a Mac), not the NFC one.
@@ -271,24 +285,7 @@ export async function revertCommit(
         'INVALID_INPUT',
         `undoing ${sha.slice(0, 7)} would delete ${path}, which a vault needs; nothing was undone`,
       );
-    plan.push({ path, abs, hash: current?.hash ?? null, old });
+    steps.push({ path, abs, hash: current?.hash ?? null, old });
   }
-  const message = `mem: undo ${subject.replace(/^mem: /, '')}`;
-  await options.beforeWrite?.(paths, message);
-  for (const step of plan) {
-    if (step.old !== undefined) {
-      if (step.hash === hashText(step.old)) continue;
-      await writeAtomic(step.abs, step.old, { expectedHash: step.hash, label: step.path });
-    } else if (step.hash !== null) {
-      const now = await readForWrite(step.abs);
-      if (now && now.hash !== step.hash)
-        throw new MemError('CONFLICT', `${step.path} changed on disk during undo; stopped`);
-      await unlink(step.abs);
-      crashPoint();
-    }
-  }
-  crashPoint();
-  const result = await commitPaths(repoRoot, paths, message, new Map(), { runHooks: options.runHooks });
-  crashPoint();
-  return { ...result, paths };
+  return { sha, subject, message: `mem: undo ${subject.replace(/^mem: /, '')}`, paths, steps };
 }

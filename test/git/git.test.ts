@@ -6,8 +6,9 @@ import { promisify } from 'node:util';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { MemError } from '../../src/core/errors.js';
 import { commitPaths } from '../../src/git/commit-paths.js';
-import { diff, findUndoTarget, history, lastMemCommit, revertCommit } from '../../src/git/git-history.js';
+import { diff, findUndoTarget, history, lastMemCommit } from '../../src/git/git-history.js';
 import { gitBusy, gitRoot, isGitAvailable } from '../../src/git/run-git.js';
+import { revertCommit } from '../../src/write/revert-commit.js';
 
 // The tests must not depend on (or be changed by) the machine's git config: no user.name anywhere.
 process.env['GIT_CONFIG_GLOBAL'] = '/dev/null';
