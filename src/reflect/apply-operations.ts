@@ -14,10 +14,10 @@ import { rollupPath } from '../time/rollup-period.js';
 import { dayOf, isoWithOffset } from '../time/zoned-date.js';
 import { escapeComments } from '../vault/comments.js';
 import { setFrontmatterKeys } from '../vault/edit-frontmatter.js';
-import { findFrontmatter } from '../vault/parse-markdown.js';
 import { findOnDisk } from '../vault/paths.js';
 import { readForWrite, updateFile, writeAtomic } from '../vault/write-note.js';
 import { redactSecrets } from '../write/redact.js';
+import { outlineOf } from './note-outline.js';
 import type { Operation } from './operations.js';
 import type { Rejected } from './validate-operations.js';
 
@@ -45,72 +45,62 @@ function eolOf(text: string): string {
   return text.includes('\r\n') ? '\r\n' : '\n';
 }
 
-/**
- * Splits a note into its frontmatter (kept untouched) and its body lines, and marks which body
- * lines are inside fenced code: edits must never land in either.
- */
-function bodyLines(text: string): { head: string; lines: string[]; code: boolean[] } {
-  const head = text.slice(0, findFrontmatter(text)?.region[1] ?? 0);
-  const lines = text.slice(head.length).split(/\r?\n/);
-  let fence: string | undefined;
-  const code = lines.map((l) => {
-    const marker = /^\s*(```|~~~)/.exec(l)?.[1];
-    if (marker && (fence === undefined || fence === marker)) {
-      fence = fence === undefined ? marker : undefined;
-      return true;
-    }
-    return fence !== undefined;
-  });
-  return { head, lines, code };
+/** `text` with `[start, end)` replaced by `by`: every other byte is left as it is. */
+function splice(text: string, start: number, end: number, by: string): string {
+  return text.slice(0, start) + by + text.slice(end);
 }
 
-const isHeading = (line: string) => /^#{1,6}\s/.test(line);
-const levelOf = (line: string) => /^#+/.exec(line)?.[0].length ?? 7;
-
-/** Inserts `line` at the end of the section under `heading` (any level), or in a new `## heading` at the end. */
+/**
+ * Inserts `line` at the end of the section under `heading` (any level), or in a new `## heading` at
+ * the end. Only a real heading counts (read from the remark tree: not one inside code, a comment,
+ * a list or a quote), and the line is spliced in by offset, so every other byte stays as it was.
+ */
 export function addUnderHeading(text: string, heading: string, line: string): string {
   const eol = eolOf(text);
-  const { head, lines, code } = bodyLines(text);
+  const { lines, headings, openFence } = outlineOf(text);
   const wanted = heading.trim().toLowerCase();
-  const at = lines.findIndex(
-    (l, i) =>
-      !code[i] &&
-      isHeading(l) &&
-      l
-        .replace(/^#{1,6}\s+/, '')
-        .trim()
-        .toLowerCase() === wanted,
-  );
-  if (at < 0) {
+  const at = headings.findIndex((h) => h.text.trim().toLowerCase() === wanted);
+  const found = headings[at];
+  if (!found) {
     const base = text.endsWith('\n') || text === '' ? text : `${text}${eol}`;
-    return `${base}${eol}## ${heading.trim()}${eol}${line}${eol}`;
+    // A fence left open runs to the end of the note: closed first, or the new section is code.
+    const closed = openFence ? `${base}${openFence}${eol}` : base;
+    return `${closed}${eol}## ${heading.trim()}${eol}${line}${eol}`;
   }
-  const level = levelOf(lines[at] ?? '');
-  let end = at + 1;
-  while (
-    end < lines.length &&
-    (code[end] || !isHeading(lines[end] ?? '') || levelOf(lines[end] ?? '') > level)
-  )
-    end++;
+  // The section runs to the next real heading of the same level or above.
+  const next = headings.slice(at + 1).find((h) => h.depth <= found.depth);
+  const first = found.lastLine + 1;
+  const end = next?.line ?? lines.length;
   // A fact the section already states is not added again: a run that a crash cut off before it
   // marked its episodes reflected is run again, and must not repeat the facts it did write.
-  if (lines.slice(at + 1, end).some((l, i) => !code[at + 1 + i] && l.trim() === line.trim())) return text;
+  for (let i = first; i < end; i++) {
+    const l = lines[i]!;
+    if (!l.code && text.slice(l.start, l.end).trim() === line.trim()) return text;
+  }
   // Insert after the section's last non-blank line.
   let insert = end;
-  while (insert > at + 1 && (lines[insert - 1] ?? '').trim() === '') insert--;
-  lines.splice(insert, 0, line);
-  return head + lines.join(eol);
+  const blank = (i: number) => text.slice(lines[i]!.start, lines[i]!.end).trim() === '';
+  while (insert > first && blank(insert - 1)) insert--;
+  // A fence left open at the end runs to the end of the note: it is closed first, or the fact
+  // would be code. (Put before the fence instead, the fact's list item could take the fence in.)
+  if (openFence && end === lines.length && insert > first && lines[insert - 1]!.code) {
+    const base = text.endsWith('\n') ? text : `${text}${eol}`;
+    return `${base}${openFence}${eol}${line}${eol}`;
+  }
+  const target = lines[insert];
+  if (target) return splice(text, target.start, target.start, `${line}${eol}`);
+  return `${text}${eol}${line}`;
 }
 
 /** Replaces one fact line of the body (never a heading, frontmatter or code line). */
 function replaceLine(text: string, old: string, line: string): string {
-  const eol = eolOf(text);
-  const { head, lines, code } = bodyLines(text);
   const norm = (s: string) => s.trim().replace(/^[-*]\s+/, '');
-  const at = lines.findIndex((l, i) => !code[i] && !isHeading(l) && norm(l) !== '' && norm(l) === norm(old));
-  if (at < 0) throw new Skip(`the line to replace is not in the note (edited since?): ${old}`);
-  lines[at] = line;
-  return head + lines.join(eol);
+  const found = outlineOf(text).lines.find((l) => {
+    const current = norm(text.slice(l.start, l.end));
+    return !l.code && !l.heading && current !== '' && current === norm(old);
+  });
+  if (!found) throw new Skip(`the line to replace is not in the note (edited since?): ${old}`);
+  return splice(text, found.start, found.end, line);
 }
 
 function profileSkeleton(path: string): string {
@@ -151,20 +141,21 @@ function restatus(
   pick: (c: NonNullable<ReturnType<typeof parseCommitmentLine>>) => 'done' | 'expired' | undefined,
   doneBy?: string,
 ): { text: string; changed: number } {
-  const eol = eolOf(text);
-  const { head, lines, code } = bodyLines(text);
+  let out = text;
   let changed = 0;
-  for (const [i, line] of lines.entries()) {
-    const found = code[i] ? undefined : parseCommitmentLine(line);
+  // From the last line up, so each splice leaves the offsets of the lines above it as they are.
+  for (const l of outlineOf(text).lines.reverse()) {
+    const line = text.slice(l.start, l.end);
+    const found = l.code ? undefined : parseCommitmentLine(line);
     if (found?.status !== 'pending') continue;
     const status = pick(found);
     if (!status) continue;
     let next = line.replace(/^(\s*[-*]\s+)pending/, `$1${status}`);
     if (status === 'done' && doneBy) next = `${next.trimEnd()} · done ${doneBy}`;
-    lines[i] = next;
+    out = splice(out, l.start, l.end, next);
     changed++;
   }
-  return { text: head + lines.join(eol), changed };
+  return { text: out, changed };
 }
 
 /** Marks pending commitments due before `today` (`YYYY-MM-DD`, the vault's time zone) expired. */
