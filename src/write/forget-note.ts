@@ -2,7 +2,7 @@ import { unlink } from 'node:fs/promises';
 import { relative, sep } from 'node:path';
 import type { MemConfig } from '../core/config.js';
 import { MemError } from '../core/errors.js';
-import { commitWrite, startPlan, type WriteCommit } from '../git/commit-write.js';
+import type { WriteCommit } from '../git/commit-write.js';
 import { committedBlob, diff, history } from '../git/git-history.js';
 import { readPendingPlan } from '../git/pending-plan.js';
 import { findVaultRepo, toRepoPath } from '../git/vault-git.js';
@@ -10,10 +10,10 @@ import type { VaultIndex } from '../indexing/vault-index.js';
 import { isoWithOffset } from '../time/zoned-date.js';
 import { crashPoint } from '../vault/crash-point.js';
 import { setFrontmatterKeys } from '../vault/edit-frontmatter.js';
-import { withVaultLock } from '../vault/lock.js';
 import { notePath, resolveInVault } from '../vault/paths.js';
 import { hashText, readForWrite } from '../vault/write-note.js';
 import { checkNoTwin, moveNote } from './move-note.js';
+import { underPlan } from './write-plan.js';
 
 export interface ForgetOptions {
   /** Why it was forgotten, written as `archived_reason` */
@@ -77,7 +77,7 @@ export async function forgetNote(
     const key = options.hard ? hardKey : `forget ${notePath(path)}`;
     const pending = await readPendingPlan(root);
     if (!(error instanceof MemError) || error.code !== 'NOT_FOUND' || pending?.key !== key) throw error;
-    const commit = await commitWrite(root, config, [], pending.message, undefined, key);
+    const commit = await underPlan(root, config, key, (steps) => steps.commit([], pending.message));
     const archivedAt = options.hard ? undefined : `archive/${notePath(path)}`;
     return {
       path: notePath(path),
@@ -93,7 +93,7 @@ export async function forgetNote(
     // Git knows the file by its name on disk, which may be NFD (written on macOS).
     const stored = relative(root, abs).split(sep).join('/');
     await checkUndoable(root, config, rel, stored);
-    return withVaultLock(root, async () => {
+    return underPlan(root, config, hardKey, async (steps) => {
       await options.beforeDelete?.();
       const current = await readForWrite(abs);
       if (current === undefined) throw new MemError('NOT_FOUND', `${rel}: no such note`);
@@ -107,10 +107,10 @@ export async function forgetNote(
         );
       }
       const message = `mem: forget --hard ${rel}`;
-      await startPlan(root, config, hardKey, message, [rel]);
+      await steps.record([rel], message);
       await unlink(abs);
       crashPoint();
-      const commit = await commitWrite(root, config, [rel], message, undefined, hardKey);
+      const commit = await steps.commit([rel], message);
       return { path: rel, paths: [rel], rewritten: [], ...commit };
     });
   }

@@ -2,13 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { parse } from 'yaml';
 import type { MemConfig } from '../core/config.js';
 import { MemError } from '../core/errors.js';
-import { commitWrite, startPlan, type WriteCommit } from '../git/commit-write.js';
+import { commitWrite, type WriteCommit } from '../git/commit-write.js';
 import { isoWithOffset } from '../time/zoned-date.js';
 import { setFrontmatterKeys } from '../vault/edit-frontmatter.js';
 import { withVaultLock } from '../vault/lock.js';
 import { resolveInVault } from '../vault/paths.js';
 import { readForWrite, writeAtomic } from '../vault/write-note.js';
 import { checkNewNotePath, checkNoTwin } from './move-note.js';
+import { underPlan } from './write-plan.js';
 
 export interface CreateNoteInput {
   /** Vault path, e.g. `insights/tea` (`.md` is added) */
@@ -127,24 +128,24 @@ export async function updateNote(
   if (names.length === 0) throw new MemError('INVALID_ARGUMENT', `${path}: no keys to set or unset`);
   const { abs, rel } = await resolveInVault(root, path, { mustExist: true });
   await checkNoTwin(root, rel);
-  return withVaultLock(root, async () => {
+  const message = `mem: note set ${rel} ${names.join(', ')}`;
+  return underPlan(root, config, message, async (steps) => {
     const read = await readForWrite(abs);
     if (read === undefined) throw new MemError('NOT_FOUND', `${rel}: no such note in the vault`);
     const expected = input.expectedHash ?? read.hash;
     if (read.hash !== expected) {
       throw new MemError('CONFLICT', `${rel} changed on disk since it was read; nothing was written`);
     }
-    const message = `mem: note set ${rel} ${names.join(', ')}`;
     const next = setFrontmatterKeys(read.text, changes, { label: rel });
     if (next === read.text) {
       // Nothing to write, but the same change killed before its commit leaves that commit to make.
-      const finished = await commitWrite(root, config, [], message, undefined, message);
+      const finished = await steps.commit([], message);
       if (finished.committed) return { path: rel, changed: false, ...finished };
       return { path: rel, changed: false, committed: false, code: 'no-change', reason: 'no change' };
     }
-    await startPlan(root, config, message, message, [rel]);
+    await steps.record([rel], message);
     await writeAtomic(abs, next, { expectedHash: expected, label: rel });
-    const commit = await commitWrite(root, config, [rel], message, undefined, message);
+    const commit = await steps.commit([rel], message);
     return { path: rel, changed: true, ...commit };
   });
 }
