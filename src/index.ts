@@ -60,6 +60,7 @@ export type { RollupOptions, RollupResult, RollupWritten } from './reflect/rollu
 export type { BudgetState } from './reflect/token-budget.js';
 export { DAY_FORMAT, DAY_PATTERN, isDayText, isMomentText, MOMENT_FORMAT } from './time/parse-input-time.js';
 export { type Moment, parseInstant } from './time/parse-instant.js';
+export { withoutComments } from './vault/comments.js';
 export type { TrackOptions } from './vault/track-changes.js';
 export type { VaultChange, VaultWatcher, WatchVaultOptions } from './vault/watch-vault.js';
 export type { ForgetOptions, ForgetResult } from './write/forget-note.js';

@@ -2,8 +2,10 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { VERSION } from '../core/version.js';
 import { type CompileResult, MemError, MIN_BUDGET, type RecallResult, type Vault } from '../index.js';
-import { compileArgs, readNoteArgs, recallArgs, rememberArgs } from './request-bodies.js';
-import { notePathOf } from './routes.js';
+import { MCP_INSTRUCTIONS } from './mcp-instructions.js';
+import { registerNoteTools } from './mcp-note-tools.js';
+import { registerWriteTools } from './mcp-write-tools.js';
+import { compileArgs, recallArgs } from './request-bodies.js';
 
 export interface McpOptions {
   /** How long a read waits for a running refresh before answering with `"partial": true` (default: 1000 ms) */
@@ -11,15 +13,6 @@ export interface McpOptions {
 }
 
 type ToolResult = { content: { type: 'text'; text: string }[]; isError?: boolean };
-
-/** Runs a tool body and turns its value, or its error, into text content holding JSON. */
-async function answer(body: () => Promise<unknown>): Promise<ToolResult> {
-  try {
-    return { content: [{ type: 'text', text: JSON.stringify(await body(), null, 2) }] };
-  } catch (error) {
-    return { content: [{ type: 'text', text: (error as Error).message ?? String(error) }], isError: true };
-  }
-}
 
 /** Tokens kept back from a compile budget for the metadata line under the document. */
 const META_TOKENS = 40;
@@ -57,15 +50,13 @@ function compileText(result: CompileResult, budget: number, partial: boolean): s
   return `${result.markdown}${result.markdown.endsWith('\n') || result.markdown === '' ? '' : '\n'}\n${meta}`;
 }
 
-/** The memvault tools over one watched vault: recall, compile, read a note, remember. */
+/**
+ * The memvault tools over one watched vault: recall and compile; read, list and trace notes; remember,
+ * create, edit frontmatter, move and forget (archive); and each note as a `memvault://note/…` resource.
+ */
 export function createMcpServer(vault: Vault, options: McpOptions = {}): McpServer {
   const deadlineMs = options.deadlineMs ?? 1000;
-  const server = new McpServer({ name: 'memvault', version: VERSION });
-  const read = async <T extends object>(fn: (vault: Vault) => T): Promise<T | (T & { partial: true })> => {
-    const idle = await vault.whenIdle(deadlineMs);
-    const value = fn(vault);
-    return idle ? value : { ...value, partial: true as const };
-  };
+  const server = new McpServer({ name: 'memvault', version: VERSION }, { instructions: MCP_INSTRUCTIONS });
   const readText = async <T>(
     fn: (vault: Vault) => T | Promise<T>,
     render: (value: T, partial: boolean) => string,
@@ -124,35 +115,8 @@ export function createMcpServer(vault: Vault, options: McpOptions = {}): McpServ
       ),
   );
 
-  server.registerTool(
-    'memory_read_note',
-    {
-      title: 'Read a note',
-      description:
-        'One note by vault path (e.g. profile/user.md) or link text, with its links and backlinks.',
-      inputSchema: readNoteArgs,
-      annotations: { readOnlyHint: true, openWorldHint: false },
-    },
-    ({ path }) =>
-      answer(() => {
-        const ref = notePathOf(path);
-        return read((vault) => {
-          const note = vault.note(ref);
-          return { note, links: vault.links(note.path), backlinks: vault.backlinks(note.path) };
-        });
-      }),
-  );
-
-  server.registerTool(
-    'memory_remember',
-    {
-      title: 'Remember',
-      description: "Appends an entry to today's episode note (git-committed) and indexes it at once.",
-      inputSchema: rememberArgs,
-      annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
-    },
-    ({ text, speaker, kind }) => answer(() => vault.remember({ text, speaker, kind })),
-  );
+  registerNoteTools(server, vault, () => vault.whenIdle(deadlineMs));
+  registerWriteTools(server, vault);
 
   return server;
 }

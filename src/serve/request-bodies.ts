@@ -7,16 +7,16 @@ import { DAY_FORMAT, DAY_PATTERN, isDayText, isMomentText, MOMENT_FORMAT } from 
  * the same in an HTTP error and an MCP tool error.
  */
 
-const string = (name: string) =>
+export const string = (name: string) =>
   z.string({
     error: (issue) =>
       issue.input === undefined ? `"${name}" is required and must be a string` : `"${name}" must be a string`,
   });
 
-const nonEmpty = (name: string) =>
+export const nonEmpty = (name: string) =>
   string(name).refine((value) => value.trim() !== '', { error: `"${name}" must not be empty` });
 
-const positiveInt = (name: string) => {
+export const positiveInt = (name: string) => {
   const error = `"${name}" must be a positive whole number`;
   return z.number({ error }).int({ error }).positive({ error });
 };
@@ -25,14 +25,14 @@ const positiveInt = (name: string) => {
  * A moment stays text: the vault reads it in its own time zone when it names no offset, so a host
  * in a UTC container can send its user's clock. Checked here, so a bad one is a 400 naming the field.
  */
-const moment = (name: string) =>
+export const moment = (name: string) =>
   string(name).refine(isMomentText, { error: `"${name}" must be ${MOMENT_FORMAT}` });
 
 /**
  * A body that refuses fields it does not know: a typo (`"limt"`) would otherwise be dropped
  * without a word and the default used instead.
  */
-const body = <Shape extends z.ZodRawShape>(shape: Shape) =>
+export const body = <Shape extends z.ZodRawShape>(shape: Shape) =>
   z.strictObject(shape, {
     error: (issue) =>
       issue.code === 'unrecognized_keys'
@@ -66,7 +66,7 @@ const dayRange = (name: string) =>
     )
     .refine((range) => range.from <= range.to, { error: `"${name}.from" is after "${name}.to"` });
 
-const layerList = () =>
+export const layerList = () =>
   z.array(z.enum(LAYER_NAMES, { error: `"layers" must list layers of ${LAYER_NAMES.join(', ')}` }), {
     error: '"layers" must be an array of layer names',
   });
@@ -132,9 +132,8 @@ export const recallBody = body({ ...recall, ...fresh, ...ids });
 /** `POST /compile` */
 export const compileBody = body({ ...compile, ...fresh, ...ids });
 
-/** `POST /remember` */
-export const rememberBody = body({
-  ...remember,
+/** What `/remember` and MCP `memory_remember` take beyond the text: how much it matters, tags, when. */
+const rememberDetails = {
   importance: z
     .number({ error: '"importance" must be a number from 0 to 1' })
     .min(0, { error: '"importance" must be a number from 0 to 1' })
@@ -147,6 +146,12 @@ export const rememberBody = body({
     })
     .optional(),
   at: moment('at').optional().describe('ISO 8601 moment it happened (default: now)'),
+};
+
+/** `POST /remember` */
+export const rememberBody = body({
+  ...remember,
+  ...rememberDetails,
   ...ids,
 });
 
@@ -199,5 +204,5 @@ export const readNoteArgs = body({
   path: string('path').describe('vault path, with or without .md, or link text'),
 });
 
-/** MCP `memory_remember` */
-export const rememberArgs = body(remember);
+/** MCP `memory_remember`: the text and its details; one vault, so no ids */
+export const rememberArgs = body({ ...remember, ...rememberDetails });

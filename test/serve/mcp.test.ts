@@ -33,13 +33,19 @@ async function tool(
 }
 
 describe('mem mcp', () => {
-  it('lists the four memory tools', async () => {
+  it('lists the memory tools', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([
+      'memory_backlinks',
       'memory_compile',
+      'memory_create_note',
+      'memory_forget',
+      'memory_move',
       'memory_read_note',
       'memory_recall',
+      'memory_recent',
       'memory_remember',
+      'memory_set_frontmatter',
     ]);
     const recall = tools.find((t) => t.name === 'memory_recall');
     expect(recall?.inputSchema.required).toEqual(['query']);
@@ -106,11 +112,16 @@ describe('mem mcp', () => {
   });
 
   it('reads a note with its backlinks, and refuses a path outside the vault', async () => {
-    const note = JSON.parse((await tool('memory_read_note', { path: 'Tokyo' })).text) as {
-      note: { path: string };
-      backlinks: { from: string }[];
+    const read = (await client.callTool({
+      name: 'memory_read_note',
+      arguments: { path: 'Tokyo' },
+    })) as unknown as {
+      content: { text: string }[];
+      structuredContent: { path: string; backlinks: { from: string }[] };
     };
-    expect(note.note.path).toBe('insights/Tokyo.md');
+    expect(read.content[0]?.text).toBe('# Tokyo\nA huge city with great ramen shops.\n');
+    const note = read.structuredContent;
+    expect(note.path).toBe('insights/Tokyo.md');
     expect(note.backlinks.map((e) => e.from)).toEqual(['profile/user.md']);
     expect(await tool('memory_read_note', { path: '../../etc/passwd' })).toEqual({
       isError: true,
@@ -123,12 +134,12 @@ describe('mem mcp', () => {
   });
 
   it('remembers an entry that recall finds straight after', async () => {
-    const written = JSON.parse(
-      (await tool('memory_remember', { text: 'Adopted a hedgehog', speaker: 'user' })).text,
-    ) as {
-      path: string;
-      link: string;
-    };
+    const written = (
+      (await client.callTool({
+        name: 'memory_remember',
+        arguments: { text: 'Adopted a hedgehog', speaker: 'user' },
+      })) as unknown as { structuredContent: { path: string; link: string } }
+    ).structuredContent;
     expect(written.path).toMatch(/^episodes\/daily\/\d{4}-\d{2}-\d{2}\.md$/);
     const recalled = (await tool('memory_recall', { query: 'hedgehog' })).text;
     expect(recalled.split('\n').filter((l) => l.startsWith('- '))).toEqual([
@@ -149,7 +160,9 @@ describe('mem mcp', () => {
     expect(missing.text).toContain('"text" is required and must be a string');
     const unknown = await tool('memory_remember', { text: 'hi', mood: 'happy' });
     expect(unknown).toMatchObject({ isError: true });
-    expect(unknown.text).toContain('unknown field "mood"; expected text, speaker, kind');
+    expect(unknown.text).toContain(
+      'unknown field "mood"; expected text, speaker, kind, importance, tags, at',
+    );
     const late = await tool('memory_compile', { message: 'hi', now: 'yesterday-ish' });
     expect(late).toMatchObject({ isError: true });
     expect(late.text).toContain('"now" must be an ISO 8601 date or time');

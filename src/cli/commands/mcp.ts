@@ -7,7 +7,7 @@ export function mcpCommand(program: Command, io: CliIO): void {
   program
     .command('mcp')
     .description(
-      'a stdio MCP server with memory_recall, memory_compile, memory_read_note and memory_remember',
+      'a stdio MCP server: recall, compile, read and list notes, remember, create, edit frontmatter, move and forget (archive)',
     )
     .action(async (_options: unknown, command: Command) => {
       // stdout carries the protocol: every notice goes to stderr.

@@ -1,0 +1,161 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Vault } from '../index.js';
+import { answerWith, commitNote } from './mcp-result.js';
+import {
+  createNoteArgs,
+  forgetArgs,
+  forgetOutput,
+  moveArgs,
+  moveOutput,
+  noteWriteOutput,
+  rememberOutput,
+  setFrontmatterArgs,
+} from './mcp-schemas.js';
+import { rememberArgs } from './request-bodies.js';
+import { notePathOf } from './routes.js';
+
+/**
+ * Writes go through the library's own functions only: each checks the path stays in the vault,
+ * refuses to overwrite a hand edit (CONFLICT), commits to git and re-indexes at once. No tool here
+ * deletes: forgetting archives the note, so `mem undo` or the archive brings it back.
+ */
+const commitOf = (result: { committed: boolean; sha?: string; reason?: string }) => ({
+  committed: result.committed,
+  ...(result.sha ? { sha: result.sha } : {}),
+  ...(result.reason ? { reason: result.reason } : {}),
+});
+
+export function registerWriteTools(server: McpServer, vault: Vault): void {
+  server.registerTool(
+    'memory_remember',
+    {
+      title: 'Remember',
+      description:
+        'Appends an entry to the episode note of its day (today unless `at` says when), git-committed and indexed at once, so the next recall finds it. One self-contained sentence; secrets are redacted.',
+      inputSchema: rememberArgs,
+      outputSchema: rememberOutput,
+      // Each call adds another entry: not idempotent.
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: false,
+      },
+    },
+    ({ text, speaker, kind, importance, tags, at }) =>
+      answerWith(vault, async () => {
+        const result = await vault.remember({ text, speaker, kind, importance, tags, at });
+        return {
+          text: `remembered ${result.link} in ${result.path}${result.redacted ? ` (${result.redacted} secret${result.redacted === 1 ? '' : 's'} redacted)` : ''}, ${commitNote(result)}`,
+          data: { path: result.path, link: result.link, redacted: result.redacted, ...commitOf(result) },
+        };
+      }),
+  );
+
+  server.registerTool(
+    'memory_create_note',
+    {
+      title: 'Create a note',
+      description:
+        'Creates a new note with id, title, created and updated in its frontmatter (plus `set`) and its title as the first heading; refuses a path that already exists.',
+      inputSchema: createNoteArgs,
+      outputSchema: noteWriteOutput,
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: false,
+      },
+    },
+    ({ path, title, set }) =>
+      answerWith(vault, async () => {
+        const result = await vault.createNote({ path: notePathOf(path), title, set });
+        return {
+          text: `created ${result.path}, ${commitNote(result)}`,
+          data: { path: result.path, changed: result.changed, ...commitOf(result) },
+        };
+      }),
+  );
+
+  server.registerTool(
+    'memory_set_frontmatter',
+    {
+      title: 'Set frontmatter',
+      description:
+        "Sets and deletes frontmatter keys of a note, changing only those keys' lines; the body and every other byte stay as written.",
+      inputSchema: setFrontmatterArgs,
+      outputSchema: noteWriteOutput,
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: false,
+      },
+    },
+    ({ path, set, unset }) =>
+      answerWith(vault, async () => {
+        const result = await vault.updateNote(notePathOf(path), { set, unset });
+        return {
+          text: `${result.changed ? 'updated' : 'unchanged:'} ${result.path}, ${commitNote(result)}`,
+          data: { path: result.path, changed: result.changed, ...commitOf(result) },
+        };
+      }),
+  );
+
+  server.registerTool(
+    'memory_move',
+    {
+      title: 'Move a note',
+      description:
+        "Renames or moves a note and rewrites every link to it, keeping each link's style; one commit.",
+      inputSchema: moveArgs,
+      outputSchema: moveOutput,
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: false,
+      },
+    },
+    ({ path, to }) =>
+      answerWith(vault, async () => {
+        const result = await vault.move(notePathOf(path), notePathOf(to));
+        const links = result.rewritten.reduce((sum, r) => sum + r.links, 0);
+        return {
+          text: `moved ${result.from} to ${result.to}, ${links} link${links === 1 ? '' : 's'} rewritten in ${result.rewritten.length} note${result.rewritten.length === 1 ? '' : 's'}, ${commitNote(result)}`,
+          data: { from: result.from, to: result.to, rewritten: result.rewritten, ...commitOf(result) },
+        };
+      }),
+  );
+
+  server.registerTool(
+    'memory_forget',
+    {
+      title: 'Forget (archive) a note',
+      description:
+        'Retires a note that is wrong or superseded: moves it to archive/ with status archived and the reason, and points links at it there. Nothing is deleted; recall leaves it out.',
+      inputSchema: forgetArgs,
+      outputSchema: forgetOutput,
+      // It takes a note out of recall, so a client should ask first; it never deletes (no `hard`).
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: false,
+        openWorldHint: false,
+      },
+    },
+    ({ path, reason }) =>
+      answerWith(vault, async () => {
+        const result = await vault.forget(notePathOf(path), { reason });
+        return {
+          text: `archived ${result.path} as ${result.archivedAt}, ${commitNote(result)}`,
+          data: {
+            path: result.path,
+            ...(result.archivedAt ? { archivedAt: result.archivedAt } : {}),
+            rewritten: result.rewritten,
+            ...commitOf(result),
+          },
+        };
+      }),
+  );
+}
