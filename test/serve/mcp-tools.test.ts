@@ -268,7 +268,7 @@ describe('mem mcp tools for an agent', () => {
       { uri: 'memvault://note/profile/user.md', mimeType: 'text/markdown', text: USER },
     ]);
     const spaced = await client.readResource({ uri: 'memvault://note/people/Mei%20Tanaka.md' });
-    expect(String(spaced.contents[0]?.['text'])).toContain('# Mei');
+    expect(spaced.contents[0]).toMatchObject({ text: expect.stringContaining('# Mei') });
     // A URL parser folds a `/../` segment (`%2E%2E` too) away before it is sent, so the client asks
     // for note/escaped; a `..` joined to the next segment by an encoded slash reaches the server.
     await expect(client.readResource({ uri: 'memvault://note/../escaped' })).rejects.toThrow(
