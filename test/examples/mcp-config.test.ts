@@ -72,9 +72,22 @@ describe('examples/mcp client snippets', () => {
           content: { text: string }[];
         };
         expect(result.content[0]?.text).toContain('[[user#User]]');
+        if (name === 'claude-desktop.json') {
+          // The skill file names only tools the server has, and every tool that writes.
+          const named = new Set(readFileSync(join(DIR, 'SKILL.md'), 'utf8').match(/memory_[a-z_]+/g));
+          const names = tools.map((t) => t.name);
+          expect([...named].filter((n) => !names.includes(n))).toEqual([]);
+          for (const tool of tools.filter((t) => t.annotations?.readOnlyHint === false))
+            expect(named, tool.name).toContain(tool.name);
+        }
       } finally {
         await client.close();
       }
     },
   );
+
+  it('has an agent skill whose frontmatter names it and says when to use it', () => {
+    const skill = readFileSync(join(DIR, 'SKILL.md'), 'utf8');
+    expect(skill).toMatch(/^---\nname: memvault-memory\ndescription: .+\n---\n/);
+  });
 });
