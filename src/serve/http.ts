@@ -112,7 +112,7 @@ export function isLoopback(host: string): boolean {
 const digest = (text: string) => createHash('sha256').update(text).digest();
 
 /** Compares digests, so the time taken says nothing about how much of the token matched. */
-function authorized(header: string | undefined, token: string): boolean {
+export function authorized(header: string | undefined, token: string): boolean {
   const given = /^Bearer (.+)$/.exec(header ?? '')?.[1];
   return given !== undefined && timingSafeEqual(digest(given), digest(token));
 }
