@@ -31,6 +31,10 @@ export const setFrontmatterArgs = body({
     })
     .optional()
     .describe('frontmatter keys to delete'),
+  hash: string('hash')
+    .regex(/^[0-9a-f]{64}$/, { error: '"hash" must be the 64 hex digits memory_read_note gave' })
+    .optional()
+    .describe("the note's hash from memory_read_note: refuses the write if the note changed since"),
 });
 
 /** MCP `memory_move` */

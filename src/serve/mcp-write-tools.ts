@@ -82,7 +82,7 @@ export function registerWriteTools(server: McpServer, vault: Vault): void {
     {
       title: 'Set frontmatter',
       description:
-        "Sets and deletes frontmatter keys of a note, changing only those keys' lines; the body and every other byte stay as written.",
+        "Sets and deletes frontmatter keys of a note, changing only those keys' lines; the body and every other byte stay as written. Pass the hash memory_read_note gave to refuse the write if someone edited the note since.",
       inputSchema: setFrontmatterArgs,
       outputSchema: noteWriteOutput,
       annotations: {
@@ -92,9 +92,9 @@ export function registerWriteTools(server: McpServer, vault: Vault): void {
         openWorldHint: false,
       },
     },
-    ({ path, set, unset }) =>
+    ({ path, set, unset, hash }) =>
       answerWith(vault, async () => {
-        const result = await vault.updateNote(notePathOf(path), { set, unset });
+        const result = await vault.updateNote(notePathOf(path), { set, unset, expectedHash: hash });
         return {
           text: `${result.changed ? 'updated' : 'unchanged:'} ${result.path}, ${commitNote(result)}`,
           data: { path: result.path, changed: result.changed, ...commitOf(result) },

@@ -1,4 +1,5 @@
-import { access, readFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { access, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +11,8 @@ import { connectMcp } from '../helpers/mcp-client.js';
 // first), as Claude Desktop, Claude Code or Cursor would call them.
 const USER = '---\npinned: true\n---\n# User\nLives in [[Tokyo]]. Loves ramen.\n';
 const TOKYO = '# Tokyo\nA huge city with great ramen shops.\n';
+// An Obsidian comment is a note to the person editing the vault: no read may show it.
+const DIARY = '---\nmood: calm\n---\n# Diary\nVisible line. %%okapi: private%%\n';
 
 let client: Client;
 let root: string;
@@ -41,7 +44,7 @@ const recalled = async (query: string) =>
   (await call('memory_recall', { query, all: false })).text.split('\n').filter((l) => l.startsWith('- '));
 
 beforeAll(async () => {
-  root = await makeVault({ 'profile/user.md': USER, 'insights/Tokyo.md': TOKYO });
+  root = await makeVault({ 'profile/user.md': USER, 'insights/Tokyo.md': TOKYO, 'insights/diary.md': DIARY });
   await gitInit(root);
   // The server runs with only PATH and HOME: its commits need an identity of the repository's own.
   await git(root, 'config', 'user.name', 'Test');
@@ -105,6 +108,48 @@ describe('mem mcp tools for an agent', () => {
     });
     const missing = await call('memory_read_note', { path: 'Osaka' });
     expect(missing).toMatchObject({ isError: true, text: 'note not found: Osaka' });
+  });
+
+  it('leaves Obsidian comments out of a note read as a tool and as a resource', async () => {
+    const read = await call('memory_read_note', { path: 'insights/diary.md' });
+    expect(read.texts[0]).toBe('---\nmood: calm\n---\n# Diary\nVisible line.\n');
+    expect(JSON.stringify(read.data)).not.toContain('okapi');
+    const resource = await client.readResource({ uri: 'memvault://note/insights/diary.md' });
+    expect(JSON.stringify(resource)).not.toContain('okapi');
+    expect(JSON.stringify(resource)).toContain('Visible line.');
+  });
+
+  it('refuses to set frontmatter over a hand edit made since the note was read', async () => {
+    const before = await call('memory_read_note', { path: 'insights/diary.md' });
+    const hash = String(before.data?.['hash']);
+    const edited = `${DIARY}Written by hand.\n`;
+    await writeFile(join(root, 'insights/diary.md'), edited);
+    const stale = await call('memory_set_frontmatter', {
+      path: 'insights/diary.md',
+      set: { mood: 'sad' },
+      hash,
+    });
+    expect(stale).toMatchObject({
+      isError: true,
+      text: 'insights/diary.md changed on disk since it was read; nothing was written',
+    });
+    expect(await readFile(join(root, 'insights/diary.md'), 'utf8')).toBe(edited);
+    const current = createHash('sha256').update(edited).digest('hex');
+    const fresh = await call('memory_set_frontmatter', {
+      path: 'insights/diary.md',
+      set: { mood: 'glad' },
+      hash: current,
+    });
+    expect(fresh.data).toMatchObject({ changed: true });
+    expect(await readFile(join(root, 'insights/diary.md'), 'utf8')).toBe(
+      edited.replace('mood: calm', 'mood: glad'),
+    );
+    const bad = await call('memory_set_frontmatter', {
+      path: 'insights/diary.md',
+      set: { a: 1 },
+      hash: 'abc',
+    });
+    expect(bad.text).toContain('"hash" must be the 64 hex digits memory_read_note gave');
   });
 
   it('remembers with importance, tags and a time, on that day, and recall finds it', async () => {
