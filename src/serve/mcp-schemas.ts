@@ -46,9 +46,12 @@ export const moveArgs = body({
 /** MCP `memory_forget` */
 export const forgetArgs = body({
   path: path('path', 'vault path or link text of the note to retire'),
-  reason: string('reason')
+  reason: string('reason').optional().describe('why, written as archived_reason (e.g. "moved away")'),
+  superseded_by: string('superseded_by')
     .optional()
-    .describe('why, written as archived_reason (e.g. "superseded by [[tea-2]]")'),
+    .describe(
+      'the note that replaces it: the note stays where it is, marked status: superseded with a link to this one, instead of being archived',
+    ),
 });
 
 /** MCP `memory_recent` */
@@ -117,6 +120,7 @@ export const moveOutput = z.object({
 
 export const forgetOutput = z.object({
   path: z.string(),
+  supersededBy: z.string().optional().describe('the link written as superseded_by'),
   archivedAt: z.string().optional(),
   rewritten: z.array(z.object({ path: z.string(), links: z.number() })),
   ...commit,

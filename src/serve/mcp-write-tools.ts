@@ -1,5 +1,5 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { Vault } from '../index.js';
+import { MemError, type Vault } from '../index.js';
 import { answerWith, commitNote } from './mcp-result.js';
 import {
   createNoteArgs,
@@ -133,7 +133,7 @@ export function registerWriteTools(server: McpServer, vault: Vault): void {
     {
       title: 'Forget (archive) a note',
       description:
-        'Retires a note that is wrong or superseded: moves it to archive/ with status archived and the reason, and points links at it there. Nothing is deleted; recall leaves it out.',
+        'Retires a note that is wrong or outdated: moves it to archive/ with status archived and the reason, and points links at it there; with superseded_by it stays in place, marked superseded by that note. Nothing is deleted; recall leaves it out.',
       inputSchema: forgetArgs,
       outputSchema: forgetOutput,
       // It takes a note out of recall, so a client should ask first; it never deletes (no `hard`).
@@ -144,8 +144,28 @@ export function registerWriteTools(server: McpServer, vault: Vault): void {
         openWorldHint: false,
       },
     },
-    ({ path, reason }) =>
+    ({ path, reason, superseded_by }) =>
       answerWith(vault, async () => {
+        if (superseded_by !== undefined) {
+          // Superseding is a frontmatter write, the form reflection gives a replaced insight:
+          // recall leaves the note out and follows the link to the one that replaces it.
+          const next = vault.note(notePathOf(superseded_by));
+          const link = `[[${next.path.replace(/\.md$/, '')}]]`;
+          const old = vault.noteToWrite(notePathOf(path));
+          if (old.path === next.path)
+            throw new MemError('INVALID_INPUT', `${old.path} cannot supersede itself`);
+          const result = await vault.updateNote(old.path, {
+            set: {
+              status: 'superseded',
+              superseded_by: link,
+              ...(reason ? { superseded_reason: reason } : {}),
+            },
+          });
+          return {
+            text: `marked ${result.path} superseded by ${link}, ${commitNote(result)}`,
+            data: { path: result.path, supersededBy: link, rewritten: [], ...commitOf(result) },
+          };
+        }
         const result = await vault.forget(notePathOf(path), { reason });
         return {
           text: `archived ${result.path} as ${result.archivedAt}, ${commitNote(result)}`,

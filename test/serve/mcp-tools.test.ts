@@ -252,10 +252,41 @@ describe('mem mcp tools for an agent', () => {
     expect(text).toContain('archived_reason: "superseded: changed jobs"');
     expect(await recalled('Initech')).toEqual([]);
     const schema = (await client.listTools()).tools.find((t) => t.name === 'memory_forget')?.inputSchema;
-    expect(Object.keys(schema?.properties ?? {}).sort()).toEqual(['path', 'reason']);
+    expect(Object.keys(schema?.properties ?? {}).sort()).toEqual(['path', 'reason', 'superseded_by']);
     expect(await call('memory_forget', { path: 'insights/old-job', hard: true })).toMatchObject({
       isError: true,
     });
+  });
+
+  it('forgets as supersede: the note stays, marked superseded by the new one, and recall finds only the new one', async () => {
+    await call('memory_create_note', { path: 'insights/drink-old', title: 'Prefers oolong tea' });
+    await call('memory_create_note', { path: 'insights/drink-new', title: 'Prefers sencha tea now' });
+    const done = await call('memory_forget', {
+      path: 'insights/drink-old',
+      superseded_by: 'insights/drink-new',
+      reason: 'taste changed',
+    });
+    expect(done.isError).toBe(false);
+    expect(done.data).toMatchObject({
+      path: 'insights/drink-old.md',
+      supersededBy: '[[insights/drink-new]]',
+      committed: true,
+    });
+    const text = await readFile(join(root, 'insights/drink-old.md'), 'utf8');
+    expect(text).toContain('status: superseded\n');
+    expect(text).toContain('superseded_by: "[[insights/drink-new]]"');
+    expect(await recalled('prefers')).toEqual([expect.stringContaining('[[drink-new#Prefers sencha tea now]]')]);
+    const missing = await call('memory_forget', {
+      path: 'insights/drink-new',
+      superseded_by: 'insights/nowhere',
+    });
+    expect(missing).toMatchObject({ isError: true });
+    expect(missing.text).toContain('insights/nowhere');
+    const self = await call('memory_forget', {
+      path: 'insights/drink-new',
+      superseded_by: 'insights/drink-new',
+    });
+    expect(self).toMatchObject({ isError: true, text: 'insights/drink-new.md cannot supersede itself' });
   });
 
   it('lists recent notes and the newest entries', async () => {
