@@ -275,7 +275,9 @@ describe('mem mcp tools for an agent', () => {
     const text = await readFile(join(root, 'insights/drink-old.md'), 'utf8');
     expect(text).toContain('status: superseded\n');
     expect(text).toContain('superseded_by: "[[insights/drink-new]]"');
-    expect(await recalled('prefers')).toEqual([expect.stringContaining('[[drink-new#Prefers sencha tea now]]')]);
+    expect(await recalled('prefers')).toEqual([
+      expect.stringContaining('[[drink-new#Prefers sencha tea now]]'),
+    ]);
     const missing = await call('memory_forget', {
       path: 'insights/drink-new',
       superseded_by: 'insights/nowhere',
