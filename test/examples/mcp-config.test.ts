@@ -8,11 +8,12 @@ import { cleanupVaults, makeVault, REPO_ROOT } from '../helpers/make-vault.js';
 // The client snippets in examples/mcp/ run `mem mcp` as they say. Formats: Claude Desktop and
 // Cursor read `mcpServers` (modelcontextprotocol.io/quickstart/user, docs.cursor.com/context/mcp),
 // Claude Code's `.mcp.json` the same with `type` (docs.anthropic.com/en/docs/claude-code/mcp), VS
-// Code's `.vscode/mcp.json` reads `servers` (code.visualstudio.com/docs/copilot/chat/mcp-servers).
+// Code's `.vscode/mcp.json` reads `servers` (code.visualstudio.com/docs/copilot/chat/mcp-servers),
+// Codex's `~/.codex/config.toml` a `[mcp_servers.<name>]` table (github.com/openai/codex, docs/config.md).
 // Each is parsed, its placeholder vault swapped for a real one, and the server started from it.
 const DIR = join(REPO_ROOT, 'examples/mcp');
 const PLACEHOLDER = '/absolute/path/to/your/vault';
-const SNIPPETS = readdirSync(DIR).filter((name) => name.endsWith('.json'));
+const SNIPPETS = readdirSync(DIR).filter((name) => name.endsWith('.json') || name.endsWith('.toml'));
 
 interface ServerEntry {
   type?: string;
@@ -21,7 +22,23 @@ interface ServerEntry {
   env?: Record<string, string>;
 }
 
+/**
+ * The `[mcp_servers.memvault]` table of a TOML file, read for the only value forms a snippet uses:
+ * `key = "string"` and `key = ["string", …]` (TOML basic strings without escapes read as JSON).
+ */
+function tomlServer(text: string): ServerEntry {
+  const table = /^\[mcp_servers\.memvault\]\n((?:[^[].*\n?)*)/m.exec(text)?.[1] ?? '';
+  const values = Object.fromEntries(
+    [...table.matchAll(/^(\w+) = (.+)$/gm)].map(([, key, value]) => [
+      key,
+      JSON.parse(value ?? '') as unknown,
+    ]),
+  );
+  return values as unknown as ServerEntry;
+}
+
 function serverOf(name: string): ServerEntry {
+  if (name.endsWith('.toml')) return tomlServer(readFileSync(join(DIR, name), 'utf8'));
   const parsed = JSON.parse(readFileSync(join(DIR, name), 'utf8')) as {
     mcpServers?: Record<string, ServerEntry>;
     servers?: Record<string, ServerEntry>;
@@ -35,10 +52,11 @@ function serverOf(name: string): ServerEntry {
 afterAll(cleanupVaults);
 
 describe('examples/mcp client snippets', () => {
-  it('has a snippet for Claude Desktop, Claude Code, Cursor and VS Code', () => {
+  it('has a snippet for Claude Desktop, Claude Code, Cursor, VS Code and Codex', () => {
     expect(SNIPPETS.sort()).toEqual([
       'claude-code.mcp.json',
       'claude-desktop.json',
+      'codex.config.toml',
       'cursor.mcp.json',
       'vscode.mcp.json',
     ]);
