@@ -12,12 +12,13 @@ import { MemError } from '../core/errors.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { rollupPath } from '../time/rollup-period.js';
 import { dayOf, isoWithOffset } from '../time/zoned-date.js';
+import { addLinesUnderHeading } from '../vault/add-under-heading.js';
 import { escapeComments } from '../vault/comments.js';
 import { setFrontmatterKeys } from '../vault/edit-frontmatter.js';
+import { outlineOf } from '../vault/note-outline.js';
 import { findOnDisk } from '../vault/paths.js';
 import { readForWrite, updateFile, writeAtomic } from '../vault/write-note.js';
 import { redactSecrets } from '../write/redact.js';
-import { outlineOf } from './note-outline.js';
 import type { Operation } from './operations.js';
 import type { Rejected } from './validate-operations.js';
 
@@ -52,44 +53,10 @@ function splice(text: string, start: number, end: number, by: string): string {
 
 /**
  * Inserts `line` at the end of the section under `heading` (any level), or in a new `## heading` at
- * the end. Only a real heading counts (read from the remark tree: not one inside code, a comment,
- * a list or a quote), and the line is spliced in by offset, so every other byte stays as it was.
+ * the end, unless the section already states it (vault/add-under-heading.ts).
  */
 export function addUnderHeading(text: string, heading: string, line: string): string {
-  const eol = eolOf(text);
-  const { lines, headings, openFence } = outlineOf(text);
-  const wanted = heading.trim().toLowerCase();
-  const at = headings.findIndex((h) => h.text.trim().toLowerCase() === wanted);
-  const found = headings[at];
-  if (!found) {
-    const base = text.endsWith('\n') || text === '' ? text : `${text}${eol}`;
-    // A fence left open runs to the end of the note: closed first, or the new section is code.
-    const closed = openFence ? `${base}${openFence}${eol}` : base;
-    return `${closed}${eol}## ${heading.trim()}${eol}${line}${eol}`;
-  }
-  // The section runs to the next real heading of the same level or above.
-  const next = headings.slice(at + 1).find((h) => h.depth <= found.depth);
-  const first = found.lastLine + 1;
-  const end = next?.line ?? lines.length;
-  // A fact the section already states is not added again: a run that a crash cut off before it
-  // marked its episodes reflected is run again, and must not repeat the facts it did write.
-  for (let i = first; i < end; i++) {
-    const l = lines[i]!;
-    if (!l.code && text.slice(l.start, l.end).trim() === line.trim()) return text;
-  }
-  // Insert after the section's last non-blank line.
-  let insert = end;
-  const blank = (i: number) => text.slice(lines[i]!.start, lines[i]!.end).trim() === '';
-  while (insert > first && blank(insert - 1)) insert--;
-  // A fence left open at the end runs to the end of the note: it is closed first, or the fact
-  // would be code. (Put before the fence instead, the fact's list item could take the fence in.)
-  if (openFence && end === lines.length && insert > first && lines[insert - 1]!.code) {
-    const base = text.endsWith('\n') ? text : `${text}${eol}`;
-    return `${base}${openFence}${eol}${line}${eol}`;
-  }
-  const target = lines[insert];
-  if (target) return splice(text, target.start, target.start, `${line}${eol}`);
-  return `${text}${eol}${line}`;
+  return addLinesUnderHeading(text, heading, [line]).text;
 }
 
 /** Replaces one fact line of the body (never a heading, frontmatter or code line). */

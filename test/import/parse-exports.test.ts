@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { addLinesUnder } from '../../src/write/import/add-lines-under.js';
+import { addLinesUnderHeading as addLinesUnder } from '../../src/vault/add-under-heading.js';
 import { parseChatGptExport } from '../../src/write/import/chatgpt-export.js';
 import { parseClaudeExport } from '../../src/write/import/claude-export.js';
 import { detectFileFormat } from '../../src/write/import/detect-format.js';
@@ -194,6 +194,15 @@ describe('MCP memory graph', () => {
     expect(addLinesUnder('# Mei\n', 'Relations', ['- knows [[Rain]]']).text).toBe(
       '# Mei\n\n## Relations\n- knows [[Rain]]\n',
     );
+  });
+
+  it('reads a heading inside a four-backtick fence as code, as reflect does', () => {
+    // The importer's own line scanner closed the ```` fence at its first ``` line.
+    const note = '# Mei\n\n````md\n```\n## Facts\n```\n````\n\n## Facts\n- Likes tea\n';
+    expect(addLinesUnder(note, 'Facts', ['- Closest friend'])).toEqual({
+      text: '# Mei\n\n````md\n```\n## Facts\n```\n````\n\n## Facts\n- Likes tea\n- Closest friend\n',
+      added: 1,
+    });
   });
 });
 

@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import type { Nodes, Root } from 'mdast';
 import { describe, expect, it } from 'vitest';
 import { addUnderHeading, expireCommitments } from '../../src/reflect/apply-operations.js';
+import { addLinesUnderHeading } from '../../src/vault/add-under-heading.js';
 import { parseMarkdown } from '../../src/vault/parse-markdown.js';
 
 const FACT = '- The new fact.';
@@ -151,6 +152,41 @@ describe('reflect files a fact only under a real heading', () => {
         }
         // No heading appears or disappears but the one added.
         expect(realFacts(after, out).length).toBe(existing.length || 1);
+      }),
+      { numRuns: 600 },
+    );
+  });
+
+  it('generated notes: mem import files its lines the same way (one block, under the real heading)', () => {
+    // The MCP memory-graph importer adds several lines at once; it once had its own line scanner,
+    // which closed a ```` fence at its first ``` line.
+    const SECOND = '- knows [[Rain]]';
+    fc.assert(
+      fc.property(noteArb, (text) => {
+        const eol = text.includes('\r\n') ? '\r\n' : '\n';
+        const { text: out, added } = addLinesUnderHeading(text, 'Facts', [FACT, SECOND]);
+        expect(added).toBe(2);
+        const block = `${FACT}${eol}${SECOND}`;
+        const at = out.indexOf(block);
+        expect(at).toBeGreaterThanOrEqual(0);
+        expect(out.indexOf(FACT, at + 1)).toBe(-1);
+        const inserted =
+          out.slice(0, at) + out.slice(at + block.length + eol.length) === text ||
+          (at >= eol.length && out.slice(0, at - eol.length) + out.slice(at + block.length) === text);
+        expect(inserted || out.startsWith(text)).toBe(true);
+        const after = parseMarkdown(out);
+        for (const offset of [at, at + FACT.length + eol.length]) {
+          expect(inCode(after, offset)).toBe(false);
+          const facts = headingsOver(after, offset).filter(
+            (h) => headingText(out, h).toLowerCase() === 'facts',
+          );
+          expect(facts.length).toBeGreaterThan(0);
+          const existing = realFacts(parseMarkdown(text), text);
+          if (existing.length > 0)
+            expect(facts.map((h) => offsets(h)[0])).toContain(offsets(existing[0]!)[0]);
+        }
+        // A second run adds nothing: a re-run after a kill repeats no line.
+        expect(addLinesUnderHeading(out, 'Facts', [FACT, SECOND])).toEqual({ text: out, added: 0 });
       }),
       { numRuns: 600 },
     );

@@ -2,13 +2,13 @@ import { stringify } from 'yaml';
 import type { MemConfig } from '../../core/config.js';
 import { commitWrite, type WriteCommit } from '../../git/commit-write.js';
 import { isoWithOffset } from '../../time/zoned-date.js';
+import { addLinesUnderHeading } from '../../vault/add-under-heading.js';
 import { escapeComments } from '../../vault/comments.js';
 import { withVaultLock } from '../../vault/lock.js';
 import { resolveInVault } from '../../vault/paths.js';
 import { PathIndex, resolveLink } from '../../vault/resolve-link.js';
 import { updateFile } from '../../vault/write-note.js';
 import { redactSecrets } from '../redact.js';
-import { addLinesUnder } from './add-lines-under.js';
 import type { GraphEntity, MemoryGraph } from './memory-graph.js';
 
 export interface GraphWriteResult extends WriteCommit {
@@ -139,7 +139,7 @@ export async function writeMemoryGraph(
             ['Relations', links],
           ] as const) {
             if (lines.length === 0) continue;
-            const next = addLinesUnder(text, heading, lines);
+            const next = addLinesUnderHeading(text, heading, lines);
             text = next.text;
             added += next.added;
           }

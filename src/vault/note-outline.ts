@@ -4,10 +4,10 @@
 // heading inside a code block; the tree knows every fence length, tildes, indented code and
 // unclosed fences as CommonMark does.
 import type { Code, Nodes } from 'mdast';
-import { commentSpans } from '../vault/comments.js';
-import { readStructure } from '../vault/note-sections.js';
-import { codeSpans, frontmatterBlock, parseMarkdown } from '../vault/parse-markdown.js';
-import { blankSpans, type Span } from '../vault/spans.js';
+import { commentSpans } from './comments.js';
+import { readStructure } from './note-sections.js';
+import { codeSpans, frontmatterBlock, parseMarkdown } from './parse-markdown.js';
+import { blankSpans, type Span } from './spans.js';
 
 /** One line of the note: `[start, end)` is its text, without its line break. */
 export interface OutlineLine {
