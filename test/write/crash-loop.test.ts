@@ -130,6 +130,32 @@ const SCENARIOS: Scenario[] = [
     stride: 5,
   },
   {
+    // An MCP memory graph: new entity notes, and facts appended to the user's and Mei's own notes.
+    name: 'import memory graph',
+    files: {
+      ...CLIMBING_NOTES,
+      'memory.jsonl': [
+        { type: 'entity', name: 'default_user', entityType: 'person', observations: ['Moves to Shanghai'] },
+        { type: 'entity', name: 'Mei', entityType: 'person', observations: ['Closest friend in Hangzhou'] },
+        {
+          type: 'entity',
+          name: 'Lumen_Labs',
+          entityType: 'organization',
+          observations: ['Infra on the 12th floor'],
+        },
+        { type: 'entity', name: 'Juno', entityType: 'pet', observations: ['A grey cat'] },
+        { type: 'relation', from: 'default_user', to: 'Lumen_Labs', relationType: 'works_at' },
+        { type: 'relation', from: 'Mei', to: 'Juno', relationType: 'owns' },
+      ]
+        .map((line) => JSON.stringify(line))
+        .join('\n'),
+    },
+    args: ['import', 'memory.jsonl', '--now', NOW],
+    stride: 3,
+    // `import` is not one of undo's verbs (git/git-history.ts UNDOABLE_VERBS): its commit stays.
+    undoable: false,
+  },
+  {
     name: 'undo',
     files: CLIMBING_NOTES,
     before: [['mv', 'profile/people/Mei.md', 'profile/friends/Mei Lin.md']],

@@ -1,14 +1,14 @@
 import { stringify } from 'yaml';
 import type { MemConfig } from '../../core/config.js';
-import { commitWrite, type WriteCommit } from '../../git/commit-write.js';
+import type { WriteCommit } from '../../git/commit-write.js';
 import { isoWithOffset } from '../../time/zoned-date.js';
 import { addLinesUnderHeading } from '../../vault/add-under-heading.js';
 import { escapeComments } from '../../vault/comments.js';
-import { withVaultLock } from '../../vault/lock.js';
 import { resolveInVault } from '../../vault/paths.js';
 import { PathIndex, resolveLink } from '../../vault/resolve-link.js';
 import { updateFile } from '../../vault/write-note.js';
 import { redactSecrets } from '../redact.js';
+import { underPlan } from '../write-plan.js';
 import type { GraphEntity, MemoryGraph } from './memory-graph.js';
 
 export interface GraphWriteResult extends WriteCommit {
@@ -111,8 +111,13 @@ export async function writeMemoryGraph(
     redacted: 0,
     committed: false,
   } as GraphWriteResult;
-  return withVaultLock(root, async () => {
-    let done = 0;
+  // One write like every other multi-step one (write-plan.ts): under the lock, the plan (every note
+  // the graph may touch) is recorded before the first note is written, and one commit takes them
+  // all. A run killed between two notes leaves the record; the re-run adds only the lines the
+  // notes still lack and commits what both runs wrote.
+  return underPlan(root, config, `import ${options.name}`, async (plan) => {
+    const notes: Array<{ entity: GraphEntity; facts: string[]; links: string[]; abs: string; rel: string }> =
+      [];
     for (const entity of entities.values()) {
       const facts = entity.observations.map((o) => `- ${lineOf(o, redact, count)}`);
       const links = graph.relations
@@ -126,6 +131,11 @@ export async function writeMemoryGraph(
       const name = entityNoteName(entity.name);
       const planned = `${folderOf(entity)}/${name}.md`;
       const { abs, rel } = await resolveInVault(root, resolveLink(name, planned, known) ?? planned);
+      notes.push({ entity, facts, links, abs, rel });
+    }
+    await plan.record([...new Set(notes.map((n) => n.rel))], `mem: import ${options.name}`);
+    let done = 0;
+    for (const { entity, facts, links, abs, rel } of notes) {
       let created = false;
       let added = 0;
       await updateFile(
@@ -155,9 +165,7 @@ export async function writeMemoryGraph(
       options.onProgress?.(++done, entities.size);
     }
     result.redacted = count.redacted;
-    const made = await commitWrite(
-      root,
-      config,
+    const made = await plan.commit(
       result.paths,
       `mem: import ${options.name} (${result.created.length} notes created, ${result.updated.length} updated)`,
     );
