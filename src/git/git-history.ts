@@ -75,7 +75,7 @@ const MEM_COMMIT_WINDOW = 200;
  * The verbs whose commits `mem undo` may revert. `mem: init vault` is not one of them (undoing it
  * deletes the config and leaves no vault), and a commit a person titled otherwise is never touched.
  */
-const UNDOABLE_VERBS = ['remember', 'note', 'ingest', 'mv', 'forget', 'reflect', 'rollup', 'undo'];
+const UNDOABLE_VERBS = ['remember', 'note', 'ingest', 'import', 'mv', 'forget', 'reflect', 'rollup', 'undo'];
 
 /** Whether `subject` is a commit of one of mem's own write verbs. */
 export function isUndoableSubject(subject: string): boolean {

@@ -56,6 +56,23 @@ describe('mem import (built CLI)', () => {
     expect(await commits(root)).toHaveLength(2);
   });
 
+  it('is taken back whole by mem undo, like ingest', async () => {
+    const root = await gitVault({}, { config: CONFIG });
+    const file = join(FIXTURES, 'chatgpt/conversations.json');
+    expect((await memProcess(['import', file], { cwd: root, env: ENV })).code).toBe(0);
+    expect(await days(root)).toHaveLength(3);
+    const undo = await memProcess(['undo'], { cwd: root, env: ENV });
+    expect(undo.stderr).toBe('');
+    expect(undo.code).toBe(0);
+    expect(await days(root)).toEqual([]);
+    expect(await commits(root)).toEqual([
+      'mem: undo import conversations.json (6 entries)',
+      'mem: import conversations.json (6 entries)',
+      'init',
+    ]);
+    expect((await git(root, 'status', '--porcelain')).trim()).toBe('');
+  });
+
   it('imports an MCP memory graph as profile notes, appending only missing facts to a hand-edited note', async () => {
     const user =
       '---\ntitle: User\n---\n# Rain\n\nWritten by hand.\n\n## Facts\n- Scared of heights but wants to try bouldering\n';

@@ -152,8 +152,6 @@ const SCENARIOS: Scenario[] = [
     },
     args: ['import', 'memory.jsonl', '--now', NOW],
     stride: 3,
-    // `import` is not one of undo's verbs (git/git-history.ts UNDOABLE_VERBS): its commit stays.
-    undoable: false,
   },
   {
     name: 'undo',
