@@ -1,4 +1,5 @@
-// The one tail of every multi-step write (reflect, offline reflect, rollups, forget --stale, undo):
+// The one tail of every multi-step write (reflect, offline reflect, rollups, forget --stale and --hard,
+// note set, mv, ingest, import, undo):
 // a preview touches nothing; a run takes the write lock, records its plan (git/pending-plan.ts)
 // before its first write, applies it, commits once and clears the record. A kill anywhere between
 // the record and the commit leaves the record, and the next run of the same plan commits all of it.
