@@ -1,6 +1,7 @@
 import { type MemConfig, speakerName } from '../core/config.js';
 import type { DeriveContent } from '../git/commit-paths.js';
 import type { WriteCommit } from '../git/commit-write.js';
+import { readPendingPlan } from '../git/pending-plan.js';
 import { dayOf, timeOfDay } from '../time/zoned-date.js';
 import { entryText } from '../vault/entry-text.js';
 import { hashText } from '../vault/write-note.js';
@@ -104,6 +105,8 @@ export async function ingestTurns(
   const message = (count: number) => `mem: ${verb} ${options.name} (${count} entries)`;
   // Each day's append takes the write lock itself (appendToDay): the record and the commit each
   // take it too (see write-plan.ts).
+  // A plan of this name left by a killed run: then a re-run that adds nothing still commits it.
+  const leftover = (await readPendingPlan(root))?.key === plan;
   if (days.length > 0)
     await underPlan(root, config, plan, (steps) =>
       steps.record(
@@ -123,8 +126,9 @@ export async function ingestTurns(
   }
   // Made even when nothing is new: a run killed before its commit may have left its plan.
   const made = await underPlan(root, config, plan, (steps) => steps.commit(paths, message(added), derived));
+  // This run's own record of days that gained nothing is no commit of its own: say nothing was new.
   const commit: WriteCommit =
-    made.committed || paths.length > 0
+    paths.length > 0 || (made.committed && leftover)
       ? made
       : { committed: false, code: 'nothing-to-write', reason: 'nothing new' };
   return { added, skipped: turns.length - added, days: touched, paths, redacted, ...commit };

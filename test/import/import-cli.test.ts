@@ -54,6 +54,10 @@ describe('mem import (built CLI)', () => {
     );
     expect(await readFile(join(root, 'episodes/daily/2025-11-30.md'), 'utf8')).toBe(nov30);
     expect(await commits(root)).toHaveLength(2);
+    // A run that adds nothing says so, not "committed" with the earlier commit's sha.
+    const third = await memProcess(['import', file, '--json'], { cwd: root, env: ENV });
+    expect(third.code).toBe(0);
+    expect(JSON.parse(third.stdout)).toMatchObject({ added: 0, committed: false, code: 'nothing-to-write' });
   });
 
   it('is taken back whole by mem undo, like ingest', async () => {
