@@ -63,6 +63,7 @@ export { type Moment, parseInstant } from './time/parse-instant.js';
 export { withoutComments } from './vault/comments.js';
 export type { TrackOptions } from './vault/track-changes.js';
 export type { VaultChange, VaultWatcher, WatchVaultOptions } from './vault/watch-vault.js';
+export type { EditNoteOptions, NoteEdit } from './write/edit-note.js';
 export type { ForgetOptions, ForgetResult } from './write/forget-note.js';
 export type { ForgetStaleOptions, ForgetStaleResult } from './write/forget-stale.js';
 export type { ImportOptions, ImportResult } from './write/import/import-history.js';

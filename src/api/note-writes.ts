@@ -5,6 +5,7 @@ import { ensureCacheDir } from '../core/cache-dir.js';
 import type { MemConfig } from '../core/config.js';
 import type { DeriveContent } from '../git/commit-paths.js';
 import { commitWrite } from '../git/commit-write.js';
+import { type EditNoteOptions, editNote, type NoteEdit } from '../write/edit-note.js';
 import { type ForgetOptions, type ForgetResult, forgetNote } from '../write/forget-note.js';
 import { type ForgetStaleOptions, type ForgetStaleResult, forgetStale } from '../write/forget-stale.js';
 import { type ImportOptions, type ImportResult, importHistory } from '../write/import/import-history.js';
@@ -91,6 +92,15 @@ export class NoteWrites {
     return this.queue.writing(async () => {
       const path = findNoteToWrite(this.live.index, ref).path;
       const result = await updateNote(this.root, this.config, path, input);
+      await this.live.refreshPathsNow([result.path]);
+      return result;
+    });
+  }
+
+  editNote(ref: string, edit: NoteEdit, options: EditNoteOptions): Promise<NoteWriteResult> {
+    return this.queue.writing(async () => {
+      const path = findNoteToWrite(this.live.index, ref).path;
+      const result = await editNote(this.root, this.config, path, edit, options);
       await this.live.refreshPathsNow([result.path]);
       return result;
     });

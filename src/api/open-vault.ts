@@ -24,6 +24,7 @@ import type { RollupOptions, RollupResult } from '../reflect/rollup.js';
 import { type Moment, toInstant } from '../time/parse-instant.js';
 import { noteRefPath } from '../vault/note-ref.js';
 import type { VaultWatcher, WatchVaultOptions } from '../vault/watch-vault.js';
+import type { EditNoteOptions, NoteEdit } from '../write/edit-note.js';
 import type { ForgetOptions, ForgetResult } from '../write/forget-note.js';
 import type { ForgetStaleOptions, ForgetStaleResult } from '../write/forget-stale.js';
 import type { ImportOptions, ImportResult } from '../write/import/import-history.js';
@@ -305,6 +306,11 @@ export class Vault {
   /** Sets or deletes frontmatter keys of a note, keeping every other byte; CONFLICT on a hand edit. */
   updateNote(ref: string, input: UpdateNoteInput): Promise<NoteWriteResult> {
     return this.writes.updateNote(ref, input);
+  }
+
+  /** Appends, prepends, replaces a section or inserts under a heading, keeping every other byte; CONFLICT on a hand edit. */
+  editNote(ref: string, edit: NoteEdit, options: EditNoteOptions = {}): Promise<NoteWriteResult> {
+    return this.writes.editNote(ref, edit, options);
   }
 
   /** Renames a note and rewrites every link to it, keeping each link's style; one commit. */

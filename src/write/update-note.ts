@@ -9,6 +9,7 @@ import { withVaultLock } from '../vault/lock.js';
 import { resolveInVault } from '../vault/paths.js';
 import { readForWrite, writeAtomic } from '../vault/write-note.js';
 import { checkNewNotePath, checkNoTwin } from './move-note.js';
+import { cleanNoteText } from './note-text.js';
 import { underPlan } from './write-plan.js';
 
 export interface CreateNoteInput {
@@ -16,6 +17,8 @@ export interface CreateNoteInput {
   path: string;
   /** Written as `title` and as the first heading (default: the file name) */
   title?: string;
+  /** Markdown written under the title heading (sanitized as any text mem keeps) */
+  body?: string;
   /** More frontmatter keys, written after `id`, `title`, `created`, `updated` (and overriding them) */
   set?: Record<string, unknown>;
   /** Creation time (default: now) */
@@ -97,7 +100,8 @@ export async function createNote(
   const time = isoWithOffset(input.now ?? new Date(), config.timezone);
   const id = newNoteId();
   const keys = { id, title, created: time, updated: time, ...input.set };
-  const text = setFrontmatterKeys(`# ${title}\n`, keys, { label: rel });
+  const body = input.body === undefined ? '' : cleanNoteText(input.body, rel, true);
+  const text = setFrontmatterKeys(`# ${title}\n${body.trim() ? `\n${body}\n` : ''}`, keys, { label: rel });
   return withVaultLock(root, async () => {
     if ((await readForWrite(abs)) !== undefined) {
       throw new MemError('EXISTS', `${rel} already exists; use mem note set to change it`);
