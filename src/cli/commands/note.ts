@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { WriteCommit } from '../../index.js';
+import type { NoteEdit, WriteCommit } from '../../index.js';
 import { openFromCli, printJson } from '../context.js';
 import type { CliIO } from '../io.js';
 import { library } from '../library.js';
@@ -7,6 +7,11 @@ import { library } from '../library.js';
 interface NoteNewOptions {
   title?: string;
   set: string[];
+  json?: boolean;
+}
+
+interface NoteEditOptions {
+  hash?: string;
   json?: boolean;
 }
 
@@ -36,7 +41,9 @@ export function reportCommit(io: CliIO, result: WriteCommit): void {
 
 /** `mem note new` and `mem note set`: create a note, change its frontmatter keys. */
 export function noteWriteCommands(program: Command, io: CliIO): void {
-  const note = program.command('note').description('create notes and change their frontmatter');
+  const note = program
+    .command('note')
+    .description('create notes, change their frontmatter and edit their body');
 
   note
     .command('new')
@@ -74,4 +81,57 @@ export function noteWriteCommands(program: Command, io: CliIO): void {
       else io.stdout(result.changed ? `${result.path}\n` : `${result.path}: no change\n`);
       reportCommit(io, result);
     });
+
+  const edit = (
+    name: string,
+    description: string,
+    withHeading: boolean,
+    make: (args: string[]) => NoteEdit,
+  ) => {
+    const command = note
+      .command(name)
+      .description(description)
+      .argument('<note>', 'vault path (with or without .md) or link text');
+    if (withHeading) command.argument('<heading>', "the heading's text (with or without its # marks)");
+    command
+      .argument('<text>', 'Markdown to write')
+      .option('--hash <sha256>', 'refuse (CONFLICT) unless the note still has this hash')
+      .option('--json', 'machine-readable output')
+      .action(async (...args: unknown[]) => {
+        const command = args.at(-1) as Command;
+        const options = args.at(-2) as NoteEditOptions;
+        const [ref, ...rest] = args.slice(0, -2) as string[];
+        const vault = await openFromCli(command, io);
+        const result = await vault.editNote(ref!, make(rest), { expectedHash: options.hash });
+        if (options.json) printJson(io, result);
+        else io.stdout(result.changed ? `${result.path}\n` : `${result.path}: no change\n`);
+        reportCommit(io, result);
+      });
+  };
+  edit('append', 'add text at the end of a note; every other byte stays', false, ([text]) => ({
+    append: text!,
+  }));
+  edit(
+    'prepend',
+    'add text at the top of the body, after the frontmatter and title heading',
+    false,
+    ([text]) => ({
+      prepend: text!,
+    }),
+  );
+  edit(
+    'section',
+    'replace the body under a heading, up to the next heading of the same or a higher level',
+    true,
+    ([heading, text]) => ({ replaceSection: heading!, text: text! }),
+  );
+  edit(
+    'insert',
+    'add text under a heading, after its last line and before any subheading',
+    true,
+    ([heading, text]) => ({
+      insertUnder: heading!,
+      text: text!,
+    }),
+  );
 }
