@@ -19,6 +19,33 @@ export const createNoteArgs = body({
   path: path('path', 'vault path of the new note, e.g. insights/tea (.md is added)'),
   title: string('title').optional().describe('its title and first heading (default: the file name)'),
   set: properties('set').optional(),
+  body: z
+    .string({ error: '"body" must be a string' })
+    .optional()
+    .describe('Markdown written under the title heading'),
+});
+
+const hash = () =>
+  string('hash')
+    .regex(/^[0-9a-f]{64}$/, { error: '"hash" must be the 64 hex digits memory_read_note gave' })
+    .optional()
+    .describe("the note's hash from memory_read_note: refuses the write if the note changed since");
+
+export const EDIT_MODES = ['append', 'prepend', 'replace_section', 'insert_under'] as const;
+
+/** MCP `memory_edit_note` */
+export const editNoteArgs = body({
+  path: path('path', 'vault path or link text of the note'),
+  mode: z
+    .enum(EDIT_MODES, { error: `"mode" must be one of ${EDIT_MODES.join(', ')}` })
+    .describe(
+      'append: at the end; prepend: after the frontmatter and title heading; replace_section: the body under `heading` up to the next heading of its level or higher becomes `text`; insert_under: after the last line directly under `heading`',
+    ),
+  heading: string('heading')
+    .optional()
+    .describe("the heading's text, for replace_section and insert_under (with or without its # marks)"),
+  text: z.string({ error: '"text" must be a string' }).describe('Markdown to write'),
+  hash: hash(),
 });
 
 /** MCP `memory_set_frontmatter` */
@@ -31,10 +58,7 @@ export const setFrontmatterArgs = body({
     })
     .optional()
     .describe('frontmatter keys to delete'),
-  hash: string('hash')
-    .regex(/^[0-9a-f]{64}$/, { error: '"hash" must be the 64 hex digits memory_read_note gave' })
-    .optional()
-    .describe("the note's hash from memory_read_note: refuses the write if the note changed since"),
+  hash: hash(),
 });
 
 /** MCP `memory_move` */

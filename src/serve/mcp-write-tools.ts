@@ -1,8 +1,9 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { MemError, type Vault } from '../index.js';
+import { MemError, type NoteEdit, type Vault } from '../index.js';
 import { answerWith, commitNote } from './mcp-result.js';
 import {
   createNoteArgs,
+  editNoteArgs,
   forgetArgs,
   forgetOutput,
   moveArgs,
@@ -24,6 +25,15 @@ const commitOf = (result: { committed: boolean; sha?: string; reason?: string })
   ...(result.sha ? { sha: result.sha } : {}),
   ...(result.reason ? { reason: result.reason } : {}),
 });
+
+/** The library's edit for the tool's flat arguments (a flat `mode` is easier for a model than a union). */
+function editOf(mode: string, heading: string | undefined, text: string): NoteEdit {
+  if (mode === 'append') return { append: text };
+  if (mode === 'prepend') return { prepend: text };
+  if (heading === undefined || heading.trim() === '')
+    throw new MemError('INVALID_ARGUMENT', `"heading" is required for mode ${mode}`);
+  return mode === 'replace_section' ? { replaceSection: heading, text } : { insertUnder: heading, text };
+}
 
 export function registerWriteTools(server: McpServer, vault: Vault): void {
   server.registerTool(
@@ -57,7 +67,7 @@ export function registerWriteTools(server: McpServer, vault: Vault): void {
     {
       title: 'Create a note',
       description:
-        'Creates a new note with id, title, created and updated in its frontmatter (plus `set`) and its title as the first heading; refuses a path that already exists.',
+        'Creates a new note with id, title, created and updated in its frontmatter (plus `set`), its title as the first heading and `body` under it; refuses a path that already exists.',
       inputSchema: createNoteArgs,
       outputSchema: noteWriteOutput,
       annotations: {
@@ -67,9 +77,9 @@ export function registerWriteTools(server: McpServer, vault: Vault): void {
         openWorldHint: false,
       },
     },
-    ({ path, title, set }) =>
+    ({ path, title, set, body }) =>
       answerWith(vault, async () => {
-        const result = await vault.createNote({ path: notePathOf(path), title, set });
+        const result = await vault.createNote({ path: notePathOf(path), title, set, body });
         return {
           text: `created ${result.path}, ${commitNote(result)}`,
           data: { path: result.path, changed: result.changed, ...commitOf(result) },
@@ -97,6 +107,34 @@ export function registerWriteTools(server: McpServer, vault: Vault): void {
         const result = await vault.updateNote(notePathOf(path), { set, unset, expectedHash: hash });
         return {
           text: `${result.changed ? 'updated' : 'unchanged:'} ${result.path}, ${commitNote(result)}`,
+          data: { path: result.path, changed: result.changed, ...commitOf(result) },
+        };
+      }),
+  );
+
+  server.registerTool(
+    'memory_edit_note',
+    {
+      title: 'Edit a note',
+      description:
+        "Edits a note's body: append, prepend (after the title), replace_section (the body under a heading) or insert_under (a heading); every other byte stays as written. Episode notes are append-only: use memory_remember. Pass the hash memory_read_note gave to refuse the write if someone edited the note since.",
+      inputSchema: editNoteArgs,
+      outputSchema: noteWriteOutput,
+      // replace_section overwrites what was under the heading, so a client should ask first.
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: false,
+        openWorldHint: false,
+      },
+    },
+    ({ path, mode, heading, text, hash }) =>
+      answerWith(vault, async () => {
+        const result = await vault.editNote(notePathOf(path), editOf(mode, heading, text), {
+          expectedHash: hash,
+        });
+        return {
+          text: `${result.changed ? 'edited' : 'unchanged:'} ${result.path}, ${commitNote(result)}`,
           data: { path: result.path, changed: result.changed, ...commitOf(result) },
         };
       }),

@@ -80,6 +80,12 @@ describe('mem mcp tools for an agent', () => {
       destructiveHint: true,
     });
     expect(byName.get('memory_set_frontmatter')?.annotations?.idempotentHint).toBe(true);
+    // replace_section overwrites a section: a client should ask first.
+    expect(byName.get('memory_edit_note')?.annotations).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: false,
+    });
     expect(byName.get('memory_remember')?.annotations?.idempotentHint).toBe(false);
     for (const tool of tools.filter((t) => !['memory_recall', 'memory_compile'].includes(t.name)))
       expect(tool.outputSchema?.type, tool.name).toBe('object');
@@ -197,6 +203,58 @@ describe('mem mcp tools for an agent', () => {
     const again = await call('memory_create_note', { path: 'insights/pottery' });
     expect(again.isError).toBe(true);
     expect(again.text).toContain('insights/pottery.md already exists');
+  });
+
+  it('edits a note body by heading, never one inside code, and refuses a stale hash, an episode and ../', async () => {
+    const body = '## Plants\nTomatoes.\n\n```\n## Tools\n```\n\n## Tools\nA spade.\n';
+    const created = await call('memory_create_note', { path: 'insights/garden', title: 'Garden', body });
+    expect(created.isError).toBe(false);
+    const file = join(root, 'insights/garden.md');
+    const start = await readFile(file, 'utf8');
+    expect(start.endsWith(`# Garden\n\n${body}`)).toBe(true);
+
+    const hash = String((await call('memory_read_note', { path: 'garden' })).data?.['hash']);
+    await writeFile(file, `${start}By hand.\n`);
+    const stale = await call('memory_edit_note', { path: 'garden', mode: 'append', text: 'x', hash });
+    expect(stale).toMatchObject({ isError: true });
+    expect(stale.text).toContain('changed on disk since it was read');
+    expect(await readFile(file, 'utf8')).toBe(`${start}By hand.\n`);
+
+    const replaced = await call('memory_edit_note', {
+      path: 'garden',
+      mode: 'replace_section',
+      heading: 'Tools',
+      text: 'A rake.',
+    });
+    expect(replaced.data).toMatchObject({ path: 'insights/garden.md', changed: true, committed: true });
+    const under = await call('memory_edit_note', {
+      path: 'garden',
+      mode: 'insert_under',
+      heading: '## Plants',
+      text: 'Basil.',
+    });
+    expect(under.isError).toBe(false);
+    expect(await readFile(file, 'utf8')).toBe(
+      start
+        .replace('## Tools\nA spade.\n', '## Tools\n\nA rake.\n')
+        .replace('```\n\n## Tools\n\n', '```\n\nBasil.\n\n## Tools\n\n'),
+    );
+    expect(await recalled('rake')).toEqual([expect.stringContaining('[[garden#Tools]]')]);
+
+    const noHeading = await call('memory_edit_note', { path: 'garden', mode: 'replace_section', text: 'x' });
+    expect(noHeading).toMatchObject({
+      isError: true,
+      text: expect.stringContaining('"heading" is required'),
+    });
+    await call('memory_remember', { text: 'Planted basil', at: '2026-10-01T09:00:00+08:00' });
+    const episode = await call('memory_edit_note', {
+      path: 'episodes/daily/2026-10-01.md',
+      mode: 'append',
+      text: 'x',
+    });
+    expect(episode).toMatchObject({ isError: true, text: expect.stringContaining('append-only') });
+    const outside = await call('memory_edit_note', { path: '../garden', mode: 'append', text: 'x' });
+    expect(outside.isError).toBe(true);
   });
 
   it('sets and unsets frontmatter keys, leaving the body as written', async () => {

@@ -39,6 +39,7 @@ describe('mem mcp', () => {
       'memory_backlinks',
       'memory_compile',
       'memory_create_note',
+      'memory_edit_note',
       'memory_forget',
       'memory_move',
       'memory_read_note',
