@@ -163,6 +163,8 @@ describe('mem note append|prepend|section|insert', () => {
     expect(episode.stderr).toContain('append-only');
     const outside = await mem(['--vault', root, 'note', 'append', '../x', 'x']);
     expect(outside.code).toBe(1);
+    const nul = await mem(['--vault', root, 'note', 'append', 'tea', 'a\0b']);
+    expect(nul).toMatchObject({ code: 2, stderr: expect.stringContaining('NUL') });
     expect(await read(root, 'insights/tea.md')).toBe(before);
   });
 });
