@@ -10,6 +10,7 @@ import { applyEdit, type NoteEdit } from '../../src/write/edit-note.js';
 
 type Part =
   | { kind: 'heading'; level: number }
+  | { kind: 'setext'; level: number }
   | { kind: 'para'; words: string }
   | { kind: 'fence'; mark: string; size: number; fake: number }
   | { kind: 'comment'; fake: number }
@@ -21,6 +22,7 @@ const part: fc.Arbitrary<Part> = fc.oneof(
     kind: fc.constant('para' as const),
     words: fc.constantFrom('plain text', 'a *b* c', '- item', '> quote'),
   }),
+  fc.record({ kind: fc.constant('setext' as const), level: fc.integer({ min: 1, max: 2 }) }),
   fc.record({
     kind: fc.constant('fence' as const),
     mark: fc.constantFrom('`', '~'),
@@ -61,6 +63,10 @@ function render(n: Generated): {
       names.push(name);
       // A blank line before keeps a heading from closing a list or quote lazily.
       lines.push('', `${'#'.repeat(p.level)} ${name}`);
+    } else if (p.kind === 'setext') {
+      const name = `H${names.length}`;
+      names.push(name);
+      lines.push('', name, p.level === 1 ? '===' : '---');
     } else if (p.kind === 'para') lines.push('', p.words);
     else if (p.kind === 'fence') {
       const fence = p.mark.repeat(p.size);
@@ -122,7 +128,11 @@ describe('applyEdit (property)', () => {
             const before = headings.filter((h) => h.end <= at);
             // The title is the first heading when it is a level 1 one with nothing but blank lines before it.
             const first = n.parts.find((p) => p.kind !== 'blank');
-            const title = n.title ? ['Title'] : first?.kind === 'heading' && first.level === 1 ? ['H0'] : [];
+            const title = n.title
+              ? ['Title']
+              : (first?.kind === 'heading' || first?.kind === 'setext') && first.level === 1
+                ? ['H0']
+                : [];
             expect(before.map((h) => h.text)).toEqual(title);
             if (n.frontmatter) expect(splice.start).toBeGreaterThanOrEqual(text.indexOf('---', 3) + 3);
           }
