@@ -148,8 +148,11 @@ describe('mem note append|prepend|section|insert', () => {
 
     const prepend = await mem(['--vault', root, 'note', 'prepend', 'tea', 'Top.']);
     expect(prepend.code).toBe(0);
-    const insert = await mem(['--vault', root, 'note', 'insert', 'tea', 'Habits', 'More.']);
+    const insert = await mem(['--vault', root, 'note', 'insert', 'tea', 'Habits', '-'], {
+      stdin: 'More.\nFrom stdin.\n',
+    });
     expect(insert.code).toBe(0);
+    expect(await read(root, 'insights/tea.md')).toContain('```\n\nMore.\nFrom stdin.\n\n### Detail');
 
     const before = await read(root, 'insights/tea.md');
     const conflict = await mem(['--vault', root, 'note', 'append', 'tea', 'x', '--hash', hashText('old')]);

@@ -94,13 +94,14 @@ export function noteWriteCommands(program: Command, io: CliIO): void {
       .argument('<note>', 'vault path (with or without .md) or link text');
     if (withHeading) command.argument('<heading>', "the heading's text (with or without its # marks)");
     command
-      .argument('<text>', 'Markdown to write')
+      .argument('<text>', 'Markdown to write; - reads it from stdin')
       .option('--hash <sha256>', 'refuse (CONFLICT) unless the note still has this hash')
       .option('--json', 'machine-readable output')
       .action(async (...args: unknown[]) => {
         const command = args.at(-1) as Command;
         const options = args.at(-2) as NoteEditOptions;
         const [ref, ...rest] = args.slice(0, -2) as string[];
+        if (rest.at(-1) === '-') rest[rest.length - 1] = await io.readStdin();
         const vault = await openFromCli(command, io);
         const result = await vault.editNote(ref!, make(rest), { expectedHash: options.hash });
         if (options.json) printJson(io, result);
