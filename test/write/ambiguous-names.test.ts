@@ -21,6 +21,8 @@ describe('write verbs refuse an ambiguous name', () => {
     [['forget', 'Mei']],
     [['forget', 'Mei', '--hard']],
     [['note', 'set', 'Mei', 'importance=0.9']],
+    [['note', 'append', 'Mei', 'more']],
+    [['note', 'section', 'Mei', 'Mei', 'replaced']],
   ])('mem %j lists the candidates and changes nothing', async (args) => {
     const root = await makeVault(FILES, { config: { timezone: 'UTC', git: { autoCommit: false } } });
     const out = await mem(['--vault', root, ...args]);
