@@ -15,4 +15,4 @@ if (path) {
 gc();
 gc();
 const { rss, heapUsed } = process.memoryUsage();
-process.stdout.write(`${JSON.stringify({ rss, heapUsed, openMs, notes: vault?.index.notes.size ?? 0 })}\n`);
+process.stdout.write(`${JSON.stringify({ rss, heapUsed, openMs, notes: vault?.noteCount ?? 0 })}\n`);
