@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { startServer, stopServer } from './http-latency.mjs';
+import { post, startServer, stopServer } from './http-latency.mjs';
 import { round, summarize } from './stats.mjs';
 
 const GIT_ENV = {
@@ -15,9 +15,8 @@ const GIT_ENV = {
 };
 
 /** @param {string} url @param {string} path @param {object} body */
-async function post(url, path, body) {
-  const response = await fetch(`${url}${path}`, { method: 'POST', body: JSON.stringify(body) });
-  return /** @type {Record<string, unknown>} */ (await response.json());
+async function postTo(url, path, body) {
+  return /** @type {Record<string, unknown>} */ (await post(`${url}${path}`, body));
 }
 
 /**
@@ -44,8 +43,8 @@ export async function benchCompanionAdds({ adds = 50, burst = 200, log }) {
     for (let i = 0; i < adds; i++) {
       const word = `quokka${i}x`;
       const start = performance.now();
-      await post(url, '/memory/add', { user_text: `the ${word} came by today`, commit: 'user' });
-      const found = await post(url, '/memory/search', { query: word, limit: 1 });
+      await postTo(url, '/memory/add', { user_text: `the ${word} came by today`, commit: 'user' });
+      const found = await postTo(url, '/memory/search', { query: word, limit: 1 });
       const ms = performance.now() - start;
       const results = /** @type {Array<{ memory: string }>} */ (found['results'] ?? []);
       if (results[0]?.memory.includes(word)) times.push(ms);
@@ -59,7 +58,7 @@ export async function benchCompanionAdds({ adds = 50, burst = 200, log }) {
     const worker = async () => {
       while (next < burst) {
         const n = next++;
-        await post(url, '/memory/add', { user_text: `burst ${n}`, assistant_text: `noted ${n}` });
+        await postTo(url, '/memory/add', { user_text: `burst ${n}`, assistant_text: `noted ${n}` });
       }
     };
     await Promise.all(Array.from({ length: 8 }, worker));

@@ -55,7 +55,8 @@ export function stopServer(child) {
   });
 }
 
-async function post(url, body) {
+/** POSTs JSON as a client must (`mem serve` refuses other content types) and throws on a refusal. */
+export async function post(url, body) {
   const response = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
