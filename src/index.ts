@@ -29,9 +29,10 @@ export type {
   FoldedRollup,
 } from './compile/compile.js';
 export { MIN_BUDGET } from './compile/compile.js';
-export { CONFIG_FILE, defaultConfig, loadConfig, type MemConfig } from './core/config.js';
+export { CONFIG_FILE, defaultConfig, isTimeZone, loadConfig, type MemConfig } from './core/config.js';
 export { MemError, type MemErrorCode } from './core/errors.js';
 export { IMPORT_FORMATS, type ImportFormat } from './core/import-formats.js';
+export { readRegularFile } from './core/regular-file.js';
 export {
   type Block,
   type Edge,

@@ -46,7 +46,8 @@ export const companionRoutes: Route[] = [
       const body = parseBody(memoryAddBody, request.body);
       // Journaled before the answer (so "queued" means kept), written and searchable at once when
       // the vault lets it; git commits follow in the background, one per burst.
-      const result = await context.source.use(idsOf(request), true, (vault) =>
+      const ids = { ...idsOf(request), settings: body.settings };
+      const result = await context.source.use(ids, true, (vault) =>
         vault?.addExchange({
           user: body.user_text,
           assistant: body.assistant_text,

@@ -1,5 +1,5 @@
 import * as z from 'zod/v4';
-import { DAY_FORMAT, DAY_PATTERN, isDayText, isMomentText, MOMENT_FORMAT } from '../index.js';
+import { DAY_FORMAT, DAY_PATTERN, isDayText, isMomentText, isTimeZone, MOMENT_FORMAT } from '../index.js';
 
 /**
  * One zod schema per request body: the HTTP routes validate with them (400 naming the field) and
@@ -44,6 +44,34 @@ export const body = <Shape extends z.ZodRawShape>(shape: Shape) =>
 const ids = {
   agent_id: string('agent_id').optional().describe('the agent whose vault to use (default: "default")'),
   user_id: string('user_id').optional().describe('the user whose vault to use (default: "default")'),
+};
+
+/** A speaker's name as written in entries: one line, no control characters, at most 64 characters. */
+const speakerName = (name: string) =>
+  string(name).refine((value) => value.trim() !== '' && value.length <= 64 && !/\p{Cc}/u.test(value), {
+    error: `"${name}" must be one line of 1 to 64 characters`,
+  });
+
+/**
+ * Settings for the vault a request creates (`--vaults`): applied only then; on an existing vault
+ * they must be the vault's own (else 409), so a vault's config is never rewritten by a request.
+ */
+const settings = {
+  settings: z
+    .strictObject(
+      {
+        timezone: string('settings.timezone')
+          .refine(isTimeZone, {
+            error: '"settings.timezone" must be an IANA time zone such as "Asia/Shanghai" or "UTC"',
+          })
+          .optional(),
+        user_name: speakerName('settings.user_name').optional(),
+        assistant_name: speakerName('settings.assistant_name').optional(),
+      },
+      { error: '"settings" must be {"timezone"?, "user_name"?, "assistant_name"?}' },
+    )
+    .optional()
+    .describe("settings of a vault this request creates: time zone and the speakers' names"),
 };
 
 export const KINDS = ['chat', 'event', 'note'] as const;
@@ -153,6 +181,7 @@ export const rememberBody = body({
   ...remember,
   ...rememberDetails,
   ...ids,
+  ...settings,
 });
 
 /** `POST /memory/search` (the companion contract) */
@@ -189,6 +218,7 @@ export const memoryAddBody = body({
     .describe('the user cut the reply off: it is kept as heard, tagged #interrupted'),
   at: moment('at').optional().describe('ISO 8601 moment of the exchange (default: now)'),
   ...ids,
+  ...settings,
 }).refine((turn) => turn.user_text.trim() !== '' || (turn.assistant_text ?? '').trim() !== '', {
   error: '"user_text" or "assistant_text" must have text',
 });

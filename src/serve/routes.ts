@@ -178,8 +178,8 @@ export const apiRoutes: Route[] = [
     method: 'POST',
     path: '/remember',
     handle: async (request, context) => {
-      const { text, speaker, kind, importance, tags, at } = parseBody(rememberBody, request.body);
-      const result = await context.source.use(idsOf(request), true, (vault) => {
+      const { text, speaker, kind, importance, tags, at, settings } = parseBody(rememberBody, request.body);
+      const result = await context.source.use({ ...idsOf(request), settings }, true, (vault) => {
         if (!vault) throw new MemError('NO_VAULT', 'the vault could not be created');
         return vault.remember({
           text,

@@ -9,11 +9,14 @@ import {
   type WatchVaultOptions,
   type WriterHealth,
 } from '../index.js';
+import { checkSettings, readTemplate, type VaultSettings, withSettings } from './vault-template.js';
 
 /** Whose memory a request is about; both default to `default`. */
 export interface VaultIds {
   agentId: string;
   userId: string;
+  /** Settings for a vault this request creates; on an existing vault they must match (else 409) */
+  settings?: VaultSettings;
 }
 
 /** Where requests find their vault: one fixed vault, or one per agent and user. */
@@ -71,7 +74,10 @@ export function singleVault(vault: Vault): VaultSource {
   return {
     mode: 'single',
     root: vault.root,
-    use: async (_ids, _create, fn) => fn(vault),
+    use: async (ids, _create, fn) => {
+      checkSettings(vault, ids.settings);
+      return fn(vault);
+    },
     health: () => sumHealth([vault]),
     close: () => vault.close(),
   };
@@ -84,6 +90,11 @@ export interface VaultPoolOptions {
   idleMs?: number;
   /** Options for each vault's watcher */
   watch?: WatchVaultOptions;
+  /**
+   * A vault new users' vaults start from: its `mem.config.json` and `persona/` notes (regular
+   * files only). Read at each creation, so an edit applies to the next new user.
+   */
+  template?: string;
   /** Receives one-line notices (vault created, loaded, unloaded) */
   onNotice?: (message: string) => void;
 }
@@ -138,9 +149,11 @@ export class VaultPool implements VaultSource {
       const root = join(this.dir, agentId, userId);
       if (!create && !(await exists(join(root, CONFIG_FILE)))) return fn(undefined);
       // Checked again: another request may have started loading it while we looked.
-      loading = this.entries.get(key) ?? this.load(key, root);
+      loading = this.entries.get(key) ?? this.load(key, root, ids.settings);
     }
     const entry = await loading;
+    // Also when this request created it: another one may have created it first with other settings.
+    checkSettings(entry.vault, ids.settings);
     entry.active++;
     try {
       return await fn(entry.vault);
@@ -150,12 +163,17 @@ export class VaultPool implements VaultSource {
     }
   }
 
-  private load(key: string, root: string): Promise<Entry> {
+  private load(key: string, root: string, settings: VaultSettings | undefined): Promise<Entry> {
     const loading = (async () => {
       if (!(await exists(join(root, CONFIG_FILE)))) {
+        const template = this.options.template;
+        const seed = withSettings(
+          template ? await readTemplate(template, this.options.onNotice) : { files: new Map() },
+          settings,
+        );
         await mkdir(root, { recursive: true });
-        await initVault(root, { git: true });
-        this.options.onNotice?.(`mem: created vault ${key}`);
+        await initVault(root, { git: true, config: seed.config, files: seed.files });
+        this.options.onNotice?.(`mem: created vault ${key}${template ? ' from the template' : ''}`);
       }
       // Tracked from the first walk: the watcher's start then needs no second one.
       const vault = await openVault({ path: root, onNotice: this.options.onNotice, track: true });

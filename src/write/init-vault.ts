@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { cp, mkdir, readdir, rename, stat, writeFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { CONFIG_FILE } from '../core/config.js';
 import { MemError } from '../core/errors.js';
@@ -38,7 +38,15 @@ const exists = (path: string) =>
  * machine's time zone), `.gitignore`, and a git repository when the folder is not in one yet.
  * Refuses before writing anything when a file it would create already exists.
  */
-export async function initVault(root: string, options: { git?: boolean } = {}): Promise<InitResult> {
+export interface InitVaultOptions {
+  git?: boolean;
+  /** Replaces the template's `mem.config.json` (`mem serve --vaults --template`); the zone stays this machine's when it names none */
+  config?: Record<string, unknown>;
+  /** More files (vault path -> bytes), written over the template's and part of the first commit */
+  files?: ReadonlyMap<string, Buffer>;
+}
+
+export async function initVault(root: string, options: InitVaultOptions = {}): Promise<InitResult> {
   const source = join(TEMPLATES_DIR, 'vault');
   // npm drops `.gitignore` from published packages, so the template ships it as `gitignore`.
   const files = (await listFiles(source)).map((f) => (f === 'gitignore' ? '.gitignore' : f));
@@ -51,9 +59,16 @@ export async function initVault(root: string, options: { git?: boolean } = {}): 
   await cp(source, root, { recursive: true, errorOnExist: true, force: false });
   await rename(join(root, 'gitignore'), join(root, '.gitignore'));
   const configPath = join(root, CONFIG_FILE);
-  const config = JSON.parse(await readRegularText(configPath)) as Record<string, unknown>;
-  config['timezone'] = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+  const config = options.config
+    ? { ...options.config }
+    : (JSON.parse(await readRegularText(configPath)) as Record<string, unknown>);
+  config['timezone'] ??= Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
   await writeFile(configPath, `${JSON.stringify(config, null, 2)}\n`);
+  for (const [path, bytes] of options.files ?? []) {
+    await mkdir(dirname(join(root, path)), { recursive: true });
+    await writeFile(join(root, path), bytes);
+    if (!files.includes(path)) files.push(path);
+  }
   let gitInitialized = false;
   if (options.git !== false && (await isGitAvailable()) && !(await gitRoot(root))) {
     await run('git', ['init', '-q'], { cwd: root, env: gitEnv() });

@@ -139,7 +139,7 @@ describe('companion /memory/* contract', () => {
       status: 400,
       json: {
         error:
-          'unknown field "metadata"; expected user_text, assistant_text, commit, interrupted, at, agent_id, user_id',
+          'unknown field "metadata"; expected user_text, assistant_text, commit, interrupted, at, agent_id, user_id, settings',
       },
     });
     expect(await post(server, '/memory/add', { user_text: ' ', assistant_text: null })).toEqual({

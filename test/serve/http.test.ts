@@ -241,7 +241,7 @@ describe('serveHttp', () => {
         status: 400,
         json: {
           error:
-            'unknown fields "mood", "when"; expected text, speaker, kind, importance, tags, at, agent_id, user_id',
+            'unknown fields "mood", "when"; expected text, speaker, kind, importance, tags, at, agent_id, user_id, settings',
         },
       });
       expect(await call(server, 'POST', '/remember', { text: 'x', tags: ['a', 1] })).toEqual({

@@ -1,4 +1,5 @@
-import { resolve } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { MemError } from '../../core/errors.js';
 import { claimServeRecord, removeServeRecord, writeServeRecord } from '../../core/serve-record.js';
@@ -24,11 +25,18 @@ async function claimOrRefuse(root: string): Promise<void> {
     );
 }
 
+const isDirectory = (path: string) =>
+  stat(path).then(
+    (info) => info.isDirectory(),
+    () => false,
+  );
+
 interface ServeCliOptions {
   port: string;
   host: string;
   token?: string;
   vaults?: string;
+  template?: string;
   idleMinutes?: string;
   deadline?: string;
   workers?: string;
@@ -56,6 +64,10 @@ export function serveCommand(program: Command, io: CliIO): void {
       [],
     )
     .option('--vaults <dir>', 'serve one vault per agent_id/user_id under DIR, created on first write')
+    .option(
+      '--template <path>',
+      "with --vaults: a vault new users' vaults start from (its mem.config.json and persona/ notes); default DIR/.template if it exists",
+    )
     .option('--idle-minutes <n>', 'with --vaults: unload a vault after this many idle minutes', '10')
     .option(
       '--workers <n>',
@@ -86,14 +98,25 @@ export function serveCommand(program: Command, io: CliIO): void {
       if (workers > 0 && options.vaults)
         throw new MemError('USAGE', '--workers serves one vault; it cannot be combined with --vaults');
       let reads: ReadPool | undefined;
+      if (options.template && !options.vaults)
+        throw new MemError('USAGE', "--template is for --vaults: it is what new users' vaults start from");
       if (options.vaults) {
         const dir = resolve(io.cwd, options.vaults);
+        // `.template` can never be a user's vault: ids never start with a dot (parseVaultId).
+        const template = options.template
+          ? resolve(io.cwd, options.template)
+          : (await isDirectory(join(dir, '.template')))
+            ? join(dir, '.template')
+            : undefined;
+        if (options.template && !(await isDirectory(template as string)))
+          throw new MemError('USAGE', `--template ${options.template} is not a folder`);
         // The folder of vaults is claimed as one: two servers on it each loaded, replayed and
         // committed the same users' vaults.
         await claimOrRefuse(dir);
         root = dir;
         source = new VaultPool({
           dir,
+          template,
           idleMs: parsePositiveInt(options.idleMinutes ?? '10', '--idle-minutes') * 60_000,
           watch: { onError },
           onNotice: (message) => io.stderr(`${message}\n`),
