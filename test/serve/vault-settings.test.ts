@@ -199,4 +199,14 @@ describe('mem serve --vaults: settings of a new vault', () => {
       await exited(child);
     }
   });
+
+  it('refuses at start a template whose config is wrong, and --template without --vaults', async () => {
+    const dir = await tempDir();
+    await mkdir(join(dir, '.template'));
+    await writeFile(join(dir, '.template/mem.config.json'), JSON.stringify({ timezone: 'Mars/Olympus' }));
+    await expect(startServe(dir, ['--vaults', dir])).rejects.toThrow(/mem serve exited 1: .*timezone/s);
+    await expect(startServe(dir, ['--vault', dir, '--template', dir])).rejects.toThrow(
+      /--template is for --vaults/,
+    );
+  });
 });

@@ -110,6 +110,8 @@ export function serveCommand(program: Command, io: CliIO): void {
             : undefined;
         if (options.template && !(await isDirectory(template as string)))
           throw new MemError('USAGE', `--template ${options.template} is not a folder`);
+        // A template whose config is wrong is refused now, not at some user's first request.
+        if (template) await (await import('../../serve/vault-template.js')).readTemplate(template);
         // The folder of vaults is claimed as one: two servers on it each loaded, replayed and
         // committed the same users' vaults.
         await claimOrRefuse(dir);
