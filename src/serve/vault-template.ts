@@ -24,6 +24,16 @@ export interface VaultSeed {
  * the template must not hand a new user's vault a file from elsewhere on the server.
  */
 export async function readTemplate(dir: string, onNotice?: (message: string) => void): Promise<VaultSeed> {
+  try {
+    return await readTemplateFiles(dir, onNotice);
+  } catch (error) {
+    // A reply never shows the server's paths: the template is named `<template>` in the error.
+    const message = (error as Error).message.split(dir).join('<template>');
+    throw new MemError(error instanceof MemError ? error.code : 'INVALID_CONFIG', message);
+  }
+}
+
+async function readTemplateFiles(dir: string, onNotice?: (message: string) => void): Promise<VaultSeed> {
   const files = new Map<string, Buffer>();
   let config: Record<string, unknown> | undefined;
   const configInfo = await lstat(join(dir, CONFIG_FILE)).catch(() => undefined);

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { lstat, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -209,4 +209,22 @@ describe('mem serve --vaults: settings of a new vault', () => {
       /--template is for --vaults/,
     );
   });
+
+  // root reads a file of mode 000, so the unreadable template file can only be made as another user.
+  it.skipIf(process.getuid?.() === 0)(
+    'names a template file it cannot read as <template>/..., never by its path on the server',
+    async () => {
+      const dir = await tempDir();
+      const tpl = await tempDir();
+      await template(tpl);
+      const server = await serve(dir, tpl);
+      await chmod(join(tpl, 'persona/identity.md'), 0o000);
+      const reply = await post(server.url, '/memory/add', { user_id: 'finn', user_text: 'hi' });
+      await chmod(join(tpl, 'persona/identity.md'), 0o644);
+      expect(reply.status).toBe(500);
+      expect(JSON.stringify(reply.json)).toContain('<template>/persona/identity.md');
+      expect(JSON.stringify(reply.json)).not.toContain(tpl);
+      expect(await exists(join(dir, 'default/finn'))).toBe(false);
+    },
+  );
 });
