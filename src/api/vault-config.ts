@@ -2,9 +2,8 @@
 // config schema (core/config.ts, the one home of the keys), written whole or not at all.
 import { join } from 'node:path';
 import * as z from 'zod/v4';
-import { CONFIG_FILE, configSchema, type MemConfig, resolveConfig } from '../core/config.js';
+import { CONFIG_FILE, configSchema, type MemConfig, readConfigJson, resolveConfig } from '../core/config.js';
 import { MemError } from '../core/errors.js';
-import { readRegularText } from '../core/regular-file.js';
 import { closestKey } from '../core/schema-issues.js';
 import { commitWrite, type WriteCommit } from '../git/commit-write.js';
 import { withVaultLock } from '../vault/lock.js';
@@ -89,19 +88,8 @@ const get = (value: unknown, path: string[]): unknown =>
 
 /** mem.config.json as written, `{}` when there is none. */
 async function readRaw(root: string): Promise<{ raw: Record<string, unknown>; exists: boolean }> {
-  let text: string;
-  try {
-    text = await readRegularText(join(root, CONFIG_FILE));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { raw: {}, exists: false };
-    throw error;
-  }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (error) {
-    throw new MemError('INVALID_CONFIG', `${CONFIG_FILE}: invalid JSON (${(error as Error).message})`);
-  }
+  const raw = await readConfigJson(root);
+  if (raw === undefined) return { raw: {}, exists: false };
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
     throw new MemError('INVALID_CONFIG', `${CONFIG_FILE}: expected a JSON object`);
   return { raw: raw as Record<string, unknown>, exists: true };

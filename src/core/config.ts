@@ -312,21 +312,25 @@ export function resolveConfig(raw: unknown, onNotice?: (message: string) => void
   return result.data;
 }
 
-export async function loadConfig(root: string, onNotice?: (message: string) => void): Promise<MemConfig> {
+/** The vault's mem.config.json parsed as JSON, not yet validated; `undefined` when there is none. */
+export async function readConfigJson(root: string): Promise<unknown> {
   let text: string;
   try {
     text = await readRegularText(join(root, CONFIG_FILE));
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return defaultConfig();
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
-  let raw: unknown;
   try {
-    raw = JSON.parse(text);
+    return JSON.parse(text);
   } catch (error) {
     throw new MemError('INVALID_CONFIG', `${CONFIG_FILE}: invalid JSON (${(error as Error).message})`);
   }
-  return resolveConfig(raw, onNotice);
+}
+
+export async function loadConfig(root: string, onNotice?: (message: string) => void): Promise<MemConfig> {
+  const raw = await readConfigJson(root);
+  return raw === undefined ? defaultConfig() : resolveConfig(raw, onNotice);
 }
 
 /** The name to write for a speaker or role, per the config's `speakers` (matched without case). */

@@ -7,11 +7,9 @@ import { layerOf } from '../vault/layer.js';
 import { findFrontmatter } from '../vault/parse-markdown.js';
 import { parseNote } from '../vault/parse-note.js';
 import { resolveInVault } from '../vault/paths.js';
-import { readForWrite, writeAtomic } from '../vault/write-note.js';
 import { checkNoTwin } from './move-note.js';
 import { cleanNoteText } from './note-text.js';
-import type { NoteWriteResult } from './update-note.js';
-import { underPlan } from './write-plan.js';
+import { type NoteWriteResult, rewriteNote } from './rewrite-note.js';
 
 /** One change to a note's body. */
 export type NoteEdit =
@@ -197,23 +195,11 @@ export async function editNote(
   if (!rel.endsWith('.md')) throw new MemError('INVALID_INPUT', `${rel} is not a Markdown note`);
   await checkNoTwin(root, rel);
   const message = `mem: note ${editKind(edit)} ${rel}`;
-  return underPlan(root, config, message, async (steps) => {
-    const read = await readForWrite(abs);
-    if (read === undefined) throw new MemError('NOT_FOUND', `${rel}: no such note in the vault`);
-    const expected = options.expectedHash ?? read.hash;
-    if (read.hash !== expected) {
-      throw new MemError('CONFLICT', `${rel} changed on disk since it was read; nothing was written`);
-    }
-    const next = applyEdit(rel, read.text, edit).text;
-    if (next === read.text) {
-      // Nothing to write, but the same change killed before its commit leaves that commit to make.
-      const finished = await steps.commit([], message);
-      if (finished.committed) return { path: rel, changed: false, ...finished };
-      return { path: rel, changed: false, committed: false, code: 'no-change', reason: 'no change' };
-    }
-    await steps.record([rel], message);
-    await writeAtomic(abs, next, { expectedHash: expected, label: rel });
-    const commit = await steps.commit([rel], message);
-    return { path: rel, changed: true, ...commit };
+  return rewriteNote(root, config, {
+    abs,
+    rel,
+    message,
+    expectedHash: options.expectedHash,
+    change: (text) => applyEdit(rel, text, edit).text,
   });
 }

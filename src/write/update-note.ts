@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { parse } from 'yaml';
 import type { MemConfig } from '../core/config.js';
 import { MemError } from '../core/errors.js';
-import { commitWrite, type WriteCommit } from '../git/commit-write.js';
+import { commitWrite } from '../git/commit-write.js';
 import { isoWithOffset } from '../time/zoned-date.js';
 import { setFrontmatterKeys } from '../vault/edit-frontmatter.js';
 import { withVaultLock } from '../vault/lock.js';
@@ -10,7 +10,7 @@ import { resolveInVault } from '../vault/paths.js';
 import { readForWrite, writeAtomic } from '../vault/write-note.js';
 import { checkNewNotePath, checkNoTwin } from './move-note.js';
 import { cleanNoteText } from './note-text.js';
-import { underPlan } from './write-plan.js';
+import { type NoteWriteResult, rewriteNote } from './rewrite-note.js';
 
 export interface CreateNoteInput {
   /** Vault path, e.g. `insights/tea` (`.md` is added) */
@@ -34,14 +34,7 @@ export interface UpdateNoteInput {
   expectedHash?: string;
 }
 
-export interface NoteWriteResult extends WriteCommit {
-  /** Vault path of the note */
-  path: string;
-  /** Whether the file changed (setting a key to the value it has changes nothing) */
-  changed: boolean;
-  /** The note's `id` (create only) */
-  id?: string;
-}
+export type { NoteWriteResult } from './rewrite-note.js';
 
 /** Eight characters from a-z and 0-9, starting with a letter so YAML never reads it as a number. */
 export function newNoteId(): string {
@@ -133,23 +126,11 @@ export async function updateNote(
   const { abs, rel } = await resolveInVault(root, path, { mustExist: true });
   await checkNoTwin(root, rel);
   const message = `mem: note set ${rel} ${names.join(', ')}`;
-  return underPlan(root, config, message, async (steps) => {
-    const read = await readForWrite(abs);
-    if (read === undefined) throw new MemError('NOT_FOUND', `${rel}: no such note in the vault`);
-    const expected = input.expectedHash ?? read.hash;
-    if (read.hash !== expected) {
-      throw new MemError('CONFLICT', `${rel} changed on disk since it was read; nothing was written`);
-    }
-    const next = setFrontmatterKeys(read.text, changes, { label: rel });
-    if (next === read.text) {
-      // Nothing to write, but the same change killed before its commit leaves that commit to make.
-      const finished = await steps.commit([], message);
-      if (finished.committed) return { path: rel, changed: false, ...finished };
-      return { path: rel, changed: false, committed: false, code: 'no-change', reason: 'no change' };
-    }
-    await steps.record([rel], message);
-    await writeAtomic(abs, next, { expectedHash: expected, label: rel });
-    const commit = await steps.commit([rel], message);
-    return { path: rel, changed: true, ...commit };
+  return rewriteNote(root, config, {
+    abs,
+    rel,
+    message,
+    expectedHash: input.expectedHash,
+    change: (text) => setFrontmatterKeys(text, changes, { label: rel }),
   });
 }
