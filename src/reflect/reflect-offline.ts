@@ -9,6 +9,7 @@ import { applyChanges, ENGINE_STEP, planChanges, planExpiry, previewWrites } fro
 import { commitmentSpeakers, extractCommitments } from './extract-commitments.js';
 import { nearDuplicateInsights } from './near-duplicate-insights.js';
 import { MAX_OPERATIONS, type Operation } from './operations.js';
+import { planOutcome } from './plan-outcome.js';
 import type { ReflectOptions, ReflectResult } from './reflect.js';
 import { type Rejected, validateOperations } from './validate-operations.js';
 
@@ -107,25 +108,5 @@ export async function reflectOffline(
     apply: () => applyChanges(root, plan),
     nothing: 'nothing new: no commitment, expiry or duplicate found',
   });
-  if (run.dryRun) {
-    const { files, skipped } = run.preview;
-    return {
-      ...base,
-      applied: accepted.length - skipped.length,
-      rejected: [...rejected, ...skipped],
-      files: files.map((f) => f.path),
-      preview: files,
-      committed: false,
-      code: 'dry-run',
-      reason: 'dry run',
-    };
-  }
-  const { written, skipped } = run.applied;
-  return {
-    ...base,
-    applied: accepted.length - skipped.length,
-    rejected: [...rejected, ...skipped],
-    files: written,
-    ...run.commit,
-  };
+  return { ...base, ...planOutcome(run, accepted.length, rejected) };
 }

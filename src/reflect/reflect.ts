@@ -22,6 +22,7 @@ import { checkContextWindow } from './context-window.js';
 import { commitmentRole, commitmentSpeakers } from './extract-commitments.js';
 import type { Llm, LlmUsage } from './llm.js';
 import type { Operation } from './operations.js';
+import { planOutcome } from './plan-outcome.js';
 import { type BudgetState, readUsage, recordUsage, totalTokens } from './token-budget.js';
 import { type Rejected, validateOperations } from './validate-operations.js';
 
@@ -252,25 +253,5 @@ export async function reflect(
     commitMessage: ({ skipped }) => message(accepted.length - skipped.length),
     nothing: 'nothing to write',
   });
-  if (run.dryRun) {
-    const { files, skipped } = run.preview;
-    return {
-      ...base,
-      applied: accepted.length - skipped.length,
-      rejected: [...rejected, ...skipped],
-      files: files.map((f) => f.path),
-      preview: files,
-      committed: false,
-      code: 'dry-run',
-      reason: 'dry run',
-    };
-  }
-  const { written, skipped } = run.applied;
-  return {
-    ...base,
-    applied: accepted.length - skipped.length,
-    rejected: [...rejected, ...skipped],
-    files: written,
-    ...run.commit,
-  };
+  return { ...base, ...planOutcome(run, accepted.length, rejected) };
 }
