@@ -1,6 +1,7 @@
 // The vault's index kept in step with its files: refreshes (a walk, or the paths a change tracker or
 // the watcher names), the index cache in `.mem/` saved when enough is stale, listeners told what each
 // change touched, and the watcher's lifecycle. Every change runs on the vault's write queue.
+
 import type { MemConfig } from '../core/config.js';
 import { loadIndexCache, saveIndexCache } from '../indexing/index-cache.js';
 import {
@@ -10,6 +11,7 @@ import {
   refreshPaths,
 } from '../indexing/refresh-index.js';
 import { VaultIndex } from '../indexing/vault-index.js';
+import { layoutOf } from '../vault/layout.js';
 import {
   type ChangeTracker,
   type FolderHook,
@@ -52,13 +54,14 @@ export async function loadIndex(
   let index = new VaultIndex();
   let loaded = false;
   if (useCache) {
-    const cached = await loadIndexCache(root);
+    const cached = await loadIndexCache(root, layoutOf(config));
     if (cached.status === 'loaded') {
       index = cached.index;
       loaded = true;
     } else if (cached.status !== 'missing') onNotice?.(`mem: ${cached.reason}; rebuilding it`);
   }
   index.limits = config.limits;
+  index.layout = layoutOf(config);
   index.followSymlinks = config.followOutsideSymlinks;
   return { index, loaded };
 }

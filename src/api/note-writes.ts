@@ -184,7 +184,7 @@ export class NoteWrites {
         // Only mem's lines on top of each note's committed version: a person's edit stays theirs.
         const derived = new Map<string, DeriveContent>();
         for (const [path, added] of lines) {
-          const derive = await deriveDailyNote(path, added);
+          const derive = await deriveDailyNote(this.root, this.config, path, added);
           if (derive) derived.set(path, derive);
         }
         return commitWrite(this.root, this.config, paths, message, derived);

@@ -5,9 +5,9 @@ import type { Note } from '../core/types.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { isRetired } from '../recall/rank.js';
 import { addDays } from '../time/calendar-day.js';
+import { commitmentsPath } from '../vault/layout.js';
 
 /** Where commitments live: a profile note, so a person reads and edits them like any other. */
-export const COMMITMENTS_PATH = 'profile/commitments.md';
 
 export type CommitmentStatus = 'pending' | 'done' | 'expired';
 
@@ -70,7 +70,7 @@ export function parseCommitments(text: string): Commitment[] {
 }
 
 function commitmentsNote(index: VaultIndex): Note | undefined {
-  return index.notes.get(COMMITMENTS_PATH);
+  return index.notes.get(commitmentsPath(index.layout));
 }
 
 /**

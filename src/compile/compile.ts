@@ -4,7 +4,8 @@ import type { Note, Section } from '../core/types.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { type AppliedRange, chooseRange } from '../recall/choose-range.js';
 import { citation, type DateRange, type RecallHit, recall } from '../recall/recall.js';
-import { COMMITMENTS_PATH, dueCommitments } from './commitments.js';
+import { commitmentsPath, userNotePath } from '../vault/layout.js';
+import { dueCommitments } from './commitments.js';
 import { type Encoding, getTokenizer } from './count-tokens.js';
 import { assemble, type Candidate, type CompiledSection, type Filled, fill } from './fill-section.js';
 import { capsuleOf, type FoldedRollup, foldRollups } from './fold-rollups.js';
@@ -95,10 +96,11 @@ function noteCandidate(index: VaultIndex, note: Note, reason: string, quoted = t
 function commitmentsCandidate(index: VaultIndex, today: string, windowDays: number): Candidate | undefined {
   const due = dueCommitments(index, today, windowDays);
   if (due.length === 0) return undefined;
-  const cite = citation(index, COMMITMENTS_PATH, '');
+  const path = commitmentsPath(index.layout);
+  const cite = citation(index, path, '');
   return {
-    key: `${COMMITMENTS_PATH}#due`,
-    path: COMMITMENTS_PATH,
+    key: `${path}#due`,
+    path,
     anchor: '',
     title: 'Due soon',
     score: 1,
@@ -183,7 +185,7 @@ export function compile(index: VaultIndex, config: MemConfig, options: CompileOp
   // Near the top: right after the core profile note, before the other pinned profile notes. Added
   // after personaPaths, so a question about older commitments can still recall the note itself.
   const due = commitmentsCandidate(index, today, config.commitments.windowDays);
-  if (due) user.splice(user[0]?.path === 'profile/user.md' ? 1 : 0, 0, due);
+  if (due) user.splice(user[0]?.path === userNotePath(index.layout) ? 1 : 0, 0, due);
   const hits = recall(index, config, range?.onlyTime ? [...history, range.words ?? ''].join('\n') : query, {
     k: Math.max(40, Math.ceil(budget / TOKENS_PER_CANDIDATE)),
     now,

@@ -5,6 +5,7 @@ import type { Note, Section } from '../core/types.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { entriesNewestFirst } from '../recall/episode-entries.js';
 import { isRetired } from '../recall/rank.js';
+import { userNotePath } from '../vault/layout.js';
 
 const byPath = (a: Note, b: Note) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
 
@@ -26,10 +27,11 @@ function isPinned(note: Note): boolean {
 const isPersona = (n: Note) =>
   !isRetired(n) && (n.layer === 'persona' || (isPinned(n) && n.layer !== 'profile'));
 
-const isCoreProfile = (n: Note) =>
+/** The test of a core profile note under one layout (an index keeps its layout for life). */
+const isCoreProfile = (userPath: string) => (n: Note) =>
   n.layer === 'profile' &&
   !isRetired(n) &&
-  (n.path === 'profile/user.md' || isPinned(n) || Number(n.frontmatter['importance']) >= 0.9);
+  (n.path === userPath || isPinned(n) || Number(n.frontmatter['importance']) >= 0.9);
 
 export function personaNotes(index: VaultIndex): Note[] {
   const facet = index.facet('persona', isPersona);
@@ -38,10 +40,11 @@ export function personaNotes(index: VaultIndex): Note[] {
 
 /** `profile/user.md` first, then other pinned or high-importance profile notes by path. */
 export function coreProfileNotes(index: VaultIndex): Note[] {
-  const facet = index.facet('core-profile', isCoreProfile);
+  const userPath = userNotePath(index.layout);
+  const facet = index.facet('core-profile', isCoreProfile(userPath));
   return index.viewOf('compile:core-profile', facet, () =>
     [...facet.notes.values()].sort((a, b) =>
-      a.path === 'profile/user.md' ? -1 : b.path === 'profile/user.md' ? 1 : byOrder(a, b),
+      a.path === userPath ? -1 : b.path === userPath ? 1 : byOrder(a, b),
     ),
   );
 }

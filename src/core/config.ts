@@ -38,6 +38,33 @@ const fraction = (fallback: number) => z.number().min(0).max(1).default(fallback
 const weight = (fallback: number) => z.number().min(0).default(fallback);
 
 /**
+ * A folder inside the vault, as a vault path (`Daily`, `AI/persona`): never absolute, never `..`,
+ * never mem's or git's or Obsidian's own folder. `root` allows `""`, the vault root.
+ */
+const folder = (fallback: string, root = false) =>
+  z
+    .string()
+    .transform((value) => value.trim().replace(/^\/+|\/+$/g, ''))
+    .refine(
+      (value) => root || value !== '',
+      'must name a folder; "" (the vault root) is only for layout.daily.folder',
+    )
+    .refine(
+      (value) =>
+        value === '' || value.split('/').every((part) => part !== '' && part !== '.' && part !== '..'),
+      'must be a folder inside the vault, e.g. "Daily" or "AI/persona" (no "..", no "//")',
+    )
+    .refine(
+      (value) => !/[\\:*?"<>|\u0000-\u001f]/.test(value),
+      'must not hold \\ : * ? " < > | or control characters',
+    )
+    .refine(
+      (value) => !/^(\.mem|\.git|\.obsidian|\.trash)(\/|$)/i.test(value),
+      'must not be inside .mem, .git, .obsidian or .trash',
+    )
+    .default(fallback);
+
+/**
  * `mem.config.json` at the vault root: every key optional. The one home of the config's keys,
  * types, defaults and meaning; `MemConfig` and `defaultConfig()` come from it.
  */
@@ -262,6 +289,51 @@ export const configSchema = z.strictObject({
       .positive()
       .default(DAEMON_DEFAULTS.idleMinutes)
       .describe('The daemon exits after this many minutes without a request'),
+  }),
+  layout: group({
+    persona: folder('persona').describe('Folder of the persona layer (who the agent is)'),
+    profile: folder('profile').describe(
+      'Folder of the profile layer (the user and people); holds user.md and commitments.md',
+    ),
+    episodes: folder('episodes').describe(
+      'Folder of the episodes layer: rollups (weekly/, monthly/ …) go under it',
+    ),
+    insights: folder('insights').describe('Folder of the insights layer (what reflect learned)'),
+    archive: folder('archive').describe('Folder of retired notes'),
+    daily: group({
+      folder: folder('episodes/daily', true).describe(
+        'Folder of the daily episode notes, as Obsidian\'s Daily notes setting ("" is the vault root)',
+      ),
+      format: z
+        .string()
+        .min(1)
+        .max(200)
+        .default('YYYY-MM-DD')
+        .describe(
+          'Daily note name in moment.js tokens, as Obsidian writes it (may hold /, e.g. YYYY/MM/YYYY-MM-DD)',
+        ),
+      template: z
+        .string()
+        .min(1)
+        .optional()
+        .describe(
+          "Vault path of the note a new day starts from (Obsidian's {{date}}, {{time}}, {{title}} are filled in); unset: mem's own",
+        ),
+      heading: z
+        .string()
+        .min(1)
+        .max(200)
+        .optional()
+        .describe(
+          'Heading mem writes its entries under in a daily note a person also writes, e.g. "## Memory"; unset: the end of the note',
+        ),
+      locale: z
+        .enum(['en', 'zh-cn'])
+        .default('en')
+        .describe(
+          'Language of month and weekday names in the date format (Obsidian follows its app language)',
+        ),
+    }),
   }),
   allowPersonaEdits: z.boolean().default(false).describe('Whether reflect may change persona notes'),
   followOutsideSymlinks: z

@@ -158,8 +158,8 @@ export async function revertibleParent(repoRoot: string, sha: string): Promise<s
 }
 
 /** Vault files an undo never deletes: without them the folder is no longer a vault (or an agent). */
-export function isKeptByUndo(vaultPath: string): boolean {
-  return vaultPath === 'mem.config.json' || vaultPath === 'persona' || vaultPath.startsWith('persona/');
+export function isKeptByUndo(vaultPath: string, persona = 'persona'): boolean {
+  return vaultPath === 'mem.config.json' || vaultPath === persona || vaultPath.startsWith(`${persona}/`);
 }
 
 /** Whether a file is as it was in `parent`: the same bytes, or absent in both. */

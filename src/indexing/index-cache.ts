@@ -4,6 +4,7 @@ import { crc32 } from 'node:zlib';
 import { CACHE_DIR, ensureCacheDir } from '../core/cache-dir.js';
 import { readRegularFile, readRegularText } from '../core/regular-file.js';
 import type { Note } from '../core/types.js';
+import { DEFAULT_LAYOUT, type VaultLayout } from '../vault/layout.js';
 import { TextIndex } from './text-index.js';
 import { VaultIndex } from './vault-index.js';
 
@@ -37,6 +38,8 @@ interface Segment {
 
 interface Manifest {
   schema: number;
+  /** The layout's key (see vault/layout.ts) the notes' layers were read under; absent: the default */
+  layout?: string;
   generation: string;
   savedAt: string;
   notes: number;
@@ -66,7 +69,7 @@ async function readManifest(base: string): Promise<Manifest | 'missing' | 'unrea
   }
 }
 
-export async function loadIndexCache(root: string): Promise<CacheLoad> {
+export async function loadIndexCache(root: string, layout: VaultLayout = DEFAULT_LAYOUT): Promise<CacheLoad> {
   const base = join(root, CACHE_DIR, INDEX_DIR);
   for (let attempt = 0; ; attempt++) {
     const manifest = await readManifest(base);
@@ -84,6 +87,12 @@ export async function loadIndexCache(root: string): Promise<CacheLoad> {
       return {
         status: 'stale',
         reason: `the index cache is from schema ${String(manifest.schema)}, not ${CACHE_SCHEMA}`,
+      };
+    }
+    if ((manifest.layout ?? DEFAULT_LAYOUT.key) !== layout.key) {
+      return {
+        status: 'stale',
+        reason: 'the index cache was built for another layout (layout.* in mem.config.json)',
       };
     }
     try {
@@ -266,6 +275,7 @@ async function writeGeneration(base: string, dir: string, generation: string, in
   }
   const manifest: Manifest = {
     schema: CACHE_SCHEMA,
+    ...(index.layout.key === DEFAULT_LAYOUT.key ? {} : { layout: index.layout.key }),
     generation,
     savedAt: new Date().toISOString(),
     notes: index.notes.size,

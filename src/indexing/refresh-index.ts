@@ -2,6 +2,7 @@ import { lstat, realpath, stat } from 'node:fs/promises';
 import { sep } from 'node:path';
 import { readRegularFileSync } from '../core/regular-file.js';
 import type { Note } from '../core/types.js';
+import type { VaultLayout } from '../vault/layout.js';
 import { parseNote } from '../vault/parse-note.js';
 import { findOnDisk } from '../vault/paths.js';
 import { isNotePath, type VaultFile, walkVault } from '../vault/read-vault.js';
@@ -150,13 +151,13 @@ async function readInto(
       try {
         const bounded = boundNote(file.path, text, index.limits);
         // The hash is the file's, so an unchanged file is still recognised as unchanged.
-        const note = boundLinks(parseNote(file.path, bounded.text, stat, hash), index.limits);
+        const note = boundLinks(parseNote(file.path, bounded.text, stat, hash, index.layout), index.limits);
         if (bounded.reason)
           note.truncated = note.truncated ? `${bounded.reason}; ${note.truncated}` : bounded.reason;
         index.upsert(note);
       } catch (error) {
         // Whatever a note holds, indexing goes on: the note is kept by its name, with the reason.
-        index.upsert(unreadableNote(file.path, text, stat, error));
+        index.upsert(unreadableNote(file.path, text, stat, error, index.layout));
       }
       tally(stats, known ? 'changed' : 'added', file.path, changed);
     }
@@ -180,8 +181,9 @@ function unreadableNote(
   text: string,
   stat: { size: number; mtimeMs: number },
   error: unknown,
+  layout: VaultLayout,
 ): Note {
-  const note = parseNote(path, '', stat);
+  const note = parseNote(path, '', stat, undefined, layout);
   const reason = error instanceof Error ? error.message : String(error);
   return {
     ...note,

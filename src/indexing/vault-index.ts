@@ -1,4 +1,5 @@
 import type { Note, Section } from '../core/types.js';
+import { DEFAULT_LAYOUT, type VaultLayout } from '../vault/layout.js';
 import { linkableAnchor } from '../vault/link-name.js';
 import { basenameOf, foldPath } from '../vault/resolve-link.js';
 import { DEFAULT_LIMITS, type IndexLimits } from './bound-note.js';
@@ -18,6 +19,8 @@ export class VaultIndex {
   graph: LinkGraph;
   /** Bounds on the work one note may cost (the config's `limits`) */
   limits: IndexLimits = DEFAULT_LIMITS;
+  /** Which folders hold which layer (the config's `layout`) */
+  layout: VaultLayout = DEFAULT_LAYOUT;
   /** Index notes reached through symlinks, also from outside the vault (config `followOutsideSymlinks`) */
   followSymlinks = false;
   /** Bumped by every change, so views derived from the whole vault know when to recompute */

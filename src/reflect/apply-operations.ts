@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { stringify } from 'yaml';
 import {
-  COMMITMENTS_PATH,
   type Commitment,
   commitmentKey,
   formatCommitmentLine,
@@ -15,6 +14,7 @@ import { dayOf, isoWithOffset } from '../time/zoned-date.js';
 import { addLinesUnderHeading } from '../vault/add-under-heading.js';
 import { escapeComments } from '../vault/comments.js';
 import { setFrontmatterKeys } from '../vault/edit-frontmatter.js';
+import { commitmentsPath } from '../vault/layout.js';
 import { outlineOf } from '../vault/note-outline.js';
 import { findOnDisk } from '../vault/paths.js';
 import { readForWrite, updateFile, writeAtomic } from '../vault/write-note.js';
@@ -227,7 +227,7 @@ export function planChanges(
         });
         break;
       case 'write_rollup': {
-        add(rollupPath(op.period) ?? op.period, true, {
+        add(rollupPath(op.period, index.layout.folders.episodes) ?? op.period, true, {
           index: i,
           apply: () =>
             newNote(
@@ -247,7 +247,10 @@ export function planChanges(
         if (!added) {
           const lines: Commitment[] = [];
           added = lines;
-          add(COMMITMENTS_PATH, false, { index: i, apply: (text) => addCommitments(text, lines) });
+          add(commitmentsPath(index.layout), false, {
+            index: i,
+            apply: (text) => addCommitments(text, lines),
+          });
         }
         added.push({
           // One found after its day (a first run over old entries) is written as expired at once.
@@ -260,7 +263,7 @@ export function planChanges(
         break;
       }
       case 'complete_commitment':
-        add(COMMITMENTS_PATH, false, {
+        add(commitmentsPath(index.layout), false, {
           index: i,
           apply: (text) => {
             const result = restatus(
@@ -317,14 +320,15 @@ export const ENGINE_STEP = -1;
  * is written as `expired` by the next run, whatever else the run does. Returns how many expire.
  */
 export function planExpiry(plan: Map<string, FileChange>, index: VaultIndex, today: string): number {
-  const note = index.notes.get(COMMITMENTS_PATH);
+  const path = commitmentsPath(index.layout);
+  const note = index.notes.get(path);
   const passed = (note?.sections ?? [])
     .flatMap((section) => parseCommitments(section.text))
     .filter((c) => c.status === 'pending' && c.due < today).length;
   if (passed === 0) return 0;
-  const change = plan.get(COMMITMENTS_PATH) ?? { create: false, steps: [] };
+  const change = plan.get(path) ?? { create: false, steps: [] };
   change.steps.push({ index: ENGINE_STEP, apply: (text) => expireCommitments(text, today).text });
-  plan.set(COMMITMENTS_PATH, change);
+  plan.set(path, change);
   return passed;
 }
 

@@ -1,12 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { COMMITMENTS_PATH } from '../compile/commitments.js';
 import { readRegularText } from '../core/regular-file.js';
 import { TEMPLATES_DIR } from '../core/templates-dir.js';
 import type { Note } from '../core/types.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { citation } from '../recall/recall.js';
 import { withoutComments } from '../vault/comments.js';
+import { commitmentsPath, userNotePath } from '../vault/layout.js';
 import { findOnDisk } from '../vault/paths.js';
 import { operationsJsonSchema } from './operations.js';
 
@@ -24,7 +24,7 @@ export interface ReflectInput {
 /** The notes a run's episodes touch: the core profile, what the entries link to, and the notes they link to. */
 export function touchedNotes(index: VaultIndex, episodes: Note[]): Note[] {
   // The commitments too, so a later entry can mark one done.
-  const paths: string[] = ['profile/user.md', COMMITMENTS_PATH];
+  const paths: string[] = [userNotePath(index.layout), commitmentsPath(index.layout)];
   for (const episode of episodes) {
     for (const edge of index.graph.outEdges(episode.path))
       if (edge.to && edge.to !== episode.path) paths.push(edge.to);
@@ -32,7 +32,7 @@ export function touchedNotes(index: VaultIndex, episodes: Note[]): Note[] {
   // Insights that already cite these days are where repeats and contradictions show up.
   for (const episode of episodes) {
     for (const edge of index.graph.backlinks(episode.path))
-      if (edge.from.startsWith('insights/')) paths.push(edge.from);
+      if (index.notes.get(edge.from)?.layer === 'insights') paths.push(edge.from);
   }
   return [...new Set(paths)]
     .map((p) => index.notes.get(p))

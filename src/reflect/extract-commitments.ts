@@ -7,6 +7,7 @@ import type { VaultIndex } from '../indexing/vault-index.js';
 import { entriesNewestFirst } from '../recall/episode-entries.js';
 import { isRetired } from '../recall/rank.js';
 import { citation } from '../recall/recall.js';
+import { userNotePath } from '../vault/layout.js';
 import { resolveDueDate } from './due-date.js';
 
 export interface FoundCommitment {
@@ -68,7 +69,7 @@ const nameKey = (name: string) => name.normalize('NFC').trim().toLowerCase();
 export function commitmentSpeakers(index: VaultIndex, config: MemConfig): CommitmentSpeakers {
   const names = (list: Array<string | undefined>) =>
     new Set(list.filter((n): n is string => typeof n === 'string' && n.trim() !== '').map(nameKey));
-  const profile = index.notes.get('profile/user.md');
+  const profile = index.notes.get(userNotePath(index.layout));
   const persona = [...index.notes.values()].filter((n) => n.layer === 'persona' && !isRetired(n));
   return {
     user: names(['user', config.speakers['user'], profile?.title, ...(profile?.aliases ?? [])]),

@@ -1,9 +1,10 @@
-import { COMMITMENTS_PATH, commitmentKey, parseCommitments } from '../compile/commitments.js';
+import { commitmentKey, parseCommitments } from '../compile/commitments.js';
 import type { MemConfig } from '../core/config.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { parseDay } from '../time/calendar-day.js';
 import { dayOf } from '../time/zoned-date.js';
 import { setFrontmatterKeys } from '../vault/edit-frontmatter.js';
+import { commitmentsPath } from '../vault/layout.js';
 import { runWritePlan } from '../write/write-plan.js';
 import { applyChanges, ENGINE_STEP, planChanges, planExpiry, previewWrites } from './apply-operations.js';
 import { commitmentSpeakers, extractCommitments } from './extract-commitments.js';
@@ -35,7 +36,8 @@ export async function reflectOffline(
 ): Promise<ReflectResult> {
   const now = options.now ?? new Date();
   const today = dayOf(now, config.timezone);
-  const note = index.notes.get(COMMITMENTS_PATH);
+  const commitmentsNote = commitmentsPath(index.layout);
+  const note = index.notes.get(commitmentsNote);
   // Entries from the day of the last scan on: a commitment a person deleted by hand from the file
   // does not come back, while entries added later on that day are still read.
   const scanned = String(note?.frontmatter['scanned'] ?? '');
@@ -83,13 +85,13 @@ export async function reflectOffline(
   }
   const plan = planChanges(accepted, index, now, config.timezone);
   const expired = planExpiry(plan, index, today);
-  const commitments = plan.get(COMMITMENTS_PATH);
+  const commitments = plan.get(commitmentsNote);
   // The scan day is written only along with a change to the file, so a run that finds nothing
   // writes nothing.
   if (commitments)
     commitments.steps.push({
       index: ENGINE_STEP,
-      apply: (text) => setFrontmatterKeys(text, { scanned: today }, { label: COMMITMENTS_PATH }),
+      apply: (text) => setFrontmatterKeys(text, { scanned: today }, { label: commitmentsNote }),
     });
   const base = {
     mode: 'offline' as const,

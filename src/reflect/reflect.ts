@@ -9,6 +9,7 @@ import { citation } from '../recall/recall.js';
 import { parseDay } from '../time/calendar-day.js';
 import { parseInstant } from '../time/parse-instant.js';
 import { dayOf, isDayOver } from '../time/zoned-date.js';
+import { dayOfPath } from '../vault/layout.js';
 import { runWritePlan } from '../write/write-plan.js';
 import {
   applyChanges,
@@ -81,7 +82,7 @@ export function costLine(model: string, usage: LlmUsage | undefined): string {
  */
 export function pendingEpisodes(index: VaultIndex, max: number, timeZone: string): Note[] {
   return [...index.notes.values()]
-    .filter((note) => note.layer === 'episodes' && note.path.startsWith('episodes/daily/'))
+    .filter((note) => note.layer === 'episodes' && dayOfPath(note.path, index.layout) !== undefined)
     .filter((note) => note.sections.some((s) => s.kind === 'block'))
     .filter((note) => {
       const reflected = note.frontmatter['reflected'];

@@ -73,7 +73,7 @@ export function rollupInput(index: VaultIndex, period: string): RollupInput | un
     childRollups.some((r) => date >= r.period.from && date <= r.period.to);
 
   const all = entriesNewestFirst(index).filter(
-    (e) => !isRetired(e.note) && e.note.path.startsWith('episodes/') && inPeriod(e.section.date),
+    (e) => !isRetired(e.note) && e.note.layer === 'episodes' && inPeriod(e.section.date),
   );
   const citedBy = new Map<string, number>();
   // A child that cites entries hands those up; one that cites none (a hand-written summary) hands up its days.

@@ -108,7 +108,7 @@ export async function rollup(
   for (const level of levels) {
     const wroteHere: string[] = [];
     for (const period of periodsAt(index, level, today, options.missing === true)) {
-      const path = rollupPath(period);
+      const path = rollupPath(period, index.layout.folders.episodes);
       if (!path) continue;
       const skip = (reason: string) => result.skipped.push({ period, path, reason });
       // A rollup of this period anywhere (hand-written ones may live elsewhere) counts as existing.

@@ -1,9 +1,9 @@
-import { COMMITMENTS_PATH, parseCommitments } from '../compile/commitments.js';
+import { parseCommitments } from '../compile/commitments.js';
 import { issuePath, issuePhrase } from '../core/schema-issues.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { parseDay } from '../time/calendar-day.js';
 import { rollupPath, rollupPeriod } from '../time/rollup-period.js';
-import { layerOf } from '../vault/layer.js';
+import { commitmentsPath, layerOf } from '../vault/layout.js';
 import { noteNameProblem } from '../vault/link-name.js';
 import { nameLengthProblem, newNameProblem, PlannedNames, twinProblem } from '../vault/name-rules.js';
 import { resolveInVault } from '../vault/paths.js';
@@ -91,7 +91,7 @@ export async function validateOperations(
   // Every new note of the answer, by the name the file systems compare (`dup.md` and `DUP.md` are one).
   const names = new PlannedNames();
   // Commitments still pending, by their source link: those on file and those added in this answer.
-  const commitmentsNote = context.index.notes.get(COMMITMENTS_PATH);
+  const commitmentsNote = context.index.notes.get(commitmentsPath(context.index.layout));
   const pending = new Set(
     (commitmentsNote?.sections ?? [])
       .flatMap((section) => parseCommitments(section.text))
@@ -123,7 +123,7 @@ export async function validateOperations(
     }
     const problem = mustExist === 'new' ? noteNameProblem(rel.slice(rel.lastIndexOf('/') + 1)) : undefined;
     if (problem) throw new Invalid(`${name} ${rel}: ${problem}`);
-    const layer = layerOf(rel);
+    const layer = layerOf(rel, context.index.layout);
     const allowed = context.allowPersonaEdits ? [...layers, 'persona'] : layers;
     if (!allowed.includes(layer))
       throw new Invalid(`${name} ${rel} is in ${layer}/, not in ${allowed.join('/ or ')}/`);
@@ -182,7 +182,12 @@ export async function validateOperations(
           // A rollup stands in for its days: one for a period still going on would hide what comes next.
           if (days.to >= context.today)
             throw new Invalid(`period ${period} has not ended yet (it runs to ${days.to})`);
-          const path = await notePath(rollupPath(period) ?? period, 'period', ['episodes'], 'new');
+          const path = await notePath(
+            rollupPath(period, context.index.layout.folders.episodes) ?? period,
+            'period',
+            ['episodes'],
+            'new',
+          );
           const cited = rollupSources(op.sources, context);
           const outside = cited.filter((c) => {
             // A citation names its note with a folder when the file name alone is ambiguous.
@@ -221,7 +226,9 @@ export async function validateOperations(
         case 'complete_commitment': {
           const cited = sources(op.sources, context);
           if (!pending.has(op.commitment))
-            throw new Invalid(`no pending commitment in ${COMMITMENTS_PATH} comes from ${op.commitment}`);
+            throw new Invalid(
+              `no pending commitment in ${commitmentsPath(context.index.layout)} comes from ${op.commitment}`,
+            );
           pending.delete(op.commitment);
           accepted.push({ ...op, sources: cited });
           break;

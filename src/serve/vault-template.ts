@@ -36,11 +36,12 @@ export async function readTemplate(dir: string, onNotice?: (message: string) => 
 async function readTemplateFiles(dir: string, onNotice?: (message: string) => void): Promise<VaultSeed> {
   const files = new Map<string, Buffer>();
   let config: Record<string, unknown> | undefined;
+  let persona = 'persona';
   const configInfo = await lstat(join(dir, CONFIG_FILE)).catch(() => undefined);
   if (configInfo?.isFile()) {
     // loadConfig throws INVALID_CONFIG naming the key; the raw object is kept so that defaults
     // stay defaults in the new vault instead of being written out.
-    await loadConfig(dir, onNotice);
+    persona = (await loadConfig(dir, onNotice)).layout.persona;
     config = JSON.parse((await readRegularFile(join(dir, CONFIG_FILE))).toString('utf8')) as Record<
       string,
       unknown
@@ -58,7 +59,7 @@ async function readTemplateFiles(dir: string, onNotice?: (message: string) => vo
       else onNotice?.(`mem: template ${path} is not a regular file; it is skipped`);
     }
   };
-  await walk('persona');
+  await walk(persona);
   return { config, files };
 }
 

@@ -48,10 +48,13 @@ export function rollupPeriod(period: unknown): Period | undefined {
   return periodDays(text);
 }
 
-/** Where the rollup of a period lives: `episodes/weekly/2026-W47.md` … `episodes/yearly/2026.md`. */
-export function rollupPath(period: string): string | undefined {
+/**
+ * Where the rollup of a period lives: `episodes/weekly/2026-W47.md` … `episodes/yearly/2026.md`,
+ * under the layout's episodes folder.
+ */
+export function rollupPath(period: string, episodes = 'episodes'): string | undefined {
   const level = rollupLevel(period);
-  return level && periodDays(period) ? `episodes/${FOLDERS[level]}/${period}.md` : undefined;
+  return level && periodDays(period) ? `${episodes}/${FOLDERS[level]}/${period}.md` : undefined;
 }
 
 /** The period of `level` that holds a day (`YYYY-MM-DD`); undefined when it is not a date. */

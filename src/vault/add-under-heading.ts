@@ -20,6 +20,8 @@ export function addLinesUnderHeading(
   text: string,
   heading: string,
   lines: string[],
+  /** `own`: the lines go before the section's first subheading, directly under the heading */
+  options: { own?: boolean } = {},
 ): { text: string; added: number } {
   const eol = eolOf(text);
   const outline = outlineOf(text);
@@ -27,8 +29,8 @@ export function addLinesUnderHeading(
   const wanted = heading.trim().toLowerCase();
   const at = headings.findIndex((h) => h.text.trim().toLowerCase() === wanted);
   const found = headings[at];
-  // The section runs to the next real heading of the same level or above.
-  const next = found && headings.slice(at + 1).find((h) => h.depth <= found.depth);
+  // The section runs to the next real heading of the same level or above (of any level: `own`).
+  const next = found && headings.slice(at + 1).find((h) => options.own || h.depth <= found.depth);
   const first = found ? found.lastLine + 1 : 0;
   const end = found ? (next?.line ?? outline.lines.length) : 0;
   const present = new Set<string>();

@@ -1,7 +1,7 @@
 // Reads one note's text into a Note: composes frontmatter, links, tags and sections.
 import type { Note } from '../core/types.js';
 import { commentSpans } from './comments.js';
-import { layerOf } from './layer.js';
+import { DEFAULT_LAYOUT, dayOfPath, layerOf, type VaultLayout } from './layout.js';
 import { LineIndex } from './line-index.js';
 import { episodeSections, headingSections, readStructure, type SectionInput } from './note-sections.js';
 import { codeSpans, frontmatterBlock, parseMarkdown } from './parse-markdown.js';
@@ -27,6 +27,8 @@ export function parseNote(
   stat?: { size: number; mtimeMs: number },
   /** The note's hash when the caller has it (the file's, when `text` is only the part indexed) */
   hash?: string,
+  /** Which folders hold which layer, and where the daily notes are */
+  layout: VaultLayout = DEFAULT_LAYOUT,
 ): Note {
   const lines = new LineIndex(text);
   // A plain note (most of a vault) skips remark: its tree is built from its lines.
@@ -44,12 +46,12 @@ export function parseNote(
   const links = [...fm.links, ...bodyLinks];
   const tagText = maskIgnored(text, [...skip, ...bodyLinks.map((l): Span => [l.start, l.end])]);
   const title = stringValue(fm.data['title']) || headings.find((h) => h.depth === 1)?.text || fileTitle(path);
-  const layer = layerOf(path);
+  const layer = layerOf(path, layout);
   const bodyStart = fm.valid && fm.region ? fm.region[1] : 0;
   const sectionInput: SectionInput = { path, text, lines, headings, blocks, bodyStart, hidden };
   const sections =
     layer === 'episodes'
-      ? episodeSections(sectionInput, episodeDate(path, fm.data))
+      ? episodeSections(sectionInput, episodeDate(path, fm.data, layout))
       : headingSections(sectionInput);
   return {
     path,
@@ -88,7 +90,9 @@ function fileTitle(path: string): string {
   return path.slice(path.lastIndexOf('/') + 1).replace(/\.md$/i, '');
 }
 
-function episodeDate(path: string, data: Record<string, unknown>): string | undefined {
+function episodeDate(path: string, data: Record<string, unknown>, layout: VaultLayout): string | undefined {
+  const daily = dayOfPath(path, layout);
+  if (daily) return daily;
   const fromName = /^(\d{4}-\d{2}-\d{2})\.md$/i.exec(fileTitle(path) + '.md')?.[1];
   if (fromName) return fromName;
   const fromData = /^\d{4}-\d{2}-\d{2}/.exec(stringValue(data['date']))?.[0];

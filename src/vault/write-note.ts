@@ -207,6 +207,8 @@ export interface AppendOptions {
  * Appends lines to a file without rewriting it, so a hand edit saved meanwhile is never replaced:
  * `plan` gets the current text (undefined when there is none) and returns the text to add, or
  * undefined for nothing (it is called again on every retry, so it can skip what is already there).
+ * Lines that belong before the end (under a heading a person's text follows) come back as
+ * `{ replace }`, the whole new text, written by compare-and-swap against the text `plan` was given.
  * A missing file is created whole. After the write the file is read back: an editor that saved its
  * older buffer over the append (in place or by rename) dropped the lines, so they are appended
  * again, after a jittered back-off, until a read finds them and the file has stopped changing.
@@ -214,7 +216,7 @@ export interface AppendOptions {
  */
 export async function appendVerified(
   abs: string,
-  plan: (current: string | undefined) => string | undefined,
+  plan: (current: string | undefined) => string | { replace: string } | undefined,
   present: (text: string) => boolean,
   options: AppendOptions = {},
 ): Promise<{ text: string | undefined; changed: boolean }> {
@@ -237,25 +239,29 @@ export async function appendVerified(
         continue;
       }
     }
-    const addition = plan(current?.text);
-    if (addition === undefined || addition === '') {
+    const planned = plan(current?.text);
+    const replace = typeof planned === 'object' && current !== undefined ? planned.replace : undefined;
+    const addition =
+      typeof planned === 'object' ? (current === undefined ? planned.replace : undefined) : planned;
+    if (replace === undefined && (addition === undefined || addition === '')) {
       if (current !== undefined && !changed) return { text: current.text, changed: false };
     } else {
-      if (current === undefined) {
+      if (current === undefined || replace !== undefined) {
         try {
-          await writeAtomic(abs, addition, { expectedHash: null, label });
+          await writeAtomic(abs, replace ?? addition!, { expectedHash: current?.hash ?? null, label });
         } catch (error) {
           if (!(error instanceof MemError) || error.code !== 'CONFLICT') throw error;
           continue;
         }
       } else {
-        await appendBytes(abs, addition, label);
+        await appendBytes(abs, addition!, label);
       }
       changed = true;
+      const expected = replace ?? (current?.text ?? '') + addition!;
       const after = await readForWrite(abs);
-      ours = after?.text === (current?.text ?? '') + addition ? after?.text : undefined;
+      ours = after?.text === expected ? after?.text : undefined;
       // Nobody but mem touched the file lately, and nobody around the write: one read suffices.
-      if (quiet && after?.text === (current?.text ?? '') + addition) {
+      if (quiet && after?.text === expected) {
         await noteOwnWrite(abs, foreignAt ?? 0);
         return { text: after.text, changed };
       }

@@ -3,7 +3,7 @@
 import type { MemConfig } from '../core/config.js';
 import { MemError } from '../core/errors.js';
 import type { Heading } from '../core/types.js';
-import { layerOf } from '../vault/layer.js';
+import { layerOf, layoutOf } from '../vault/layout.js';
 import { findFrontmatter } from '../vault/parse-markdown.js';
 import { parseNote } from '../vault/parse-note.js';
 import { resolveInVault } from '../vault/paths.js';
@@ -186,7 +186,7 @@ export async function editNote(
   options: EditNoteOptions = {},
 ): Promise<NoteWriteResult> {
   const { abs, rel } = await resolveInVault(root, path, { mustExist: true });
-  if (layerOf(rel) === 'episodes') {
+  if (layerOf(rel, layoutOf(config)) === 'episodes') {
     throw new MemError(
       'INVALID_INPUT',
       `${rel} is an episode note; episodes are append-only through remember (mem remember / memory_remember)`,

@@ -8,6 +8,7 @@ import { addDays, parseDay, periodDays } from '../time/calendar-day.js';
 import { parseInstant } from '../time/parse-instant.js';
 import { dayOf, isoWithOffset } from '../time/zoned-date.js';
 import { setFrontmatterKeys } from '../vault/edit-frontmatter.js';
+import { dayOfPath } from '../vault/layout.js';
 import { PlannedNames } from '../vault/name-rules.js';
 import { findOnDisk } from '../vault/paths.js';
 import { updateFile } from '../vault/write-note.js';
@@ -66,7 +67,7 @@ function staleEpisodes(index: VaultIndex, cutoff: string): ForgetStaleResult['ar
       return period ? [{ path: note.path, ...period }] : [];
     });
   return [...index.notes.values()]
-    .filter((n) => n.path.startsWith('episodes/daily/') && !isRetired(n) && !isRollup(n))
+    .filter((n) => dayOfPath(n.path, index.layout) !== undefined && !isRetired(n) && !isRollup(n))
     .flatMap((note) => {
       const day = dayOfNote(note);
       if (!day || day >= cutoff || isLinked(index, note.path)) return [];

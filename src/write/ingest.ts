@@ -4,6 +4,7 @@ import type { WriteCommit } from '../git/commit-write.js';
 import { readPendingPlan } from '../git/pending-plan.js';
 import { dayOf, timeOfDay } from '../time/zoned-date.js';
 import { entryText } from '../vault/entry-text.js';
+import { dailyNotePath, layoutOf } from '../vault/layout.js';
 import { hashText } from '../vault/write-note.js';
 import { parseTranscript, type TranscriptTurn } from './parse-transcript.js';
 import { redactSecrets } from './redact.js';
@@ -110,12 +111,12 @@ export async function ingestTurns(
   if (days.length > 0)
     await underPlan(root, config, plan, (steps) =>
       steps.record(
-        days.map((day) => `episodes/daily/${day}.md`),
+        days.map((day) => dailyNotePath(day, layoutOf(config))),
         message(turns.length),
       ),
     );
   for (const [i, day] of days.entries()) {
-    const { path, ids, derive } = await appendToDay(root, day, byDay.get(day) ?? []);
+    const { path, ids, derive } = await appendToDay(root, config, day, byDay.get(day) ?? []);
     if (ids.length > 0) {
       added += ids.length;
       touched.push(day);

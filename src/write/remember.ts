@@ -7,11 +7,14 @@ import { TEMPLATES_DIR } from '../core/templates-dir.js';
 import type { DeriveContent } from '../git/commit-paths.js';
 import { commitWrite, type WriteCommit } from '../git/commit-write.js';
 import { dayOf, timeOfDay } from '../time/zoned-date.js';
+import { addLinesUnderHeading } from '../vault/add-under-heading.js';
 import { entryText } from '../vault/entry-text.js';
+import { dailyNotePath, dayOfPath, layoutOf, type VaultLayout } from '../vault/layout.js';
 import { withVaultLock } from '../vault/lock.js';
 import { resolveInVault } from '../vault/paths.js';
 import { appendVerified } from '../vault/write-note.js';
 import { appendLine, type EntryKind, nextBlockId, renderEntry } from './episode-entry.js';
+import { fillTemplate } from './fill-template.js';
 import { redactSecrets } from './redact.js';
 
 export interface RememberInput {
@@ -63,18 +66,58 @@ export interface DayEntry {
  * note's template) plus those lines, never a person's edit made meanwhile. A line the commit
  * already has is not added twice (a commit a crash interrupted may have taken it).
  */
-function deriveDay(template: string, lines: string[]): DeriveContent {
+function deriveDay(template: string, lines: string[], heading: string | undefined): DeriveContent {
   return (committed) =>
-    lines.filter((line) => !committed?.includes(line)).reduce(appendLine, committed ?? template);
+    lines
+      .filter((line) => !committed?.includes(line))
+      .reduce((text, line) => placeEntry(text, line, heading), committed ?? template);
 }
 
-/** `deriveDay` for an `episodes/daily/YYYY-MM-DD.md` path; undefined for any other path. */
-export async function deriveDailyNote(path: string, lines: string[]): Promise<DeriveContent | undefined> {
-  const date = /^episodes\/daily\/(\d{4}-\d{2}-\d{2})\.md$/.exec(path)?.[1];
-  return date ? deriveDay(await dailyTemplate(date), lines) : undefined;
+/**
+ * `text` with one more entry line: at the end, or, when the layout names a heading (a daily note
+ * a person also writes in), at the end of the section under it (made at the end when missing).
+ * Every other byte stays as it was.
+ */
+export function placeEntry(text: string, line: string, heading: string | undefined): string {
+  return heading ? addLinesUnderHeading(text, heading, [line], { own: true }).text : appendLine(text, line);
 }
 
-async function dailyTemplate(date: string): Promise<string> {
+/** `deriveDay` for a daily note of the layout; undefined for any other path. */
+export async function deriveDailyNote(
+  root: string,
+  config: MemConfig,
+  path: string,
+  lines: string[],
+): Promise<DeriveContent | undefined> {
+  const layout = layoutOf(config);
+  const date = dayOfPath(path, layout);
+  return date ? deriveDay(await dailyTemplate(root, config, date), lines, entryHeading(layout)) : undefined;
+}
+
+/** The heading mem's entries go under, as its text (`## Memory` in the config is `Memory`). */
+function entryHeading(layout: VaultLayout): string | undefined {
+  const heading = layout.daily.heading?.replace(/^#+\s*/, '').trim();
+  return heading || undefined;
+}
+
+/**
+ * The text a new day's note starts from: the layout's template note, with Obsidian's template
+ * variables filled in, or mem's own. A template that cannot be read starts the day from mem's own,
+ * as Obsidian starts an empty note: the entry matters more than the template.
+ */
+async function dailyTemplate(root: string, config: MemConfig, date: string): Promise<string> {
+  const layout = layoutOf(config);
+  const own = layout.daily.template;
+  if (own) {
+    const path = own.endsWith('.md') ? own : `${own}.md`;
+    const text = await resolveInVault(root, path)
+      .then(({ abs }) => readRegularText(abs))
+      .catch(() => undefined);
+    if (text !== undefined) {
+      const title = dailyNotePath(date, layout).replace(/^.*\//, '').replace(/\.md$/, '');
+      return fillTemplate(text, { date, title, timezone: config.timezone, layout });
+    }
+  }
   const template = await readFile(join(TEMPLATES_DIR, 'daily.md'), 'utf8');
   return template.replaceAll('{{date}}', date);
 }
@@ -114,25 +157,29 @@ export type OnPlanned = (path: string, lines: string[]) => Promise<void>;
 
 /**
  * Appends entries to one day's episode note, creating it from the template. Runs under the vault's
- * write lock. The note is never rewritten: the entries are appended and read back, and appended
+ * write lock. The note is never rewritten (but for entries that go under the layout's heading with a
+ * person's text after it, by compare-and-swap): the entries are appended and read back, and appended
  * again when an editor's save dropped them, so neither a hand edit nor an entry is lost. Entries
  * whose fixed block id is already in the note are skipped. Returns the ids and lines written.
  */
 export async function appendToDay(
   root: string,
+  config: MemConfig,
   date: string,
   entries: DayEntry[],
   onPlanned?: OnPlanned,
 ): Promise<{ path: string; ids: string[]; lines: string[]; derive: DeriveContent }> {
-  const { abs, rel } = await resolveInVault(root, `episodes/daily/${date}.md`);
-  const template = await dailyTemplate(date);
+  const layout = layoutOf(config);
+  const heading = entryHeading(layout);
+  const { abs, rel } = await resolveInVault(root, dailyNotePath(date, layout));
+  const template = await dailyTemplate(root, config, date);
   // The line each entry was written as: a retry keeps its id when it is still free.
   const written: Array<string | undefined> = entries.map(() => undefined);
   const skipped = new Set<number>();
   // Lines of earlier appends that an editor's late save dropped: appended again, before the new ones.
   const recent = recentOf(abs);
   let restored: Array<{ line: string; at: number }> = [];
-  const plan = (current: string | undefined): string | undefined => {
+  const plan = (current: string | undefined): string | { replace: string } | undefined => {
     const base = current ?? template;
     let text = base;
     // Not into a missing note: a person who deleted the note meant it.
@@ -141,7 +188,7 @@ export async function appendToDay(
       // Another writer may have taken its block id meanwhile: then it gets the next free one.
       const id = /\^([A-Za-z0-9-]+)$/.exec(r.line)?.[1];
       if (id && hasBlockId(text, id)) r.line = r.line.replace(/\^[A-Za-z0-9-]+$/, `^${nextBlockId(text)}`);
-      text = appendLine(text, r.line);
+      text = placeEntry(text, r.line, heading);
     }
     entries.forEach((entry, i) => {
       const line = written[i];
@@ -153,10 +200,13 @@ export async function appendToDay(
       const earlier = line === undefined ? undefined : /\^([A-Za-z0-9-]+)$/.exec(line)?.[1];
       const blockId = entry.blockId ?? (earlier && !hasBlockId(text, earlier) ? earlier : nextBlockId(text));
       written[i] = renderEntry({ ...entry, blockId });
-      text = appendLine(text, written[i]!);
+      text = placeEntry(text, written[i]!, heading);
     });
     if (current === undefined) return text === base ? undefined : text;
-    return text.slice(base.length);
+    if (text === base) return undefined;
+    // Appended at the end: only the new bytes are written. Under a heading a person's text
+    // follows: the whole note, by compare-and-swap against the text read.
+    return text.startsWith(base) ? text.slice(base.length) : { replace: text };
   };
   const present = (text: string) =>
     restored.every((r) => holds(text, r.line)) &&
@@ -181,7 +231,7 @@ export async function appendToDay(
   noteRecent(abs, lines);
   const ids = lines.map((line) => /\^([A-Za-z0-9-]+)$/.exec(line)?.[1] ?? '');
   // What to commit: the committed note (or the template) plus these lines, never a hand edit.
-  return { path: rel, ids, lines, derive: deriveDay(template, lines) };
+  return { path: rel, ids, lines, derive: deriveDay(template, lines, heading) };
 }
 
 /** Whether the note holds `line` (written with `\n`; a CRLF note holds it with `\r\n`). */
@@ -249,6 +299,7 @@ export async function rememberAll(
     const mine = prepared.flatMap((p, i) => (p.date === date ? [i] : []));
     const day = await appendToDay(
       root,
+      config,
       date,
       mine.map((i) => prepared[i]!.entry),
       onPlanned,
@@ -268,7 +319,7 @@ export async function rememberAll(
       results[i] = {
         path: day.path,
         blockId,
-        link: `[[${date}#^${blockId}]]`,
+        link: `[[${day.path.slice(day.path.lastIndexOf('/') + 1, -3)}#^${blockId}]]`,
         redacted: prepared[i]!.redacted,
         lines: day.lines.slice(k, k + 1),
         ...commit,

@@ -1,6 +1,7 @@
 // `mem undo`: reverts mem's newest commit that is not undone yet, through the write pipeline
 // (write-plan.ts): under the write lock, the undo's plan is recorded before the first file is
 // written back, and a re-run after a kill finishes that undo instead of undoing one more.
+import { loadConfig } from '../core/config.js';
 import { MemError } from '../core/errors.js';
 import type { CommitResult } from '../git/commit-paths.js';
 import { finishPendingPlan, removePlanTemps } from '../git/commit-write.js';
@@ -100,11 +101,13 @@ export async function undoLastMemCommit(root: string, options: UndoOptions = {})
     };
   }
   const git = { autoCommit: true, runHooks: options.runHooks === true };
+  // A config that does not load (being fixed by hand) must not stop an undo: persona/ then.
+  const persona = (await loadConfig(root).catch(() => undefined))?.layout.persona;
   return underPlan(root, { git }, `${UNDO_PLAN}${last.sha}`, async (plan) => {
     const revert = await planRevert(repo.repo, last.sha, {
       keep: (path) => {
         const vaultPath = toVaultPath(repo, path);
-        return vaultPath !== undefined && isKeptByUndo(vaultPath);
+        return vaultPath !== undefined && isKeptByUndo(vaultPath, persona);
       },
       resume: resumed !== undefined,
     });

@@ -47,7 +47,7 @@ describe('rollup levels', () => {
   });
 
   it('puts each level in its own folder', () => {
-    expect(['2026-W47', '2026-11', '2026-Q4', '2026', '2025-W53'].map(rollupPath)).toEqual([
+    expect(['2026-W47', '2026-11', '2026-Q4', '2026', '2025-W53'].map((p) => rollupPath(p))).toEqual([
       'episodes/weekly/2026-W47.md',
       'episodes/monthly/2026-11.md',
       'episodes/quarterly/2026-Q4.md',

@@ -1,8 +1,9 @@
 import { readdir, readFile, realpath, stat } from 'node:fs/promises';
-import { basename, join, relative } from 'node:path';
+import { basename, join, relative, sep } from 'node:path';
 import type { MemConfig } from '../../core/config.js';
 import { MemError } from '../../core/errors.js';
 import type { WriteCommit } from '../../git/commit-write.js';
+import { layerOf, layoutOf } from '../../vault/layout.js';
 import { type IngestTurn, ingestTurns } from '../ingest.js';
 import { decodeTranscript } from '../parse-transcript.js';
 import { parseChatGptExport } from './chatgpt-export.js';
@@ -103,11 +104,15 @@ async function readFolder(
     throw unknownFormat(label, `a folder is read as journals or vtuber histories, not ${chosen}`);
   const files = await listMarkdown(dir);
   const conversations: ImportedConversation[] = [];
-  const own = await realpath(join(root, 'episodes')).catch(() => join(root, 'episodes'));
+  const layout = layoutOf(config);
+  const realRoot = await realpath(root).catch(() => root);
   for (const path of files) {
     const rel = relative(dir, path);
     // The vault's own episodes read as journals would be imported into themselves, growing each run.
-    if (!relative(own, await realpath(path)).startsWith('..')) {
+    const inVault = relative(realRoot, await realpath(path))
+      .split(sep)
+      .join('/');
+    if (!inVault.startsWith('..') && layerOf(inVault, layout) === 'episodes') {
       countSkip(skipped, "the vault's own episode note");
       continue;
     }

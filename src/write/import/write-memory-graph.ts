@@ -25,14 +25,14 @@ export interface GraphWriteResult extends WriteCommit {
 }
 
 /** The profile folder for an entity type: the vault's own `people`, `places` and `pets`, else the type's name. */
-function folderOf(entity: GraphEntity): string {
-  if (USER_NAMES.has(entity.name.toLowerCase())) return 'profile';
+function folderOf(entity: GraphEntity, profile: string): string {
+  if (USER_NAMES.has(entity.name.toLowerCase())) return profile;
   const type = entity.entityType.toLowerCase();
-  if (['person', 'people', 'human', 'user'].includes(type)) return 'profile/people';
-  if (['place', 'location', 'city', 'country'].includes(type)) return 'profile/places';
-  if (['pet', 'animal'].includes(type)) return 'profile/pets';
+  if (['person', 'people', 'human', 'user'].includes(type)) return `${profile}/people`;
+  if (['place', 'location', 'city', 'country'].includes(type)) return `${profile}/places`;
+  if (['pet', 'animal'].includes(type)) return `${profile}/pets`;
   const slug = type.replace(/[^\p{L}\p{N}]+/gu, '-').replace(/^-+|-+$/g, '');
-  return `profile/${slug || 'entities'}`;
+  return `${profile}/${slug || 'entities'}`;
 }
 
 /**
@@ -129,7 +129,7 @@ export async function writeMemoryGraph(
       // A person's own note for the entity (`People/Mei.md`, `profile/people/mei.md`) is the one
       // a [[Mei]] link reaches, as in Obsidian: it is appended to rather than shadowed by a twin.
       const name = entityNoteName(entity.name);
-      const planned = `${folderOf(entity)}/${name}.md`;
+      const planned = `${folderOf(entity, config.layout.profile)}/${name}.md`;
       const { abs, rel } = await resolveInVault(root, resolveLink(name, planned, known) ?? planned);
       notes.push({ entity, facts, links, abs, rel });
     }
