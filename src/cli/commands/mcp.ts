@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { openFromCli } from '../context.js';
 import type { CliIO } from '../io.js';
 import { parsePositiveInt } from '../parse-options.js';
+import { mcpInstallCommand } from './mcp-install.js';
 import { errorText, waitForStop } from './watch.js';
 
 interface McpCliOptions {
@@ -15,8 +16,8 @@ interface McpCliOptions {
 const collect = (value: string, previous: string[]) => [...previous, value];
 
 export function mcpCommand(program: Command, io: CliIO): void {
-  program
-    .command('mcp')
+  const mcp = program.command('mcp');
+  mcp
     .description(
       'an MCP server (stdio, or streamable HTTP with --http): recall, compile, read and list notes, remember, create, edit frontmatter, move and forget (archive)',
     )
@@ -67,4 +68,5 @@ export function mcpCommand(program: Command, io: CliIO): void {
       await server.close();
       await vault.close();
     });
+  mcpInstallCommand(mcp, io);
 }
