@@ -86,6 +86,7 @@ function ownSegments(lines: TomlLine[], path: string): Array<[number, number]> {
       }
       return;
     }
+    if (line.kind === 'value' && open !== null) last = k;
     if (line.kind !== 'key') return;
     if (open !== null) last = k;
     const full = [...current, ...line.path];

@@ -2,12 +2,14 @@ import { MemError } from '../../core/errors.js';
 
 /**
  * One line of a TOML file, as far as `mem mcp install` needs to know it: a table header with its
- * key path, a key/value line with its (dotted) key, or anything else (blank, comment, or the rest
- * of a value that spans lines).
+ * key path, a key/value line with its (dotted) key, the rest of a value that spans lines, or
+ * anything else (blank, comment).
  */
 export type TomlLine =
   | { kind: 'header'; path: string[]; array: boolean }
   | { kind: 'key'; path: string[] }
+  /** The rest of a value begun on an earlier line */
+  | { kind: 'value' }
   | { kind: 'other' };
 
 const KEY_PART = String.raw`(?:[A-Za-z0-9_-]+|"(?:[^"\\\n]|\\.)*"|'[^'\n]*')`;
@@ -46,7 +48,7 @@ export function readTomlLines(text: string, path: string): TomlLine[] {
   lines.forEach((line, k) => {
     if (state.depth > 0 || state.multiline) {
       if (!scanValue(line, 0, state)) throw invalid(k, 'a value that does not close');
-      out.push({ kind: 'other' });
+      out.push({ kind: 'value' });
       return;
     }
     if (/^\s*(#.*)?$/.test(line)) {
