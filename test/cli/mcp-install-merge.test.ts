@@ -137,7 +137,7 @@ describe('mergeToml', () => {
   const trailing = fc.constantFrom([], [''], ['', '# next'], ['# about what follows', '']);
   interface Segment {
     lines: string[];
-    trailing: string[];
+    trailing: readonly string[];
     own: boolean;
   }
   const tableNames = fc.uniqueArray(

@@ -172,7 +172,7 @@ describe('mem mcp install writes the client file', () => {
     const { home, env } = await freshHome();
     const run = await install(['claude-desktop', '--scope', 'project', '--vault', vault], env);
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain('Claude Desktop has user scope only');
+    expect(run.stderr).toContain('Claude Desktop has a user config only');
     expect(await readdir(home)).toEqual([]);
   });
 

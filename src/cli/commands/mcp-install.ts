@@ -1,4 +1,4 @@
-import { Argument, type Command } from 'commander';
+import { Argument, type Command, Option } from 'commander';
 import type { GlobalOptions } from '../context.js';
 import type { CliIO } from '../io.js';
 import { CLIENT_IDS, type ClientId } from '../mcp-install/clients.js';
@@ -13,7 +13,12 @@ export function mcpInstallCommand(mcp: Command, io: CliIO): void {
     .addArgument(new Argument('<client>', 'the client').choices(CLIENT_IDS))
     .option('--print', 'print the snippet for the client and write nothing')
     .option('--dry-run', 'show the change to the config file and write nothing')
-    .option('--scope <scope>', 'user (every project, the default) or project (the working directory)')
+    .addOption(
+      new Option(
+        '--scope <scope>',
+        'user (every project, the default) or project (the working directory)',
+      ).choices(['user', 'project']),
+    )
     .option('--force', 'replace a memvault entry that starts the server differently')
     .action(async (id: ClientId, options: InstallOptions, command: Command) => {
       // Loaded when it runs: the diff of --dry-run is no part of `mem --help`.

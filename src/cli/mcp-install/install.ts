@@ -30,7 +30,7 @@ export async function installMcpClient(id: ClientId, options: InstallOptions, io
   const scope = (options.scope ?? 'user') as Scope;
   if (!scopesOf(client).includes(scope)) {
     const has = scopesOf(client).join(' or ');
-    throw new MemError('USAGE', `--scope ${options.scope}: ${client.label} has ${has} scope only`);
+    throw new MemError('USAGE', `--scope ${scope}: ${client.label} has a ${has} config only`);
   }
   const vault = await vaultFolder(options.vault, io, Boolean(options.print));
   const server = await serverCommand(vault, io.env);
@@ -42,6 +42,11 @@ export async function installMcpClient(id: ClientId, options: InstallOptions, io
         : `${client.where?.[scope]}\n${tomlTable(server)}`,
     );
     return;
+  }
+  if (server.via === 'node' && /[\\/]_npx[\\/]/.test(server.args[0] ?? '')) {
+    io.stderr(
+      `mem: warning: this mem runs from npx's cache, which npm may clear; install memvault (npm install -g memvault) and run this again\n`,
+    );
   }
   const path = client.paths[scope]?.({ env: io.env, cwd: io.cwd, platform: process.platform }) ?? '';
   const file = await readConfigFile(path);

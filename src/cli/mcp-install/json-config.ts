@@ -42,7 +42,7 @@ export function mergeJson(
     );
   }
   const key = client.serversKey;
-  const servers = config[key] ?? {};
+  const servers = config[key] === undefined ? {} : config[key];
   if (!isPlainObject(servers)) {
     throw new MemError(
       'INVALID_CONFIG',
@@ -61,7 +61,7 @@ export function mergeJson(
   const unit = /\n([ \t]+)\S/.exec(body)?.[1] ?? '  ';
   const eol = body.includes('\r\n') ? '\r\n' : '\n';
   const bom = text.length - body.length;
-  const spliced = text.slice(0, bom) + splice(body, key, entry, unit, eol);
+  const spliced = text.slice(0, bom) + trySplice(body, key, entry, unit, eol);
   if (parsesTo(spliced.slice(bom), config)) return { kind: 'changed', text: spliced, replaced };
   const whole = renderJson(config, unit, '', eol);
   return {
@@ -76,6 +76,14 @@ function parsesTo(text: string, expected: unknown): boolean {
     return sameJson(JSON.parse(text), expected);
   } catch {
     return false;
+  }
+}
+
+function trySplice(text: string, key: string, entry: unknown, unit: string, eol: string): string {
+  try {
+    return splice(text, key, entry, unit, eol);
+  } catch {
+    return ''; // parsesTo refuses it, and the file is written whole
   }
 }
 

@@ -19,7 +19,7 @@ export function skipSpace(text: string, at: number): number {
 
 function skipString(text: string, at: number): number {
   let k = at + 1;
-  while (text[k] !== '"') k += text[k] === '\\' ? 2 : 1;
+  while (k < text.length && text[k] !== '"') k += text[k] === '\\' ? 2 : 1;
   return k + 1;
 }
 
@@ -39,7 +39,7 @@ export function skipValue(text: string, at: number): number {
       if (d === '{' || d === '[') depth += 1;
       if (d === '}' || d === ']') depth -= 1;
       k += 1;
-    } while (depth > 0);
+    } while (depth > 0 && k < text.length);
     return k;
   }
   let k = at;
@@ -50,8 +50,9 @@ export function skipValue(text: string, at: number): number {
 /** The members of the object whose `{` is at `open`, and the index of its `}`. */
 export function objectMembers(text: string, open: number): { members: Member[]; close: number } {
   const members: Member[] = [];
+  if (text[open] !== '{') throw new Error('not an object');
   let k = skipSpace(text, open + 1);
-  while (text[k] !== '}') {
+  while (k < text.length && text[k] !== '}') {
     const keyStart = k;
     const keyEnd = skipString(text, k);
     const key = JSON.parse(text.slice(keyStart, keyEnd)) as string;
