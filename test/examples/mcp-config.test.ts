@@ -11,6 +11,7 @@ import { cleanupVaults, makeVault, REPO_ROOT } from '../helpers/make-vault.js';
 // Code's `.vscode/mcp.json` reads `servers` (code.visualstudio.com/docs/copilot/chat/mcp-servers),
 // Codex's `~/.codex/config.toml` a `[mcp_servers.<name>]` table (github.com/openai/codex, docs/config.md).
 // Each is parsed, its placeholder vault swapped for a real one, and the server started from it.
+// `mem mcp install <client> --print` prints these same bytes (test/cli/mcp-install.test.ts).
 const DIR = join(REPO_ROOT, 'examples/mcp');
 const PLACEHOLDER = '/absolute/path/to/your/vault';
 const SNIPPETS = readdirSync(DIR).filter((name) => name.endsWith('.json') || name.endsWith('.toml'));
