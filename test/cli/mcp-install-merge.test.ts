@@ -1,8 +1,12 @@
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join as joinPath } from 'node:path';
 import { diffArrays } from 'diff';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CLIENTS, type PathContext } from '../../src/cli/mcp-install/clients.js';
 import { mergeJson } from '../../src/cli/mcp-install/json-config.js';
+import { readConfigFile, replaceConfigFile } from '../../src/cli/mcp-install/replace-file.js';
 import { mergeToml, tomlTable } from '../../src/cli/mcp-install/toml-config.js';
 
 const SERVER = { command: 'mem', args: ['mcp', '--vault', '/v'] };
@@ -225,5 +229,28 @@ describe('mergeToml', () => {
       replaced: true,
       text: `[tui]\r\nx = 1\r\n\r\n${tomlTable(SERVER).replace(/\n/g, '\r\n')}`,
     });
+  });
+});
+
+describe('replaceConfigFile', () => {
+  it('writes nothing over a file that changed since it was read (the client rewrote it)', async () => {
+    const dir = await mkdtemp(joinPath(tmpdir(), 'mem-replace-'));
+    try {
+      const path = joinPath(dir, 'mcp.json');
+      await writeFile(path, '{}\n');
+      const file = await readConfigFile(path);
+      await writeFile(path, '{"theirs": 1}\n');
+      await expect(replaceConfigFile(file, '{"ours": 1}\n')).rejects.toThrow(
+        'changed while mem was reading it',
+      );
+      expect(await readFile(path, 'utf8')).toBe('{"theirs": 1}\n');
+      expect(await readdir(dir)).toEqual(['mcp.json']);
+      // And a file that appeared meanwhile is not overwritten either.
+      const absent = await readConfigFile(joinPath(dir, 'new.json'));
+      await writeFile(joinPath(dir, 'new.json'), '');
+      await expect(replaceConfigFile(absent, '{}\n')).rejects.toThrow('changed while');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
