@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import * as z from 'zod/v4';
 import { DAEMON_DEFAULTS } from './daemon-settings.js';
 import { MemError } from './errors.js';
@@ -7,6 +7,12 @@ import { issuePath, issuePhrase, parseWithoutUnknownKeys } from './schema-issues
 import { CONFIG_FILE } from './vault-files.js';
 
 export { CONFIG_FILE };
+
+/** The model each embeddings provider uses when `embeddings.model` is not set. */
+export const DEFAULT_EMBEDDING_MODEL = {
+  openai: 'text-embedding-3-small',
+  local: 'Xenova/all-MiniLM-L6-v2',
+} as const;
 
 const systemZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 
@@ -144,24 +150,50 @@ export const configSchema = z.strictObject({
       .boolean()
       .default(false)
       .describe('Fuse semantic similarity (embeddings) into recall; off means no network call at all'),
+    provider: z
+      .enum(['openai', 'local'])
+      .default('openai')
+      .describe(
+        'Where vectors come from: an OpenAI-compatible endpoint (openai: OpenAI, Ollama, …), or a model run in-process by Transformers.js on ONNX Runtime (local: no server; `npm install @huggingface/transformers`, model downloaded on first use)',
+      ),
     baseURL: z
       .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
       .optional()
       .describe(
-        'OpenAI-compatible embeddings endpoint, e.g. http://127.0.0.1:11434/v1 for Ollama; unset means OpenAI',
+        'OpenAI-compatible embeddings endpoint, e.g. http://127.0.0.1:11434/v1 for Ollama; unset means OpenAI (provider openai)',
       ),
     model: z
       .string()
       .min(1)
-      .default('text-embedding-3-small')
-      .describe('Embedding model, e.g. bge-m3 or nomic-embed-text'),
+      .optional()
+      .meta({
+        description:
+          'Embedding model: for openai e.g. bge-m3 or nomic-embed-text; for local a Hugging Face model id with ONNX weights, e.g. Xenova/paraphrase-multilingual-MiniLM-L12-v2 for Chinese and 50 other languages',
+        shownDefault: `\`"${DEFAULT_EMBEDDING_MODEL.openai}"\` (openai), \`"${DEFAULT_EMBEDDING_MODEL.local}"\` (local)`,
+      }),
+    cacheDir: z
+      .string()
+      .refine(
+        (path) => isAbsolute(path) || path === '~' || path.startsWith('~/'),
+        'must be an absolute path or start with "~/"',
+      )
+      .optional()
+      .meta({
+        description:
+          'Folder of the local models (one sub-folder per model id); the environment variable MEM_MODEL_CACHE overrides it',
+        shownDefault: '$XDG_CACHE_HOME/memvault/models, else ~/.cache/memvault/models',
+      }),
     apiKeyEnv: z
       .string()
       .min(1)
       .default('OPENAI_API_KEY')
-      .describe('Name of the environment variable that holds the embeddings API key'),
+      .describe('Name of the environment variable that holds the embeddings API key (provider openai)'),
     weight: weight(0.5).describe('Weight of the cosine similarity, added to the text relevance'),
-    batchSize: z.int().positive().default(64).describe('Sections sent per embeddings request'),
+    batchSize: z
+      .int()
+      .positive()
+      .default(64)
+      .describe('Sections sent per embeddings request (local: embedded per model run)'),
   }),
   companion: group({
     commit: z
@@ -350,11 +382,24 @@ export const configSchema = z.strictObject({
     ),
 });
 
-/** The settings of one vault, every default filled in. */
-export type MemConfig = z.output<typeof configSchema>;
+type ParsedConfig = z.output<typeof configSchema>;
+
+/** The settings of one vault, every default filled in (the embedding model's from the provider). */
+export type MemConfig = Omit<ParsedConfig, 'embeddings'> & {
+  embeddings: ParsedConfig['embeddings'] & { model: string };
+};
+
+/** Fills in the defaults that depend on another key: the embedding model, from the provider. */
+function withDerivedDefaults(parsed: ParsedConfig): MemConfig {
+  const { embeddings } = parsed;
+  return {
+    ...parsed,
+    embeddings: { ...embeddings, model: embeddings.model ?? DEFAULT_EMBEDDING_MODEL[embeddings.provider] },
+  };
+}
 
 export function defaultConfig(): MemConfig {
-  return configSchema.parse({});
+  return withDerivedDefaults(configSchema.parse({}));
 }
 
 /**
@@ -381,7 +426,7 @@ export function resolveConfig(raw: unknown, onNotice?: (message: string) => void
     });
     throw new MemError('INVALID_CONFIG', `${CONFIG_FILE}: ${problems.join('; ')}`);
   }
-  return result.data;
+  return withDerivedDefaults(result.data);
 }
 
 /** The vault's mem.config.json parsed as JSON, not yet validated; `undefined` when there is none. */

@@ -45,6 +45,7 @@ describe('mem.config.json', () => {
       },
       embeddings: {
         enabled: false,
+        provider: 'openai',
         model: 'text-embedding-3-small',
         apiKeyEnv: 'OPENAI_API_KEY',
         weight: 0.5,
