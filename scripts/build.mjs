@@ -45,6 +45,9 @@ const result = await build({
   sourcesContent: false,
   metafile: true,
   logLevel: 'warning',
+  // The local embedding model's runtime is an optional peer dependency with native binaries (ONNX
+  // Runtime): imported from where the user installed it, never bundled.
+  external: ['@huggingface/transformers'],
   // Bundled CommonJS dependencies call require() for Node's own modules.
   banner: {
     js: "import { createRequire as __memCreateRequire } from 'node:module'; const require = __memCreateRequire(import.meta.url);",

@@ -7,7 +7,7 @@ import type { VaultIndex } from '../indexing/vault-index.js';
 import { type EmbedProgress, type EmbedTexts, VectorCache } from '../indexing/vector-cache.js';
 import { type AppliedRange, chooseRange } from '../recall/choose-range.js';
 import { type RecallHit, type RecallOptions, recall } from '../recall/recall.js';
-import { createEmbedder } from '../reflect/embedder.js';
+import { makeEmbedder } from '../reflect/make-embedder.js';
 import type { WriteQueue } from './write-queue.js';
 
 export interface EmbedStats {
@@ -72,7 +72,7 @@ export class SemanticRecall {
   /** The embeddings client, made on first use (and `openai` loaded on its first call) */
   private embedder(): EmbedTexts {
     if (!this.embedTexts) {
-      const embedder = createEmbedder(this.config, this.env);
+      const embedder = makeEmbedder(this.config, this.env, this.onNotice);
       this.embedTexts = (texts) => embedder.embed(texts);
     }
     return this.embedTexts;
