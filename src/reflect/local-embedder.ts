@@ -113,11 +113,24 @@ export async function missingModelFiles(settings: LocalModelSettings): Promise<s
 
 const megabytes = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
 
+/** An error's first line, with the network's own reason (`fetch failed: ENOTFOUND`) when it has one. */
+function reasonOf(error: unknown): string {
+  const first = String((error as Error).message ?? error).split('\n')[0];
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
+  const detail =
+    typeof cause?.code === 'string'
+      ? cause.code
+      : typeof cause?.message === 'string'
+        ? cause.message
+        : undefined;
+  return detail && !first?.includes(detail) ? `${first}: ${detail}` : (first ?? '');
+}
+
 /** Why the model is unusable, in words that say what to do: offline, the files to place by hand. */
 function loadError(settings: LocalModelSettings, missing: string[], error: unknown): MemError {
   const { model, cacheDir, remoteHost } = settings;
   const folder = join(cacheDir, ...model.split('/'));
-  const reason = (error as Error).message.split('\n')[0];
+  const reason = reasonOf(error);
   if (missing.length === 0)
     return new MemError(
       'LLM',
@@ -130,7 +143,7 @@ function loadError(settings: LocalModelSettings, missing: string[], error: unkno
   const byHand = `place its files there by hand: ${missing.join(', ')} from ${host}/${model}/tree/main into ${folder}/ (keeping the onnx/ folder)`;
   const head = remoteHost
     ? `could not download the local embedding model "${model}" from ${new URL(remoteHost).host} into ${cacheDir} (${reason}); when online, run \`mem index --embed\` once, set HF_ENDPOINT to a mirror (e.g. https://hf-mirror.com), or `
-    : `the local embedding model "${model}" is not in ${cacheDir} and downloads are off (HF_HUB_OFFLINE); `;
+    : `the local embedding model "${model}" is not in ${cacheDir} and downloads are off (HF_HUB_OFFLINE); run \`mem index --embed\` once without it, or `;
   return new MemError('LLM', `${head}${byHand}`, { cause: error });
 }
 

@@ -164,6 +164,7 @@ describe('the local embeddings provider on a self-built ONNX model', () => {
       ),
     );
     expect(message).toContain(cache);
+    expect(message).toContain('(fetch failed: ECONNREFUSED)');
     expect(message).toContain('HF_ENDPOINT');
     expect(message).toContain('onnx/model_quantized.onnx');
   });
