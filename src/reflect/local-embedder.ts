@@ -6,7 +6,7 @@
 // to place there by hand.
 import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { MemConfig } from '../core/config.js';
 import { MemError } from '../core/errors.js';
 import type { Embedder } from './embedder.js';
@@ -62,7 +62,7 @@ export interface LocalModelSettings {
 export function modelCacheDir(config: MemConfig, env: NodeJS.ProcessEnv, home = homedir()): string {
   const expand = (path: string) => (path === '~' || path.startsWith('~/') ? join(home, path.slice(1)) : path);
   const chosen = env['MEM_MODEL_CACHE'] || config.embeddings.cacheDir;
-  if (chosen) return expand(chosen);
+  if (chosen) return resolve(expand(chosen));
   const xdg = env['XDG_CACHE_HOME'];
   return join(xdg?.startsWith('/') ? xdg : join(home, '.cache'), 'memvault', 'models');
 }
@@ -86,10 +86,11 @@ async function loadTransformers(load: () => Promise<Transformers>): Promise<Tran
     return await load();
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND')
+    const missing = code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND';
+    if (missing && String((error as Error).message).includes('@huggingface/transformers'))
       throw new MemError(
         'LLM',
-        'embeddings.provider is "local" but @huggingface/transformers is not installed; run `npm install @huggingface/transformers` where mem is installed (ONNXRUNTIME_NODE_INSTALL_CUDA=skip installs the CPU build without the GPU download)',
+        'embeddings.provider is "local" but @huggingface/transformers is not installed; run `npm install @huggingface/transformers` where mem is installed (ONNXRUNTIME_NODE_INSTALL=skip before it: ONNX Runtime without its GPU download)',
         { cause: error },
       );
     throw new MemError('LLM', `could not load @huggingface/transformers (${(error as Error).message})`, {
@@ -109,6 +110,15 @@ export async function missingModelFiles(settings: LocalModelSettings): Promise<s
   const folder = join(settings.cacheDir, ...settings.model.split('/'));
   const present = await Promise.all(MODEL_FILES.map((file) => exists(join(folder, file))));
   return MODEL_FILES.filter((_, i) => !present[i]);
+}
+
+/** The host of a URL as a person names it (huggingface.co), or the text itself if it is no URL. */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
 }
 
 const megabytes = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
@@ -142,7 +152,7 @@ function loadError(settings: LocalModelSettings, missing: string[], error: unkno
   const host = remoteHost ?? DEFAULT_HOST;
   const byHand = `place its files there by hand: ${missing.join(', ')} from ${host}/${model}/tree/main into ${folder}/ (keeping the onnx/ folder)`;
   const head = remoteHost
-    ? `could not download the local embedding model "${model}" from ${new URL(remoteHost).host} into ${cacheDir} (${reason}); when online, run \`mem index --embed\` once, set HF_ENDPOINT to a mirror (e.g. https://hf-mirror.com), or `
+    ? `could not download the local embedding model "${model}" from ${hostOf(remoteHost)} into ${cacheDir} (${reason}); when online, run \`mem index --embed\` once, set HF_ENDPOINT to a mirror (e.g. https://hf-mirror.com), or `
     : `the local embedding model "${model}" is not in ${cacheDir} and downloads are off (HF_HUB_OFFLINE); run \`mem index --embed\` once without it, or `;
   return new MemError('LLM', `${head}${byHand}`, { cause: error });
 }
@@ -165,6 +175,11 @@ async function loadExtractor(
   onNotice: (message: string) => void,
   load: () => Promise<Transformers>,
 ): Promise<Extractor> {
+  if (settings.remoteHost !== undefined && !/^https?:\/\/[^/]/.test(settings.remoteHost))
+    throw new MemError(
+      'LLM',
+      `HF_ENDPOINT must be an http(s) URL such as https://hf-mirror.com, got "${settings.remoteHost}"`,
+    );
   const transformers = await loadTransformers(load);
   const { env } = transformers;
   env.cacheDir = settings.cacheDir;
@@ -177,7 +192,7 @@ async function loadExtractor(
   const downloading = missing.length > 0 && settings.remoteHost !== undefined;
   if (downloading)
     onNotice(
-      `mem: downloading the embedding model ${settings.model} from ${new URL(settings.remoteHost as string).host} into ${settings.cacheDir} (first use only)`,
+      `mem: downloading the embedding model ${settings.model} from ${hostOf(settings.remoteHost as string)} into ${settings.cacheDir} (first use only)`,
     );
   try {
     const extractor = await transformers.pipeline('feature-extraction', settings.model, {

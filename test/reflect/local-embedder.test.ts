@@ -204,6 +204,17 @@ describe('the local embeddings provider on a self-built ONNX model', () => {
     }
   });
 
+  it('refuses an HF_ENDPOINT that is no http(s) URL, naming it', async () => {
+    const embedder = createLocalEmbedder(
+      configFor('test/any'),
+      { MEM_MODEL_CACHE: await tempDir(), HF_ENDPOINT: 'hf-mirror.com' },
+      () => undefined,
+    );
+    await expect(embedder.embed(['knee'])).rejects.toThrow(
+      'HF_ENDPOINT must be an http(s) URL such as https://hf-mirror.com, got "hf-mirror.com"',
+    );
+  });
+
   it('says how to install @huggingface/transformers when it is not installed', async () => {
     const notInstalled = () =>
       Promise.reject(
