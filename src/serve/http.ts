@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { MemError, type MemErrorCode } from '../index.js';
 import { companionRoutes } from './companion.js';
 import { hidePaths } from './hide-paths.js';
+import { isPageAsset, PAGE_SECURITY_HEADERS, pageAsset } from './page-assets.js';
+import { pageRoutes } from './page-routes.js';
 import { describeHolder, portHolder } from './port-holder.js';
 import type { ReadPool } from './read-pool.js';
 import { requestGuard } from './request-guard.js';
@@ -44,8 +46,8 @@ export interface HttpServer {
   close(): Promise<void>;
 }
 
-/** Every endpoint of the API and the companion contract (a read worker answers the same ones) */
-export const standardRoutes: Route[] = [...apiRoutes, ...companionRoutes];
+/** Every endpoint of the API, the companion contract and the web page (a read worker answers the same ones) */
+export const standardRoutes: Route[] = [...apiRoutes, ...companionRoutes, ...pageRoutes];
 
 const STATUS: Partial<Record<MemErrorCode, number>> = {
   USAGE: 400,
@@ -158,6 +160,7 @@ function send(
   response.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',
     'content-length': String(Buffer.byteLength(json)),
+    'x-content-type-options': 'nosniff',
     ...headers,
   });
   response.end(json);
@@ -181,8 +184,8 @@ function findRoute(routes: Route[], method: string, path: string): { route: Rout
 }
 
 /**
- * The loopback JSON API over `source`: recall, compile, remember, notes, backlinks, health and
- * the companion `/memory/*` contract. Thin on purpose: it validates, calls the library, formats.
+ * The loopback JSON API over `source`: recall, compile, remember, notes, backlinks, health,
+ * the companion `/memory/*` contract, and the web page at `/` that reads it (page-assets.ts). Thin on purpose: it validates, calls the library, formats.
  */
 export async function serveHttp(options: ServeHttpOptions): Promise<HttpServer> {
   const host = options.host ?? '127.0.0.1';
@@ -231,6 +234,19 @@ export async function serveHttp(options: ServeHttpOptions): Promise<HttpServer> 
         return;
       }
       allowed = guard.check(method, request.headers);
+      // The web page's own files hold no vault data: a browser opening the URL cannot send a token.
+      if (method === 'GET' && isPageAsset(rawPath)) {
+        const asset = await pageAsset(rawPath);
+        if (asset) {
+          response.writeHead(200, {
+            'content-type': asset.type,
+            'content-length': String(asset.body.length),
+            ...PAGE_SECURITY_HEADERS,
+          });
+          response.end(asset.body);
+          return;
+        }
+      }
       if (token && !authorized(request.headers.authorization, token))
         throw new HttpError(401, 'missing or wrong bearer token');
       // The raw path, not a URL object's: that would fold `..` away before we could refuse it.
