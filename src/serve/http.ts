@@ -242,6 +242,7 @@ export async function serveHttp(options: ServeHttpOptions): Promise<HttpServer> 
             'content-type': asset.type,
             'content-length': String(asset.body.length),
             ...PAGE_SECURITY_HEADERS,
+            ...allowed,
           });
           response.end(asset.body);
           return;

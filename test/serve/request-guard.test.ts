@@ -46,6 +46,14 @@ const ROUTES: { method: 'GET' | 'POST'; path: string; body?: object }[] = [
   { method: 'POST', path: '/memory/search', body: { query: 'ramen' } },
   { method: 'POST', path: '/memory/add', body: { user_text: 'guarded add', commit: 'user' } },
   { method: 'GET', path: '/memory/health' },
+  // The web page's files and the routes it reads (page-assets.ts, page-routes.ts)
+  { method: 'GET', path: '/' },
+  { method: 'GET', path: '/page.mjs' },
+  { method: 'GET', path: '/page.css' },
+  { method: 'GET', path: '/days' },
+  { method: 'GET', path: '/days/2026-11-10' },
+  { method: 'GET', path: `/turn?entry=${encodeURIComponent('episodes/daily/2026-11-10.md#^e1')}` },
+  { method: 'GET', path: '/markdown/profile/user.md' },
 ];
 
 /** Requests tried: each writes when it is answered, so the default tier keeps to a few seconds. */
@@ -60,7 +68,10 @@ let port: number;
 const failures: unknown[] = [];
 
 beforeAll(async () => {
-  root = await makeVault({ 'profile/user.md': `# User\n${SECRET}.\n` });
+  root = await makeVault({
+    'profile/user.md': `# User\n${SECRET}.\n`,
+    'episodes/daily/2026-11-10.md': '# 2026-11-10\n\n- 09:14 **Rain:** where was that ramen place? ^e1\n',
+  });
   vault = await openVault({ path: root });
   server = await serveHttp({
     source: singleVault(vault),
