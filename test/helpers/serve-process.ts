@@ -10,7 +10,7 @@ import { REPO_ROOT } from './make-vault.js';
 export async function startServe(
   root: string,
   args: string[] = ['--vault', root],
-): Promise<{ child: ChildProcess; url: string }> {
+): Promise<{ child: ChildProcess; url: string; output: () => string }> {
   const child = spawn(
     process.execPath,
     [join(REPO_ROOT, 'dist/cli/main.js'), 'serve', '--port', '0', ...args],
@@ -30,7 +30,7 @@ export async function startServe(
     });
     child.once('exit', (code) => reject(new Error(`mem serve exited ${code}: ${out}`)));
   });
-  return { child, url };
+  return { child, url, output: () => out };
 }
 
 /** Resolves with the exit code once the process has exited (null when a signal ended it). */
