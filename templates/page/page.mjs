@@ -87,12 +87,17 @@ function setPanel(title, hint, ...children) {
 // --- The timeline ---
 
 let daysShown = false;
+/** The newest day: shown until another is picked */
+let newestDay = null;
+const currentDay = () => state().get('day') ?? newestDay;
+
 async function showDays() {
   if (daysShown) return markCurrent();
   const list = $('day-list');
   try {
     const { days } = await api('/days');
     daysShown = true;
+    newestDay = days[0]?.date ?? null;
     if (days.length === 0) list.replaceChildren(el('li', { class: 'hint', text: 'no days written yet' }));
     else
       list.replaceChildren(
@@ -124,7 +129,7 @@ function markCurrent() {
   const params = state();
   for (const link of document.querySelectorAll('a.day')) {
     link.href = linkTo({ day: link.dataset.date });
-    link.classList.toggle('current', link.dataset.date === params.get('day'));
+    link.classList.toggle('current', link.dataset.date === currentDay());
   }
   for (const link of document.querySelectorAll('a.entry')) {
     link.href = linkTo({ turn: link.dataset.id });
@@ -319,7 +324,7 @@ async function render() {
   if (query !== null && $('query') !== document.activeElement) $('query').value = query;
   if (params.get('now') !== null) $('now').value = params.get('now');
   await showDays();
-  await showDay(params.get('day'));
+  await showDay(currentDay());
   markCurrent();
   const panel = PANEL_KEYS.map((key) => `${key}=${params.get(key) ?? ''}`).join('&') + params.get('now');
   if (panel === panelShown) return;

@@ -210,8 +210,12 @@ describe('the web page of mem serve', () => {
     await expect.poll(() => page.locator('a.day').count(), WAIT).toBe(3);
     expect(await page.locator('a.day .date').allTextContents()).toEqual(days.map((d) => d.date));
 
+    // The newest day is shown until another is picked.
+    await page.locator('a.entry[data-id="episodes/daily/2026-11-13.md#^e1"]').waitFor();
+    expect(await page.locator('a.day.current').getAttribute('data-date')).toBe('2026-11-13');
     await page.locator('a.day[data-date="2026-11-10"]').click();
-    await page.locator('a.entry').first().waitFor();
+    await page.locator('a.entry[data-id="episodes/daily/2026-11-10.md#^e1"]').waitFor();
+    expect(await page.locator('a.day.current').getAttribute('data-date')).toBe('2026-11-10');
     const shown = await page
       .locator('a.entry')
       .evaluateAll((links) =>
