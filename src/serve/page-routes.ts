@@ -34,9 +34,9 @@ const isDayNote = (note: Note) => note.layer === 'episodes' && note.frontmatter[
 
 /** The dated entries of every day note, oldest first within a note as written. */
 function allEntries(vault: Vault): DayEntry[] {
+  // By layer, not by folder: a vault's layout may keep its days anywhere (layout.* in mem.config.json).
   return vault
     .paths()
-    .filter((path) => path.startsWith('episodes/'))
     .map((path) => vault.note(path))
     .filter(isDayNote)
     .flatMap((note) => note.sections.flatMap((section) => entryOf(note, section)));
