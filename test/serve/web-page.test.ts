@@ -59,6 +59,8 @@ let root: string;
 let stop: () => Promise<void>;
 let base: string;
 let printed: string;
+/** The page's address with the token, as a person opens it */
+const pageUrl = () => `${base}/#token=${encodeURIComponent(TOKEN)}`;
 let browser: Browser;
 
 beforeAll(async () => {
@@ -87,7 +89,7 @@ beforeAll(async () => {
   await vi.waitFor(() => {
     if (!/web page[^\n]*\n/.test(output())) throw new Error(`no page URL printed yet: ${output()}`);
   }, WAIT);
-  printed = /web page[^:]*: (\S+)/.exec(output())?.[1] ?? '';
+  printed = /web page[^:]*: (.+)/.exec(output())?.[1] ?? '';
   browser = await launchChromium();
 });
 
@@ -137,14 +139,14 @@ const JSON_ROUTES = [
   '/markdown/profile/user.md',
 ];
 
-/** Opens the page as `mem serve` printed it, plus `fragment` parameters; fails on any dialog. */
+/** Opens the page with its token, plus `fragment` parameters; fails on any dialog. */
 async function openPage(fragment: Record<string, string> = {}): Promise<Page> {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   page.on('dialog', (dialog) => {
     throw new Error(`a dialog opened: ${dialog.message()}`);
   });
   const extra = new URLSearchParams(fragment).toString();
-  await page.goto(extra ? `${printed}&${extra}` : printed);
+  await page.goto(extra ? `${pageUrl()}&${extra}` : pageUrl());
   await page.locator('body[data-ready="true"]').waitFor();
   return page;
 }
@@ -169,8 +171,9 @@ async function expectInert(page: Page): Promise<void> {
 }
 
 describe('the web page of mem serve', () => {
-  it('prints the page URL with the token in the fragment, and serves the page under a strict CSP without it', async () => {
-    expect(printed).toBe(`${base}/#token=${TOKEN}`);
+  it('prints the page URL but never the token, and serves the page under a strict CSP without it', async () => {
+    expect(printed).toBe(`${base}/ (add #token=<the token> to the address)`);
+    expect(printed).not.toContain(TOKEN);
     const host = { host: new URL(base).host };
     const page = await raw('/', host);
     expect(page.status).toBe(200);
@@ -273,7 +276,7 @@ describe('the web page of mem serve', () => {
     expect(new URLSearchParams(new URL(page.url()).hash.slice(1)).get('token')).toBe(TOKEN);
 
     // An entry's citation marks its line.
-    await page.goto(`${printed}&note=episodes/daily/2026-11-10.md&at=%5Ee2`);
+    await page.goto(`${pageUrl()}&note=episodes/daily/2026-11-10.md&at=%5Ee2`);
     await page.locator('pre.markdown .line.marked').waitFor();
     expect(await page.locator('pre.markdown .line.marked').textContent()).toMatch(/\*\*Mira:\*\*.* \^e2$/);
     await page.close();
@@ -325,7 +328,7 @@ describe('the web page of mem serve', () => {
     await page.locator('.budget-row[data-section="total"]').waitFor();
     expect(await page.locator('blockquote.turn').textContent()).toBe(`ramen ${HOSTILE}`);
     await expectInert(page);
-    await page.goto(`${printed}&note=insights/hostile.md`);
+    await page.goto(`${pageUrl()}&note=insights/hostile.md`);
     await page.locator('pre.markdown').waitFor();
     expect(await page.locator('#panel-title').textContent()).toBe(
       `<img src=x onerror="window.__pwned='title'">`,

@@ -186,8 +186,9 @@ export function serveCommand(program: Command, io: CliIO): void {
       if (root !== undefined)
         await writeServeRecord(root, { url: server.url, pid: process.pid, version: VERSION });
       io.stdout(`mem: serving ${what} on ${server.url}\n`);
-      // The token rides in the fragment, which a browser never sends: not to the server's logs, not as Referer.
-      const fragment = token ? `#token=${encodeURIComponent(token)}` : '';
+      // The token is never printed (a supervisor's log keeps this line): the person adds it to the
+      // address as a fragment, which a browser never sends, not to a log, not as Referer.
+      const fragment = token ? ' (add #token=<the token> to the address)' : '';
       io.stdout(`mem: web page (timeline, search, compiled context): ${server.url}/${fragment}\n`);
       try {
         await stop;
