@@ -11,13 +11,7 @@
 // String.replace, one pass: a title holding `{{date}}` is written as it is, never expanded again.
 
 import { daysInMonth, epochDay, fromEpochDay } from './moment-calendar.js';
-import {
-  type DateTimeParts,
-  type DayParts,
-  formatDateTime,
-  formatDay,
-  type MomentLocale,
-} from './moment-format.js';
+import { type DateTimeParts, type DayParts, formatDateTime, type MomentLocale } from './moment-format.js';
 
 /** A clock reading in the vault's zone: a Temporal.ZonedDateTime or PlainDateTime serves. */
 export interface TemplateClock {
@@ -99,7 +93,9 @@ export function renderTemplate(text: string, context: TemplateContext): string {
     millisecond: now.millisecond ?? 0,
     offsetMinutes: Math.round((now.offsetNanoseconds ?? 0) / 60e9),
   };
-  const shift = (days: number) => fromEpochDay(epochDay(day.year, day.month, day.day) + days);
+  // The note's day carries the clock now, as the moment createDailyNote is given does: a date
+  // format with a time in it (a Templates plugin format such as `YYYY-MM-DD HH:mm`) shows it.
+  const shift = (days: number) => ({ ...at, ...fromEpochDay(epochDay(day.year, day.month, day.day) + days) });
   const fill = (
     name: string,
     amount: string | undefined,
@@ -108,11 +104,11 @@ export function renderTemplate(text: string, context: TemplateContext): string {
   ) => {
     const kind = name.toLowerCase();
     if (amount === undefined && own === undefined) {
-      if (kind === 'date') return formatDay(day, format, locale);
+      if (kind === 'date') return formatDateTime(at, format, locale);
       if (kind === 'time') return formatDateTime(at, timeFormat, locale);
       if (kind === 'title') return context.title;
-      if (kind === 'yesterday') return formatDay(shift(-1), format, locale);
-      if (kind === 'tomorrow') return formatDay(shift(1), format, locale);
+      if (kind === 'yesterday') return formatDateTime(shift(-1), format, locale);
+      if (kind === 'tomorrow') return formatDateTime(shift(1), format, locale);
     }
     if (kind !== 'date' && kind !== 'time') return undefined;
     const moved = amount === undefined ? at : move(at, Number(amount), unit!);

@@ -220,8 +220,12 @@ async function vaultTemplate(root: string, raw: RawDaily, notes: string[]): Prom
     );
     if (!exists) notes.push(`${raw.file}: template ${path} does not exist; notes start empty`);
   } catch (error) {
-    if (error instanceof MemError) throw new MemError(error.code, `${raw.file}: template ${error.message}`);
-    throw error;
+    if (!(error instanceof MemError)) throw error;
+    // Outside the vault is refused; a name mem cannot read (a dot folder …) only loses the template.
+    if (error.code === 'PATH_OUTSIDE_VAULT')
+      throw new MemError(error.code, `${raw.file}: template ${error.message}`);
+    notes.push(`${raw.file}: template ${error.message}; notes start empty`);
+    return undefined;
   }
   return path;
 }

@@ -47,6 +47,16 @@ describe('renderTemplate', () => {
     expect(text).toBe('2026-12-02 09:07');
   });
 
+  it('shows the clock now when a date format holds a time, as the moment Obsidian formats does', () => {
+    const text = renderTemplate('{{date}} / {{yesterday}}', {
+      day: { year: 2026, month: 12, day: 2 },
+      now: { hour: 21, minute: 45 },
+      title: 'x',
+      format: 'YYYY-MM-DD HH:mm',
+    });
+    expect(text).toBe('2026-12-02 21:45 / 2026-12-01 21:45');
+  });
+
   it('never expands a variable inside a value it wrote', () => {
     const text = renderTemplate('{{title}}', {
       day: { year: 2026, month: 12, day: 2 },

@@ -277,6 +277,28 @@ describe('readDailyNoteSettings', () => {
     },
   );
 
+  it('keeps the settings but drops a template mem cannot read, saying why', async () => {
+    const root = await obsidianVault({
+      '.obsidian/daily-notes.json': { folder: 'Days', template: '.hidden/Daily' },
+    });
+    const settings = await readDailyNoteSettings(root);
+    expect(settings).toMatchObject({ folder: 'Days' });
+    expect(settings?.template).toBeUndefined();
+    expect(settings?.notes.join('\n')).toMatch(/daily-notes\.json: template .*\.hidden/);
+  });
+
+  it('uses the core plugin when Periodic Notes is enabled but has never saved its settings', async () => {
+    const root = await obsidianVault({
+      '.obsidian/community-plugins.json': ['periodic-notes'],
+      '.obsidian/daily-notes.json': { folder: 'Core', format: 'YYYY/MM/YYYY-MM-DD' },
+    });
+    expect(await readDailyNoteSettings(root)).toMatchObject({
+      folder: 'Core',
+      source: 'daily-notes',
+      enabled: true,
+    });
+  });
+
   it('refuses a template outside the vault', async () => {
     const root = await obsidianVault({ '.obsidian/daily-notes.json': { template: '../secrets/Daily' } });
     expect((await refusal(readDailyNoteSettings(root))).code).toBe('PATH_OUTSIDE_VAULT');
