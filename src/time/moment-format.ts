@@ -155,7 +155,7 @@ function checkFormat(format: string): void {
     );
 }
 
-function render(parts: FormatPart[], t: Required<DateTimeParts>, loc: LocaleData): string {
+function render(parts: readonly FormatPart[], t: Required<DateTimeParts>, loc: LocaleData): string {
   const wd = weekdayOf(epochDay(t.year, t.month, t.day));
   const c: Ctx = {
     t,

@@ -133,8 +133,23 @@ function expandLongDates(format: string, locale: LocaleData): string {
   return out;
 }
 
-/** The parts of `format` in order; adjacent literal text is merged. */
-export function tokenize(format: string, locale: MomentLocale = 'en'): FormatPart[] {
+/** Formats tokenized lately: a vault scan reads thousands of names in one or two formats. */
+const cache = new Map<string, readonly FormatPart[]>();
+const CACHE_SIZE = 64;
+
+/** The parts of `format` in order; adjacent literal text is merged. Shared: do not change them. */
+export function tokenize(format: string, locale: MomentLocale = 'en'): readonly FormatPart[] {
+  const key = `${locale}\u0000${format}`;
+  let parts = cache.get(key);
+  if (parts === undefined) {
+    if (cache.size >= CACHE_SIZE) cache.clear();
+    parts = Object.freeze(split(format, locale));
+    cache.set(key, parts);
+  }
+  return parts;
+}
+
+function split(format: string, locale: MomentLocale): FormatPart[] {
   const parts: FormatPart[] = [];
   const push = (literal: string) => {
     if (literal === '') return;
