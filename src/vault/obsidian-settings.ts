@@ -1,7 +1,8 @@
 // Where an existing Obsidian vault keeps its daily notes, read from its `.obsidian/` folder, so
 // `mem init` can write one episode note a day where Obsidian's Daily notes would, named as it would.
 //
-// Files read (all optional; Obsidian writes them as the settings change):
+// Files read (all optional; Obsidian writes them as the settings change), in `.obsidian/` or the config
+// folder the caller names (Obsidian can be told to use another, such as `.obsidian-mobile`):
 // - `.obsidian/daily-notes.json`, the core Daily notes plugin: `{ folder, format, template, autorun }`;
 //   a missing file or field is Obsidian's default (folder = vault root, format = YYYY-MM-DD, no template).
 // - `.obsidian/core-plugins.json`, which core plugins are on: an array of enabled ids (older Obsidian)
@@ -50,13 +51,16 @@ export interface DailyNoteSettings {
   notes: string[];
 }
 
-const OBSIDIAN = '.obsidian';
-const FILES = {
-  dailyNotes: `${OBSIDIAN}/daily-notes.json`,
-  corePlugins: `${OBSIDIAN}/core-plugins.json`,
-  communityPlugins: `${OBSIDIAN}/community-plugins.json`,
-  periodicNotes: `${OBSIDIAN}/plugins/periodic-notes/data.json`,
-} as const;
+/** Obsidian's config folder, unless the vault overrides it (Settings → Files and links → Override config folder) */
+export const DEFAULT_CONFIG_DIR = '.obsidian';
+
+const filesIn = (dir: string) => ({
+  dailyNotes: `${dir}/daily-notes.json`,
+  corePlugins: `${dir}/core-plugins.json`,
+  communityPlugins: `${dir}/community-plugins.json`,
+  periodicNotes: `${dir}/plugins/periodic-notes/data.json`,
+});
+type Files = ReturnType<typeof filesIn>;
 
 /** Settings files are a few hundred bytes; a larger one is refused rather than read whole. */
 const MAX_SETTINGS_BYTES = 1 << 20;
@@ -109,18 +113,18 @@ function stringIn(file: string, object: Json, key: string, what = key): string |
 const boolIn = (object: Json, key: string) => object[key] === true;
 
 /** Whether core plugin `id` is on, per core-plugins.json in either shape; on when the file is missing. */
-async function corePluginEnabled(root: string, id: string): Promise<boolean> {
-  const list = await readJson(root, FILES.corePlugins);
+async function corePluginEnabled(root: string, files: Files, id: string): Promise<boolean> {
+  const list = await readJson(root, files.corePlugins);
   if (list === undefined) return true;
   if (Array.isArray(list)) return list.includes(id);
   if (isObject(list)) return list[id] === true;
-  throw invalid(FILES.corePlugins, 'must be an array of plugin ids or an object of id → true/false');
+  throw invalid(files.corePlugins, 'must be an array of plugin ids or an object of id → true/false');
 }
 
-async function communityPluginEnabled(root: string, id: string): Promise<boolean> {
-  const list = await readJson(root, FILES.communityPlugins);
+async function communityPluginEnabled(root: string, files: Files, id: string): Promise<boolean> {
+  const list = await readJson(root, files.communityPlugins);
   if (list === undefined) return false;
-  if (!Array.isArray(list)) throw invalid(FILES.communityPlugins, 'must be an array of plugin ids');
+  if (!Array.isArray(list)) throw invalid(files.communityPlugins, 'must be an array of plugin ids');
   return list.includes(id);
 }
 
@@ -135,8 +139,8 @@ interface RawDaily {
 }
 
 /** Periodic Notes' daily settings in either shape, or undefined when its daily notes are off. */
-function periodicDaily(data: unknown, notes: string[]): RawDaily | undefined {
-  const file = FILES.periodicNotes;
+function periodicDaily(files: Files, data: unknown, notes: string[]): RawDaily | undefined {
+  const file = files.periodicNotes;
   const settings = objectIn(file, data, 'the file');
   if (!settings) return undefined;
   let day: Json | undefined;
@@ -168,27 +172,27 @@ function periodicDaily(data: unknown, notes: string[]): RawDaily | undefined {
     format: stringIn(file, day, 'format', 'daily format'),
     template: stringIn(file, day, templateKey, `daily ${templateKey}`),
     autorun: boolIn(day, 'openAtStartup'),
-    locale: localeOverride(settings['localeOverride'], notes),
+    locale: localeOverride(file, settings['localeOverride'], notes),
   };
 }
 
-function localeOverride(value: unknown, notes: string[]): MomentLocale | undefined {
+function localeOverride(file: string, value: unknown, notes: string[]): MomentLocale | undefined {
   if (typeof value !== 'string' || value === '' || value === 'system-default') return undefined;
   const lower = value.toLowerCase();
   if (lower === 'zh-cn' || lower === 'zh') return 'zh-cn';
   if (lower === 'en' || lower.startsWith('en-')) return 'en';
   notes.push(
-    `${FILES.periodicNotes}: localeOverride ${JSON.stringify(value)} is not supported; names are written in English`,
+    `${file}: localeOverride ${JSON.stringify(value)} is not supported; names are written in English`,
   );
   return 'en';
 }
 
-async function coreDaily(root: string): Promise<RawDaily> {
-  const file = FILES.dailyNotes;
+async function coreDaily(root: string, files: Files): Promise<RawDaily> {
+  const file = files.dailyNotes;
   const settings = objectIn(file, await readJson(root, file), 'the file') ?? {};
   return {
     file,
-    enabled: await corePluginEnabled(root, 'daily-notes'),
+    enabled: await corePluginEnabled(root, files, 'daily-notes'),
     folder: stringIn(file, settings, 'folder'),
     format: stringIn(file, settings, 'format'),
     template: stringIn(file, settings, 'template'),
@@ -237,18 +241,31 @@ async function vaultTemplate(root: string, raw: RawDaily, notes: string[]): Prom
  */
 export async function readDailyNoteSettings(
   root: string,
-  options: { locale?: MomentLocale } = {},
+  options: {
+    /** The layout's language for month and weekday names (Obsidian's own is not in its files) */
+    locale?: MomentLocale;
+    /** The vault's config folder when Obsidian is told to use another (`.obsidian-mobile`); default `.obsidian` */
+    configDir?: string;
+  } = {},
 ): Promise<DailyNoteSettings | undefined> {
-  const hasObsidian = await stat(join(root, OBSIDIAN)).then(
+  const configDir = options.configDir ?? DEFAULT_CONFIG_DIR;
+  // Obsidian's rule for the override: one folder name starting with a dot.
+  if (!/^\.[^/\\]+$/.test(configDir) || configDir === '..')
+    throw new MemError(
+      'INVALID_ARGUMENT',
+      `config folder ${JSON.stringify(configDir)}: must be one folder name starting with "."`,
+    );
+  const files = filesIn(configDir);
+  const hasObsidian = await stat(join(root, configDir)).then(
     (info) => info.isDirectory(),
     () => false,
   );
   if (!hasObsidian) return undefined;
   const notes: string[] = [];
   let raw: RawDaily | undefined;
-  if (await communityPluginEnabled(root, 'periodic-notes'))
-    raw = periodicDaily(await readJson(root, FILES.periodicNotes), notes);
-  raw ??= await coreDaily(root);
+  if (await communityPluginEnabled(root, files, 'periodic-notes'))
+    raw = periodicDaily(files, await readJson(root, files.periodicNotes), notes);
+  raw ??= await coreDaily(root, files);
   if (!raw.enabled)
     notes.push(
       'neither Daily notes nor Periodic Notes is enabled in Obsidian; using the Daily notes settings',
@@ -258,7 +275,7 @@ export async function readDailyNoteSettings(
   const settings: DailyNoteSettings = {
     folder: await vaultFolder(root, raw.file, raw.folder),
     format,
-    source: raw.file === FILES.periodicNotes ? 'periodic-notes' : 'daily-notes',
+    source: raw.file === files.periodicNotes ? 'periodic-notes' : 'daily-notes',
     enabled: raw.enabled,
     autorun: raw.autorun,
     locale,

@@ -299,6 +299,15 @@ describe('readDailyNoteSettings', () => {
     });
   });
 
+  it('reads a config folder Obsidian was told to use instead of .obsidian, and refuses one that is no dot folder', async () => {
+    const root = await obsidianVault({ '.obsidian-mobile/daily-notes.json': { folder: 'Phone' } });
+    expect(await readDailyNoteSettings(root, { configDir: '.obsidian-mobile' })).toMatchObject({
+      folder: 'Phone',
+    });
+    for (const configDir of ['..', '../.obsidian', 'obsidian', '.a/b'])
+      expect((await refusal(readDailyNoteSettings(root, { configDir }))).code).toBe('INVALID_ARGUMENT');
+  });
+
   it('refuses a template outside the vault', async () => {
     const root = await obsidianVault({ '.obsidian/daily-notes.json': { template: '../secrets/Daily' } });
     expect((await refusal(readDailyNoteSettings(root))).code).toBe('PATH_OUTSIDE_VAULT');
