@@ -13,6 +13,7 @@ import { findVaultRepo } from '../git/vault-git.js';
 import { CACHE_SCHEMA } from '../indexing/index-cache.js';
 import { parseInstant } from '../time/parse-instant.js';
 import { isDayOver } from '../time/zoned-date.js';
+import { dayOfPath, layoutOf, type VaultLayout } from '../vault/layout.js';
 
 export interface VaultStatus {
   root: string;
@@ -125,10 +126,15 @@ async function dailyNote(abs: string): Promise<{ entries: boolean; reflected?: s
  * Daily notes reflect has not seen: never marked reflected, or marked before their day was over
  * (the rule of reflect's pendingEpisodes, read from the frontmatter rather than the index).
  */
-async function pendingDays(root: string, notes: NoteFile[], timeZone: string): Promise<string[]> {
+async function pendingDays(
+  root: string,
+  notes: NoteFile[],
+  timeZone: string,
+  layout: VaultLayout,
+): Promise<string[]> {
   const days: string[] = [];
   for (const note of notes) {
-    const day = /^episodes\/daily\/(\d{4}-\d\d-\d\d)\.md$/.exec(note.path)?.[1];
+    const day = dayOfPath(note.path, layout);
     if (!day) continue;
     const { entries, reflected } = await dailyNote(join(root, note.path));
     if (!entries) continue;
@@ -188,7 +194,7 @@ export async function vaultStatus(root: string): Promise<VaultStatus> {
     readServeRecord(root, 'serve'),
     readServeRecord(root, 'daemon'),
     gitState(root),
-    pendingDays(root, notes, config.timezone),
+    pendingDays(root, notes, config.timezone, layoutOf(config)),
     readPendingPlan(root).catch(() => undefined),
   ]);
   const process = (r: typeof server) => (r ? { url: r.url, pid: r.pid, version: r.version } : undefined);

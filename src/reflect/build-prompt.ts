@@ -6,7 +6,7 @@ import type { Note } from '../core/types.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { citation } from '../recall/recall.js';
 import { withoutComments } from '../vault/comments.js';
-import { commitmentsPath, userNotePath } from '../vault/layout.js';
+import { commitmentsPath, inLayout, userNotePath } from '../vault/layout.js';
 import { findOnDisk } from '../vault/paths.js';
 import { operationsJsonSchema } from './operations.js';
 
@@ -100,8 +100,8 @@ export async function buildPrompt(root: string, index: VaultIndex, input: Reflec
   );
   // The schema compact: it states every limit the validator enforces, and indented it costs 700
   // more tokens.
-  return template
-    .replace('{{schema}}', JSON.stringify(operationsJsonSchema()))
+  // The folders as this vault has them, before any note text goes in (notes are quoted as written).
+  return inLayout(template.replace('{{schema}}', JSON.stringify(operationsJsonSchema())), index.layout)
     .replace('{{notes}}', () => notes)
     .replace('{{episodes}}', () => renderEpisodes(index, input.episodes));
 }

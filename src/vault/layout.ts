@@ -107,3 +107,22 @@ export const commitmentsPath = (layout: VaultLayout = DEFAULT_LAYOUT) =>
 /** A layer's folder with a trailing slash, for prompts and messages (`insights/`). */
 export const folderOf = (layer: LayerFolder, layout: VaultLayout = DEFAULT_LAYOUT) =>
   `${layout.folders[layer]}/`;
+
+/**
+ * Text written for the default layout (a prompt, a schema's descriptions) with its folder names
+ * as this vault's: `profile/user.md` → `memory/profile/user.md`, `episodes/daily/2026-03-02.md` →
+ * that day's note, `episodes/daily/YYYY-MM-DD.md` → the daily folder and format. A model told the
+ * default folders would write notes that validation then refuses as outside their layer.
+ */
+export function inLayout(text: string, layout: VaultLayout = DEFAULT_LAYOUT): string {
+  if (layout.key === DEFAULT_LAYOUT.key) return text;
+  const { folder, format } = layout.daily;
+  return text.replace(
+    /(?<![\w/.-])(?:episodes\/daily\/(?:(\d{4}-\d{2}-\d{2})|YYYY-MM-DD)\.md|(persona|profile|episodes|insights|archive)\/)/g,
+    (match, day: string | undefined, layer: LayerFolder | undefined) => {
+      if (layer) return `${layout.folders[layer]}/`;
+      if (day) return dailyNotePath(day, layout);
+      return `${folder === '' ? '' : `${folder}/`}${format}.md`;
+    },
+  );
+}

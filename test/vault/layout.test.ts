@@ -1,8 +1,18 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { configSchema, defaultConfig, resolveConfig } from '../../src/core/config.js';
 import { MemError } from '../../src/core/errors.js';
-import { DEFAULT_LAYOUT, dailyNotePath, dayOfPath, layerOf, layoutOf } from '../../src/vault/layout.js';
+import { TEMPLATES_DIR } from '../../src/core/templates-dir.js';
+import {
+  DEFAULT_LAYOUT,
+  dailyNotePath,
+  dayOfPath,
+  inLayout,
+  layerOf,
+  layoutOf,
+} from '../../src/vault/layout.js';
 
 // Daily-note formats people really use in Obsidian (core Daily notes and Periodic Notes settings,
 // https://help.obsidian.md/Plugins/Daily+notes: "Date format" is a moment.js format; a `/` in it
@@ -136,5 +146,32 @@ describe('the vault layout', () => {
       'archive',
       'daily',
     ]);
+  });
+
+  it("tells a model this vault's folders: every folder the reflect prompt names is the layout's", () => {
+    const prompt = readFileSync(join(TEMPLATES_DIR, 'prompts', 'reflect.md'), 'utf8');
+    expect(inLayout(prompt)).toBe(prompt);
+    const layout = layoutOf(
+      resolveConfig({
+        layout: {
+          persona: 'AI/persona',
+          profile: 'AI/profile',
+          episodes: 'AI/episodes',
+          insights: 'AI/insights',
+          archive: 'AI/archive',
+          daily: { folder: 'Journal', format: 'DD.MM.YYYY' },
+        },
+      }),
+    );
+    const adopted = inLayout(prompt, layout);
+    expect(adopted).toContain('`AI/profile/user.md` is the core profile');
+    expect(adopted).toContain('`Journal/DD.MM.YYYY.md`: what happened');
+    expect(adopted).toContain('`mark_reflected` for `Journal/02.03.2026.md`');
+    // Every path the prompt names lies in the layer it names under the new layout.
+    for (const [, path] of adopted.matchAll(/`((?:AI|Journal)\/[^`\s]*\.md)`/g)) {
+      if (path === 'Journal/DD.MM.YYYY.md') continue; // the pattern itself, not a note
+      expect(['persona', 'profile', 'insights', 'episodes', 'archive']).toContain(layerOf(path!, layout));
+    }
+    expect(adopted).not.toMatch(/(?<![\w/.-])(persona|profile|insights|episodes)\//);
   });
 });
