@@ -49,7 +49,10 @@ describe('daily notes where the layout puts them', () => {
 
   it('starts a new day from the template note the layout names', async () => {
     const root = await makeVault(
-      { 'Templates/Daily.md': '---\ntags: [daily]\n---\n# {{title}}\n\n## Tasks\n- [ ] \n' },
+      {
+        'Templates/Daily.md':
+          '---\ntags: [daily]\n---\n# {{title}}\n{{date:dddd D MMMM}}, {{yesterday}} was before\n\n## Tasks\n- [ ] \n',
+      },
       {
         config: {
           ...ADOPTED,
@@ -60,7 +63,7 @@ describe('daily notes where the layout puts them', () => {
     const vault = await openVault({ path: root, cache: false });
     const { path } = await vault.remember({ text: 'first words', at: AT });
     expect(await readFile(join(root, path), 'utf8')).toBe(
-      '---\ntags: [daily]\n---\n# 02.12.2026 Wednesday\n\n## Tasks\n- [ ] \n\n## Memory\n- 21:05 first words ^e1\n',
+      '---\ntags: [daily]\n---\n# 02.12.2026 Wednesday\nWednesday 2 December, 2026/01.12.2026 Tuesday was before\n\n## Tasks\n- [ ] \n\n## Memory\n- 21:05 first words ^e1\n',
     );
     await vault.close();
   });
