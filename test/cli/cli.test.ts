@@ -328,7 +328,8 @@ describe('mem init', () => {
     const dir = await tempDir();
     const result = await mem(['init'], { cwd: dir });
     expect(result.code).toBe(0);
-    expect(result.stdout.split('\n')[0]).toBe(`created a vault in ${dir} (new git repository)`);
+    expect(result.stdout.split('\n')[0]).toBe(`created a vault in ${dir}`);
+    expect(result.stdout).toMatch(/\ncommitted these \d+ files to a new git repository, and nothing else\n$/);
     for (const file of ['mem.config.json', 'persona/identity.md', 'profile/user.md', '.gitignore']) {
       expect((await stat(join(dir, file))).isFile()).toBe(true);
       expect(result.stdout).toContain(`  ${file}\n`);

@@ -1,0 +1,62 @@
+// `mem init` in a folder that is already an Obsidian vault: the vault stays as it is. Its days are
+// kept where its Daily notes (or Periodic Notes) setting puts them, in its date format and from its
+// template; mem's own layers go to one new folder that collides with none of the person's; the rest
+// of the vault is indexed and linked as it is and never written unless a command names it.
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { TEMPLATES_DIR } from '../core/templates-dir.js';
+import { type DailyNoteSettings, readDailyNoteSettings } from '../vault/obsidian-settings.js';
+
+/** The folder names tried, in order, for mem's layers in an adopted vault. */
+const HOME_CANDIDATES = ['memory', 'memvault', 'memvault-memory'];
+
+/** The heading mem's entries go under in a daily note the person also writes. */
+export const ADOPTED_HEADING = 'Memory';
+
+export interface Adoption {
+  /** Where the settings came from */
+  daily: DailyNoteSettings;
+  /** The folder that holds mem's layers */
+  home: string;
+  /** mem.config.json's `layout` */
+  layout: Record<string, unknown>;
+  /** The files mem adds (vault path → text): its persona and user notes, under `home` */
+  files: Map<string, string>;
+}
+
+/**
+ * What adopting the Obsidian vault at `root` writes, or undefined when `root` is no Obsidian vault
+ * (it has no `.obsidian/` folder). Nothing is written here.
+ */
+export async function planAdoption(root: string): Promise<Adoption | undefined> {
+  const daily = await readDailyNoteSettings(root);
+  if (!daily) return undefined;
+  // Folder names compare without case: macOS and Windows keep `Memory` and `memory` as one.
+  const taken = new Set((await readdir(root)).map((name) => name.toLowerCase()));
+  let home = HOME_CANDIDATES.find((name) => !taken.has(name));
+  for (let n = 2; home === undefined; n++) if (!taken.has(`memvault-${n}`)) home = `memvault-${n}`;
+  const layout: Record<string, unknown> = {
+    persona: `${home}/persona`,
+    profile: `${home}/profile`,
+    episodes: `${home}/episodes`,
+    insights: `${home}/insights`,
+    archive: `${home}/archive`,
+    daily: {
+      folder: daily.folder,
+      format: daily.format,
+      ...(daily.template ? { template: daily.template } : {}),
+      heading: ADOPTED_HEADING,
+      locale: daily.locale,
+    },
+  };
+  const files = new Map<string, string>();
+  for (const [from, to] of [
+    ['persona/identity.md', `${home}/persona/identity.md`],
+    ['profile/user.md', `${home}/profile/user.md`],
+  ] as const) {
+    // The template's own mentions of its folders (`persona/voice.md`) name this vault's.
+    const text = await readFile(join(TEMPLATES_DIR, 'vault', from), 'utf8');
+    files.set(to, text.replace(/(?<![\w/])(persona|profile)\//g, `${home}/$1/`));
+  }
+  return { daily, home, layout, files };
+}
