@@ -6,19 +6,6 @@
 
 import { MemError } from '../core/errors.js';
 import {
-  DAY_TOKENS,
-  ERA_TOKENS,
-  type FormatPart,
-  type LocaleData,
-  localeData,
-  MAX_FORMAT_LENGTH,
-  type MomentLocale,
-  tokenize,
-} from './moment-tokens.js';
-
-export type { MomentLocale } from './moment-tokens.js';
-
-import {
   type DayParts,
   dayFromWeek,
   dayOfYear,
@@ -30,8 +17,19 @@ import {
   weekOfYear,
   weeksInYear,
 } from './moment-calendar.js';
+import {
+  DAY_TOKENS,
+  ERA_TOKENS,
+  type FormatPart,
+  type LocaleData,
+  localeData,
+  MAX_FORMAT_LENGTH,
+  type MomentLocale,
+  tokenize,
+} from './moment-tokens.js';
 
 export type { DayParts } from './moment-calendar.js';
+export type { MomentLocale } from './moment-tokens.js';
 
 /** A wall-clock reading: a day and a time of day, with the zone's offset when `Z`/`X` need it. */
 export interface DateTimeParts extends DayParts {
@@ -146,6 +144,17 @@ function formatToken(token: string, c: Ctx): string {
   throw new MemError('INVALID_ARGUMENT', `moment token ${token} (an era) is not supported`);
 }
 
+function checkDay(day: DayParts): void {
+  const { year, month, day: date } = day;
+  const real =
+    [year, month, date].every(Number.isInteger) &&
+    month >= 1 &&
+    month <= 12 &&
+    date >= 1 &&
+    date <= daysInMonth(year, month);
+  if (!real) throw new MemError('INVALID_ARGUMENT', `${JSON.stringify(day)} is no day of the calendar`);
+}
+
 function checkFormat(format: string): void {
   if (typeof format !== 'string') throw new MemError('INVALID_ARGUMENT', 'a date format must be a string');
   if (format.length > MAX_FORMAT_LENGTH)
@@ -173,6 +182,7 @@ function render(parts: readonly FormatPart[], t: Required<DateTimeParts>, loc: L
 /** `at` formatted as moment(at).format(format) would, in `locale`. */
 export function formatDateTime(at: DateTimeParts, format: string, locale: MomentLocale = 'en'): string {
   checkFormat(format);
+  checkDay(at);
   const full = { second: 0, millisecond: 0, offsetMinutes: 0, ...at } as Required<DateTimeParts>;
   return render(tokenize(format, locale), full, localeData(locale));
 }
@@ -180,6 +190,7 @@ export function formatDateTime(at: DateTimeParts, format: string, locale: Moment
 /** `day` formatted as moment would; a format holding a time of day (HH, a, X …) is refused. */
 export function formatDay(day: DayParts, format: string, locale: MomentLocale = 'en'): string {
   checkFormat(format);
+  checkDay(day);
   const parts = tokenize(format, locale);
   const timed = parts.find((p) => 'token' in p && !DAY_TOKENS.has(p.token));
   if (timed && 'token' in timed)

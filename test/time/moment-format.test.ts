@@ -4,6 +4,7 @@
 // (`YYYY/MM/YYYY-MM-DD`, `YYYY/MM-MMMM/YYYY-MM-DD-dddd`), and the weekly/ISO forms of Periodic Notes.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { MemError } from '../../src/core/errors.js';
 import {
   type DayParts,
   dayFormatError,
@@ -226,6 +227,12 @@ describe('invalid days are refused', () => {
     ['2026-12-02', ''],
   ])('%s in %s', (text, format) => {
     expect(parseDay(text, format)).toBeUndefined();
+  });
+
+  it('refuses to name a day that does not exist', () => {
+    for (const bad of ['2023-02-29', '2023-04-31', '2023-13-01', '2023-00-01', '2023-01-00'])
+      expect(() => formatDay(day(bad), 'YYYY-MM-DD')).toThrow(/is no day of the calendar/);
+    expect(() => formatDay({ year: 2023, month: 1.5, day: 1 }, 'YYYY-MM-DD')).toThrow(MemError);
   });
 
   it('accepts the leap day and week 53 where they exist', () => {
