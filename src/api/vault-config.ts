@@ -6,6 +6,7 @@ import { CONFIG_FILE, configSchema, type MemConfig, readConfigJson, resolveConfi
 import { MemError } from '../core/errors.js';
 import { closestKey } from '../core/schema-issues.js';
 import { commitWrite, type WriteCommit } from '../git/commit-write.js';
+import { layoutOf } from '../vault/layout.js';
 import { withVaultLock } from '../vault/lock.js';
 import { writeAtomic } from '../vault/write-note.js';
 
@@ -183,6 +184,8 @@ async function changeConfig(
     let after: MemConfig;
     try {
       after = resolveConfig(next);
+      // What the schema alone cannot check: a date format that names one day, a folder per layer.
+      layoutOf(after);
     } catch (error) {
       if (error instanceof MemError && error.code === 'INVALID_CONFIG')
         throw new MemError(

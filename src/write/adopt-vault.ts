@@ -4,6 +4,7 @@
 // of the vault is indexed and linked as it is and never written unless a command names it.
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { MemError } from '../core/errors.js';
 import { TEMPLATES_DIR } from '../core/templates-dir.js';
 import { type DailyNoteSettings, readDailyNoteSettings } from '../vault/obsidian-settings.js';
 
@@ -31,6 +32,11 @@ export interface Adoption {
 export async function planAdoption(root: string): Promise<Adoption | undefined> {
   const daily = await readDailyNoteSettings(root);
   if (!daily) return undefined;
+  if (daily.formatError)
+    throw new MemError(
+      'INVALID_ARGUMENT',
+      `${daily.formatError}; mem cannot tell which day a note is by it. Change the daily notes' date format in Obsidian, or run mem init --no-adopt; nothing was written`,
+    );
   // Folder names compare without case: macOS and Windows keep `Memory` and `memory` as one.
   const taken = new Set((await readdir(root)).map((name) => name.toLowerCase()));
   let home = HOME_CANDIDATES.find((name) => !taken.has(name));

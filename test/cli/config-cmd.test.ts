@@ -55,6 +55,18 @@ describe('mem config', () => {
     expect((await git(root, 'log', '--format=%s')).trim()).toBe('init');
   });
 
+  it('refuses a layout that would misfile notes: a date format naming no one day, two layers in one folder', async () => {
+    const root = await gitVault();
+    const before = await configText(root);
+    const format = await mem(['--vault', root, 'config', 'set', 'layout.daily.format', 'MM-DD']);
+    expect(format.code).toBe(2);
+    expect(format.stderr).toMatch(/^mem: .*layout\.daily\.format .*; mem\.config\.json is unchanged\n$/);
+    const twin = await mem(['--vault', root, 'config', 'set', 'layout.insights', 'profile']);
+    expect(twin.code).toBe(2);
+    expect(twin.stderr).toMatch(/layout\.insights and layout\.profile are both "profile"/);
+    expect(await configText(root)).toBe(before);
+  });
+
   it('refuses an unknown key with the key it likely meant', async () => {
     const root = await makeVault();
     const typo = await mem(['--vault', root, 'config', 'set', 'recall.halfLifeDay', '10']);

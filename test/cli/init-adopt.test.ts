@@ -161,6 +161,14 @@ describe('mem init in an Obsidian vault', () => {
     expect((await readdir(root)).sort()).toEqual(['.obsidian', 'A.md']);
   });
 
+  it('refuses a daily-note format that names no one day, naming the settings file, and writes nothing', async () => {
+    const root = await obsidianVault({ '.obsidian/daily-notes.json': JSON.stringify({ format: 'MMMM Do' }) });
+    const init = await mem(['init'], { cwd: root });
+    expect(init.code).not.toBe(0);
+    expect(init.stderr).toMatch(/^mem: .*daily-notes\.json: .*--no-adopt; nothing was written\n$/);
+    expect((await readdir(root)).sort()).toEqual(['.obsidian']);
+  });
+
   it('--no-adopt lays out the layered tree in an Obsidian vault, as before', async () => {
     const root = await obsidianVault({ '.obsidian/app.json': '{}' });
     const init = await mem(['init', '--no-adopt', '--no-git', '--json'], { cwd: root });
