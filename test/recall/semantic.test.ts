@@ -2,6 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openVault, type Vault } from '../../src/index.js';
+import { decodeVectorFile } from '../../src/indexing/vector-file.js';
 import { startEmbedStub } from '../helpers/embed-stub.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 
@@ -105,10 +106,9 @@ describe('semantic recall (embeddings)', () => {
     await vault.recallAsync('noodles', { now: NOW });
     expect(stub.requests.slice(afterFirst)).toEqual([['noodles']]);
 
-    const file = join(vault.root, '.mem', 'embeddings-stub-1.json');
-    const saved = JSON.parse(await readFile(file, 'utf8')) as { model: string; vectors: object };
-    expect(saved.model).toBe('stub-1');
-    expect(Object.keys(saved.vectors)).toHaveLength(first.sections);
+    const file = join(vault.root, '.mem', 'embeddings-stub-1.vec');
+    const saved = decodeVectorFile(await readFile(file), 'stub-1');
+    expect(saved?.count).toBe(first.sections);
 
     // A new process reads the cache: still only the query is sent.
     const again = await reopen(vault);
