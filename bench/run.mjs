@@ -2,7 +2,8 @@
 // (LoCoMo evidence recall). Flags: --quick (1k vault and one conversation; results go to
 // bench/results/*.tmp), --only scale|locomo (a full run of one part, merged into results.json),
 // --scale[=100k] (only the side-by-side scale run with qmd, ripgrep and MiniSearch: 1k and 10k, or
-// every size up to the one given; written to bench/results/scale.json, SCALE.md and scale-*.svg).
+// every size up to the one given; written to bench/results/scale.json, SCALE.md and scale-*.svg),
+// --only vectors (the vector cache at 10k and 100k notes, on its own: bench/results/vectors.json).
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, platform, release, totalmem } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -19,6 +20,7 @@ import { renderMarkdown } from './report.mjs';
 import { benchScale } from './scale.mjs';
 import { runScalePeers, scaleSizes } from './scale-peers.mjs';
 import { SYNTH_NOW } from './synth-vault.mjs';
+import { benchVectors } from './vectors.mjs';
 import { benchWatch } from './watch-latency.mjs';
 
 const RESULTS = new URL('./results/', import.meta.url);
@@ -88,9 +90,22 @@ async function main() {
     return;
   }
   const only = values.only;
-  if (only && only !== 'scale' && only !== 'locomo' && only !== 'chinese')
-    throw new Error(`--only takes scale, locomo or chinese, not ${only}`);
+  if (only && only !== 'scale' && only !== 'locomo' && only !== 'chinese' && only !== 'vectors')
+    throw new Error(`--only takes scale, locomo, chinese or vectors, not ${only}`);
   const quick = Boolean(values.quick);
+  if (only === 'vectors') {
+    // Minutes at 100k (a 1.5 GB JSON file is written to compare): a part of its own, in its own file.
+    const progress = (line) => process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+    const vectors = {
+      ranAt: new Date().toISOString(),
+      machine: { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, node: process.version },
+      ...(await benchVectors({ sizes: quick ? [10_000] : [10_000, 100_000], log: progress })),
+    };
+    const file = new URL(quick ? 'vectors.json.tmp' : 'vectors.json', RESULTS);
+    await writeFile(file, `${formatJson(vectors)}\n`);
+    log(`written: ${fileURLToPath(file)}`);
+    return;
+  }
   const start = performance.now();
   // A partial full run keeps the other part's last numbers.
   const results = only && !quick ? await previous() : {};
