@@ -6,7 +6,7 @@ import { readRegularFile, readRegularText } from '../core/regular-file.js';
 import { tempPathFor } from '../vault/temp-name.js';
 import { decodeVectorFile, encodeVectorFile } from './vector-file.js';
 import { keyWords, type VectorEncoding, VectorStore } from './vector-store.js';
-import { type DotTopK, topKByDot } from './vector-top-k.js';
+import { type DotTopK, dotAt, topKByDot, unitQuery } from './vector-top-k.js';
 
 export type { VectorEncoding } from './vector-store.js';
 export type { DotTopK } from './vector-top-k.js';
@@ -128,6 +128,20 @@ export class VectorCache {
   topK(query: ArrayLike<number>, k: number, allow?: (slot: number) => boolean): DotTopK {
     if (!this.store) return { slots: new Int32Array(0), scores: new Float64Array(0) };
     return topKByDot(this.store, query, k, allow);
+  }
+
+  /**
+   * The cosine of `query` with a text's vector, undefined when the text has none (or the query is
+   * not of the cache's dimension): for scoring many texts against one query without building an
+   * array per text, as `get` does.
+   */
+  similarity(query: ArrayLike<number>): (text: string) => number | undefined {
+    const store = this.store;
+    const q = store && unitQuery(query, store.dims);
+    return (text) => {
+      const slot = this.slotOf(text);
+      return q && store && slot !== undefined && this.store === store ? dotAt(store, q, slot) : undefined;
+    };
   }
 
   /**

@@ -118,3 +118,33 @@ describe('VectorCache.topK', () => {
     expect(skipLigament.slots[0]).toBe(cache.slotOf('knee'));
   });
 });
+
+describe('VectorCache.similarity', () => {
+  it('is the cosine of the query with each text’s vector, undefined without one', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(vectorArb(4), { minLength: 1, maxLength: 12 }),
+        vectorArb(4).filter((q) => q.some((x) => x !== 0)),
+        fc.constantFrom<VectorEncoding>('float32', 'int8'),
+        async (vectors, query, encoding) => {
+          const cache = await VectorCache.load('/nonexistent-root', 'm', { encoding });
+          const texts = vectors.map((_, i) => `t${i}`);
+          await cache.fill(texts, async (batch) => batch.map((t) => vectors[Number(t.slice(1))] ?? []), 5);
+          const similarity = cache.similarity(query);
+          const norm = Math.hypot(...query);
+          for (const text of texts) {
+            const stored = cache.get(text);
+            const want = stored
+              ? stored.reduce((sum, x, j) => sum + x * ((query[j] ?? 0) / norm), 0)
+              : undefined;
+            if (want === undefined) expect(similarity(text)).toBeUndefined();
+            else expect(similarity(text)).toBeCloseTo(want, 9);
+          }
+          expect(similarity('absent')).toBeUndefined();
+          expect(cache.similarity([1, 2])('t0')).toBeUndefined();
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+});
