@@ -278,7 +278,7 @@ export class Vault {
   }
 
   /**
-   * Embeds every section whose text the vector cache (`.mem/embeddings-<model>.json`) lacks, in
+   * Embeds every section whose text the vector cache (`.mem/embeddings-<model>.vec`) lacks, in
    * batches of `embeddings.batchSize`, and saves the cache; unchanged sections cost nothing.
    * Runs on the write queue. Throws when embeddings are off or the endpoint fails.
    */
