@@ -14,6 +14,7 @@ import { CACHE_SCHEMA } from '../indexing/index-cache.js';
 import { parseInstant } from '../time/parse-instant.js';
 import { isDayOver } from '../time/zoned-date.js';
 import { dayOfPath, layoutOf, type VaultLayout } from '../vault/layout.js';
+import { readDailyNoteSettings } from '../vault/obsidian-settings.js';
 
 export interface VaultStatus {
   root: string;
@@ -49,6 +50,12 @@ export interface VaultStatus {
   };
   /** A write that was killed before its commit (the next write commits it) */
   lastError?: string;
+  /** Where mem writes the days (`layout.daily`), and Obsidian's own setting when it differs */
+  days: {
+    folder: string;
+    format: string;
+    obsidian?: { folder: string; format: string; source: string };
+  };
 }
 
 interface NoteFile {
@@ -197,6 +204,10 @@ export async function vaultStatus(root: string): Promise<VaultStatus> {
     pendingDays(root, notes, config.timezone, layoutOf(config)),
     readPendingPlan(root).catch(() => undefined),
   ]);
+  // Settings Obsidian cannot give (a malformed file) say nothing here; mem init reports them.
+  const obsidian = await readDailyNoteSettings(root).catch(() => undefined);
+  const { folder, format } = config.layout.daily;
+  const drift = obsidian && (obsidian.folder !== folder || obsidian.format !== format);
   const process = (r: typeof server) => (r ? { url: r.url, pid: r.pid, version: r.version } : undefined);
   return {
     root,
@@ -217,5 +228,12 @@ export async function vaultStatus(root: string): Promise<VaultStatus> {
           lastError: `a write was stopped before its commit ("${plan.message}"); the next mem write commits it`,
         }
       : {}),
+    days: {
+      folder,
+      format,
+      ...(drift
+        ? { obsidian: { folder: obsidian.folder, format: obsidian.format, source: obsidian.source } }
+        : {}),
+    },
   };
 }

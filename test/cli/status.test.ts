@@ -117,6 +117,24 @@ describe('mem status', () => {
     expect(text.stdout).toContain('last error  a write was stopped before its commit');
   });
 
+  it("says where the days go, and when Obsidian's own daily-notes setting has moved elsewhere", async () => {
+    const config = { timezone: 'UTC', layout: { daily: { folder: 'Journal', format: 'DD.MM.YYYY' } } };
+    const root = await makeVault({ 'Journal/28.11.2026.md': DAY(), '.obsidian/app.json': '{}' }, { config });
+    // Obsidian's defaults (vault root, YYYY-MM-DD) differ from what the vault's config says.
+    expect((await status(root)).days).toEqual({
+      folder: 'Journal',
+      format: 'DD.MM.YYYY',
+      obsidian: { folder: '', format: 'YYYY-MM-DD', source: 'daily-notes' },
+    });
+    expect((await status(root)).reflection.pendingDays).toBe(1);
+    const text = await mem(['--vault', root, 'status']);
+    expect(text.stdout).toContain(
+      "days        Journal/ as DD.MM.YYYY; Obsidian's Daily notes put them in the vault root as YYYY-MM-DD (layout.daily in mem.config.json differs)\n",
+    );
+    await writeFile(join(root, '.obsidian/daily-notes.json'), JSON.stringify({ folder: 'Journal', format: 'DD.MM.YYYY' }));
+    expect((await status(root)).days).toEqual({ folder: 'Journal', format: 'DD.MM.YYYY' });
+  });
+
   it("asks a running daemon's /health for its notes in memory and its background reflection", async () => {
     const root = await gitVault({ 'a.md': '# A\n' });
     const seen: IncomingHttpHeaders[] = [];

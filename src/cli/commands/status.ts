@@ -78,6 +78,12 @@ export function statusCommand(program: Command, io: CliIO): void {
         `reflection  ${r.lastRun ? `last run ${r.lastRun.date} (${r.lastRun.sha})` : 'never run'}; ${r.pendingDays} day${r.pendingDays === 1 ? '' : 's'} not reflected yet${r.oldestPending ? ` (oldest ${r.oldestPending})` : ''}`,
       );
       if (background) lines.push(`            ${background}`);
+      const where = (folder: string, format: string) =>
+        `${folder === '' ? 'the vault root' : `${folder}/`} as ${format}`;
+      const o = status.days.obsidian;
+      lines.push(
+        `days        ${where(status.days.folder, status.days.format)}${o ? `; Obsidian's ${o.source === 'periodic-notes' ? 'Periodic Notes' : 'Daily notes'} put them in ${where(o.folder, o.format)} (layout.daily in mem.config.json differs)` : ''}`,
+      );
       if (status.lastError) lines.push(`last error  ${status.lastError}`);
       io.stdout(`${lines.join('\n')}\n`);
     });
