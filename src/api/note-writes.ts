@@ -1,10 +1,12 @@
 // Every write a Vault makes, each run alone on the write queue and indexed before it resolves (so a
 // recall right after sees it), and the chat write path (the exchange writer) that commits off it.
+
 import { join } from 'node:path';
 import { ensureCacheDir } from '../core/cache-dir.js';
 import type { MemConfig } from '../core/config.js';
 import type { DeriveContent } from '../git/commit-paths.js';
 import { commitWrite } from '../git/commit-write.js';
+import type { VaultIndex } from '../indexing/vault-index.js';
 import { type EditNoteOptions, editNote, type NoteEdit } from '../write/edit-note.js';
 import { type ForgetOptions, type ForgetResult, forgetNote } from '../write/forget-note.js';
 import { type ForgetStaleOptions, type ForgetStaleResult, forgetStale } from '../write/forget-stale.js';
@@ -63,7 +65,9 @@ export class NoteWrites {
 
   remember(input: RememberInput): Promise<RememberResult> {
     return this.queue.writing(async () => {
-      const result = await remember(this.root, this.config, input);
+      const result = await remember(this.root, this.config, input, (path) =>
+        highestCitedId(this.live.index, path),
+      );
       await this.live.refreshPathsNow([result.path]);
       this.onEntries(1);
       return result;
@@ -73,7 +77,9 @@ export class NoteWrites {
   /** The exchange writer's write: one exchange's entries in one append per day, indexed at once. */
   private rememberEntries(inputs: RememberInput[], onPlanned?: OnPlanned): Promise<RememberResult[]> {
     return this.queue.writing(async () => {
-      const results = await rememberAll(this.root, this.config, inputs, onPlanned);
+      const results = await rememberAll(this.root, this.config, inputs, onPlanned, (path) =>
+        highestCitedId(this.live.index, path),
+      );
       await this.live.refreshPathsNow(new Set(results.map((r) => r.path)));
       this.onEntries(results.length);
       return results;
@@ -210,4 +216,23 @@ export class NoteWrites {
     this.writer = undefined;
     if (writer) await (await writer).close();
   }
+}
+
+/** The highest `^eN` any note's link cites in the note at `path`: an id still cited is never reused. */
+function highestCitedId(index: VaultIndex, path: string): number {
+  let top = 0;
+  // A deleted note's citations no longer resolve: they are matched by the name they give it.
+  const name = path.slice(0, -3).toLowerCase();
+  const base = name.slice(name.lastIndexOf('/') + 1);
+  const unresolved = index.notes.has(path)
+    ? []
+    : index.graph.unresolved().filter((edge) => {
+        const target = edge.link.target.toLowerCase().replace(/\.md$/, '');
+        return target === base || target === name;
+      });
+  for (const edge of [...index.graph.backlinks(path), ...unresolved]) {
+    const n = Number(/^#?\^e([1-9]\d{0,8})$/.exec(edge.link.subpath ?? '')?.[1] ?? 0);
+    if (n > top) top = n;
+  }
+  return top;
 }

@@ -80,9 +80,12 @@ export function renderEntry(entry: EntryInput): string {
  */
 const MEM_ID = /(?<=^|[ \t])\^e([1-9]\d{0,8})[ \t\r]*$/gm;
 
-/** The next free `eN` block id in a daily note (one more than the highest used). */
-export function nextBlockId(text: string): string {
-  let max = 0;
+/**
+ * The next free `eN` block id in a daily note: one more than the highest used in it, and than
+ * `floor`, the highest ever given out or cited there (see block-id-floor.ts).
+ */
+export function nextBlockId(text: string, floor = 0): string {
+  let max = floor;
   for (const match of text.matchAll(MEM_ID)) max = Math.max(max, Number(match[1]));
   return `e${max + 1}`;
 }

@@ -13,6 +13,7 @@ import { dailyNotePath, dayOfPath, layoutOf, type VaultLayout } from '../vault/l
 import { withVaultLock } from '../vault/lock.js';
 import { resolveInVault } from '../vault/paths.js';
 import { appendVerified } from '../vault/write-note.js';
+import { blockIdFloor, raiseBlockIdFloor } from './block-id-floor.js';
 import { appendLine, type EntryKind, nextBlockId, renderEntry } from './episode-entry.js';
 import { fillTemplate } from './fill-template.js';
 import { redactSecrets } from './redact.js';
@@ -168,6 +169,8 @@ export async function appendToDay(
   date: string,
   entries: DayEntry[],
   onPlanned?: OnPlanned,
+  /** The highest `eN` the vault's links cite in this day's note (an id cited is never reused) */
+  cited = 0,
 ): Promise<{ path: string; ids: string[]; lines: string[]; derive: DeriveContent }> {
   const layout = layoutOf(config);
   const heading = entryHeading(layout);
@@ -179,6 +182,8 @@ export async function appendToDay(
   // Lines of earlier appends that an editor's late save dropped: appended again, before the new ones.
   const recent = recentOf(abs);
   let restored: Array<{ line: string; at: number }> = [];
+  // Set under the lock, before the first plan: the highest id ever given out or cited in the note.
+  let floor = cited;
   const plan = (current: string | undefined): string | { replace: string } | undefined => {
     const base = current ?? template;
     let text = base;
@@ -187,7 +192,8 @@ export async function appendToDay(
     for (const r of restored) {
       // Another writer may have taken its block id meanwhile: then it gets the next free one.
       const id = /\^([A-Za-z0-9-]+)$/.exec(r.line)?.[1];
-      if (id && hasBlockId(text, id)) r.line = r.line.replace(/\^[A-Za-z0-9-]+$/, `^${nextBlockId(text)}`);
+      if (id && hasBlockId(text, id))
+        r.line = r.line.replace(/\^[A-Za-z0-9-]+$/, `^${nextBlockId(text, floor)}`);
       text = placeEntry(text, r.line, heading);
     }
     entries.forEach((entry, i) => {
@@ -198,7 +204,8 @@ export async function appendToDay(
         return;
       }
       const earlier = line === undefined ? undefined : /\^([A-Za-z0-9-]+)$/.exec(line)?.[1];
-      const blockId = entry.blockId ?? (earlier && !hasBlockId(text, earlier) ? earlier : nextBlockId(text));
+      const blockId =
+        entry.blockId ?? (earlier && !hasBlockId(text, earlier) ? earlier : nextBlockId(text, floor));
       written[i] = renderEntry({ ...entry, blockId });
       text = placeEntry(text, written[i]!, heading);
     });
@@ -212,6 +219,7 @@ export async function appendToDay(
     restored.every((r) => holds(text, r.line)) &&
     written.every((line, i) => skipped.has(i) || (line !== undefined && holds(text, line)));
   await withVaultLock(root, async () => {
+    floor = Math.max(cited, await blockIdFloor(root, rel));
     if (onPlanned) {
       // Plan once on the note as it is; the append keeps these lines while their ids stay free
       // (under the lock only a hand edit can take one).
@@ -226,6 +234,10 @@ export async function appendToDay(
       );
     }
     await appendVerified(abs, plan, present, { label: rel });
+    await raiseBlockIdFloor(root, rel, [
+      ...written.flatMap((line) => (line ? [/\^([A-Za-z0-9-]+)$/.exec(line)?.[1] ?? ''] : [])),
+      ...restored.map((r) => /\^([A-Za-z0-9-]+)$/.exec(r.line)?.[1] ?? ''),
+    ]);
   });
   const lines = written.filter((line, i): line is string => line !== undefined && !skipped.has(i));
   noteRecent(abs, lines);
@@ -277,8 +289,9 @@ export async function remember(
   root: string,
   config: MemConfig,
   input: RememberInput,
+  citedIn?: (path: string) => number,
 ): Promise<RememberResult> {
-  const [result] = await rememberAll(root, config, [input]);
+  const [result] = await rememberAll(root, config, [input], undefined, citedIn);
   return result!;
 }
 
@@ -292,6 +305,8 @@ export async function rememberAll(
   config: MemConfig,
   inputs: RememberInput[],
   onPlanned?: OnPlanned,
+  /** The highest `eN` the vault's links cite in the note at a vault path (from the index) */
+  citedIn?: (path: string) => number,
 ): Promise<RememberResult[]> {
   const prepared = inputs.map((input) => entryOf(config, input));
   const results: RememberResult[] = [];
@@ -303,6 +318,7 @@ export async function rememberAll(
       date,
       mine.map((i) => prepared[i]!.entry),
       onPlanned,
+      citedIn?.(dailyNotePath(date, layoutOf(config))) ?? 0,
     );
     // What is committed is the committed note plus these entries: a person's unsaved edit stays theirs.
     const commit = mine.every((i) => inputs[i]!.commit === false)

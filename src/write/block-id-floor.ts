@@ -1,0 +1,44 @@
+// The highest `^eN` mem has given out in each daily note, kept in `.mem/block-ids.json`, so an id is
+// never handed out twice: a person who deletes mem's last entries (or its whole section) frees
+// their ids in the note, but a citation elsewhere (`[[2026-12-02#^e3]]`, in an insight, a rollup,
+// the person's own note) still means the entry that was deleted, never the next one written.
+// Read and raised under the vault's write lock. It is a cache like the rest of `.mem/`: without it,
+// ids start above those in the note and those the vault's links cite (the caller's floor).
+import { readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { cacheDir, ensureCacheDir } from '../core/cache-dir.js';
+import { tempPathFor } from '../vault/temp-name.js';
+
+const FILE = 'block-ids.json';
+
+async function readFloors(root: string): Promise<Record<string, number>> {
+  try {
+    const data = JSON.parse(await readFile(join(cacheDir(root), FILE), 'utf8')) as unknown;
+    return data !== null && typeof data === 'object' && !Array.isArray(data)
+      ? (data as Record<string, number>)
+      : {};
+  } catch {
+    return {};
+  }
+}
+
+/** The highest id number given out in the note at vault path `path` (0: none known). */
+export async function blockIdFloor(root: string, path: string): Promise<number> {
+  const floor = (await readFloors(root))[path];
+  return typeof floor === 'number' && Number.isSafeInteger(floor) && floor > 0 ? floor : 0;
+}
+
+/** Records that ids up to `eN` of `ids` were given out in the note at `path`. */
+export async function raiseBlockIdFloor(root: string, path: string, ids: string[]): Promise<void> {
+  const top = Math.max(0, ...ids.map((id) => Number(/^e([1-9]\d{0,8})$/.exec(id)?.[1] ?? 0)));
+  if (top === 0) return;
+  const floors = await readFloors(root);
+  if ((floors[path] ?? 0) >= top) return;
+  floors[path] = top;
+  const file = join(await ensureCacheDir(root), FILE);
+  const temp = tempPathFor(file);
+  // Replaced by rename, so a reader never sees half a file; not synced: losing it costs nothing
+  // the note and the vault's links do not still say.
+  await writeFile(temp, JSON.stringify(floors));
+  await rename(temp, file);
+}
