@@ -8,6 +8,7 @@ import {
   parseCommitments,
 } from '../compile/commitments.js';
 import { MemError } from '../core/errors.js';
+import type { DeriveContent } from '../git/commit-paths.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { rollupPath } from '../time/rollup-period.js';
 import { dayOf, isoWithOffset } from '../time/zoned-date.js';
@@ -349,6 +350,23 @@ function runSteps(change: FileChange, text: string, skipped: Map<number, string>
   return current;
 }
 
+/**
+ * What to commit for a note the plan edited: its committed text with the same steps (those skipped
+ * on disk skipped again), so a person's uncommitted edit (a diary line under their own heading)
+ * never rides in mem's commit. A note git does not have yet, or one whose committed text the steps
+ * no longer fit, is committed as written.
+ */
+function ownChange(change: FileChange, skipped: Map<number, string>, written: string): DeriveContent {
+  return (committed) => {
+    if (committed === undefined) return written;
+    try {
+      return runSteps(change, committed, new Map(skipped));
+    } catch {
+      return written;
+    }
+  };
+}
+
 /** New notes first, so a failed creation can hold back the edits that depend on it. */
 function creationsFirst(plan: Map<string, FileChange>): Array<[string, FileChange]> {
   return [...plan].sort(([, a], [, b]) => Number(b.create) - Number(a.create));
@@ -407,9 +425,10 @@ export async function previewWrites(
 export async function applyChanges(
   root: string,
   plan: Map<string, FileChange>,
-): Promise<{ written: string[]; skipped: Rejected[] }> {
+): Promise<{ written: string[]; skipped: Rejected[]; derived: Map<string, DeriveContent> }> {
   const skipped = new Map<number, string>();
   const written: string[] = [];
+  const derived = new Map<string, DeriveContent>();
   for (const [path, change] of creationsFirst(plan)) {
     const abs = await findOnDisk(root, path);
     if (change.create) {
@@ -422,13 +441,26 @@ export async function applyChanges(
       continue;
     }
     try {
-      const result = await updateFile(abs, (current) => runSteps(change, current ?? '', skipped), {
-        label: path,
-      });
-      if (result.changed) written.push(path);
+      let after = '';
+      const result = await updateFile(
+        abs,
+        (current) => {
+          after = runSteps(change, current ?? '', skipped);
+          return after;
+        },
+        { label: path },
+      );
+      if (result.changed) {
+        written.push(path);
+        derived.set(path, ownChange(change, new Map(skipped), after));
+      }
     } catch (error) {
       for (const step of change.steps) skipped.set(step.index, `${path}: ${(error as Error).message}`);
     }
   }
-  return { written, skipped: [...skipped].map(([index, reason]) => ({ index, op: undefined, reason })) };
+  return {
+    written,
+    skipped: [...skipped].map(([index, reason]) => ({ index, op: undefined, reason })),
+    derived,
+  };
 }

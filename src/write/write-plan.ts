@@ -46,6 +46,11 @@ export function underPlan<T>(
 /** What applying a plan wrote: the vault paths changed (what the commit holds), and anything else. */
 export interface Applied {
   written: string[];
+  /**
+   * Paths that held text before the plan: what to commit, made from their committed text with the
+   * plan's own change only, so a person's uncommitted edit of the note stays theirs (DeriveContent)
+   */
+  derived?: Map<string, DeriveContent>;
 }
 
 export interface WritePlanSteps<P, A extends Applied> {
@@ -85,7 +90,7 @@ export async function runWritePlan<P, A extends Applied>(
     if (steps.paths.length > 0) await plan.record(steps.paths, steps.message);
     const applied = await steps.apply();
     const message = steps.commitMessage?.(applied) ?? steps.message;
-    const made = await plan.commit(applied.written, message);
+    const made = await plan.commit(applied.written, message, applied.derived);
     const commit: WriteCommit =
       made.committed || applied.written.length > 0
         ? made

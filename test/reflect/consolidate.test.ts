@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openVault } from '../../src/index.js';
@@ -29,6 +29,29 @@ const FILES: Record<string, string> = {
     'Rain drinks oolong tea in the afternoon ([[2026-11-11#^e3]]).',
   ),
 };
+
+describe("reflect's commit", () => {
+  it("holds reflect's own change to a note, never a person's uncommitted edit of it", async () => {
+    const root = await gitVault(FILES);
+    // The person is mid-edit in both notes reflect will touch, and has not committed.
+    for (const path of ['insights/facts/no-dairy.md', 'insights/facts/lactose-intolerant.md']) {
+      const text = await readFile(join(root, path), 'utf8');
+      await writeFile(join(root, path), `${text}\nPRIVATE draft line of the person\n`);
+    }
+    const vault = await openVault({ path: root, cache: false });
+    const result = await vault.reflect({ env: {}, now: NOW });
+    expect(result.accepted).toHaveLength(1);
+    for (const path of ['insights/facts/no-dairy.md', 'insights/facts/lactose-intolerant.md']) {
+      const committed = await git(root, 'show', `HEAD:${path}`);
+      const disk = await readFile(join(root, path), 'utf8');
+      expect(committed).not.toContain('PRIVATE');
+      expect(disk).toContain('PRIVATE draft line of the person');
+      // The disk is the commit plus the person's edit, and nothing else.
+      expect(disk.replace('\nPRIVATE draft line of the person\n', '')).toBe(committed);
+    }
+    expect(await readFile(join(root, 'insights/facts/no-dairy.md'), 'utf8')).toContain('status: superseded');
+  });
+});
 
 describe('consolidation', () => {
   it('offline, supersedes the weaker of two near-identical insights by the other and keeps its sources', async () => {
