@@ -7,7 +7,13 @@ export type {
   ExchangeWriterOptions,
   WriterHealth,
 } from './api/exchange-writer.js';
-export type { EmbedStats, RecallResult, WithMoments } from './api/open-vault.js';
+export type {
+  EmbeddingsHealth,
+  EmbedSections,
+  EmbedStats,
+  RecallResult,
+  WithMoments,
+} from './api/open-vault.js';
 export { type OpenVaultOptions, openVault, Vault } from './api/open-vault.js';
 export type { ReflectRunSummary, ReflectStatus } from './api/reflect-scheduler.js';
 export {
@@ -52,7 +58,7 @@ export { QUERY_LIMITS, queryProblem } from './indexing/query-limits.js';
 export type { EmbedProgress, EmbedTexts } from './indexing/vector-cache.js';
 export type { AppliedRange } from './recall/choose-range.js';
 export type { ScoreParts } from './recall/rank.js';
-export type { DateRange, RecallHit, RecallOptions } from './recall/recall.js';
+export type { DateRange, EmbeddingUse, RecallHit, RecallOptions } from './recall/recall.js';
 export type { SemanticInput } from './recall/semantic.js';
 export type { CallOptions, Llm, LlmOptions, LlmUsage } from './reflect/llm.js';
 export type { Operation } from './reflect/operations.js';

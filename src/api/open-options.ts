@@ -3,6 +3,7 @@
 import type { RefreshProgress } from '../indexing/refresh-index.js';
 import type { EmbedTexts } from '../indexing/vector-cache.js';
 import type { TrackOptions } from '../vault/track-changes.js';
+import type { EmbedSections } from './semantic-recall.js';
 
 export interface OpenVaultOptions {
   /** The vault folder; else `MEM_VAULT`, else the nearest folder upward from `cwd` with `mem.config.json` */
@@ -51,4 +52,11 @@ export interface OpenVaultOptions {
    * clients); used only when `embeddings.enabled` is true
    */
   embed?: EmbedTexts;
+  /**
+   * With `embeddings.enabled`, when sections are embedded: `read` (default) fills the vector cache
+   * before each recallAsync or compileAsync; `background` embeds sections as they are written,
+   * batched, off the write queue, so a read sends only its query (a long-lived server); `never`
+   * only reads the cache file another process fills (a server's read workers)
+   */
+  embedSections?: EmbedSections;
 }

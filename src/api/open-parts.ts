@@ -48,7 +48,23 @@ export async function openParts(options: OpenVaultOptions): Promise<VaultParts> 
   const onEntries = (count: number) => reflection.noteEntries(count);
   const writes = new NoteWrites({ root, config, initialized, live, queue, onEntries });
   const embed = options.embed;
-  const recaller = new SemanticRecall({ root, config, index, queue, saveCache, onNotice, env, embed });
+  const embedSections = options.embedSections;
+  const recaller = new SemanticRecall({
+    root,
+    config,
+    index,
+    queue,
+    saveCache,
+    onNotice,
+    env,
+    embed,
+    embedSections,
+  });
+  if (embedSections === 'background') {
+    // Sections are embedded as they are written (and what the cache lacks at open), never on a read's path.
+    live.onIndexChange(() => recaller.scheduleFill());
+    recaller.scheduleFill();
+  }
   if (options.track) live.startTracking(options.track === true ? {} : options.track);
   return { root, config, initialized, queue, live, writes, recaller, reflection, loaded };
 }

@@ -47,11 +47,11 @@ import type { OpenVaultOptions } from './open-options.js';
 import { openParts, type VaultParts } from './open-parts.js';
 import type { ReflectStatus } from './reflect-scheduler.js';
 import type { Reflection } from './reflection.js';
-import type { EmbedStats, RecallResult, SemanticRecall } from './semantic-recall.js';
+import type { EmbeddingsHealth, EmbedStats, RecallResult, SemanticRecall } from './semantic-recall.js';
 import type { WriteQueue } from './write-queue.js';
 
 export type { OpenVaultOptions } from './open-options.js';
-export type { EmbedStats, RecallResult } from './semantic-recall.js';
+export type { EmbeddingsHealth, EmbedSections, EmbedStats, RecallResult } from './semantic-recall.js';
 
 /**
  * Options as the Vault takes them: `now` and `at` may also be ISO 8601 text, read in the vault's
@@ -112,6 +112,7 @@ export class Vault {
   async close(): Promise<void> {
     // First: a model call in flight is abandoned rather than waited for (it may take minutes).
     await this.reflection.stop();
+    await this.recaller.close();
     await this.writes.close();
     await this.live.close();
   }
@@ -286,9 +287,23 @@ export class Vault {
     return this.recaller.embed(onProgress);
   }
 
-  /** The context document for one conversation turn, within a token budget. */
+  /** The context document for one conversation turn, within a token budget; by words only. */
   compile(options: WithMoments<CompileOptions>): CompileResult {
     return compile(this.live.index, this.config, this.instants(options));
+  }
+
+  /**
+   * compile() with the semantic ranking fused into the turn's recall when `embeddings.enabled`, as
+   * recallAsync() does (one query embedding per turn); `embeddings` in the result says how. Off,
+   * it is exactly compile(), with no network call.
+   */
+  compileAsync(options: WithMoments<CompileOptions>): Promise<CompileResult> {
+    return this.recaller.compileAsync(this.instants(options));
+  }
+
+  /** Embeddings as /health shows them: model, ok or down (and why), sections not embedded yet. */
+  embeddingsHealth(): EmbeddingsHealth | undefined {
+    return this.recaller.health();
   }
 
   // --- Writes, on the write queue (note-writes.ts) ---

@@ -1,12 +1,18 @@
-// Recall over the live index: lexical always, with semantic similarity fused in when
-// `embeddings.enabled` (sections embedded on demand into the vector cache in `.mem/`). A failing
-// embeddings endpoint never fails a recall: the ranking falls back to lexical for a while.
+// Recall and compile over the live index: lexical always, with a semantic ranking fused in (RRF)
+// when `embeddings.enabled`. Sections are embedded into the vector cache in `.mem/` either before
+// a read (a one-shot command) or in the background as they are written (a server); a read then
+// sends one request, its query's. A failing endpoint never fails a read: it ranks by words, says
+// so in its result (`embeddings`), and the endpoint is left alone for a while.
+
+import { type CompileOptions, type CompileResult, compile, turnQuery } from '../compile/compile.js';
 import { CONFIG_FILE, type MemConfig } from '../core/config.js';
 import { MemError } from '../core/errors.js';
+import type { Section } from '../core/types.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { type EmbedProgress, type EmbedTexts, VectorCache } from '../indexing/vector-cache.js';
 import { type AppliedRange, chooseRange } from '../recall/choose-range.js';
-import { type RecallHit, type RecallOptions, recall } from '../recall/recall.js';
+import { type EmbeddingUse, type RecallHit, type RecallOptions, recall } from '../recall/recall.js';
+import type { SemanticInput } from '../recall/semantic.js';
 import { makeEmbedder } from '../reflect/make-embedder.js';
 import type { WriteQueue } from './write-queue.js';
 
@@ -21,7 +27,28 @@ export interface RecallResult {
   query: string;
   /** The episode date range applied, when the query named a time or one was given */
   range?: AppliedRange;
+  /** Only with `embeddings.enabled`: whether the semantic ranking joined, and why not */
+  embeddings?: EmbeddingUse;
   hits: RecallHit[];
+}
+
+/**
+ * When sections are embedded: `read` (default), what the cache lacks before each recall or compile
+ * (one-shot commands); `background`, as they are written, batched, never on a read's path (a
+ * server: `mem serve`, `mem daemon`, `mem mcp`); `never`, only read from the cache file another
+ * process fills (a server's read workers).
+ */
+export type EmbedSections = 'read' | 'background' | 'never';
+
+/** What /health says of embeddings, when they are on. */
+export interface EmbeddingsHealth {
+  model: string;
+  state: 'ok' | 'down';
+  /** Sections that had no vector at the last read or fill */
+  unembedded?: number;
+  /** Why they are down: recall and compile rank by words until `retryAt` */
+  error?: string;
+  retryAt?: string;
 }
 
 export interface SemanticRecallOptions {
@@ -36,12 +63,17 @@ export interface SemanticRecallOptions {
   env: NodeJS.ProcessEnv;
   /** Embeds texts instead of the config's endpoint (tests, other clients) */
   embed?: EmbedTexts;
+  embedSections?: EmbedSections;
 }
 
 const noop = () => undefined;
 
-/** How long recall stays lexical after the embeddings endpoint failed */
+/** How long reads stay lexical after the embeddings endpoint failed */
 const EMBED_RETRY_MS = 60_000;
+/** How often a reader that never embeds sections reads the cache file again */
+const RELOAD_MS = 10_000;
+/** A burst of writes waits this long, so its sections go out in one batch */
+const BACKGROUND_DELAY_MS = 200;
 
 export class SemanticRecall {
   private readonly root: string;
@@ -51,12 +83,20 @@ export class SemanticRecall {
   private readonly saveCache: boolean;
   private readonly onNotice: (message: string) => void;
   private readonly env: NodeJS.ProcessEnv;
+  private readonly mode: EmbedSections;
   private embedTexts: EmbedTexts | undefined;
   private vectors: Promise<VectorCache> | undefined;
-  /** A failing embeddings endpoint is reported once; recall falls back to lexical */
+  private loadedAt = 0;
+  /** A failing embeddings endpoint is reported once; reads fall back to lexical */
   private embedFailed = false;
-  /** After a failure, recalls stay lexical until then (epoch ms), not waiting on a dead endpoint */
+  /** After a failure, reads stay lexical until then (epoch ms), not waiting on a dead endpoint */
   private embedRetryAt = 0;
+  private lastError: string | undefined;
+  private unembedded: number | undefined;
+  /** Fills of the cache, one after another (a background fill and `embed()` never overlap) */
+  private filling: Promise<unknown> = Promise.resolve();
+  private timer: NodeJS.Timeout | undefined;
+  private closed = false;
 
   constructor(options: SemanticRecallOptions) {
     this.root = options.root;
@@ -67,6 +107,7 @@ export class SemanticRecall {
     this.onNotice = options.onNotice;
     this.env = options.env;
     this.embedTexts = options.embed;
+    this.mode = options.embedSections ?? 'read';
   }
 
   /** The embeddings client, made on first use (and `openai` loaded on its first call) */
@@ -79,8 +120,51 @@ export class SemanticRecall {
   }
 
   private vectorCache(): Promise<VectorCache> {
+    if (!this.vectors) this.loadedAt = Date.now();
     this.vectors ??= VectorCache.load(this.root, this.config.embeddings.model);
     return this.vectors;
+  }
+
+  /**
+   * `never` mode: the cache file is another process's to fill, so it is read again every
+   * RELOAD_MS, in the background; reads use the vectors they have meanwhile.
+   */
+  private reloadNow(): void {
+    if (!this.vectors || Date.now() - this.loadedAt < RELOAD_MS) return;
+    this.loadedAt = Date.now();
+    const current = this.vectors;
+    VectorCache.load(this.root, this.config.embeddings.model).then((fresh) => {
+      if (this.vectors === current) this.vectors = Promise.resolve(fresh);
+    }, noop);
+  }
+
+  private sectionTexts(): string[] {
+    const texts: string[] = [];
+    for (const note of this.index.notes.values())
+      for (const section of note.sections) if (section.text.trim() !== '') texts.push(section.text);
+    return texts;
+  }
+
+  /** Embeds what the cache lacks (after any fill in progress) and saves the cache. */
+  private fill(onProgress?: EmbedProgress): Promise<EmbedStats> {
+    const run = this.filling.then(async () => {
+      const cache = await this.vectorCache();
+      const texts = this.sectionTexts();
+      try {
+        const embedded = await cache.fill(
+          texts,
+          this.embedder(),
+          this.config.embeddings.batchSize,
+          onProgress,
+        );
+        this.unembedded = 0;
+        return { sections: texts.length, embedded };
+      } finally {
+        if (this.saveCache) await cache.save(this.root).catch(noop);
+      }
+    });
+    this.filling = run.catch(noop);
+    return run;
   }
 
   /** See Vault.embed */
@@ -92,23 +176,105 @@ export class SemanticRecall {
           `embeddings are off; set "embeddings": {"enabled": true} in ${CONFIG_FILE}`,
         ),
       );
-    return this.queue.exclusive(async () => {
+    return this.queue.exclusive(() => this.fill(onProgress));
+  }
+
+  /**
+   * In `background` mode: embeds the sections the cache lacks soon, off the write queue (an add
+   * never waits on the endpoint). Called when the index changed and when a read met sections
+   * without a vector; a burst of calls makes one fill.
+   */
+  scheduleFill(): void {
+    if (this.mode !== 'background' || !this.config.embeddings.enabled || this.timer || this.closed) return;
+    const delay = Math.max(BACKGROUND_DELAY_MS, this.embedRetryAt - Date.now());
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.fill().then(
+        () => this.recovered(),
+        (error: unknown) => {
+          this.failed(error);
+          this.scheduleFill();
+        },
+      );
+    }, delay);
+    this.timer.unref();
+  }
+
+  /** Stops background embedding and waits for a fill in flight (its vectors are saved). */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.filling;
+  }
+
+  private failed(error: unknown): void {
+    this.embedRetryAt = Date.now() + EMBED_RETRY_MS;
+    this.lastError = (error as Error).message;
+    if (!this.embedFailed) {
+      this.embedFailed = true;
+      this.onNotice(`mem: ${this.lastError}; recall and compile rank by words only for now`);
+    }
+  }
+
+  private recovered(): void {
+    this.embedFailed = false;
+    this.lastError = undefined;
+    this.embedRetryAt = 0;
+  }
+
+  /** What /health shows of embeddings; undefined while they are off. */
+  health(): EmbeddingsHealth | undefined {
+    if (!this.config.embeddings.enabled) return undefined;
+    const down = Date.now() < this.embedRetryAt;
+    return {
+      model: this.config.embeddings.model,
+      state: down ? 'down' : 'ok',
+      ...(this.unembedded !== undefined ? { unembedded: this.unembedded } : {}),
+      ...(down && this.lastError
+        ? { error: this.lastError, retryAt: new Date(this.embedRetryAt).toISOString() }
+        : {}),
+    };
+  }
+
+  /**
+   * The semantic input for one read (its query embedded: the one request on a read's path, besides
+   * filling the cache first in `read` mode), or the reason the read ranks by words.
+   */
+  private async semanticFor(words: string): Promise<{ semantic?: SemanticInput; use: EmbeddingUse }> {
+    const model = this.config.embeddings.model;
+    const lexical = (reason: string) => ({ use: { model, ranking: 'lexical' as const, reason } });
+    if (words.trim() === '') return lexical('nothing to embed in the query');
+    if (Date.now() < this.embedRetryAt)
+      return lexical(
+        `the embeddings endpoint failed (${this.lastError}); asked again after ${new Date(this.embedRetryAt).toISOString()}`,
+      );
+    try {
+      if (this.mode === 'read') await this.embed();
+      else if (this.mode === 'never') this.reloadNow();
       const cache = await this.vectorCache();
-      const texts: string[] = [];
-      for (const note of this.index.notes.values())
-        for (const section of note.sections) if (section.text.trim() !== '') texts.push(section.text);
-      try {
-        const embedded = await cache.fill(
-          texts,
-          this.embedder(),
-          this.config.embeddings.batchSize,
-          onProgress,
-        );
-        return { sections: texts.length, embedded };
-      } finally {
-        if (this.saveCache) await cache.save(this.root).catch(noop);
-      }
-    });
+      const [query] = await this.embedder()([words]);
+      if (!query) return lexical('the endpoint sent no vector for the query');
+      this.recovered();
+      const { rrfK, fusion } = this.config.embeddings;
+      const use: EmbeddingUse = { model, ranking: 'fused', fusion: `${fusion} k=${rrfK}`, unembedded: 0 };
+      const vectorOf = (section: Section) => {
+        const vector = cache.get(section.text);
+        if (!vector && section.text.trim() !== '') use.unembedded = (use.unembedded ?? 0) + 1;
+        return vector;
+      };
+      return { semantic: { query, vectorOf, rrfK }, use };
+    } catch (error) {
+      this.failed(error);
+      return lexical(`the embeddings endpoint failed (${(error as Error).message}); ranked by words`);
+    }
+  }
+
+  /** After a read: what it met unembedded is known, and a server embeds it next. */
+  private afterRead(use: EmbeddingUse): EmbeddingUse {
+    if (use.unembedded !== undefined) this.unembedded = use.unembedded;
+    if (use.unembedded) this.scheduleFill();
+    return use;
   }
 
   /** See Vault.recallAsync */
@@ -116,28 +282,14 @@ export class SemanticRecall {
     if (!this.config.embeddings.enabled || options.semantic) return this.recall(query, options);
     const now = options.now ?? new Date();
     const range = chooseRange(this.index, query, now, this.config.timezone, options.range);
-    const words = range?.onlyTime ? (range.words ?? '') : query;
-    let semantic: RecallOptions['semantic'];
-    if (words.trim() !== '' && Date.now() >= this.embedRetryAt) {
-      try {
-        await this.embed();
-        const cache = await this.vectorCache();
-        const [vector] = await this.embedder()([words]);
-        if (vector)
-          semantic = {
-            query: vector,
-            vectorOf: (section) => cache.get(section.text),
-            weight: this.config.embeddings.weight,
-          };
-      } catch (error) {
-        this.embedRetryAt = Date.now() + EMBED_RETRY_MS;
-        if (!this.embedFailed) {
-          this.embedFailed = true;
-          this.onNotice(`mem: ${(error as Error).message}; recall is lexical only`);
-        }
-      }
-    }
-    return this.recall(query, { ...options, now, ...(semantic ? { semantic } : {}) });
+    const { semantic, use } = await this.semanticFor(range?.onlyTime ? (range.words ?? '') : query);
+    const result = this.recall(query, { ...options, now, ...(semantic ? { semantic } : {}) });
+    return {
+      query: result.query,
+      ...(result.range ? { range: result.range } : {}),
+      embeddings: this.afterRead(use),
+      hits: result.hits,
+    };
   }
 
   /** See Vault.recall */
@@ -151,5 +303,15 @@ export class SemanticRecall {
       rangeMode: range?.mode,
     });
     return { query, ...(range ? { range } : {}), hits };
+  }
+
+  /** See Vault.compileAsync */
+  async compileAsync(options: CompileOptions): Promise<CompileResult> {
+    if (!this.config.embeddings.enabled) return compile(this.index, this.config, options);
+    const now = options.now ?? new Date();
+    const { words } = turnQuery(this.index, this.config, options, now);
+    const { semantic, use } = await this.semanticFor(words);
+    const result = compile(this.index, this.config, { ...options, now }, semantic);
+    return { embeddings: this.afterRead(use), ...result };
   }
 }

@@ -31,6 +31,8 @@ export async function openFromCli(
     onProgress?: (read: number, total: number) => void;
     scan?: 'now' | 'background';
     track?: boolean;
+    /** `background` for a long-lived process (serve, daemon, mcp): see OpenVaultOptions */
+    embedSections?: 'read' | 'background';
   } = {},
 ): Promise<Vault> {
   const globals = command.optsWithGlobals() as GlobalOptions;
@@ -44,6 +46,7 @@ export async function openFromCli(
     onProgress: extra.onProgress,
     scan: extra.scan,
     track: extra.track,
+    embedSections: extra.embedSections,
     onNotice: (message) => io.stderr(`${message}\n`),
   });
 }

@@ -1,4 +1,4 @@
-import type { DoctorReport, Edge, Note, RecallHit } from '../index.js';
+import type { CompileResult, DoctorReport, Edge, EmbeddingUse, Note, RecallHit } from '../index.js';
 
 /**
  * Characters a terminal would act on rather than show: C0 controls but tab and newline, DEL, C1
@@ -49,6 +49,30 @@ export function formatHits(hits: RecallHit[], explain: boolean): string {
       .join('\n\n')
       .concat('\n'),
   );
+}
+
+/** How a read used embeddings, one line for --explain; nothing while they are off. */
+export function embeddingsLine(use: EmbeddingUse | undefined): string {
+  if (!use) return '';
+  if (use.ranking === 'lexical') return `embeddings (${use.model}): not used, ${use.reason}\n`;
+  const pending = use.unembedded ? `; ${use.unembedded} sections not embedded yet rank by their words` : '';
+  return `embeddings (${use.model}): words and meaning fused (${use.fusion})${pending}\n`;
+}
+
+/** `mem compile --explain`: each item of the document, its section, score and why it is there. */
+export function formatCompileExplain(result: CompileResult): string {
+  const lines = ['', '--- explain ---'];
+  const use = embeddingsLine(result.embeddings);
+  if (use) lines.push(use.trimEnd());
+  for (const section of result.sections) {
+    lines.push(`${section.name}: ${section.used} of ${section.budget} tokens, ${section.items.length} items`);
+    for (const item of section.items)
+      lines.push(
+        `  ${item.path}${item.anchor ? `#${item.anchor}` : ''}  ${item.score.toFixed(3)}  ${item.tokens} tokens${item.cut ? ' (cut)' : ''}`,
+        `     why: ${item.reason}`,
+      );
+  }
+  return terminalText(`${lines.join('\n')}\n`);
 }
 
 function edgeLine(edge: Edge, side: 'to' | 'from'): string {

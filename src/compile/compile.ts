@@ -3,7 +3,8 @@ import { MemError } from '../core/errors.js';
 import type { Note, Section } from '../core/types.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { type AppliedRange, chooseRange } from '../recall/choose-range.js';
-import { citation, type DateRange, type RecallHit, recall } from '../recall/recall.js';
+import { citation, type DateRange, type EmbeddingUse, type RecallHit, recall } from '../recall/recall.js';
+import type { SemanticInput } from '../recall/semantic.js';
 import { commitmentsPath, userNotePath } from '../vault/layout.js';
 import { dueCommitments } from './commitments.js';
 import { type Encoding, getTokenizer } from './count-tokens.js';
@@ -46,6 +47,8 @@ export interface CompileOptions {
 }
 
 export interface CompileResult {
+  /** Only with `embeddings.enabled`: whether the semantic ranking joined this turn's recall, and why not */
+  embeddings?: EmbeddingUse;
   markdown: string;
   budget: number;
   used: number;
@@ -73,6 +76,24 @@ const TOKENS_PER_CANDIDATE = 25;
  * question asked on its own (a tool call, a search), and the newest entries rarely answer it.
  */
 const RECENT_SHARE_WITHOUT_HISTORY = 0.05;
+
+/**
+ * What a turn recalls with: the last history turns and the message, or, when the message names
+ * only a time ("what happened yesterday"), the history and the words left beside the time. Also
+ * what a semantic compile embeds as the query (one embedding per turn).
+ */
+export function turnQuery(
+  index: VaultIndex,
+  config: MemConfig,
+  options: CompileOptions,
+  now: Date,
+): { history: string[]; query: string; range: AppliedRange | undefined; words: string } {
+  const history = (options.history ?? []).slice(-HISTORY_TURNS);
+  const query = [...history, options.message].join('\n');
+  const range = chooseRange(index, options.message, now, config.timezone, options.range);
+  const words = range?.onlyTime ? [...history, range.words ?? ''].join('\n') : query;
+  return { history, query, range, words };
+}
 
 /** `quoted`: false only for the persona, the one part written as instructions. */
 function noteCandidate(index: VaultIndex, note: Note, reason: string, quoted = true): Candidate {
@@ -156,7 +177,12 @@ function hitCandidate(index: VaultIndex, hit: RecallHit): Candidate | undefined 
  * turn's message recalls, then the newest episode entries. The first two come out byte-identical
  * while their notes are unchanged, so a provider's prompt cache can reuse that prefix.
  */
-export function compile(index: VaultIndex, config: MemConfig, options: CompileOptions): CompileResult {
+export function compile(
+  index: VaultIndex,
+  config: MemConfig,
+  options: CompileOptions,
+  semantic?: SemanticInput,
+): CompileResult {
   const budget = Math.floor(options.budget ?? config.compile.budget);
   if (!(budget >= MIN_BUDGET))
     throw new MemError(
@@ -172,9 +198,7 @@ export function compile(index: VaultIndex, config: MemConfig, options: CompileOp
   const taken = new Set<string>();
   const said = new NearDuplicates();
 
-  const history = (options.history ?? []).slice(-HISTORY_TURNS);
-  const query = [...history, options.message].join('\n');
-  const range = chooseRange(index, options.message, now, config.timezone, options.range);
+  const { range, words } = turnQuery(index, config, options, now);
 
   // Only notes of persona/ are written as instructions; a note pinned from another layer (an
   // insight a model wrote) comes first too, but quoted like every other memory.
@@ -186,11 +210,12 @@ export function compile(index: VaultIndex, config: MemConfig, options: CompileOp
   // after personaPaths, so a question about older commitments can still recall the note itself.
   const due = commitmentsCandidate(index, today, config.commitments.windowDays);
   if (due) user.splice(user[0]?.path === userNotePath(index.layout) ? 1 : 0, 0, due);
-  const hits = recall(index, config, range?.onlyTime ? [...history, range.words ?? ''].join('\n') : query, {
+  const hits = recall(index, config, words, {
     k: Math.max(40, Math.ceil(budget / TOKENS_PER_CANDIDATE)),
     now,
     range: range ? { from: range.from, to: range.to } : undefined,
     rangeMode: range?.mode,
+    ...(semantic ? { semantic } : {}),
   });
   const relevant = hits
     .filter((h) => !personaPaths.has(h.path))

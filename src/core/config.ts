@@ -149,7 +149,9 @@ export const configSchema = z.strictObject({
     enabled: z
       .boolean()
       .default(false)
-      .describe('Fuse semantic similarity (embeddings) into recall; off means no network call at all'),
+      .describe(
+        'Fuse a semantic ranking (embeddings) into recall and compile; off means no network call at all',
+      ),
     provider: z
       .enum(['openai', 'local'])
       .default('openai')
@@ -188,7 +190,19 @@ export const configSchema = z.strictObject({
       .min(1)
       .default('OPENAI_API_KEY')
       .describe('Name of the environment variable that holds the embeddings API key (provider openai)'),
-    weight: weight(0.5).describe('Weight of the cosine similarity, added to the text relevance'),
+    fusion: z
+      .enum(['rrf'])
+      .default('rrf')
+      .describe(
+        'How the semantic ranking joins the lexical one: rrf, reciprocal rank fusion (rank-based, needs no weight tuned on data)',
+      ),
+    rrfK: z
+      .int()
+      .positive()
+      .default(60)
+      .describe(
+        'The k of reciprocal rank fusion: a hit scores 1/(k + rank) per ranking; larger flattens the ranks',
+      ),
     batchSize: z
       .int()
       .positive()

@@ -16,7 +16,9 @@ export interface ScoreParts {
   layer: number;
   /**
    * Only with embeddings on: cosine similarity of the section to the query, divided by the best
-   * section's (negative similarity counts as 0)
+   * section's (negative similarity counts as 0; a section not embedded yet has 0). With it, the
+   * hit's score is the reciprocal rank fusion of the lexical and the semantic ranking (see
+   * recall/semantic.ts fuseRanks), not the sum of the parts
    */
   semantic?: number;
 }
@@ -72,13 +74,8 @@ export function recencyOf(time: number | undefined, now: Date, halfLifeDays: num
  * Relevance (text and graph) decides whether a memory belongs at all; recency, importance and
  * layer only scale it, so a recent but unrelated note can never outrank a real match.
  */
-export function combineScore(
-  parts: ScoreParts,
-  weights: MemConfig['recall']['weights'],
-  semanticWeight = 0,
-): number {
-  const relevance =
-    weights.text * parts.text + weights.graph * parts.graph + semanticWeight * (parts.semantic ?? 0);
+export function combineScore(parts: ScoreParts, weights: MemConfig['recall']['weights']): number {
+  const relevance = weights.text * parts.text + weights.graph * parts.graph;
   const prior =
     1 + weights.recency * parts.recency + weights.importance * parts.importance + weights.layer * parts.layer;
   return relevance * prior;

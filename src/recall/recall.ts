@@ -7,7 +7,7 @@ import { entriesNewestFirst } from './episode-entries.js';
 import { graphNeighbours } from './graph-neighbours.js';
 import { belowSuccessors, newestVersionsFirst, PRESENT_RECENCY, readPresent } from './latest-first.js';
 import { combineScore, importanceOf, isRetired, memoryTime, recencyOf, type ScoreParts } from './rank.js';
-import { cosine, type SemanticInput } from './semantic.js';
+import { cosine, fuseRanks, type SemanticInput } from './semantic.js';
 import { makeSnippet } from './snippet.js';
 import { readSpeakers, SPEAKER_PRIOR } from './speaker-prior.js';
 
@@ -39,6 +39,21 @@ export interface RecallOptions {
    * output has no `semantic` part
    */
   semantic?: SemanticInput;
+}
+
+/**
+ * Only with `embeddings.enabled`: how a recall or compile used them. `fused`: the query was
+ * embedded and its semantic ranking fused with the lexical one (sections without a vector yet,
+ * `unembedded`, rank by their words alone); otherwise `lexical`, and `reason` says why.
+ */
+export interface EmbeddingUse {
+  model: string;
+  ranking: 'fused' | 'lexical';
+  /** The fusion and its k, when fused: `rrf k=60` */
+  fusion?: string;
+  /** Sections with text that had no vector yet at this query */
+  unembedded?: number;
+  reason?: string;
 }
 
 export interface RecallHit {
@@ -77,7 +92,10 @@ const IN_RANGE = { event: 0.1, other: 0.05 };
 /** Most entries of a range added that way (the newest) */
 const RANGE_ENTRIES = 200;
 const EVENT = /^\(event\)/i;
-/** How many of the sections closest in meaning join the candidates, whatever their words */
+/**
+ * How many of the sections closest in meaning join the candidates, whatever their words (at least;
+ * as many as the hits asked for when that is more): the semantic ranking fused with the lexical one
+ */
 const SEMANTIC_CANDIDATES = 50;
 
 interface Candidate {
@@ -177,7 +195,7 @@ export function recall(
   }
   newestVersionsFirst(versions);
   const closeness = options.semantic
-    ? semanticCandidates(index, options.semantic, candidates, admit)
+    ? semanticCandidates(index, options.semantic, candidates, admit, Math.max(SEMANTIC_CANDIDATES, k))
     : undefined;
 
   const seeds: Candidate[] = [];
@@ -242,6 +260,7 @@ export function recall(
   const notNamed = `not by ${[...speakers].join(' or ')} (score ÷ ${SPEAKER_PRIOR})`;
   // Every candidate is scored; only the k returned become hits, with their citation and snippet.
   const ranked: Ranked[] = [];
+  const semanticScore = new Map<string, number>();
   for (const c of candidates.values()) {
     const out = outside(c);
     const other = otherSpeaker(c);
@@ -256,12 +275,17 @@ export function recall(
       importance: round(importanceOf(c.note, c.section)),
       layer: round(config.recall.layerPrior[c.note.layer] ?? 0.5),
     };
-    if (closeness) parts.semantic = round(closeness.get(c.section.id) ?? 0);
+    const factors = (out ? OUT_OF_RANGE : 1) * (other ? 1 / SPEAKER_PRIOR : 1);
     const score = round(
-      combineScore(parts, weights, options.semantic?.weight) *
-        (out ? OUT_OF_RANGE : 1) *
-        (other ? 1 / SPEAKER_PRIOR : 1),
+      combineScore(parts, weights) * (out ? OUT_OF_RANGE : 1) * (other ? 1 / SPEAKER_PRIOR : 1),
     );
+    if (closeness) {
+      parts.semantic = round(closeness.all.get(c.section.id) ?? 0);
+      // The semantic ranking: closeness scaled by the same priors and factors as the words.
+      const close = closeness.top.get(c.section.id);
+      if (close)
+        semanticScore.set(c.section.id, combineScore({ ...parts, text: close, graph: 0 }, weights) * factors);
+    }
     ranked.push({
       candidate: c,
       id: c.section.id,
@@ -273,6 +297,7 @@ export function recall(
       reasons: c.reasons,
     });
   }
+  if (options.semantic) fuseRanks(ranked, semanticScore, options.semantic.rrfK);
   if (options.all) belowSuccessors(index, ranked);
   return diversify(ranked)
     .slice(0, k)
@@ -295,16 +320,18 @@ export function recall(
 }
 
 /**
- * Cosine similarity of every admitted section to the query, divided by the best: the closest
- * sections join the candidates (so a paraphrase sharing no word with the query is reachable), and
- * every candidate's value becomes its `semantic` score part.
+ * Cosine similarity of every admitted section that has a vector to the query, divided by the
+ * best (`all`: every candidate's `semantic` score part). The `limit` closest (`top`) join the
+ * candidates, so a paraphrase sharing no word with the query is reachable, and form the semantic
+ * ranking that is fused with the lexical one.
  */
 function semanticCandidates(
   index: VaultIndex,
   semantic: SemanticInput,
   candidates: Map<string, Candidate>,
   admit: (note: Note, date: string | undefined) => boolean,
-): Map<string, number> {
+  limit: number,
+): { all: Map<string, number>; top: Map<string, number> } {
   const scored: Array<{ note: Note; section: Section; similarity: number }> = [];
   let best = 0;
   for (const note of index.notes.values()) {
@@ -317,17 +344,19 @@ function semanticCandidates(
     }
   }
   const closeness = new Map<string, number>();
-  if (best === 0) return closeness;
+  const top = new Map<string, number>();
+  if (best === 0) return { all: closeness, top };
   for (const { section, similarity } of scored) closeness.set(section.id, similarity / best);
   scored.sort((a, b) => b.similarity - a.similarity || (a.section.id < b.section.id ? -1 : 1));
-  for (const { note, section, similarity } of scored.slice(0, SEMANTIC_CANDIDATES)) {
+  for (const { note, section, similarity } of scored.slice(0, limit)) {
     if (similarity <= 0) break;
+    top.set(section.id, similarity / best);
     const reason = `close in meaning (cosine ${similarity.toFixed(2)})`;
     const existing = candidates.get(section.id);
     if (existing) existing.reasons.push(reason);
     else candidates.set(section.id, { note, section, text: 0, graph: 0, reasons: [reason] });
   }
-  return closeness;
+  return { all: closeness, top };
 }
 
 const byScore = (a: Ranked, b: Ranked) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);

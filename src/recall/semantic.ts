@@ -4,10 +4,16 @@ import type { Section } from '../core/types.js';
 export interface SemanticInput {
   /** The query's embedding */
   query: number[];
-  /** A section's embedding, undefined when it has none (recall then gives it 0) */
+  /**
+   * A section's embedding, undefined when it has none yet (it then ranks by its words alone: it
+   * is in the lexical ranking only)
+   */
   vectorOf: (section: Section) => number[] | undefined;
-  /** Fusion weight of the normalised cosine, added to the text relevance (config `embeddings.weight`) */
-  weight: number;
+  /**
+   * The `k` of reciprocal rank fusion (config `embeddings.rrfK`, 60 as in Cormack et al. 2009):
+   * a section's fused score is the sum over the lexical and the semantic ranking of 1 / (k + rank)
+   */
+  rrfK: number;
 }
 
 export function cosine(a: number[], b: number[]): number {
@@ -23,4 +29,45 @@ export function cosine(a: number[], b: number[]): number {
     nb += y * y;
   }
   return na > 0 && nb > 0 ? dot / Math.sqrt(na * nb) : 0;
+}
+
+/** A scored item of one ranking, before fusion. */
+export interface Fusable {
+  id: string;
+  score: number;
+  reasons: string[];
+}
+
+const byScoreThenId = <T extends Fusable>(a: T, b: T) =>
+  b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/**
+ * Reciprocal rank fusion of two rankings of the same items: the lexical one (each item's own
+ * `score`, items scoring 0 are not in it) and the semantic one (`semanticScore`, items without one
+ * are not in it). Each item's score becomes sum 1 / (k + rank) over the rankings it is in, scaled
+ * by (k + 1) / 2 so first in both is 1 and first in one only is 0.5; the ranks go in its reasons.
+ * Rank-based: no weight to tune, and BM25 and cosine scales never meet.
+ */
+export function fuseRanks<T extends Fusable>(
+  items: T[],
+  semanticScore: Map<string, number>,
+  k: number,
+): void {
+  const lexical = items.filter((item) => item.score > 0).sort(byScoreThenId);
+  const lexicalRank = new Map(lexical.map((item, i) => [item.id, i + 1]));
+  const semantic = items
+    .filter((item) => (semanticScore.get(item.id) ?? 0) > 0)
+    .map((item) => ({ id: item.id, score: semanticScore.get(item.id) ?? 0, reasons: [] }))
+    .sort(byScoreThenId);
+  const semanticRank = new Map(semantic.map((item, i) => [item.id, i + 1]));
+  const scale = (k + 1) / 2;
+  for (const item of items) {
+    const words = lexicalRank.get(item.id);
+    const meaning = semanticRank.get(item.id);
+    const fused = (words ? 1 / (k + words) : 0) + (meaning ? 1 / (k + meaning) : 0);
+    item.score = Math.round(fused * scale * 10_000) / 10_000;
+    item.reasons.push(
+      `rank fusion: words ${words ? `#${words}` : '-'}, meaning ${meaning ? `#${meaning}` : '-'} (RRF k=${k})`,
+    );
+  }
 }

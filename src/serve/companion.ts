@@ -20,7 +20,9 @@ export const companionRoutes: Route[] = [
       const { value, partial } = await readVault<RecallHit[]>(
         context,
         idsOf(request),
-        (vault) => vault.recall(query, { k: limit, range, layers: layers ?? SEARCHED_LAYERS, now }).hits,
+        // recallAsync: with embeddings on, the semantic ranking is fused in, as in `mem recall`.
+        async (vault) =>
+          (await vault.recallAsync(query, { k: limit, range, layers: layers ?? SEARCHED_LAYERS, now })).hits,
         () => [],
       );
       const results = value.map((hit) => ({
@@ -65,10 +67,10 @@ export const companionRoutes: Route[] = [
     path: '/memory/health',
     handle: async (request, context) => {
       // Background reflection of the vault the ids name (never loads or waits on a model).
-      const { value: reflect } = await readVault(
+      const { value: status } = await readVault(
         { ...context, deadlineMs: 0 },
         idsOf(request),
-        (vault) => vault.reflectStatus(),
+        (vault) => ({ reflect: vault.reflectStatus(), embeddings: vault.embeddingsHealth() }),
         () => undefined,
       );
       return {
@@ -77,7 +79,8 @@ export const companionRoutes: Route[] = [
           status: 'ok',
           mode: context.source.mode,
           ...(await context.source.health()),
-          ...(reflect ? { reflect } : {}),
+          ...(status?.reflect ? { reflect: status.reflect } : {}),
+          ...(status?.embeddings ? { embeddings: status.embeddings } : {}),
         },
       };
     },

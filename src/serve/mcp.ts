@@ -30,6 +30,14 @@ function rangeNote(range: RecallResult['range']): string {
   return range ? ` · ${range.from} to ${range.to}${range.expression ? ` ("${range.expression}")` : ''}` : '';
 }
 
+/** Only with embeddings on: whether meaning joined the ranking (a few tokens of the line). */
+function embeddingsNote(use: RecallResult['embeddings']): string {
+  if (!use) return '';
+  return use.ranking === 'fused'
+    ? ' · ranked by words and meaning'
+    : ' · ranked by words only (embeddings unavailable)';
+}
+
 /**
  * Recall as the model reads it: one line per hit (citation, when, who, a snippet), then one line
  * of metadata. The JSON with every score and reason is for `mem recall --json`, not for a prompt.
@@ -40,13 +48,13 @@ function recallText(result: RecallResult, partial: boolean): string {
     const meta = [when, hit.speaker].filter(Boolean).join(', ');
     return `- ${hit.link}${meta ? ` (${meta})` : ''} ${hit.snippet}`;
   });
-  const meta = `memvault recall: ${result.hits.length} hits${rangeNote(result.range)}${partial ? ' · partial: the index was still refreshing' : ''}`;
+  const meta = `memvault recall: ${result.hits.length} hits${rangeNote(result.range)}${embeddingsNote(result.embeddings)}${partial ? ' · partial: the index was still refreshing' : ''}`;
   return `${lines.join('\n')}${lines.length > 0 ? '\n\n' : ''}${meta}`;
 }
 
 /** The compiled document, then one line of metadata; together within the budget asked for. */
 function compileText(result: CompileResult, budget: number, partial: boolean): string {
-  const meta = `memvault compile: ${result.used} tokens of a ${budget} budget${rangeNote(result.range)}${partial ? ' · partial: the index was still refreshing' : ''}`;
+  const meta = `memvault compile: ${result.used} tokens of a ${budget} budget${rangeNote(result.range)}${embeddingsNote(result.embeddings)}${partial ? ' · partial: the index was still refreshing' : ''}`;
   return `${result.markdown}${result.markdown.endsWith('\n') || result.markdown === '' ? '' : '\n'}\n${meta}`;
 }
 
@@ -92,7 +100,7 @@ export function createMcpServer(vault: Vault, options: McpOptions = {}): McpServ
     ({ message, budget, now, range, history, tokenizer }) =>
       answerText(() =>
         readText(
-          (vault) => {
+          async (vault) => {
             const total = budget ?? vault.config.compile.budget;
             // The metadata line's share comes out of the budget asked for, so the minimum is the caller's.
             if (!(total >= MIN_BUDGET + META_TOKENS))
@@ -100,7 +108,8 @@ export function createMcpServer(vault: Vault, options: McpOptions = {}): McpServ
                 'INVALID_INPUT',
                 `compile: a budget of ${total} tokens is too small to hold anything; the minimum here is ${MIN_BUDGET + META_TOKENS} (${MIN_BUDGET} for the document, ${META_TOKENS} for the line under it)`,
               );
-            const result = vault.compile({
+            // compileAsync: with embeddings on, the semantic ranking is fused in, as memory_recall does.
+            const result = await vault.compileAsync({
               message,
               budget: total - META_TOKENS,
               now,

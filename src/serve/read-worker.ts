@@ -16,7 +16,8 @@ const routes = new Map(
   standardRoutes.filter((route) => route.reads).map((route) => [routeKey(route), route]),
 );
 // The server checks the vault's freshness before it sends a read: here it is only ever idle.
-const vault = await openVault({ path: root, saveCache: false, requireConfig: true });
+// Sections are embedded by the server (in the background); a worker only reads its vector cache.
+const vault = await openVault({ path: root, saveCache: false, requireConfig: true, embedSections: 'never' });
 const context: RouteContext = { source: singleVault(vault), deadlineMs: 0 };
 
 async function answer(message: Extract<ToWorker, { type: 'read' }>): Promise<FromWorker> {

@@ -158,7 +158,8 @@ export const apiRoutes: Route[] = [
       const { value, partial } = await readVault<CompileResult>(
         context,
         idsOf(request),
-        (vault) => vault.compile({ message, budget, now, range, history, tokenizer }),
+        // compileAsync: with embeddings on, the turn's recall fuses the semantic ranking in, as `/recall` does.
+        (vault) => vault.compileAsync({ message, budget, now, range, history, tokenizer }),
         () => {
           const config = defaultConfig().compile;
           return {
@@ -237,7 +238,14 @@ export const apiRoutes: Route[] = [
       const { value } = await readVault(
         { ...context, deadlineMs: 0 },
         idsOf(request),
-        (vault) => ({ notes: vault.noteCount, reflect: vault.reflectStatus() }),
+        (vault) => {
+          const embeddings = vault.embeddingsHealth();
+          return {
+            notes: vault.noteCount,
+            reflect: vault.reflectStatus(),
+            ...(embeddings ? { embeddings } : {}),
+          };
+        },
         () => ({ notes: 0 }),
       );
       const readers = context.readers?.();

@@ -176,7 +176,12 @@ export class VaultPool implements VaultSource {
         this.options.onNotice?.(`mem: created vault ${key}${template ? ' from the template' : ''}`);
       }
       // Tracked from the first walk: the watcher's start then needs no second one.
-      const vault = await openVault({ path: root, onNotice: this.options.onNotice, track: true });
+      const vault = await openVault({
+        path: root,
+        onNotice: this.options.onNotice,
+        track: true,
+        embedSections: 'background',
+      });
       await vault.watch(this.options.watch);
       // What a killed server accepted but did not write or commit is finished before any request.
       await vault.startExchanges({ onError: this.options.watch?.onError });

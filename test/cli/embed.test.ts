@@ -33,7 +33,8 @@ describe('mem index --embed and mem recall with embeddings on', () => {
     });
     expect(recalled.code).toBe(0);
     expect(stub.requests.slice(before)).toEqual([['automobile']]);
-    expect(recalled.stdout).toMatch(/^1\. \[\[garage#Garage\]\]/);
+    expect(recalled.stdout).toMatch(/^embeddings \(stub-1\): words and meaning fused \(rrf k=60\)\n/);
+    expect(recalled.stdout).toMatch(/^1\. \[\[garage#Garage\]\]/m);
     // A section with nothing in common (cosine 0) is not brought in by meaning.
     expect(recalled.stdout).not.toContain('[[food');
     expect(recalled.stdout).toMatch(/· semantic 1\b/);

@@ -66,31 +66,38 @@ describe('semantic recall (embeddings)', () => {
     expect(stub.requests).toHaveLength(0);
   });
 
-  it('fuses cosine similarity in: a paraphrase sharing no word is reached, and outranks a weaker lexical match', async () => {
-    const vault = await open({ enabled: true, weight: 2 });
+  it('fuses the semantic ranking in by reciprocal rank: a paraphrase sharing no word is reached', async () => {
+    const vault = await open({ enabled: true });
     const lexical = vault.recall('automobile', { now: NOW }).hits.map((hit) => hit.path);
     expect(lexical[0]).toBe('profile/transport.md');
     expect(lexical).not.toContain('profile/garage.md');
 
-    const { hits } = await vault.recallAsync('automobile', { now: NOW });
-    expect(hits[0]?.path).toBe('profile/garage.md');
-    expect(hits[0]?.parts.semantic).toBe(1);
-    expect(hits[0]?.parts.text).toBe(0);
-    expect(hits[0]?.reasons.join('; ')).toMatch(/close in meaning \(cosine 0\.\d\d\)/);
-    expect(hits.map((hit) => hit.path)).toContain('profile/transport.md');
-    const transport = hits.find((hit) => hit.path === 'profile/transport.md');
-    expect(transport?.parts.text).toBe(1);
-    expect(transport?.parts.semantic).toBeGreaterThan(0);
-    expect(transport?.parts.semantic).toBeLessThan(1);
+    const result = await vault.recallAsync('automobile', { now: NOW });
+    expect(result.embeddings).toEqual({
+      model: 'stub-1',
+      ranking: 'fused',
+      fusion: 'rrf k=60',
+      unembedded: 0,
+    });
+    const { hits } = result;
+    // Transport: first by words, second by meaning; garage: no word in common, first by meaning.
+    expect(hits.map((hit) => hit.path).slice(0, 2)).toEqual(['profile/transport.md', 'profile/garage.md']);
+    const [transport, garage] = hits;
+    expect(garage?.parts.semantic).toBe(1);
+    expect(garage?.parts.text).toBe(0);
+    expect(garage?.reasons.join('; ')).toMatch(/close in meaning \(cosine 0\.\d\d\)/);
+    expect(garage?.reasons.join('; ')).toContain('rank fusion: words -, meaning #1 (RRF k=60)');
+    expect(garage?.score).toBe(Math.round((61 / 2 / 61) * 10_000) / 10_000);
+    expect(transport?.reasons.join('; ')).toContain('rank fusion: words #1, meaning #2 (RRF k=60)');
+    expect(transport?.score).toBe(Math.round((((1 / 61 + 1 / 62) * 61) / 2) * 10_000) / 10_000);
   });
 
-  it('with weight 0 keeps the lexical order and shows the semantic part', async () => {
-    const vault = await open({ enabled: true, weight: 0 });
-    const lexical = vault.recall('noodles', { now: NOW }).hits;
-    const fused = (await vault.recallAsync('noodles', { now: NOW })).hits.filter((hit) => hit.score > 0);
-    expect(lexical.length).toBeGreaterThan(1);
-    expect(fused.map((hit) => [hit.id, hit.score])).toEqual(lexical.map((hit) => [hit.id, hit.score]));
-    expect(fused.every((hit) => typeof hit.parts.semantic === 'number')).toBe(true);
+  it('embeddings.rrfK sets the k of the fusion', async () => {
+    const vault = await open({ enabled: true, rrfK: 1 });
+    const { hits } = await vault.recallAsync('automobile', { now: NOW });
+    const transport = hits.find((hit) => hit.path === 'profile/transport.md');
+    expect(transport?.reasons.join('; ')).toContain('(RRF k=1)');
+    expect(transport?.score).toBe(Math.round((1 / 2 + 1 / 3) * 10_000) / 10_000);
   });
 
   it('caches vectors in .mem/ by text and model: unchanged sections are never embedded again', async () => {
@@ -149,13 +156,16 @@ describe('semantic recall (embeddings)', () => {
     stub.state.failWith = 500;
     const sent: number[] = [];
     for (const query of ['noodles', 'hiking']) {
-      const result = await vault.recallAsync(query, { now: NOW });
+      const { embeddings, ...result } = await vault.recallAsync(query, { now: NOW });
       expect(JSON.stringify(result)).toBe(JSON.stringify(vault.recall(query, { now: NOW })));
+      expect(embeddings).toMatchObject({ model: 'stub-1', ranking: 'lexical' });
+      expect(embeddings?.reason).toMatch(/the embeddings endpoint failed/);
       sent.push(stub.requests.length);
     }
     // The first recall tried (one request, no retry); the second did not wait on the endpoint again.
     expect(sent).toEqual([1, 1]);
     expect(notices.filter((n) => /embeddings/.test(n))).toHaveLength(1);
-    expect(notices[0]).toMatch(/lexical only/);
+    expect(notices[0]).toMatch(/rank by words only/);
+    expect(vault.embeddingsHealth()).toMatchObject({ model: 'stub-1', state: 'down' });
   });
 });

@@ -5,6 +5,7 @@ import { MemError } from '../../core/errors.js';
 import type { CompileOptions, CompileResult, WithMoments } from '../../index.js';
 import { askServer } from '../ask-server.js';
 import { openFromCli, printJson } from '../context.js';
+import { formatCompileExplain } from '../format.js';
 import type { CliIO } from '../io.js';
 import { parseDayRange, parseNow, parsePositiveInt, refuseConflicts } from '../parse-options.js';
 
@@ -18,6 +19,7 @@ interface CompileCliOptions {
   json?: boolean;
   out?: string;
   batch?: string;
+  explain?: boolean;
 }
 
 function turnText(value: unknown): string | undefined {
@@ -114,6 +116,7 @@ export function compileCommand(program: Command, io: CliIO): void {
     .option('--out <file>', 'write the Markdown to a file instead of stdout')
     .option('--batch <file>', 'JSONL of {"id","message","budget"?,"now"?}; one JSON result per line')
     .option('--json', 'the full result: sections, items, tokens, scores and reasons')
+    .option('--explain', 'after the document, why each item is in it (and how embeddings were used)')
     .action(async (message: string | undefined, options: CompileCliOptions, command: Command) => {
       // Check the options before the (slower) vault opens, so usage errors exit 2 wherever they are run.
       compileOptions(options, '');
@@ -122,8 +125,8 @@ export function compileCommand(program: Command, io: CliIO): void {
       if (options.batch) {
         const vault = await openFromCli(command, io);
         const text = await readFile(resolve(io.cwd, options.batch), 'utf8');
-        text.split('\n').forEach((line, i) => {
-          if (line.trim() === '') return;
+        for (const [i, line] of text.split('\n').entries()) {
+          if (line.trim() === '') continue;
           let item: Record<string, unknown>;
           try {
             item = JSON.parse(line);
@@ -133,11 +136,12 @@ export function compileCommand(program: Command, io: CliIO): void {
           if (typeof item['message'] !== 'string') {
             throw new MemError('INVALID_INPUT', `${options.batch}:${i + 1}: "message" must be a string`);
           }
-          const result = vault.compile(
+          // compileAsync: with embeddings on, each turn's recall fuses the semantic ranking in.
+          const result = await vault.compileAsync(
             compileOptions(options, item['message'], { budget: item['budget'], now: item['now'] }),
           );
           io.stdout(`${batchLine(item['id'] ?? i + 1, result)}\n`);
-        });
+        }
         return;
       }
       const request = compileOptions(options, message ?? '');
@@ -150,7 +154,8 @@ export function compileCommand(program: Command, io: CliIO): void {
       }
       // A running `mem serve` for this vault already holds the index: ask it, the same question.
       const served = await askServer<CompileResult>(command, io, '/compile', request);
-      const result = served ?? (await openFromCli(command, io)).compile(request);
+      // compileAsync: with embeddings on (mem.config.json) the semantic ranking is fused in, as in `mem recall`.
+      const result = served ?? (await (await openFromCli(command, io)).compileAsync(request));
       if (options.out) await writeFile(resolve(io.cwd, options.out), result.markdown);
       if (options.json) printJson(io, result);
       else if (!options.out)
@@ -158,11 +163,12 @@ export function compileCommand(program: Command, io: CliIO): void {
           result.markdown.endsWith('\n') || result.markdown === '' ? result.markdown : `${result.markdown}\n`,
         );
       else io.stderr(`wrote ${result.used} of ${result.budget} tokens to ${options.out}\n`);
+      if (options.explain) io.stdout(formatCompileExplain(result));
     });
   refuseConflicts(command, [
     {
       flag: '--batch',
-      conflicts: ['[message]', '--history', '--out', '--json'],
+      conflicts: ['[message]', '--history', '--out', '--json', '--explain'],
       because: 'a batch reads each message from its file and prints one JSON line per message',
     },
   ]);

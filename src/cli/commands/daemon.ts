@@ -91,7 +91,11 @@ export function daemonCommands(program: Command, io: CliIO): void {
       // Taken before the vault reads its config: an edit made while it opens is still seen.
       const stamp = await configStamp(await rootOf(command, io));
       // Tracked: a fresh read re-reads the notes that changed, not a stat of every note.
-      const vault = await openFromCli(command, io, { requireConfig: true, track: true });
+      const vault = await openFromCli(command, io, {
+        requireConfig: true,
+        track: true,
+        embedSections: 'background',
+      });
       const reason = await runDaemon({
         vault,
         configStamp: stamp,

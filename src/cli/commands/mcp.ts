@@ -40,7 +40,7 @@ export function mcpCommand(program: Command, io: CliIO): void {
     )
     .action(async (options: McpCliOptions, command: Command) => {
       // stdout carries the protocol: every notice goes to stderr.
-      const vault = await openFromCli(command, io, { track: true });
+      const vault = await openFromCli(command, io, { track: true, embedSections: 'background' });
       await vault.watch({ onError: (error) => io.stderr(`mem: ${errorText(error)}\n`) });
       if (options.http) {
         const { serveMcpHttp } = await import('../../serve/mcp-http.js');

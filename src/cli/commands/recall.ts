@@ -6,7 +6,7 @@ import { LAYERS, type Layer } from '../../core/types.js';
 import type { RecallOptions, RecallResult, WithMoments } from '../../index.js';
 import { askServer } from '../ask-server.js';
 import { openFromCli, printJson } from '../context.js';
-import { formatHits } from '../format.js';
+import { embeddingsLine, formatHits } from '../format.js';
 import type { CliIO } from '../io.js';
 import { library } from '../library.js';
 import { parseDayRange, parseNow, parsePositiveInt, refuseConflicts } from '../parse-options.js';
@@ -112,6 +112,7 @@ function printRecall(io: CliIO, result: RecallResult, options: RecallCliOptions)
   if (options.json) printJson(io, result);
   else {
     if (result.range) io.stdout(`range: ${result.range.reason}\n\n`);
+    if (options.explain && result.embeddings) io.stdout(`${embeddingsLine(result.embeddings)}\n`);
     io.stdout(formatHits(result.hits, Boolean(options.explain)));
   }
 }

@@ -127,7 +127,11 @@ export function serveCommand(program: Command, io: CliIO): void {
       } else {
         // Listening comes first: the walk of the vault and the watcher's start (below) run
         // behind it, and reads until they end answer from the cache, marked `partial`.
-        const vault = await openFromCli(command, io, { scan: 'background', track: true });
+        const vault = await openFromCli(command, io, {
+          scan: 'background',
+          track: true,
+          embedSections: 'background',
+        });
         // One server per vault, claimed before anything is written: two servers each replayed and
         // committed the other's adds, and entries were left uncommitted.
         await claimOrRefuse(vault.root).catch(async (error: unknown) => {
