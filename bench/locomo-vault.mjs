@@ -55,7 +55,8 @@ const pad = (n) => String(n).padStart(2, '0');
  * `- HH:MM **Speaker:** text ^d3-7`, one minute after the one before. No persona or profile, so
  * what compile returns is what retrieval found. Returns the turns by dia_id and the last day.
  */
-export async function writeLocomoVault(root, sample) {
+/** `embeddings`: the config's `embeddings` settings (MEM_BENCH_EMBEDDINGS), else none */
+export async function writeLocomoVault(root, sample, embeddings) {
   const days = new Map();
   const turns = new Map();
   let last = 0;
@@ -77,7 +78,7 @@ export async function writeLocomoVault(root, sample) {
   await mkdir(join(root, 'episodes', 'daily'), { recursive: true });
   await writeFile(
     join(root, 'mem.config.json'),
-    `${JSON.stringify({ timezone: 'UTC', git: { autoCommit: false } })}\n`,
+    `${JSON.stringify({ timezone: 'UTC', git: { autoCommit: false }, ...(embeddings ? { embeddings } : {}) })}\n`,
   );
   for (const [date, lines] of days) {
     const note = `---\ndate: ${date}\ntype: episode\n---\n# ${date}\n\n${lines.join('\n')}\n`;

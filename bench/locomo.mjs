@@ -5,6 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { openVault } from '../dist/index.js';
+import { benchEmbeddings, describeEmbeddings } from './bench-embeddings.mjs';
 import { makeBaselines } from './locomo-baselines.mjs';
 import { writeLocomoVault } from './locomo-vault.mjs';
 import { round, summarize } from './stats.mjs';
@@ -76,13 +77,16 @@ function anchorToDia(anchor, byBlock) {
 async function benchConversation(sample) {
   const root = await mkdtemp(join(tmpdir(), `memvault-locomo-${sample.sample_id}-`));
   try {
-    const { turns, now } = await writeLocomoVault(root, sample);
+    // With MEM_BENCH_EMBEDDINGS, the sections are embedded first and every read fuses meaning in.
+    const endpoint = benchEmbeddings();
+    const { turns, now } = await writeLocomoVault(root, sample, endpoint);
     const byBlock = new Map(
       [...turns.keys()].map((id) => [id.toLowerCase().replace(/[^a-z0-9]+/g, '-'), id]),
     );
     const start = performance.now();
     const vault = await openVault({ path: root, cache: false });
     const openMs = performance.now() - start;
+    if (endpoint) await vault.embed();
     const baselines = makeBaselines(turns);
     const rows = [];
     let skipped = 0;
@@ -95,7 +99,9 @@ async function benchConversation(sample) {
       }
       const question = String(qa.question);
       const t0 = performance.now();
-      const recalled = vault.recall(question, { k: RECALL_K, now });
+      const recalled = endpoint
+        ? await vault.recallAsync(question, { k: RECALL_K, now })
+        : vault.recall(question, { k: RECALL_K, now });
       const recallMs = performance.now() - t0;
       /** @type {{ recall: number[], compile: number[], bm25: number[], recency: number[], compileMs: number[], shape?: ReturnType<typeof compileShape> }} */
       const shares = { recall: [], compile: [], bm25: [], recency: [], compileMs: [] };
@@ -120,7 +126,9 @@ async function benchConversation(sample) {
         row.bm25.push(share(evidence, fillByChars(bm25, baselines.textOf, budget)));
         row.recency.push(share(evidence, fillByChars(recency, baselines.textOf, budget)));
         const t1 = performance.now();
-        const compiled = vault.compile({ message: question, budget, now });
+        const compiled = endpoint
+          ? await vault.compileAsync({ message: question, budget, now })
+          : vault.compile({ message: question, budget, now });
         row.compileMs.push(performance.now() - t1);
         const found = new Set();
         for (const section of compiled.sections) {
@@ -199,6 +207,8 @@ export async function benchLocomo({ conversations, log }) {
   const ranged = rows.filter((r) => r.ranged);
   return {
     dataset: 'LoCoMo dev split (CC BY-NC 4.0), read from /work/shared/bench/locomo',
+    // Unset (undefined, left out of the JSON) unless MEM_BENCH_EMBEDDINGS named a real endpoint.
+    embeddings: describeEmbeddings(benchEmbeddings()),
     conversations: samples.length,
     questions: rows.length,
     skippedNoEvidence: skipped,

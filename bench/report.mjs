@@ -173,6 +173,27 @@ function knowledgeUpdateLines(ku) {
 
 const pct = (value) => `${Math.round(value * 1000) / 10}%`;
 
+function paraphraseLines(p) {
+  if (!p) return [];
+  const row = (lang, key, label) =>
+    `| ${lang.toUpperCase()} (n=${p.questions[lang]}) | ${label} | ${p.budgets.map((b) => pct(p.evidencePresent[lang][key][b])).join(' | ')} |`;
+  return [
+    '',
+    '## Quality: paraphrase (embeddings plumbing)',
+    '',
+    `Questions that share no indexed term with their evidence (\`bench/paraphrase-pairs.mjs\`), in a vault of ${p.vault.distractors} distractor entries and ${p.vault.evidence} evidence entries; one compile per question and budget, by words only and with embeddings (${p.embeddings}, fusion ${p.fusion}). Share of questions whose evidence entry is in the document:`,
+    '',
+    `| | ranking | ${p.budgets.map((b) => `@${b}`).join(' | ')} |`,
+    `|---|---|${p.budgets.map(() => '---:').join('|')}|`,
+    ...['en', 'zh'].flatMap((lang) => [
+      row(lang, 'words', 'words only'),
+      row(lang, 'wordsAndMeaning', 'words + meaning'),
+    ]),
+    '',
+    `${p.note} Embedding every section: ${ms(p.embedAllMs)}; a compile with embeddings: ${ms(p.compileWithEmbeddingsMs)}${p.requestsPerTurn === undefined ? '' : `, ${p.requestsPerTurn} embedding requests per turn`}.`,
+  ];
+}
+
 function compactQuality(locomo) {
   const groups = [...CATEGORY_ORDER, 'overall'];
   const lines = [
@@ -256,6 +277,7 @@ export function renderMarkdown(results) {
       `Time per question: recall (k=400) p50 ${ms(t.recallPerQuestion.p50)}, p95 ${ms(t.recallPerQuestion.p95)}; compile p50 ${BUDGETS.map((b) => `${ms(t.compilePerQuestion[b].p50)} @${b}`).join(', ')}; p95 ${BUDGETS.map((b) => `${ms(t.compilePerQuestion[b].p95)} @${b}`).join(', ')}.`,
     );
   } else if (locomo?.skipped) out.push('', '## Quality: LoCoMo', '', `Skipped: ${locomo.skipped}`);
+  out.push(...paraphraseLines(results.paraphrase));
   out.push(...longChineseLines(results.longChinese));
   out.push(...knowledgeUpdateLines(results.knowledgeUpdate));
   return `${out.join('\n')}\n`;

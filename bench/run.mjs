@@ -1,6 +1,9 @@
 // `npm run bench`: the scale benchmark (synthetic 1k and 10k vaults) and the quality benchmark
-// (LoCoMo evidence recall). Flags: --quick (1k vault and one conversation; results go to
-// bench/results/*.tmp), --only scale|locomo (a full run of one part, merged into results.json),
+// (LoCoMo evidence recall), and the paraphrase benchmark (meaning reaching compile, with a stub
+// embedding server; bench/paraphrase.mjs, also written to bench/results/paraphrase.json). Flags:
+// --quick (1k vault and one conversation; results go to bench/results/*.tmp), --only
+// scale|locomo|chinese|paraphrase (a full run of one part, merged into results.json),
+// MEM_BENCH_EMBEDDINGS (a real endpoint for the paraphrase and LoCoMo parts, bench/bench-embeddings.mjs),
 // --scale[=100k] (only the side-by-side scale run with qmd, ripgrep and MiniSearch: 1k and 10k, or
 // every size up to the one given; written to bench/results/scale.json, SCALE.md and scale-*.svg),
 // --only vectors (the vector cache at 10k and 100k notes, on its own: bench/results/vectors.json).
@@ -15,6 +18,7 @@ import { benchHttp } from './http-latency.mjs';
 import { benchKnowledgeUpdate } from './knowledge-update.mjs';
 import { benchLocomo } from './locomo.mjs';
 import { benchLongChinese } from './long-chinese.mjs';
+import { benchParaphrase } from './paraphrase.mjs';
 import { makeMessages, makeQueries } from './queries.mjs';
 import { renderMarkdown } from './report.mjs';
 import { benchScale } from './scale.mjs';
@@ -90,8 +94,8 @@ async function main() {
     return;
   }
   const only = values.only;
-  if (only && only !== 'scale' && only !== 'locomo' && only !== 'chinese' && only !== 'vectors')
-    throw new Error(`--only takes scale, locomo, chinese or vectors, not ${only}`);
+  if (only && !['scale', 'locomo', 'chinese', 'vectors', 'paraphrase'].includes(only))
+    throw new Error(`--only takes scale, locomo, chinese, vectors or paraphrase, not ${only}`);
   const quick = Boolean(values.quick);
   if (only === 'vectors') {
     // Minutes at 100k (a 1.5 GB JSON file is written to compare): a part of its own, in its own file.
@@ -124,6 +128,12 @@ async function main() {
   if (!only || only === 'chinese') {
     log('scale: long Chinese note');
     results.longChinese = await benchLongChinese({ log });
+  }
+  if (!only || only === 'paraphrase') {
+    log('quality: paraphrase (embeddings plumbing)');
+    results.paraphrase = await benchParaphrase({ log });
+    const file = quick ? 'paraphrase.json.tmp' : 'paraphrase.json';
+    await writeFile(new URL(file, RESULTS), `${formatJson(results.paraphrase)}\n`);
   }
   if (!only || only === 'locomo') {
     log('quality: LoCoMo');
