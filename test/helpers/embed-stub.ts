@@ -4,7 +4,14 @@ import type { AddressInfo } from 'node:net';
 const DIMENSIONS = 64;
 
 /** Words the stub treats as one (so a paraphrase with no shared word is close in meaning). */
-const SYNONYMS: Record<string, string> = { car: 'automobile', cars: 'automobile', vehicle: 'automobile' };
+const SYNONYMS: Record<string, string> = {
+  car: 'automobile',
+  cars: 'automobile',
+  vehicle: 'automobile',
+  // "How is your knee?" against "the physio says the ligament is healing well"
+  physio: 'knee',
+  ligament: 'knee',
+};
 
 function bucket(word: string): number {
   let h = 2166136261;
@@ -25,10 +32,14 @@ export function stubVector(text: string): number[] {
 /**
  * A minimal OpenAI-compatible `/v1/embeddings` endpoint on 127.0.0.1 that answers with
  * `stubVector`, or with `failWith` as the HTTP status while it is set. Records every request's input.
+ * While `hold` is set, a request whose input it matches waits for `hold.until` before answering.
  */
 export async function startEmbedStub() {
   const requests: string[][] = [];
-  const state: { failWith?: number } = {};
+  const state: {
+    failWith?: number;
+    hold?: { when: (input: string[]) => boolean; until: Promise<void> };
+  } = {};
   const server: Server = createServer((req, res) => {
     let raw = '';
     req.on('data', (chunk) => {
@@ -42,6 +53,10 @@ export async function startEmbedStub() {
       const body = JSON.parse(raw) as { model: string; input: string | string[] };
       const input = typeof body.input === 'string' ? [body.input] : body.input;
       requests.push(input);
+      void answer(input, body.model);
+    });
+    async function answer(input: string[], model: string) {
+      if (state.hold?.when(input)) await state.hold.until;
       if (state.failWith) {
         res
           .writeHead(state.failWith, { 'content-type': 'application/json' })
@@ -51,12 +66,12 @@ export async function startEmbedStub() {
       res.writeHead(200, { 'content-type': 'application/json' }).end(
         JSON.stringify({
           object: 'list',
-          model: body.model,
+          model,
           data: input.map((text, index) => ({ object: 'embedding', index, embedding: stubVector(text) })),
           usage: { prompt_tokens: 1, total_tokens: 1 },
         }),
       );
-    });
+    }
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
