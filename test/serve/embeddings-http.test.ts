@@ -1,9 +1,11 @@
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openVault } from '../../src/index.js';
 import { type HttpServer, serveHttp } from '../../src/serve/http.js';
 import { singleVault } from '../../src/serve/vault-pool.js';
 import { startEmbedStub } from '../helpers/embed-stub.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
+import { exited, startServe } from '../helpers/serve-process.js';
 import { WAIT } from '../helpers/wait.js';
 
 const NOW = '2026-11-30T10:00:00Z';
@@ -116,5 +118,55 @@ describe('HTTP with embeddings on', () => {
     const health = (await call(server, '/health')).json;
     expect('embeddings' in health).toBe(false);
     expect(stub.requests).toHaveLength(0);
+  });
+});
+
+describe('mem serve --workers with embeddings on', () => {
+  const children: ChildProcess[] = [];
+  afterEach(async () => {
+    for (const child of children.splice(0)) {
+      child.kill('SIGTERM');
+      await exited(child);
+    }
+  });
+
+  it('its read workers rank by meaning from the vectors the server embedded, never embedding a section', async () => {
+    const root = await makeVault(FILES, {
+      config: {
+        timezone: 'UTC',
+        git: { autoCommit: false },
+        embeddings: { enabled: true, baseURL: stub.baseURL, model: 'stub-1' },
+      },
+    });
+    const { child, url } = await startServe(root, ['--vault', root, '--workers', '1']);
+    children.push(child);
+    const get = async (path: string, body?: unknown) => {
+      const response = await fetch(`${url}${path}`, {
+        method: body === undefined ? 'GET' : 'POST',
+        headers: { 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      return (await response.json()) as Record<string, unknown> & {
+        readers?: { ready: number; answered: { workers: number } };
+        embeddings?: { unembedded?: number };
+      };
+    };
+    await expect.poll(async () => (await get('/health')).readers?.ready, WAIT).toBe(1);
+    await expect.poll(async () => (await get('/health')).embeddings?.unembedded, WAIT).toBe(0);
+    // Three at once, so the worker answers some; it reads the cache file the server saved.
+    await expect
+      .poll(async () => {
+        const answers = await Promise.all(
+          [0, 1, 2].map(() => get('/compile', { message: KNEE, budget: 600, now: NOW })),
+        );
+        const workers = (await get('/health')).readers?.answered.workers ?? 0;
+        return workers > 0 && answers.every((a) => String(a['markdown']).includes('ligament is healing'));
+      }, WAIT)
+      .toBe(true);
+    // The evidence was embedded once, by the server; every other request was a query.
+    expect(stub.requests.filter((input) => input.some((text) => text.includes('ligament')))).toHaveLength(1);
+    expect(stub.requests.filter((input) => input.length === 1 && input[0] === KNEE).length).toBeGreaterThan(
+      2,
+    );
   });
 });
