@@ -70,6 +70,14 @@ const noop = () => undefined;
 
 /** How long reads stay lexical after the embeddings endpoint failed */
 const EMBED_RETRY_MS = 60_000;
+/**
+ * How long a read waits for its query's vector before it ranks by words (and leaves the endpoint
+ * alone for EMBED_RETRY_MS): a turn must not wait on an endpoint that accepts and never answers.
+ * The first call of a local model that loads on demand may take this long; the next ones do not.
+ */
+const QUERY_TIMEOUT_MS = 5_000;
+/** How long closing waits for a background fill in flight */
+const CLOSE_WAIT_MS = 2_000;
 /** How often a reader that never embeds sections reads the cache file again */
 const RELOAD_MS = 10_000;
 /** A burst of writes waits this long, so its sections go out in one batch */
@@ -205,7 +213,9 @@ export class SemanticRecall {
     this.closed = true;
     clearTimeout(this.timer);
     this.timer = undefined;
-    await this.filling;
+    // A fill waiting on a slow endpoint does not hold a server's shutdown for long; what it
+    // embedded by then is saved when it ends (the cache file is replaced by a rename).
+    await withTimeout(this.filling, CLOSE_WAIT_MS).catch(noop);
   }
 
   private failed(error: unknown): void {
@@ -253,7 +263,7 @@ export class SemanticRecall {
       if (this.mode === 'read') await this.embed();
       else if (this.mode === 'never') this.reloadNow();
       const cache = await this.vectorCache();
-      const [query] = await this.embedder()([words]);
+      const [query] = await withTimeout(this.embedder()([words]), QUERY_TIMEOUT_MS);
       if (!query) return lexical('the endpoint sent no vector for the query');
       this.recovered();
       const { rrfK, fusion } = this.config.embeddings;
@@ -314,4 +324,14 @@ export class SemanticRecall {
     const result = compile(this.index, this.config, { ...options, now }, semantic);
     return { embeddings: this.afterRead(use), ...result };
   }
+}
+
+/** `promise`, or a rejection after `ms` (the promise itself runs on; its result is dropped). */
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms / 1000} s`)), ms);
+    timer.unref();
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

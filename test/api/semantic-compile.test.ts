@@ -133,6 +133,21 @@ describe('compileAsync (library) with embeddings', () => {
     );
     expect(stub.requests.length).toBe(sent);
   });
+
+  it('an endpoint that takes the query and never answers: the turn ranks by words after 5 s', async () => {
+    const vault = await open({ enabled: true });
+    await vault.embed();
+    const until = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    stub.state.hold = { when: (input) => input.length === 1 && input[0] === KNEE, until };
+    const started = Date.now();
+    const result = await vault.compileAsync({ message: KNEE, budget: 600, now: NOW });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(4_900);
+    expect(result.embeddings).toMatchObject({ ranking: 'lexical' });
+    expect(result.embeddings?.reason).toMatch(/failed \(no answer within 5 s\)/);
+    expect(inDocument(result.markdown)).toBe(false);
+  });
 });
 
 describe('background embedding (a server)', () => {
