@@ -12,7 +12,7 @@ import type { VaultIndex } from '../indexing/vault-index.js';
 import { type EmbedProgress, type EmbedTexts, VectorCache } from '../indexing/vector-cache.js';
 import { type AppliedRange, chooseRange } from '../recall/choose-range.js';
 import { type EmbeddingUse, type RecallHit, type RecallOptions, recall } from '../recall/recall.js';
-import type { SemanticInput } from '../recall/semantic.js';
+import { type SemanticInput, unitVector } from '../recall/semantic.js';
 import { makeEmbedder } from '../reflect/make-embedder.js';
 import type { WriteQueue } from './write-queue.js';
 
@@ -94,6 +94,11 @@ export class SemanticRecall {
   private readonly mode: EmbedSections;
   private embedTexts: EmbedTexts | undefined;
   private vectors: Promise<VectorCache> | undefined;
+  /**
+   * The vector found for a section, kept while the index keeps the section: a read then hashes
+   * only the sections it has not seen with a vector (a text's vector never changes per model)
+   */
+  private readonly found = new WeakMap<Section, Float32Array>();
   private loadedAt = 0;
   /** A failing embeddings endpoint is reported once; reads fall back to lexical */
   private embedFailed = false;
@@ -260,7 +265,7 @@ export class SemanticRecall {
         `the embeddings endpoint failed (${this.lastError}); asked again after ${new Date(this.embedRetryAt).toISOString()}`,
       );
     try {
-      if (this.mode === 'read') await this.embed();
+      if (this.mode === 'read' && (await this.lacksVectors())) await this.embed();
       else if (this.mode === 'never') this.reloadNow();
       const cache = await this.vectorCache();
       const [query] = await withTimeout(this.embedder()([words]), QUERY_TIMEOUT_MS);
@@ -268,16 +273,44 @@ export class SemanticRecall {
       this.recovered();
       const { rrfK, fusion } = this.config.embeddings;
       const use: EmbeddingUse = { model, ranking: 'fused', fusion: `${fusion} k=${rrfK}`, unembedded: 0 };
+      // Recall may ask for a section twice (its closeness as a candidate): each counts once.
+      const unembedded = new Set<Section>();
       const vectorOf = (section: Section) => {
-        const vector = cache.get(section.text);
-        if (!vector && section.text.trim() !== '') use.unembedded = (use.unembedded ?? 0) + 1;
+        const vector = this.vectorOf(cache, section);
+        if (!vector && section.text.trim() !== '' && !unembedded.has(section)) {
+          unembedded.add(section);
+          use.unembedded = unembedded.size;
+        }
         return vector;
       };
-      return { semantic: { query, vectorOf, rrfK }, use };
+      return { semantic: { query: unitVector(query), vectorOf, rrfK, unit: true }, use };
     } catch (error) {
       this.failed(error);
       return lexical(`the embeddings endpoint failed (${(error as Error).message}); ranked by words`);
     }
+  }
+
+  /** A section's vector scaled to length 1, looked up by its text's hash once while the index keeps it. */
+  private vectorOf(cache: VectorCache, section: Section): Float32Array | undefined {
+    const known = this.found.get(section);
+    if (known) return known;
+    const vector = cache.get(section.text);
+    if (!vector) return undefined;
+    const unit = unitVector(vector);
+    this.found.set(section, unit);
+    return unit;
+  }
+
+  /**
+   * `read` mode: whether a section lacks a vector, so the cache must be filled before this read.
+   * Sections seen with one before cost a lookup; only the others are hashed.
+   */
+  private async lacksVectors(): Promise<boolean> {
+    const cache = await this.vectorCache();
+    for (const note of this.index.notes.values())
+      for (const section of note.sections)
+        if (section.text.trim() !== '' && !this.vectorOf(cache, section)) return true;
+    return false;
   }
 
   /** After a read: what it met unembedded is known, and a server embeds it next. */

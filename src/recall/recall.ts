@@ -1,5 +1,6 @@
 import type { MemConfig } from '../core/config.js';
 import type { Layer, Note, Section } from '../core/types.js';
+import { TopHeap } from '../indexing/top-heap.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { rollupPeriod } from '../time/rollup-period.js';
 import { linkableAnchor } from '../vault/link-name.js';
@@ -7,7 +8,7 @@ import { entriesNewestFirst } from './episode-entries.js';
 import { graphNeighbours } from './graph-neighbours.js';
 import { belowSuccessors, newestVersionsFirst, PRESENT_RECENCY, readPresent } from './latest-first.js';
 import { combineScore, importanceOf, isRetired, memoryTime, recencyOf, type ScoreParts } from './rank.js';
-import { cosine, fuseRanks, type SemanticInput } from './semantic.js';
+import { cosine, dot, fuseRanks, type SemanticInput } from './semantic.js';
 import { makeSnippet } from './snippet.js';
 import { readSpeakers, SPEAKER_PRIOR } from './speaker-prior.js';
 
@@ -280,7 +281,7 @@ export function recall(
       combineScore(parts, weights) * (out ? OUT_OF_RANGE : 1) * (other ? 1 / SPEAKER_PRIOR : 1),
     );
     if (closeness) {
-      parts.semantic = round(closeness.all.get(c.section.id) ?? 0);
+      parts.semantic = round(closeness.of(c.section));
       // The semantic ranking: closeness scaled by the same priors and factors as the words.
       const close = closeness.top.get(c.section.id);
       if (close)
@@ -321,7 +322,7 @@ export function recall(
 
 /**
  * Cosine similarity of every admitted section that has a vector to the query, divided by the
- * best (`all`: every candidate's `semantic` score part). The `limit` closest (`top`) join the
+ * best (`of`: a candidate's `semantic` score part). The `limit` closest (`top`) join the
  * candidates, so a paraphrase sharing no word with the query is reachable, and form the semantic
  * ranking that is fused with the lexical one.
  */
@@ -331,32 +332,44 @@ function semanticCandidates(
   candidates: Map<string, Candidate>,
   admit: (note: Note, date: string | undefined) => boolean,
   limit: number,
-): { all: Map<string, number>; top: Map<string, number> } {
-  const scored: Array<{ note: Note; section: Section; similarity: number }> = [];
+): { of: (section: Section) => number; top: Map<string, number> } {
+  const similarity = semantic.unit
+    ? (vector: ArrayLike<number>) => dot(semantic.query, vector)
+    : (vector: ArrayLike<number>) => cosine(semantic.query, vector);
+  // One pass over every section with a vector: the best similarity, and the `limit` closest in a
+  // heap (no sort of them all); the candidates' own closeness is read again afterwards.
+  const ids: string[] = [];
+  const found: Array<{ note: Note; section: Section }> = [];
+  const heap = new TopHeap(limit, ids);
   let best = 0;
   for (const note of index.notes.values()) {
     for (const section of note.sections) {
       const vector = semantic.vectorOf(section);
       if (!vector || !admit(note, section.date)) continue;
-      const similarity = Math.max(0, cosine(semantic.query, vector));
-      if (similarity > best) best = similarity;
-      scored.push({ note, section, similarity });
+      const value = similarity(vector);
+      if (value <= 0) continue;
+      if (value > best) best = value;
+      const doc = ids.length;
+      ids.push(section.id);
+      found.push({ note, section });
+      if (heap.admits(doc, value)) heap.push(doc, value);
     }
   }
-  const closeness = new Map<string, number>();
   const top = new Map<string, number>();
-  if (best === 0) return { all: closeness, top };
-  for (const { section, similarity } of scored) closeness.set(section.id, similarity / best);
-  scored.sort((a, b) => b.similarity - a.similarity || (a.section.id < b.section.id ? -1 : 1));
-  for (const { note, section, similarity } of scored.slice(0, limit)) {
-    if (similarity <= 0) break;
-    top.set(section.id, similarity / best);
-    const reason = `close in meaning (cosine ${similarity.toFixed(2)})`;
+  if (best === 0) return { of: () => 0, top };
+  for (const { doc, score } of heap.sorted()) {
+    const { note, section } = found[doc] as { note: Note; section: Section };
+    top.set(section.id, score / best);
+    const reason = `close in meaning (cosine ${score.toFixed(2)})`;
     const existing = candidates.get(section.id);
     if (existing) existing.reasons.push(reason);
     else candidates.set(section.id, { note, section, text: 0, graph: 0, reasons: [reason] });
   }
-  return { all: closeness, top };
+  const of = (section: Section) => {
+    const vector = semantic.vectorOf(section);
+    return vector ? Math.max(0, similarity(vector)) / best : 0;
+  };
+  return { of, top };
 }
 
 const byScore = (a: Ranked, b: Ranked) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
