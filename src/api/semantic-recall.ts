@@ -12,7 +12,7 @@ import type { VaultIndex } from '../indexing/vault-index.js';
 import { type EmbedProgress, type EmbedTexts, VectorCache } from '../indexing/vector-cache.js';
 import { type AppliedRange, chooseRange } from '../recall/choose-range.js';
 import { type EmbeddingUse, type RecallHit, type RecallOptions, recall } from '../recall/recall.js';
-import { type SemanticInput, unitVector } from '../recall/semantic.js';
+import type { SemanticInput } from '../recall/semantic.js';
 import { makeEmbedder } from '../reflect/make-embedder.js';
 import type { WriteQueue } from './write-queue.js';
 
@@ -94,11 +94,6 @@ export class SemanticRecall {
   private readonly mode: EmbedSections;
   private embedTexts: EmbedTexts | undefined;
   private vectors: Promise<VectorCache> | undefined;
-  /**
-   * The vector found for a section, kept while the index keeps the section: a read then hashes
-   * only the sections it has not seen with a vector (a text's vector never changes per model)
-   */
-  private readonly found = new WeakMap<Section, Float32Array>();
   private loadedAt = 0;
   /** A failing embeddings endpoint is reported once; reads fall back to lexical */
   private embedFailed = false;
@@ -275,41 +270,32 @@ export class SemanticRecall {
       const use: EmbeddingUse = { model, ranking: 'fused', fusion: `${fusion} k=${rrfK}`, unembedded: 0 };
       // Recall may ask for a section twice (its closeness as a candidate): each counts once.
       const unembedded = new Set<Section>();
-      const vectorOf = (section: Section) => {
-        const vector = this.vectorOf(cache, section);
-        if (!vector && section.text.trim() !== '' && !unembedded.has(section)) {
+      // The cache's own scoring: straight from its typed arrays, each text hashed once per cache.
+      const closeness = cache.similarity(query);
+      const similarity = (section: Section) => {
+        const value = closeness(section.text);
+        if (value === undefined && section.text.trim() !== '' && !unembedded.has(section)) {
           unembedded.add(section);
           use.unembedded = unembedded.size;
         }
-        return vector;
+        return value;
       };
-      return { semantic: { query: unitVector(query), vectorOf, rrfK, unit: true }, use };
+      return { semantic: { similarity, rrfK }, use };
     } catch (error) {
       this.failed(error);
       return lexical(`the embeddings endpoint failed (${(error as Error).message}); ranked by words`);
     }
   }
 
-  /** A section's vector scaled to length 1, looked up by its text's hash once while the index keeps it. */
-  private vectorOf(cache: VectorCache, section: Section): Float32Array | undefined {
-    const known = this.found.get(section);
-    if (known) return known;
-    const vector = cache.get(section.text);
-    if (!vector) return undefined;
-    const unit = unitVector(vector);
-    this.found.set(section, unit);
-    return unit;
-  }
-
   /**
    * `read` mode: whether a section lacks a vector, so the cache must be filled before this read.
-   * Sections seen with one before cost a lookup; only the others are hashed.
+   * The cache remembers each text's slot, so a text is hashed once per cache.
    */
   private async lacksVectors(): Promise<boolean> {
     const cache = await this.vectorCache();
     for (const note of this.index.notes.values())
       for (const section of note.sections)
-        if (section.text.trim() !== '' && !this.vectorOf(cache, section)) return true;
+        if (section.text.trim() !== '' && cache.slotOf(section.text) === undefined) return true;
     return false;
   }
 

@@ -8,7 +8,7 @@ import { entriesNewestFirst } from './episode-entries.js';
 import { graphNeighbours } from './graph-neighbours.js';
 import { belowSuccessors, newestVersionsFirst, PRESENT_RECENCY, readPresent } from './latest-first.js';
 import { combineScore, importanceOf, isRetired, memoryTime, recencyOf, type ScoreParts } from './rank.js';
-import { cosine, dot, fuseRanks, type SemanticInput } from './semantic.js';
+import { fuseRanks, type SemanticInput } from './semantic.js';
 import { makeSnippet } from './snippet.js';
 import { readSpeakers, SPEAKER_PRIOR } from './speaker-prior.js';
 
@@ -333,9 +333,6 @@ function semanticCandidates(
   admit: (note: Note, date: string | undefined) => boolean,
   limit: number,
 ): { of: (section: Section) => number; top: Map<string, number> } {
-  const similarity = semantic.unit
-    ? (vector: ArrayLike<number>) => dot(semantic.query, vector)
-    : (vector: ArrayLike<number>) => cosine(semantic.query, vector);
   // One pass over every section with a vector: the best similarity, and the `limit` closest in a
   // heap (no sort of them all); the candidates' own closeness is read again afterwards.
   const ids: string[] = [];
@@ -344,10 +341,8 @@ function semanticCandidates(
   let best = 0;
   for (const note of index.notes.values()) {
     for (const section of note.sections) {
-      const vector = semantic.vectorOf(section);
-      if (!vector || !admit(note, section.date)) continue;
-      const value = similarity(vector);
-      if (value <= 0) continue;
+      const value = semantic.similarity(section);
+      if (value === undefined || value <= 0 || !admit(note, section.date)) continue;
       if (value > best) best = value;
       const doc = ids.length;
       ids.push(section.id);
@@ -365,10 +360,7 @@ function semanticCandidates(
     if (existing) existing.reasons.push(reason);
     else candidates.set(section.id, { note, section, text: 0, graph: 0, reasons: [reason] });
   }
-  const of = (section: Section) => {
-    const vector = semantic.vectorOf(section);
-    return vector ? Math.max(0, similarity(vector)) / best : 0;
-  };
+  const of = (section: Section) => Math.max(0, semantic.similarity(section) ?? 0) / best;
   return { of, top };
 }
 

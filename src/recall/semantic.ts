@@ -1,40 +1,19 @@
 import type { Section } from '../core/types.js';
 
-/** What recall needs to fuse semantic similarity in: the query's vector and the sections'. */
+/** What recall needs to fuse semantic similarity in: each section's closeness to the query. */
 export interface SemanticInput {
-  /** The query's embedding */
-  query: ArrayLike<number>;
   /**
-   * A section's embedding, undefined when it has none yet (it then ranks by its words alone: it
-   * is in the lexical ranking only)
+   * The cosine similarity of a section's embedding with the query's, undefined when the section
+   * has none yet (it then ranks by its words alone: it is in the lexical ranking only). Asked for
+   * every section once per recall, and again for the candidates: keep it cheap (the vector cache's
+   * `similarity(query)` reads its typed arrays, with no array built per section)
    */
-  vectorOf: (section: Section) => ArrayLike<number> | undefined;
-  /** The query's and every section's vector have length 1: cosine is their dot product */
-  unit?: boolean;
+  similarity: (section: Section) => number | undefined;
   /**
    * The `k` of reciprocal rank fusion (config `embeddings.rrfK`, 60 as in Cormack et al. 2009):
    * a section's fused score is the sum over the lexical and the semantic ranking of 1 / (k + rank)
    */
   rrfK: number;
-}
-
-/** The dot product over the shorter length. */
-export function dot(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  const n = Math.min(a.length, b.length);
-  let sum = 0;
-  for (let i = 0; i < n; i++) sum += (a[i] as number) * (b[i] as number);
-  return sum;
-}
-
-/**
- * `vector` scaled to length 1 (all zeros stay zeros), as 32-bit floats: half the memory of 64-bit
- * ones, and a query against every section reads half as many bytes (enough precision to rank).
- */
-export function unitVector(vector: ArrayLike<number>): Float32Array {
-  const norm = Math.sqrt(dot(vector, vector));
-  const out = Float32Array.from(vector);
-  if (norm > 0) for (let i = 0; i < out.length; i++) out[i] = (out[i] as number) / norm;
-  return out;
 }
 
 export function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {

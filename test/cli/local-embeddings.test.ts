@@ -120,6 +120,6 @@ describe('embeddings.provider local from the command line', () => {
     });
     expect(recalled.code).toBe(0);
     expect(recalled.stdout).toContain('[[a');
-    expect(recalled.stderr).toMatch(/is not in .*; recall is lexical only\n$/);
+    expect(recalled.stderr).toMatch(/is not in .*; recall and compile rank by words only for now\n$/);
   });
 });
