@@ -71,9 +71,10 @@ const noop = () => undefined;
 /** How long reads stay lexical after the embeddings endpoint failed */
 const EMBED_RETRY_MS = 60_000;
 /**
- * How long a read waits for its query's vector before it ranks by words (and leaves the endpoint
- * alone for EMBED_RETRY_MS): a turn must not wait on an endpoint that accepts and never answers.
- * The first call of a local model that loads on demand may take this long; the next ones do not.
+ * How long a read waits for an endpoint's vector of its query before it ranks by words (and
+ * leaves the endpoint alone for EMBED_RETRY_MS): a turn must not wait on an endpoint that accepts
+ * and never answers. (A local model loading for its first call may take longer, so a model an
+ * endpoint such as Ollama loads on demand can miss the first turn; not the local provider.)
  */
 const QUERY_TIMEOUT_MS = 5_000;
 /** How long closing waits for a background fill in flight */
@@ -263,7 +264,11 @@ export class SemanticRecall {
       if (this.mode === 'read' && (await this.lacksVectors())) await this.embed();
       else if (this.mode === 'never') this.reloadNow();
       const cache = await this.vectorCache();
-      const [query] = await withTimeout(this.embedder()([words]), QUERY_TIMEOUT_MS);
+      // A model run in-process cannot hang like a socket, and its first call loads the model.
+      const asked = this.embedder()([words]);
+      const [query] = await (this.config.embeddings.provider === 'local'
+        ? asked
+        : withTimeout(asked, QUERY_TIMEOUT_MS));
       if (!query) return lexical('the endpoint sent no vector for the query');
       this.recovered();
       const { rrfK, fusion } = this.config.embeddings;
