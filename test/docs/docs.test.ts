@@ -37,7 +37,9 @@ function slug(heading: string): string {
 
 function anchors(page: string): Set<string> {
   const found = new Set<string>();
-  for (const m of prose(read(page)).matchAll(/^#{1,6} +(.+?) *#* *$/gm)) found.add(slug(m[1] ?? ''));
+  // Headings outside fenced code; code in a heading keeps its text in the anchor, as on GitHub.
+  const text = read(page).replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '');
+  for (const m of text.matchAll(/^#{1,6} +(.+?) *#* *$/gm)) found.add(slug(m[1] ?? ''));
   return found;
 }
 
