@@ -126,3 +126,17 @@ export function inLayout(text: string, layout: VaultLayout = DEFAULT_LAYOUT): st
     },
   );
 }
+
+/**
+ * Where `mem forget` moves a note: under the archive folder, by its layer (`insights/tea.md` →
+ * `archive/insights/tea.md`; in an adopted vault `memory/insights/tea.md` →
+ * `memory/archive/insights/tea.md`), a note outside the layers by its own path.
+ */
+export function archivePath(path: string, layout: VaultLayout = DEFAULT_LAYOUT): string {
+  const layer = layerOf(path, layout);
+  const archive = layout.folders.archive;
+  if (layer === 'other' || layer === 'archive') return `${archive}/${path}`;
+  const folder = layout.folders[layer];
+  if (layer === 'episodes' && !path.startsWith(`${folder}/`)) return `${archive}/${path}`;
+  return `${archive}/${layer}/${path.slice(folder.length + 1)}`;
+}

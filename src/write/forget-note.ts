@@ -10,6 +10,7 @@ import type { VaultIndex } from '../indexing/vault-index.js';
 import { isoWithOffset } from '../time/zoned-date.js';
 import { crashPoint } from '../vault/crash-point.js';
 import { setFrontmatterKeys } from '../vault/edit-frontmatter.js';
+import { archivePath, layerOf, layoutOf } from '../vault/layout.js';
 import { notePath, resolveInVault } from '../vault/paths.js';
 import { hashText, readForWrite } from '../vault/write-note.js';
 import { checkNoTwin, moveNote } from './move-note.js';
@@ -78,7 +79,7 @@ export async function forgetNote(
     const pending = await readPendingPlan(root);
     if (!(error instanceof MemError) || error.code !== 'NOT_FOUND' || pending?.key !== key) throw error;
     const commit = await underPlan(root, config, key, (steps) => steps.commit([], pending.message));
-    const archivedAt = options.hard ? undefined : `archive/${notePath(path)}`;
+    const archivedAt = options.hard ? undefined : archivePath(notePath(path), layoutOf(config));
     return {
       path: notePath(path),
       ...(archivedAt ? { archivedAt } : {}),
@@ -117,7 +118,7 @@ export async function forgetNote(
   return archiveNote(root, config, index, rel, options);
 }
 
-/** Moves a note to `archive/<path>` with `status: archived`; a re-run after a kill finishes it. */
+/** Moves a note to the archive folder (archivePath) with `status: archived`; a re-run after a kill finishes it. */
 async function archiveNote(
   root: string,
   config: MemConfig,
@@ -125,8 +126,12 @@ async function archiveNote(
   rel: string,
   options: ForgetOptions,
 ): Promise<ForgetResult> {
-  if (rel.split('/')[0] === 'archive') {
-    throw new MemError('INVALID_INPUT', `${rel} is already in archive/; use --hard to delete it`);
+  const layout = layoutOf(config);
+  if (layerOf(rel, layout) === 'archive') {
+    throw new MemError(
+      'INVALID_INPUT',
+      `${rel} is already in ${layout.folders.archive}/; use --hard to delete it`,
+    );
   }
   if (/[\r\n]/.test(options.reason ?? ''))
     throw new MemError('INVALID_ARGUMENT', 'the reason must be one line');
@@ -135,7 +140,7 @@ async function archiveNote(
     archived: isoWithOffset(options.now ?? new Date(), config.timezone),
   };
   if (options.reason?.trim()) changes['archived_reason'] = options.reason.trim();
-  const moved = await moveNote(root, config, index, rel, `archive/${rel}`, {
+  const moved = await moveNote(root, config, index, rel, archivePath(rel, layout), {
     transform: (text) => setFrontmatterKeys(text, changes, { label: rel }),
     message: `mem: forget ${rel}`,
     plan: `forget ${rel}`,

@@ -8,7 +8,7 @@ import { addDays, parseDay, periodDays } from '../time/calendar-day.js';
 import { parseInstant } from '../time/parse-instant.js';
 import { dayOf, isoWithOffset } from '../time/zoned-date.js';
 import { setFrontmatterKeys } from '../vault/edit-frontmatter.js';
-import { dayOfPath } from '../vault/layout.js';
+import { archivePath, dayOfPath, type VaultLayout } from '../vault/layout.js';
 import { PlannedNames } from '../vault/name-rules.js';
 import { findOnDisk } from '../vault/paths.js';
 import { updateFile } from '../vault/write-note.js';
@@ -37,12 +37,11 @@ const isRollup = (note: Note | undefined) => note?.frontmatter['type'] === 'roll
 /** The key of a `forget --stale` run's plan (see write-plan.ts): a re-run after a kill joins it. */
 const STALE_PLAN = 'forget --stale';
 
-/** The day a daily note is about: its `date`, else its file name. */
-function dayOfNote(note: Note): string | undefined {
+/** The day a daily note is about: its `date`, else its name under the layout. */
+function dayOfNote(note: Note, layout: VaultLayout): string | undefined {
   const date = String(note.frontmatter['date'] ?? '');
   if (parseDay(date)) return date;
-  const named = /(\d{4}-\d{2}-\d{2})\.md$/.exec(note.path)?.[1];
-  return named && parseDay(named) ? named : undefined;
+  return dayOfPath(note.path, layout);
 }
 
 /**
@@ -66,13 +65,18 @@ function staleEpisodes(index: VaultIndex, cutoff: string): ForgetStaleResult['ar
       const period = periodDays(String(note.frontmatter['period'] ?? ''));
       return period ? [{ path: note.path, ...period }] : [];
     });
+  // A daily note a person also writes in (the layout names mem's heading in it) is the person's
+  // journal: it stays where their calendar finds it, whatever mem's entries in it are worth.
+  if (index.layout.daily.heading) return [];
   return [...index.notes.values()]
     .filter((n) => dayOfPath(n.path, index.layout) !== undefined && !isRetired(n) && !isRollup(n))
     .flatMap((note) => {
-      const day = dayOfNote(note);
+      const day = dayOfNote(note, index.layout);
       if (!day || day >= cutoff || isLinked(index, note.path)) return [];
       const cover = rollups.find((r) => r.from <= day && day <= r.to);
-      return cover ? [{ path: note.path, to: `archive/${note.path}`, coveredBy: cover.path }] : [];
+      return cover
+        ? [{ path: note.path, to: archivePath(note.path, index.layout), coveredBy: cover.path }]
+        : [];
     })
     .sort((a, b) => (a.path < b.path ? -1 : 1));
 }

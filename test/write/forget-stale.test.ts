@@ -114,3 +114,38 @@ describe('mem forget --stale', () => {
     expect(await git(root, 'status', '--porcelain')).toBe('');
   });
 });
+
+describe('forget in a vault of another layout', () => {
+  // An adopted Obsidian vault: the person's journal in Journal/ (as DD.MM.YYYY), mem's layers under
+  // memory/, and a folder of the person's own named archive/.
+  const layout = {
+    persona: 'memory/persona',
+    profile: 'memory/profile',
+    episodes: 'memory/episodes',
+    insights: 'memory/insights',
+    archive: 'memory/archive',
+    daily: { folder: 'Journal', format: 'DD.MM.YYYY', heading: 'Memory' },
+  };
+  const files = {
+    'Journal/05.01.2026.md': '# My day\n\nPrivate journal.\n\n## Memory\n- 09:00 skiing ^e1\n',
+    'memory/episodes/weekly/2026-W02.md': '---\ntype: rollup\nperiod: 2026-W02\n---\n# Week 2\n\n- [[05.01.2026]]\n',
+    'memory/insights/tea.md': '# Tea\nLikes tea.\n',
+    'archive/old-project.md': '# Old project\n',
+  };
+
+  it("archives into the layout's archive folder, and never moves the person's journal", async () => {
+    const root = await gitVault(files, { config: { ...CONFIG, layout } });
+    const stale = await mem(['--vault', root, 'forget', '--stale', '--now', NOW, '--json']);
+    expect(stale.stderr).toBe('');
+    expect(JSON.parse(stale.stdout).archived).toEqual([]);
+    expect(await readFile(join(root, 'Journal/05.01.2026.md'), 'utf8')).toBe(files['Journal/05.01.2026.md']);
+    const forget = await mem(['--vault', root, 'forget', 'memory/insights/tea', '--json']);
+    expect(forget.stderr).toBe('');
+    expect(JSON.parse(forget.stdout).archivedAt).toBe('memory/archive/insights/tea.md');
+    expect(await exists(join(root, 'memory/archive/insights/tea.md'))).toBe(true);
+    // The person's own archive/ is theirs: untouched, and not mem's archive layer.
+    expect(await readFile(join(root, 'archive/old-project.md'), 'utf8')).toBe('# Old project\n');
+    const again = await mem(['--vault', root, 'forget', 'memory/archive/insights/tea']);
+    expect(again.stderr).toContain('is already in memory/archive/');
+  });
+});
