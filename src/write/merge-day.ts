@@ -1,0 +1,284 @@
+// The merge of two versions of one day's episode note (episodes/daily/YYYY-MM-DD.md), entry by
+// entry: the union of both sides' entries by block id, each written once, in time order where both
+// added; an id both sides gave to different entries is renumbered on theirs, and the links to it
+// that theirs wrote are rewritten. The rest of the note (frontmatter, headings, a person's text)
+// merges three-way by lines; what cannot merge keeps both versions. Never writes conflict markers.
+// Pure: `git merge` (through the merge driver) and `mem sync` both call it.
+import { type MergedLine, mergeLines, type Origin } from './merge-lines.js';
+
+/** One episode entry as written: `- 09:14 **Rain:** text ^e7`, possibly with indented lines. */
+interface Entry {
+  id: string;
+  /** `09:14`, zero-padded; '' when the entry has none */
+  time: string;
+  lines: string[];
+}
+
+type Item = { kind: 'text'; line: string } | { kind: 'entry'; entry: Entry };
+
+const ENTRY_START = /^[-*+] /;
+const TRAILING_ID = /(?<=^|[ \t])\^([A-Za-z0-9-]+)[ \t]*$/;
+const ENTRY_TIME = /^[-*+] (\d{1,2}):(\d{2})(?::\d{2})?(?=\s)/;
+const MEM_ID = /^e([1-9]\d{0,8})$/;
+
+function splitText(text: string): { lines: string[]; eol: string; final: boolean } {
+  const eol = text.includes('\r\n') ? '\r\n' : '\n';
+  const final = text.endsWith('\n');
+  const lines = text.split(/\r?\n/);
+  if (final) lines.pop();
+  return { lines: text === '' ? [] : lines, eol, final };
+}
+
+/** A day note as text lines and entries. An id a side holds twice counts once; the rest is text. */
+function parseDay(text: string): Item[] {
+  const { lines } = splitText(text);
+  const items: Item[] = [];
+  const seen = new Set<string>();
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    let end = -1;
+    if (ENTRY_START.test(line)) {
+      for (let j = i; j < lines.length; j++) {
+        if (j > i && !/^[ \t]+\S/.test(lines[j]!)) break;
+        if (TRAILING_ID.test(lines[j]!)) {
+          end = j;
+          break;
+        }
+      }
+    }
+    const id = end >= 0 ? TRAILING_ID.exec(lines[end]!)![1]! : undefined;
+    if (id === undefined || seen.has(id)) {
+      items.push({ kind: 'text', line });
+      continue;
+    }
+    seen.add(id);
+    const time = ENTRY_TIME.exec(line);
+    const entry = {
+      id,
+      time: time ? `${time[1]!.padStart(2, '0')}:${time[2]}` : '',
+      lines: lines.slice(i, end + 1),
+    };
+    items.push({ kind: 'entry', entry });
+    i = end;
+  }
+  return items;
+}
+
+const entriesOf = (items: Item[]) =>
+  new Map(items.flatMap((it) => (it.kind === 'entry' ? [[it.entry.id, it.entry] as const] : [])));
+
+const body = (e: Entry | undefined) => e?.lines.join('\n');
+
+/** What the merge keeps of one block id: the entry under it, and theirs apart when both differ. */
+interface Decision {
+  kept?: Entry;
+  /** Ours kept the id; theirs' different entry gets a new one */
+  theirsApart?: Entry;
+  /** The kept entry's time is not the base's: it goes where its time puts it, not where it stood */
+  moved?: true;
+}
+
+function decide(b: Entry | undefined, o: Entry | undefined, t: Entry | undefined): Decision {
+  const [vb, vo, vt] = [body(b), body(o), body(t)];
+  if (vo === vt) return { kept: o };
+  if (o === undefined) return vt === vb ? {} : { kept: t };
+  if (t === undefined) return vo === vb ? {} : { kept: o };
+  if (vo === vb) return { kept: t };
+  if (vt === vb) return { kept: o };
+  // Edited on both sides, or added on both with different entries: both stay.
+  return { kept: o, theirsApart: t };
+}
+
+// Tokens: the line sequences mergeLines compares. Text lines and entries never look alike.
+const textToken = (line: string) => `t${line}`;
+const entryToken = (e: Entry, apart = false) => `${apart ? 'a' : 'e'}${e.id}\u0000${body(e)}`;
+
+function tokensOf(items: Item[], apart: Set<string>): string[] {
+  return items.map((it) =>
+    it.kind === 'text' ? textToken(it.line) : entryToken(it.entry, apart.has(it.entry.id)),
+  );
+}
+
+function withId(e: Entry, id: string): Entry {
+  if (id === e.id) return e;
+  const lines = [...e.lines];
+  lines[lines.length - 1] = lines.at(-1)!.replace(TRAILING_ID, `^${id}`);
+  return { ...e, id, lines };
+}
+
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * Orders the runs only one side holds inside a region both changed: entries by time (then text),
+ * each side's own order kept, a run of text before the entries after it. Symmetric by design.
+ */
+function joinRuns(info: Map<string, Entry>) {
+  return (ours: string[], theirs: string[]): MergedLine[] => {
+    const out: MergedLine[] = [];
+    let i = 0;
+    let j = 0;
+    const textRun = (list: string[], from: number) => {
+      let k = from;
+      while (k < list.length && !info.has(list[k]!)) k++;
+      return k;
+    };
+    while (i < ours.length || j < theirs.length) {
+      const ti = textRun(ours, i);
+      const tj = textRun(theirs, j);
+      const runO = ours.slice(i, ti);
+      const runT = theirs.slice(j, tj);
+      if (runO.length > 0 || runT.length > 0) {
+        const oFirst =
+          runT.length === 0 || (runO.length > 0 && compare(runO.join('\n'), runT.join('\n')) <= 0);
+        const [first, second] = oFirst ? [runO, runT] : [runT, runO];
+        const [fo, so]: [Origin, Origin] = oFirst ? ['o', 't'] : ['t', 'o'];
+        out.push(
+          ...first.map((line) => ({ line, origin: fo })),
+          ...second.map((line) => ({ line, origin: so })),
+        );
+        i = ti;
+        j = tj;
+        continue;
+      }
+      const eo = ours[i] === undefined ? undefined : info.get(ours[i]!);
+      const et = theirs[j] === undefined ? undefined : info.get(theirs[j]!);
+      const takeO =
+        et === undefined ||
+        (eo !== undefined && (compare(eo.time, et.time) || compare(body(eo)!, body(et)!)) <= 0);
+      if (takeO) out.push({ line: ours[i++]!, origin: 'o' });
+      else out.push({ line: theirs[j++]!, origin: 't' });
+    }
+    return out;
+  };
+}
+
+export interface DayMerge {
+  /** The merged note */
+  text: string;
+  /** Theirs' entries that got a new block id: old id → new id */
+  renumbered: Map<string, string>;
+}
+
+/** Rewrites links to renumbered ids of the day `date` (`[[2026-11-29#^e7]]`, `[[#^e7|x]]`) in `line`. */
+export function rewriteDayLinks(line: string, date: string, renumbered: Map<string, string>): string {
+  if (renumbered.size === 0 || !line.includes('#^')) return line;
+  const day = date.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const link = new RegExp(
+    String.raw`(\[\[(?:(?:[^\[\]|#\n]*/)?${day}(?:\.md)?)?#\^)([A-Za-z0-9-]+)(?=[\]|])`,
+    'g',
+  );
+  return line.replace(link, (whole, head: string, id: string) => {
+    const to = renumbered.get(id);
+    return to === undefined ? whole : `${head}${to}`;
+  });
+}
+
+/**
+ * Merges two versions (`ours`, `theirs`) of the day note `date` (YYYY-MM-DD) that both come from
+ * `base` ('' when the note is new on both sides). See the file comment.
+ */
+export function mergeDay(base: string, ours: string, theirs: string, date: string): DayMerge {
+  if (theirs === base || theirs === ours) return { text: ours, renumbered: new Map() };
+  if (ours === base) return { text: theirs, renumbered: new Map() };
+  const [ib, io, it] = [parseDay(base), parseDay(ours), parseDay(theirs)];
+  const [mb, mo, mt] = [entriesOf(ib), entriesOf(io), entriesOf(it)];
+  const decisions = new Map<string, Decision>();
+  for (const id of new Set([...mo.keys(), ...mt.keys(), ...mb.keys()])) {
+    const d = decide(mb.get(id), mo.get(id), mt.get(id));
+    const was = mb.get(id)?.time;
+    decisions.set(id, d.kept && was !== undefined && d.kept.time !== was ? { ...d, moved: true } : d);
+  }
+  const apart = new Set([...decisions].flatMap(([id, d]) => (d.theirsApart ? [id] : [])));
+  // Every token's entry, for ordering and emitting.
+  const info = new Map<string, Entry>();
+  for (const items of [ib, io])
+    for (const x of items) if (x.kind === 'entry') info.set(entryToken(x.entry), x.entry);
+  for (const x of it) if (x.kind === 'entry') info.set(entryToken(x.entry, apart.has(x.entry.id)), x.entry);
+  const merged = mergeLines(
+    tokensOf(ib, new Set()),
+    tokensOf(io, new Set()),
+    tokensOf(it, apart),
+    joinRuns(info),
+  );
+
+  // New ids for theirs' entries apart: one more than any mem id either side or the base holds.
+  let next = 0;
+  for (const m of [mb, mo, mt])
+    for (const id of m.keys()) next = Math.max(next, Number(MEM_ID.exec(id)?.[1] ?? 0));
+  const renumbered = new Map<string, string>();
+  for (const id of apart) renumbered.set(id, `e${++next}`);
+
+  // Emit: each kept entry once, where its first token lands; text lines as merged.
+  const out: Placed[] = [];
+  const emitted = new Set<string>();
+  let joined = false;
+  const emit = (key: string, entry: Entry, origin: Origin) => {
+    if (emitted.has(key)) return;
+    emitted.add(key);
+    out.push({ kind: 'entry', entry, origin, joined });
+  };
+  for (const { line: token, origin, joined: inJoin } of merged) {
+    joined = inJoin === true;
+    const entry = info.get(token);
+    if (!entry) {
+      out.push({ kind: 'text', line: token.slice(1), origin, joined });
+      continue;
+    }
+    const d = decisions.get(entry.id)!;
+    if (token.startsWith('a')) emit(`a${entry.id}`, withId(d.theirsApart!, renumbered.get(entry.id)!), 't');
+    else if (d.kept && !d.moved)
+      emit(`e${entry.id}`, d.kept, d.kept === mt.get(entry.id) && d.kept !== mo.get(entry.id) ? 't' : origin);
+  }
+  // A kept entry whose every token the line merge dropped (deleted on one side, edited on the
+  // other) goes back by its time.
+  for (const [id, d] of decisions) {
+    if (d.kept && !emitted.has(`e${id}`)) placeByTime(out, d.kept, 't');
+    if (d.theirsApart && !emitted.has(`a${id}`))
+      placeByTime(out, withId(d.theirsApart, renumbered.get(id)!), 't');
+  }
+
+  sortJoinedRuns(out);
+  const { eol, final } = splitText(ours || theirs || base);
+  const lines = out.flatMap((x) => {
+    const raw = x.kind === 'text' ? [x.line] : x.entry.lines;
+    return x.origin === 't' ? raw.map((l) => rewriteDayLinks(l, date, renumbered)) : raw;
+  });
+  const text = lines.length === 0 ? '' : `${lines.join(eol)}${final ? eol : ''}`;
+  return { text, renumbered };
+}
+
+type Placed = Item & { origin: Origin; joined: boolean };
+
+/**
+ * Puts in time order each run of entries (no text between) that holds an entry from a region both
+ * sides changed: there an entry may stand where the other side's version of it stood. Stable, and
+ * runs one side wrote alone keep that side's order, so merge(x, x) = x.
+ */
+function sortJoinedRuns(out: Placed[]): void {
+  for (let i = 0; i < out.length; ) {
+    let j = i;
+    while (j < out.length && out[j]!.kind === 'entry') j++;
+    if (j === i) {
+      i++;
+      continue;
+    }
+    const run = out.slice(i, j);
+    if (run.some((x) => x.joined)) {
+      const time = (x: Placed) => (x.kind === 'entry' ? x.entry.time : '');
+      run.sort((a, b) => compare(time(a), time(b)));
+      out.splice(i, run.length, ...run);
+    }
+    i = j;
+  }
+}
+
+function placeByTime(out: Placed[], entry: Entry, origin: Origin): void {
+  let at = out.length;
+  const last = out.findLastIndex((x) => x.kind === 'entry' && x.entry.time <= entry.time);
+  if (last >= 0) at = last + 1;
+  else {
+    const first = out.findIndex((x) => x.kind === 'entry');
+    if (first >= 0) at = first;
+  }
+  out.splice(at, 0, { kind: 'entry', entry, origin, joined: true });
+}
