@@ -76,9 +76,11 @@ export type { ForgetStaleOptions, ForgetStaleResult } from './write/forget-stale
 export type { ImportOptions, ImportResult } from './write/import/import-history.js';
 export type { IngestOptions, IngestResult } from './write/ingest.js';
 export { type InitResult, initVault } from './write/init-vault.js';
+export { mergeEpisodeFiles } from './write/merge-driver.js';
 export type { MoveResult } from './write/move-note.js';
 export { decodeTranscript } from './write/parse-transcript.js';
 export type { RememberInput, RememberResult } from './write/remember.js';
+export type { SyncOptions, SyncResult } from './write/sync-vault.js';
 export type { UndoOptions, UndoResult } from './write/undo-commit.js';
 export {
   type CreateNoteInput,

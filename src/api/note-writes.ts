@@ -22,6 +22,7 @@ import {
   remember,
   rememberAll,
 } from '../write/remember.js';
+import { type SyncOptions, type SyncResult, syncVault } from '../write/sync-vault.js';
 import { type UndoOptions, type UndoResult, undoLastMemCommit } from '../write/undo-commit.js';
 import {
   type CreateNoteInput,
@@ -108,6 +109,14 @@ export class NoteWrites {
       const path = findNoteToWrite(this.live.index, ref).path;
       const result = await editNote(this.root, this.config, path, edit, options);
       await this.live.refreshPathsNow([result.path]);
+      return result;
+    });
+  }
+
+  sync(options: SyncOptions): Promise<SyncResult> {
+    return this.queue.writing(async () => {
+      const result = await syncVault(this.root, this.config, options);
+      await this.live.refreshPathsNow(result.paths);
       return result;
     });
   }

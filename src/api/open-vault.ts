@@ -31,6 +31,7 @@ import type { ImportOptions, ImportResult } from '../write/import/import-history
 import type { IngestOptions, IngestResult } from '../write/ingest.js';
 import type { MoveResult } from '../write/move-note.js';
 import type { RememberInput, RememberResult } from '../write/remember.js';
+import type { SyncOptions, SyncResult } from '../write/sync-vault.js';
 import type { UndoOptions, UndoResult } from '../write/undo-commit.js';
 import type { CreateNoteInput, NoteWriteResult, UpdateNoteInput } from '../write/update-note.js';
 import type {
@@ -326,6 +327,14 @@ export class Vault {
   /** Appends, prepends, replaces a section or inserts under a heading, keeping every other byte; CONFLICT on a hand edit. */
   editNote(ref: string, edit: NoteEdit, options: EditNoteOptions = {}): Promise<NoteWriteResult> {
     return this.writes.editNote(ref, edit, options);
+  }
+
+  /**
+   * `mem sync`: commits what mem left uncommitted, fetches the remote (`sync.remote`), merges (day
+   * notes entry by entry, other notes three-way, a clash kept as a conflict note), pushes.
+   */
+  sync(options: SyncOptions = {}): Promise<SyncResult> {
+    return this.writes.sync(options);
   }
 
   /** Renames a note and rewrites every link to it, keeping each link's style; one commit. */

@@ -19,6 +19,7 @@ import { reflectCommand } from './commands/reflect.js';
 import { rememberCommand } from './commands/remember.js';
 import { serveCommand } from './commands/serve.js';
 import { statusCommand } from './commands/status.js';
+import { syncCommand } from './commands/sync.js';
 import { watchCommand } from './commands/watch.js';
 import { type CliIO, processIO } from './io.js';
 
@@ -45,6 +46,7 @@ export function buildProgram(io: CliIO): Command {
   noteCommands(program, io);
   noteWriteCommands(program, io);
   mvCommand(program, io);
+  syncCommand(program, io);
   forgetCommand(program, io);
   historyCommands(program, io);
   watchCommand(program, io);

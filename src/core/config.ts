@@ -132,6 +132,22 @@ export const configSchema = z.strictObject({
         "Run the repository's git hooks (pre-commit, commit-msg, post-commit…) on mem's own commits; off, a hook cannot block or slow mem's background commits",
       ),
   }),
+  sync: group({
+    remote: z
+      .string()
+      .min(1)
+      .default('origin')
+      .describe('The git remote `mem sync` (and `mem serve`) fetches from, merges and pushes to'),
+    intervalSeconds: z
+      .int()
+      .min(0)
+      .default(0)
+      .describe('`mem serve` syncs each open vault this often (seconds); 0: never on a schedule'),
+    afterCommit: z
+      .boolean()
+      .default(false)
+      .describe('`mem serve` syncs a vault after each of its group commits (off the request path)'),
+  }),
   llm: group({
     baseURL: z
       .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })

@@ -10,6 +10,7 @@ import { commitPaths } from '../git/commit-paths.js';
 import { gitEnv, gitRoot, isGitAvailable } from '../git/run-git.js';
 import { layoutOf } from '../vault/layout.js';
 import { type Adoption, planAdoption } from './adopt-vault.js';
+import { installMergeDriver } from './merge-driver.js';
 
 const run = promisify(execFile);
 
@@ -153,6 +154,8 @@ async function commitCreated(
     gitInitialized = true;
     repo = root;
   }
+  // Day notes merge entry by entry on any git pull (the driver mem sync also uses).
+  for (const path of await installMergeDriver(root)) if (!files.includes(path)) files.push(path);
   const prefix = relative(await realpath(repo), await realpath(root))
     .split(sep)
     .join('/');

@@ -159,14 +159,20 @@ export interface DayMerge {
   renumbered: Map<string, string>;
 }
 
-/** Rewrites links to renumbered ids of the day `date` (`[[2026-11-29#^e7]]`, `[[#^e7|x]]`) in `line`. */
-export function rewriteDayLinks(line: string, date: string, renumbered: Map<string, string>): string {
+/**
+ * Rewrites links to renumbered ids of the day `date` in `line`: `[[2026-11-29#^e7]]`,
+ * `[[episodes/daily/2026-11-29.md#^e7|x]]`, and in the day note itself (`inDay`) `[[#^e7]]`.
+ */
+export function rewriteDayLinks(
+  line: string,
+  date: string,
+  renumbered: Map<string, string>,
+  inDay = false,
+): string {
   if (renumbered.size === 0 || !line.includes('#^')) return line;
   const day = date.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const link = new RegExp(
-    String.raw`(\[\[(?:(?:[^\[\]|#\n]*/)?${day}(?:\.md)?)?#\^)([A-Za-z0-9-]+)(?=[\]|])`,
-    'g',
-  );
+  const name = String.raw`(?:[^\[\]|#\n]*/)?${day}(?:\.md)?`;
+  const link = new RegExp(String.raw`(\[\[${inDay ? `(?:${name})?` : name}#\^)([A-Za-z0-9-]+)(?=[\]|])`, 'g');
   return line.replace(link, (whole, head: string, id: string) => {
     const to = renumbered.get(id);
     return to === undefined ? whole : `${head}${to}`;
@@ -241,7 +247,7 @@ export function mergeDay(base: string, ours: string, theirs: string, date: strin
   const { eol, final } = splitText(ours || theirs || base);
   const lines = out.flatMap((x) => {
     const raw = x.kind === 'text' ? [x.line] : x.entry.lines;
-    return x.origin === 't' ? raw.map((l) => rewriteDayLinks(l, date, renumbered)) : raw;
+    return x.origin === 't' ? raw.map((l) => rewriteDayLinks(l, date, renumbered, true)) : raw;
   });
   const text = lines.length === 0 ? '' : `${lines.join(eol)}${final ? eol : ''}`;
   return { text, renumbered };

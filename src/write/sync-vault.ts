@@ -1,0 +1,287 @@
+// `mem sync [remote]`: commit what mem left uncommitted, fetch, merge, commit the merge, push.
+// Day notes merge entry by entry (merge-day.ts); other notes through git's three-way merge, and a
+// real conflict keeps both versions: ours in place, theirs as `<name>.conflict-<sha>.md` linked
+// from it. Never rebases or forces; refuses unrelated histories, a merge or rebase in progress,
+// and a person's uncommitted edit of a file the merge would change. Under the vault's write lock,
+// with the work-tree update recorded first (`.mem/pending-sync.json`), so a kill at any step is
+// finished by the next run.
+import { unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { cacheDir, ensureCacheDir } from '../core/cache-dir.js';
+import type { MemConfig } from '../core/config.js';
+import { dayOfEpisodePath } from '../core/episode-glob.js';
+import { MemError } from '../core/errors.js';
+import { readRegularText } from '../core/regular-file.js';
+import { commitWrite, finishPendingPlan } from '../git/commit-write.js';
+import { git, gitBusy, headCommit } from '../git/run-git.js';
+import {
+  blobText,
+  changedPaths,
+  commitMerge,
+  currentBranch,
+  editedPaths,
+  fetchBranch,
+  hasRemote,
+  indexPaths,
+  isAncestor,
+  mergeBase,
+  mergeTree,
+} from '../git/sync-git.js';
+import { requireRepo, toVaultPath, type VaultRepo } from '../git/vault-git.js';
+import { crashPoint } from '../vault/crash-point.js';
+import { withVaultLock } from '../vault/lock.js';
+import { writeAtomic } from '../vault/write-note.js';
+import { mergeDay } from './merge-day.js';
+import { installMergeDriver } from './merge-driver.js';
+import { mergeConflicted, rewriteTheirLinks } from './sync-conflicts.js';
+
+export interface SyncOptions {
+  /** The git remote (default: `sync.remote`, `origin`) */
+  remote?: string;
+}
+
+export interface SyncResult {
+  remote: string;
+  branch: string;
+  /** `merged`: a merge commit was made; `fast-forward`: took the remote's; `pushed`: only sent ours; `up-to-date` */
+  code: 'merged' | 'fast-forward' | 'pushed' | 'up-to-date';
+  /** HEAD after the sync */
+  head?: string;
+  /** Day notes merged entry by entry (vault paths) */
+  days: string[];
+  /** Entries of theirs given a new block id: `2026-11-29#^e7 -> ^e12` */
+  renumbered: string[];
+  /** Conflict notes written (vault paths): the other side's version of a note both changed */
+  conflicts: string[];
+  /** Whether a pending sync a kill interrupted was finished first */
+  resumed: boolean;
+  /** Vault paths the sync changed in the work tree */
+  paths: string[];
+}
+
+const RECORD = 'pending-sync.json';
+
+interface SyncRecord {
+  /** HEAD before the work tree was brought to `target` */
+  old: string;
+  target: string;
+  /** Repository paths that differ between them */
+  paths: string[];
+}
+
+async function readRecord(root: string): Promise<SyncRecord | undefined> {
+  try {
+    const r = JSON.parse(await readRegularText(join(cacheDir(root), RECORD))) as SyncRecord;
+    return typeof r.old === 'string' && typeof r.target === 'string' && Array.isArray(r.paths)
+      ? r
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const clearRecord = (root: string) => unlink(join(cacheDir(root), RECORD)).catch(() => undefined);
+
+/**
+ * Brings the work tree, HEAD and index from `old` to `target` for `paths`. A file is written only
+ * where it is still `old`'s (or already `target`'s), so a hand edit made since stays.
+ */
+async function moveTo(repo: VaultRepo, record: SyncRecord): Promise<void> {
+  for (const path of record.paths) {
+    const abs = join(repo.repo, path);
+    const now = await readRegularText(abs).catch(() => undefined);
+    const [was, next] = await Promise.all([
+      blobText(repo.repo, record.old, path),
+      blobText(repo.repo, record.target, path),
+    ]);
+    if (now === next || now !== was) continue;
+    if (next === undefined) await unlink(abs).catch(() => undefined);
+    else await writeAtomic(abs, next, { label: path });
+  }
+  crashPoint();
+  const head = await headCommit(repo.repo);
+  if (head === record.old)
+    await git(repo.repo, ['update-ref', '-m', 'mem sync', 'HEAD', record.target, record.old]);
+  crashPoint();
+  await indexPaths(repo.repo, record.target, record.paths);
+}
+
+/** Finishes the work-tree update a killed sync recorded; true when there was one. */
+async function resume(root: string, repo: VaultRepo): Promise<boolean> {
+  const record = await readRecord(root);
+  if (!record) return false;
+  const head = await headCommit(repo.repo);
+  if (head === record.old || head === record.target) await moveTo(repo, record);
+  await clearRecord(root);
+  return true;
+}
+
+interface Merged {
+  commit: string;
+  days: string[];
+  renumbered: string[];
+  conflicts: string[];
+}
+
+/** The merge commit of HEAD and `theirs` (see the file comment), built without touching the work tree. */
+async function buildMerge(
+  repo: VaultRepo,
+  config: Pick<MemConfig, 'timezone'>,
+  head: string,
+  theirs: string,
+  base: string,
+  label: string,
+): Promise<Merged> {
+  const { tree, conflicts } = await mergeTree(repo.repo, head, theirs);
+  const [ours, yours] = await Promise.all([
+    changedPaths(repo.repo, base, head),
+    changedPaths(repo.repo, base, theirs),
+  ]);
+  const both = ours.filter((p) => yours.includes(p));
+  const files = new Map<string, string | null>();
+  const days: string[] = [];
+  const renumbered: string[] = [];
+  const byDay = new Map<string, Map<string, string>>();
+  for (const path of both) {
+    const vaultPath = toVaultPath(repo, path);
+    const date = vaultPath === undefined ? undefined : dayOfEpisodePath(vaultPath, config);
+    if (!date) continue;
+    const [b, o, t] = await Promise.all([base, head, theirs].map((rev) => blobText(repo.repo, rev, path)));
+    if (o === undefined || t === undefined) continue;
+    const merged = mergeDay(b ?? '', o, t, date);
+    files.set(path, merged.text);
+    days.push(vaultPath!);
+    if (merged.renumbered.size > 0) byDay.set(date, merged.renumbered);
+    for (const [from, to] of merged.renumbered) renumbered.push(`${date}#^${from} -> ^${to}`);
+  }
+  const short = theirs.slice(0, 7);
+  const written = await mergeConflicted(
+    repo,
+    conflicts.filter((c) => !files.has(c.path)),
+    short,
+    files,
+  );
+  await rewriteTheirLinks(repo, { tree, head, theirs, paths: yours, days: byDay, files });
+  const commit = await commitMerge(repo.repo, tree, files, [head, theirs], `mem: sync, merge ${label}`);
+  return { commit, days, renumbered, conflicts: written };
+}
+
+/** One fetch, merge and push; `retry` when the push was refused because the remote moved meanwhile. */
+async function syncOnce(
+  root: string,
+  repo: VaultRepo,
+  config: Pick<MemConfig, 'timezone'>,
+  remote: string,
+  result: SyncResult,
+): Promise<'done' | 'retry'> {
+  const branch = result.branch;
+  const theirs = await fetchBranch(repo.repo, remote, branch);
+  crashPoint();
+  const head = await headCommit(repo.repo);
+  let target = head;
+  if (theirs && head !== theirs) {
+    if (!head || (await isAncestor(repo.repo, head, theirs))) {
+      target = theirs;
+      result.code = 'fast-forward';
+    } else if (!(await isAncestor(repo.repo, theirs, head))) {
+      const base = await mergeBase(repo.repo, head, theirs);
+      if (!base) {
+        throw new MemError(
+          'GIT',
+          `${remote}/${branch} shares no history with this vault (unrelated histories); mem sync merges only copies of one vault. Nothing was changed`,
+        );
+      }
+      const merged = await buildMerge(repo, config, head, theirs, base, `${remote}/${branch}`);
+      target = merged.commit;
+      result.code = 'merged';
+      result.days.push(...merged.days);
+      result.renumbered.push(...merged.renumbered);
+      result.conflicts.push(...merged.conflicts);
+    }
+  }
+  if (target && target !== head) {
+    const paths = await changedPaths(repo.repo, head ?? (await emptyTree(repo)), target);
+    const edited = await editedPaths(repo.repo, paths);
+    if (edited.length > 0) {
+      throw new MemError(
+        'GIT',
+        `uncommitted changes to ${edited.join(', ')}, which the merge would change; commit them (or undo them) and sync again. Nothing was changed`,
+      );
+    }
+    await ensureCacheDir(root);
+    const record: SyncRecord = { old: head ?? '', target, paths };
+    await writeAtomic(join(cacheDir(root), RECORD), `${JSON.stringify(record)}\n`, {
+      label: `.mem/${RECORD}`,
+    });
+    crashPoint();
+    await moveTo(repo, record);
+    crashPoint();
+    await clearRecord(root);
+    result.paths.push(...paths.flatMap((p) => toVaultPath(repo, p) ?? []));
+  }
+  result.head = target;
+  if (!target || target === theirs) return 'done';
+  const pushed = await git(repo.repo, ['push', '-q', remote, `${target}:refs/heads/${branch}`], {
+    allowFail: true,
+  });
+  if (pushed === undefined) {
+    // Refused (the remote moved since the fetch) or unreachable: fetch again to tell which.
+    const now = await fetchBranch(repo.repo, remote, branch);
+    if (now !== theirs) return 'retry';
+    throw new MemError(
+      'GIT',
+      `git push to ${remote} failed; the merge is committed here and goes out with the next sync`,
+    );
+  }
+  if (result.code === 'up-to-date') result.code = 'pushed';
+  return 'done';
+}
+
+async function emptyTree(repo: VaultRepo): Promise<string> {
+  return (await git(repo.repo, ['hash-object', '-t', 'tree', '--stdin'], { input: '' })).trim();
+}
+
+/** `mem sync`: see the file comment. */
+export async function syncVault(
+  root: string,
+  config: Pick<MemConfig, 'timezone' | 'git'> & { sync?: { remote: string } },
+  options: SyncOptions = {},
+): Promise<SyncResult> {
+  const repo = await requireRepo(root, 'mem sync');
+  const remote = options.remote ?? config.sync?.remote ?? 'origin';
+  if (!(await hasRemote(repo.repo, remote))) {
+    throw new MemError(
+      'INVALID_ARGUMENT',
+      `the vault's repository has no remote named ${JSON.stringify(remote)} (git remote add ${remote} <url>)`,
+    );
+  }
+  return withVaultLock(root, async () => {
+    const resumed = await resume(root, repo);
+    const busy = await gitBusy(repo.repo);
+    if (busy)
+      throw new MemError(
+        'GIT',
+        `mem sync: ${busy.replace(/; mem did not commit$/, '')}; finish or abort it first. Nothing was changed`,
+      );
+    const branch = await currentBranch(repo.repo);
+    // What mem wrote and a kill left uncommitted, and the merge driver's attributes, go first.
+    await finishPendingPlan(root, undefined, config.git.runHooks);
+    const attributes = await installMergeDriver(root, config);
+    if (attributes.length > 0)
+      await commitWrite(root, config, attributes, 'mem: merge day notes entry by entry (.gitattributes)');
+    const result: SyncResult = {
+      remote,
+      branch,
+      code: 'up-to-date',
+      days: [],
+      renumbered: [],
+      conflicts: [],
+      resumed,
+      paths: [],
+    };
+    for (let attempt = 0; attempt < 3; attempt++) {
+      if ((await syncOnce(root, repo, config, remote, result)) === 'done') return result;
+    }
+    throw new MemError('GIT', `${remote} kept moving during the sync; run mem sync again`);
+  });
+}
