@@ -161,19 +161,15 @@ export async function commitMerge(
  * uncommitted edit, or an untracked file where the merge would put one.
  */
 export async function editedPaths(repo: string, paths: string[]): Promise<string[]> {
-  if (paths.length === 0) return [];
-  const input = `${paths.join('\0')}\0`;
-  const changed = await git(
-    repo,
-    ['diff', '--name-only', '-z', 'HEAD', '--pathspec-from-file=-', '--pathspec-file-nul'],
-    { input },
-  );
-  const untracked = await git(
-    repo,
-    ['ls-files', '-z', '--others', '--pathspec-from-file=-', '--pathspec-file-nul'],
-    { input },
-  );
-  return [...new Set([...changed.split('\0'), ...untracked.split('\0')].filter(Boolean))];
+  const found = new Set<string>();
+  // In chunks: neither command reads paths from stdin in every git mem supports.
+  for (let i = 0; i < paths.length; i += 200) {
+    const chunk = paths.slice(i, i + 200);
+    const changed = await git(repo, ['diff', '--name-only', '-z', 'HEAD', '--', ...chunk]);
+    const untracked = await git(repo, ['ls-files', '-z', '--others', '--', ...chunk]);
+    for (const p of [...changed.split('\0'), ...untracked.split('\0')]) if (p) found.add(p);
+  }
+  return [...found];
 }
 
 /** Points the index at `commit` for `paths` (others left as they are). */
