@@ -12,8 +12,8 @@ import type { MemConfig } from '../core/config.js';
 import { dayOfEpisodePath } from '../core/episode-glob.js';
 import { MemError } from '../core/errors.js';
 import { readRegularText } from '../core/regular-file.js';
-import { commitWrite, finishPendingPlan } from '../git/commit-write.js';
-import { git, gitBusy, headCommit } from '../git/run-git.js';
+import { commitWrite, finishPendingPlan, removePlanTemps } from '../git/commit-write.js';
+import { exists, git, gitBusy, headCommit } from '../git/run-git.js';
 import {
   blobText,
   changedPaths,
@@ -110,6 +110,10 @@ async function moveTo(repo: VaultRepo, record: SyncRecord): Promise<void> {
 async function resume(root: string, repo: VaultRepo): Promise<boolean> {
   const record = await readRecord(root);
   if (!record) return false;
+  await removePlanTemps(
+    root,
+    record.paths.flatMap((p) => toVaultPath(repo, p) ?? []),
+  );
   const head = await headCommit(repo.repo);
   if (head === record.old || head === record.target) await moveTo(repo, record);
   await clearRecord(root);
@@ -266,7 +270,10 @@ export async function syncVault(
     const branch = await currentBranch(repo.repo);
     // What mem wrote and a kill left uncommitted, and the merge driver's attributes, go first.
     await finishPendingPlan(root, undefined, config.git.runHooks);
-    const attributes = await installMergeDriver(root, config);
+    // Also when the line was written by a run killed before its commit.
+    await removePlanTemps(root, ['.gitattributes']);
+    await installMergeDriver(root, config);
+    const attributes = (await exists(join(root, '.gitattributes'))) ? ['.gitattributes'] : [];
     if (attributes.length > 0)
       await commitWrite(root, config, attributes, 'mem: merge day notes entry by entry (.gitattributes)');
     const result: SyncResult = {
