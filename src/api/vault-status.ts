@@ -3,6 +3,7 @@
 import { type Dirent, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { CONFIG_FILE, loadConfig } from '../core/config.js';
+import { isConflictNote } from '../core/conflict-note.js';
 import { isIgnoredName } from '../core/ignored-path.js';
 import { readRegularText } from '../core/regular-file.js';
 import { readServeRecord } from '../core/serve-record.js';
@@ -48,6 +49,8 @@ export interface VaultStatus {
     /** The oldest such day (reflect takes the oldest first) */
     oldestPending?: string;
   };
+  /** Conflict notes `mem sync` left (the other side's version of a note both changed) */
+  conflicts: string[];
   /** A write that was killed before its commit (the next write commits it) */
   lastError?: string;
   /** Where mem writes the days (`layout.daily`), and Obsidian's own setting when it differs */
@@ -218,6 +221,10 @@ export async function vaultStatus(root: string): Promise<VaultStatus> {
     ...(server ? { server: process(server) } : {}),
     ...(daemon ? { daemon: process(daemon) } : {}),
     ...(repo.git ? { git: repo.git } : {}),
+    conflicts: notes
+      .map((n) => n.path)
+      .filter(isConflictNote)
+      .sort(),
     reflection: {
       ...(repo.lastReflect ? { lastRun: repo.lastReflect } : {}),
       pendingDays: pending.length,

@@ -116,6 +116,8 @@ export function formatDoctor(report: DoctorReport): string {
   );
   list('partly indexed (over a limit)', report.truncated, (t) => t.message);
   if (report.unreadable) list('unreadable notes', report.unreadable, (u) => `${u.path}: ${u.reason}`);
+  if (report.syncConflicts.length > 0)
+    list('sync conflicts (merge by hand, then delete the conflict note)', report.syncConflicts, (c) => c);
   list('orphans (no links in or out)', report.orphans, (o) => o);
   return terminalText(`${lines.join('\n')}\n`);
 }

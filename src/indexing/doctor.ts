@@ -1,4 +1,5 @@
 import { lstatSync } from 'node:fs';
+import { isConflictNote } from '../core/conflict-note.js';
 import { invalidUtf8Reason } from '../core/decode-utf8.js';
 import { fileKind, readRegularFile } from '../core/regular-file.js';
 import { walkVault } from '../vault/read-vault.js';
@@ -14,6 +15,8 @@ export interface DoctorReport {
   duplicateBlockIds: Array<{ path: string; id: string; lines: number[] }>;
   /** Notes only partly indexed because they passed a limit (config `limits`) */
   truncated: Array<{ path: string; message: string }>;
+  /** The other side's versions of notes both sides changed, left by `mem sync` for a person to merge */
+  syncConflicts: string[];
   /** Notes with no links in or out */
   orphans: string[];
   /** Notes that are not readable UTF-8 text (only when the files were checked: `Vault.checkNoteFiles()`) */
@@ -63,6 +66,7 @@ export function diagnose(index: VaultIndex): DoctorReport {
     invalidFrontmatter,
     duplicateBlockIds,
     truncated,
+    syncConflicts: [...index.notes.keys()].filter(isConflictNote).sort(),
     orphans,
   };
 }
@@ -71,6 +75,7 @@ export function isHealthy(report: DoctorReport): boolean {
   return (
     report.unresolved.length === 0 &&
     report.invalidFrontmatter.length === 0 &&
+    report.syncConflicts.length === 0 &&
     (report.unreadable?.length ?? 0) === 0
   );
 }

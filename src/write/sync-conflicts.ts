@@ -12,9 +12,6 @@ export function conflictName(path: string, short: string): string {
   return `${path.slice(0, path.length - ext.length)}.conflict-${short}${ext}`;
 }
 
-/** Conflict notes' names (`*.conflict-<sha>.md`), for status and doctor. */
-export const CONFLICT_NOTE = /\.conflict-[0-9a-f]{7,40}\.md$/;
-
 /**
  * Resolves git's conflicts keeping both versions: ours stays in place (with a line linking the
  * other version), theirs goes to a conflict note beside it; a note one side deleted and the other

@@ -4,7 +4,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openVault, type Vault } from '../../src/index.js';
+import { openVault, type Vault, vaultStatus } from '../../src/index.js';
 import { git } from '../helpers/git.js';
 import { cleanupVaults } from '../helpers/make-vault.js';
 import {
@@ -115,6 +115,9 @@ describe('mem sync', () => {
     expect(notes.get(PROFILE)).toContain('- Lives in Porto.');
     expect(notes.get(PROFILE)).toContain(`[[${a.conflicts[0]!.replace(/\.md$/, '')}]]`);
     expect(notes.get(a.conflicts[0]!)).toContain('- Lives in Braga.');
+    // Listed by status and doctor until a person merges them.
+    expect((await vaultStatus(c.b)).conflicts).toEqual(a.conflicts);
+    expect(vb.doctor().syncConflicts).toEqual(a.conflicts);
   });
 
   it('carries a move on one side and a forget and an edit on the other', async () => {

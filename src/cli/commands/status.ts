@@ -84,6 +84,8 @@ export function statusCommand(program: Command, io: CliIO): void {
       lines.push(
         `days        ${where(status.days.folder, status.days.format)}${o ? `; Obsidian's ${o.source === 'periodic-notes' ? 'Periodic Notes' : 'Daily notes'} put them in ${where(o.folder, o.format)} (layout.daily in mem.config.json differs)` : ''}`,
       );
+      for (const c of status.conflicts)
+        lines.push(`conflict    ${c} (mem sync kept the other version here; merge it by hand)`);
       if (status.lastError) lines.push(`last error  ${status.lastError}`);
       io.stdout(`${lines.join('\n')}\n`);
     });
