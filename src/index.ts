@@ -26,6 +26,7 @@ export {
   setConfig,
   unsetConfig,
 } from './api/vault-config.js';
+export type { SyncState } from './api/sync-scheduler.js';
 export { type VaultStatus, vaultStatus } from './api/vault-status.js';
 export type {
   CompiledItem,

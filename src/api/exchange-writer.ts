@@ -60,6 +60,8 @@ export interface ExchangeWriterOptions {
   retryMs?: number;
   /** Receives failures: they are retried, and shown in health until one succeeds */
   onError?: (error: unknown) => void;
+  /** Told after each group commit (`mem serve` syncs then, with `sync.afterCommit`) */
+  onCommitted?: () => void;
 }
 
 const MAX_RETRY_MS = 30_000;
@@ -231,6 +233,24 @@ export class ExchangeWriter {
     }, delay);
   }
 
+  /**
+   * Commits what is written, then runs `fn` with no group commit starting until it ends (a sync
+   * moves HEAD, and a commit made meanwhile would race it).
+   */
+  async withCommitsHeld<T>(fn: () => Promise<T>): Promise<T> {
+    await this.commitNow();
+    while (this.committing) await this.committing;
+    const run = fn();
+    this.committing = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    void this.committing.finally(() => {
+      this.committing = undefined;
+    });
+    return run;
+  }
+
   /** Commits every written, uncommitted entry in one commit (one commit runs at a time). */
   async commitNow(): Promise<void> {
     clearTimeout(this.commitTimer);
@@ -260,6 +280,7 @@ export class ExchangeWriter {
       if (result.committed || SETTLED.has(result.code)) {
         await this.journal.markCommitted([...pending.keys()]);
         this.commitRetryMs = 0;
+        if (result.committed) this.options.onCommitted?.();
         return;
       }
       failure = `not committed yet: ${result.reason}`;

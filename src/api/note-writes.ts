@@ -22,7 +22,7 @@ import {
   remember,
   rememberAll,
 } from '../write/remember.js';
-import { type SyncOptions, type SyncResult, syncVault } from '../write/sync-vault.js';
+import { type SyncOptions, type SyncResult, syncCounts, syncVault } from '../write/sync-vault.js';
 import { type UndoOptions, type UndoResult, undoLastMemCommit } from '../write/undo-commit.js';
 import {
   type CreateNoteInput,
@@ -34,6 +34,7 @@ import {
 import { ExchangeWriter, type ExchangeWriterOptions, type WriterHealth } from './exchange-writer.js';
 import { findNoteToWrite, pathToWrite } from './find-note.js';
 import type { LiveIndex } from './live-index.js';
+import { SyncScheduler, type SyncState } from './sync-scheduler.js';
 import { notAVault, type WriteQueue } from './write-queue.js';
 
 export interface NoteWritesOptions {
@@ -54,6 +55,7 @@ export class NoteWrites {
   private readonly queue: WriteQueue;
   private readonly onEntries: (count: number) => void;
   private writer: Promise<ExchangeWriter> | undefined;
+  private syncer: SyncScheduler | undefined;
 
   constructor(options: NoteWritesOptions) {
     this.root = options.root;
@@ -111,6 +113,26 @@ export class NoteWrites {
       await this.live.refreshPathsNow([result.path]);
       return result;
     });
+  }
+
+  /**
+   * Syncs on `sync.*`'s schedule and after group commits (`mem serve`); idempotent. Nothing
+   * starts when neither is set.
+   */
+  startSync(onError?: (error: unknown) => void): void {
+    const settings = this.config.sync;
+    if (this.syncer || (settings.intervalSeconds === 0 && !settings.afterCommit)) return;
+    this.syncer = new SyncScheduler(settings, {
+      // Group commits wait while the sync moves HEAD; what the writer holds is committed first.
+      sync: async () => (await this.startExchanges()).withCommitsHeld(() => this.sync({})),
+      counts: () => syncCounts(this.root, settings.remote),
+      onError,
+    });
+  }
+
+  /** The schedule's state, when `startSync` started one */
+  syncState(): SyncState | undefined {
+    return this.syncer?.snapshot();
   }
 
   sync(options: SyncOptions): Promise<SyncResult> {
@@ -207,7 +229,13 @@ export class NoteWrites {
     };
     // ensureCacheDir: `.mem/` gets its own .gitignore, so the journal never lands in git.
     this.writer ??= ensureCacheDir(this.root).then((dir) =>
-      ExchangeWriter.start(target, join(dir, 'adds.jsonl'), options),
+      ExchangeWriter.start(target, join(dir, 'adds.jsonl'), {
+        ...options,
+        onCommitted: () => {
+          options.onCommitted?.();
+          this.syncer?.afterCommit();
+        },
+      }),
     );
     return this.writer;
   }
@@ -221,6 +249,8 @@ export class NoteWrites {
 
   /** Closes the exchange writer, when one was started: what it accepted is written and committed first. */
   async close(): Promise<void> {
+    await this.syncer?.stop();
+    this.syncer = undefined;
     const writer = this.writer;
     this.writer = undefined;
     if (writer) await (await writer).close();

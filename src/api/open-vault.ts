@@ -49,6 +49,7 @@ import { openParts, type VaultParts } from './open-parts.js';
 import type { ReflectStatus } from './reflect-scheduler.js';
 import type { Reflection } from './reflection.js';
 import type { EmbeddingsHealth, EmbedStats, RecallResult, SemanticRecall } from './semantic-recall.js';
+import type { SyncState } from './sync-scheduler.js';
 import type { WriteQueue } from './write-queue.js';
 
 export type { OpenVaultOptions } from './open-options.js';
@@ -335,6 +336,16 @@ export class Vault {
    */
   sync(options: SyncOptions = {}): Promise<SyncResult> {
     return this.writes.sync(options);
+  }
+
+  /** Syncs after group commits and on `sync.intervalSeconds` (`mem serve`), when the config asks */
+  startSync(onError?: (error: unknown) => void): void {
+    this.writes.startSync(onError);
+  }
+
+  /** The sync schedule's state (last sync, last error, ahead/behind), when one runs */
+  syncState(): SyncState | undefined {
+    return this.writes.syncState();
   }
 
   /** Renames a note and rewrites every link to it, keeping each link's style; one commit. */

@@ -182,3 +182,20 @@ export async function indexPaths(repo: string, commit: string, paths: string[]):
   if (lines.length > 0)
     await git(repo, ['update-index', '-z', '--index-info'], { input: `${lines.join('\0')}\0` });
 }
+
+/** Commits on HEAD not on `remote`/`branch` as last fetched, and the other way round. */
+export async function aheadBehind(
+  repo: string,
+  remote: string,
+  branch: string,
+): Promise<{ ahead: number; behind: number } | undefined> {
+  const out = await git(
+    repo,
+    ['rev-list', '--left-right', '--count', `HEAD...refs/remotes/${remote}/${branch}`],
+    {
+      allowFail: true,
+    },
+  );
+  const m = /^(\d+)\s+(\d+)/.exec(out ?? '');
+  return m ? { ahead: Number(m[1]), behind: Number(m[2]) } : undefined;
+}

@@ -31,7 +31,7 @@ export interface VaultSource {
   /** The folder every vault served lives in: replies never show it (an error names `<vault>/...`) */
   readonly root: string;
   /** The chat write path, over the vaults loaded now: adds waiting for a write or a commit */
-  health(): Promise<WriterHealth & { vaults: number }>;
+  health(): Promise<WriterHealth & { vaults: number; sync?: SyncHealth }>;
   /** Closes every vault: stops its watcher, finishes its writes and saves its cache */
   close(): Promise<void>;
 }
@@ -58,14 +58,42 @@ export function parseVaultId(value: unknown, name: string): string {
   return id;
 }
 
-async function sumHealth(vaults: Vault[]): Promise<WriterHealth & { vaults: number }> {
+/** The sync state of one vault, or of many summed (the latest sync, the first error). */
+export interface SyncHealth {
+  vaults: number;
+  lastSync?: string;
+  lastError?: string;
+  ahead: number;
+  behind: number;
+}
+
+function sumSync(vaults: Vault[]): SyncHealth | undefined {
+  const states = vaults.flatMap((vault) => vault.syncState() ?? []);
+  if (states.length === 0) return undefined;
+  const lastSync = states
+    .map((s) => s.lastSync ?? '')
+    .sort()
+    .at(-1);
+  const lastError = states.find((s) => s.lastError)?.lastError;
+  return {
+    vaults: states.length,
+    ...(lastSync ? { lastSync } : {}),
+    ...(lastError ? { lastError } : {}),
+    ahead: states.reduce((n, s) => n + (s.ahead ?? 0), 0),
+    behind: states.reduce((n, s) => n + (s.behind ?? 0), 0),
+  };
+}
+
+async function sumHealth(vaults: Vault[]): Promise<WriterHealth & { vaults: number; sync?: SyncHealth }> {
   const all = await Promise.all(vaults.map((vault) => vault.writerHealth()));
   const lastError = all.find((h) => h.lastError)?.lastError;
+  const sync = sumSync(vaults);
   return {
     vaults: vaults.length,
     queued: all.reduce((n, h) => n + h.queued, 0),
     uncommitted: all.reduce((n, h) => n + h.uncommitted, 0),
     ...(lastError ? { lastError } : {}),
+    ...(sync ? { sync } : {}),
   };
 }
 
@@ -185,6 +213,7 @@ export class VaultPool implements VaultSource {
       await vault.watch(this.options.watch);
       // What a killed server accepted but did not write or commit is finished before any request.
       await vault.startExchanges({ onError: this.options.watch?.onError });
+      vault.startSync(this.options.watch?.onError);
       // Each user's vault reflects on its own schedule, one model call at a time (when reflect.auto asks).
       vault.startAutoReflect({ onError: this.options.watch?.onError });
       return { vault, active: 0, lastUsed: Date.now() };
@@ -223,7 +252,7 @@ export class VaultPool implements VaultSource {
     return closing;
   }
 
-  async health(): Promise<WriterHealth & { vaults: number }> {
+  async health(): Promise<WriterHealth & { vaults: number; sync?: SyncHealth }> {
     const loaded = await Promise.all([...this.entries.values()].map((entry) => entry.catch(() => undefined)));
     return sumHealth(loaded.flatMap((entry) => (entry ? [entry.vault] : [])));
   }

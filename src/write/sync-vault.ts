@@ -15,6 +15,7 @@ import { readRegularText } from '../core/regular-file.js';
 import { commitWrite, finishPendingPlan, removePlanTemps } from '../git/commit-write.js';
 import { exists, git, gitBusy, headCommit } from '../git/run-git.js';
 import {
+  aheadBehind,
   blobText,
   changedPaths,
   commitMerge,
@@ -291,4 +292,13 @@ export async function syncVault(
     }
     throw new MemError('GIT', `${remote} kept moving during the sync; run mem sync again`);
   });
+}
+
+/** Ahead and behind the remote's branch as last fetched (undefined before the first fetch). */
+export async function syncCounts(
+  root: string,
+  remote: string,
+): Promise<{ ahead: number; behind: number } | undefined> {
+  const repo = await requireRepo(root, 'mem sync');
+  return aheadBehind(repo.repo, remote, await currentBranch(repo.repo));
 }

@@ -34,8 +34,8 @@ export interface Clones {
 }
 
 /** A vault pushed to a bare remote and cloned twice (`a`, `b`); `origin` is the bare one. */
-export async function twoClones(files: Record<string, string> = FILES): Promise<Clones> {
-  const origin = await makeVault(files, { config: { timezone: 'UTC' } });
+export async function twoClones(files: Record<string, string> = FILES, config: object = {}): Promise<Clones> {
+  const origin = await makeVault(files, { config: { timezone: 'UTC', ...config } });
   await git(origin, 'init', '-q', '-b', 'main');
   await git(origin, 'add', '-A');
   await git(origin, 'commit', '-q', '-m', 'init');

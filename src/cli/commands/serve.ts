@@ -144,6 +144,7 @@ export function serveCommand(program: Command, io: CliIO): void {
         watchLater = () => void vault.watch({ onError }).catch(onError);
         // What a killed server accepted but did not write or commit is finished before any request.
         await vault.startExchanges({ onError });
+        vault.startSync(onError);
         if (vault.startAutoReflect({ onError }).enabled) {
           const { afterEntries, idleMinutes, dailyAt } = vault.config.reflect.auto;
           const when = [
