@@ -35,6 +35,7 @@ import { writeAtomic } from '../vault/write-note.js';
 import { mergeDay } from './merge-day.js';
 import { installMergeDriver } from './merge-driver.js';
 import { mergeConflicted, rewriteTheirLinks } from './sync-conflicts.js';
+import { retargetMovedLinks } from './sync-moves.js';
 
 export interface SyncOptions {
   /** The git remote (default: `sync.remote`, `origin`) */
@@ -167,6 +168,7 @@ async function buildMerge(
     files,
   );
   await rewriteTheirLinks(repo, { tree, head, theirs, paths: yours, days: byDay, files });
+  await retargetMovedLinks(repo, { base, head, theirs, tree, changed: { head: ours, theirs: yours }, files });
   const commit = await commitMerge(repo.repo, tree, files, [head, theirs], `mem: sync, merge ${label}`);
   return { commit, days, renumbered, conflicts: written };
 }

@@ -120,22 +120,26 @@ describe('mem sync', () => {
     expect(vb.doctor().syncConflicts).toEqual(a.conflicts);
   });
 
-  it('carries a move on one side and a forget and an edit on the other', async () => {
-    const c = await twoClones();
-    const [va, vb] = [await vaultAt(c.a), await vaultAt(c.b)];
-    await va.move('profile/people/Mei.md', 'profile/people/Mei Lin.md');
-    await va.remember({ text: 'Mei moved to Osaka', at: at('10:00') });
-    await handEdit(c.b, 'profile/people/Mei.md', (t) => `${t}Plays the violin.\n`);
-    await vb.forget('insights/coffee.md');
-    await vb.remember({ text: 'Mei called', at: at('10:01') });
-    const notes = await syncAll(c, va, vb, ['b', 'a', 'b']);
-    expect(notes.has('profile/people/Mei.md')).toBe(false);
-    expect(notes.get('profile/people/Mei Lin.md')).toContain('Plays the violin.');
-    expect(notes.has('insights/coffee.md')).toBe(false);
-    expect([...notes.keys()].filter((p) => p.endsWith('coffee.md'))).toHaveLength(1);
-    for (const text of ['Mei moved to Osaka', 'Mei called', 'Plays the violin.'])
-      expect(countLine(notes, text)).toBe(1);
-  });
+  for (const order of ORDERS)
+    it(`carries a move on one side and a forget and an edit on the other (sync order ${order.join(' ')})`, async () => {
+      const c = await twoClones();
+      const [va, vb] = [await vaultAt(c.a), await vaultAt(c.b)];
+      await va.move('profile/people/Mei.md', 'profile/people/Mei Lin.md');
+      await va.remember({ text: 'Mei moved to Osaka', at: at('10:00') });
+      await handEdit(c.b, 'profile/people/Mei.md', (t) => `${t}Plays the violin.\n`);
+      await vb.forget('insights/coffee.md');
+      // B archives a note that links to the note A moved: the link follows the move.
+      await vb.forget('insights/tea.md');
+      await vb.remember({ text: 'Mei called', at: at('10:01') });
+      const notes = await syncAll(c, va, vb, order);
+      expect(notes.has('profile/people/Mei.md')).toBe(false);
+      expect(notes.get('profile/people/Mei Lin.md')).toContain('Plays the violin.');
+      expect(notes.has('insights/coffee.md')).toBe(false);
+      expect(notes.get('archive/insights/tea.md')).toContain('[[profile/people/Mei Lin]] likes oolong.');
+      expect([...notes.keys()].filter((p) => p.endsWith('coffee.md'))).toHaveLength(1);
+      for (const text of ['Mei moved to Osaka', 'Mei called', 'Plays the violin.'])
+        expect(countLine(notes, text)).toBe(1);
+    });
 
   it('refuses unrelated histories, a merge in progress and a hand edit the merge would change', async () => {
     const c = await twoClones();
