@@ -16,6 +16,7 @@ export type {
 } from './api/open-vault.js';
 export { type OpenVaultOptions, openVault, Vault } from './api/open-vault.js';
 export type { ReflectRunSummary, ReflectStatus } from './api/reflect-scheduler.js';
+export type { SyncState } from './api/sync-scheduler.js';
 export {
   type ConfigEntry,
   type ConfigSetResult,
@@ -26,7 +27,6 @@ export {
   setConfig,
   unsetConfig,
 } from './api/vault-config.js';
-export type { SyncState } from './api/sync-scheduler.js';
 export { type VaultStatus, vaultStatus } from './api/vault-status.js';
 export type {
   CompiledItem,
