@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { cp, mkdir, readdir, realpath, rename, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { promisify } from 'node:util';
-import { CONFIG_FILE, resolveConfig } from '../core/config.js';
+import { CONFIG_FILE, loadConfig, resolveConfig } from '../core/config.js';
 import { MemError } from '../core/errors.js';
 import { readRegularText } from '../core/regular-file.js';
 import { TEMPLATES_DIR } from '../core/templates-dir.js';
@@ -155,7 +155,8 @@ async function commitCreated(
     repo = root;
   }
   // Day notes merge entry by entry on any git pull (the driver mem sync also uses).
-  for (const path of await installMergeDriver(root)) if (!files.includes(path)) files.push(path);
+  for (const path of await installMergeDriver(root, await loadConfig(root)))
+    if (!files.includes(path)) files.push(path);
   const prefix = relative(await realpath(repo), await realpath(root))
     .split(sep)
     .join('/');

@@ -7,10 +7,10 @@ import { readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { MemConfig } from '../core/config.js';
-import { EPISODE_MERGE_DRIVER, episodeGlob } from '../core/episode-glob.js';
 import { readRegularText } from '../core/regular-file.js';
 import { git } from '../git/run-git.js';
 import { findVaultRepo } from '../git/vault-git.js';
+import { EPISODE_MERGE_DRIVER, episodeGlob } from '../vault/episode-glob.js';
 import { writeAtomic } from '../vault/write-note.js';
 import { mergeDay } from './merge-day.js';
 
@@ -26,8 +26,8 @@ export async function mergeEpisodeFiles(
 ): Promise<void> {
   const read = (file: string) => readFile(file, 'utf8').catch(() => '');
   const [b, o, t] = await Promise.all([read(base), read(ours), read(theirs)]);
-  const date = /^(\d{4}-\d{2}-\d{2})\.md$/.exec(basename(path))?.[1] ?? basename(path).replace(/\.md$/, '');
-  const merged = mergeDay(b, o, t, date);
+  // Links name a day note by its file name, whatever the vault's date format.
+  const merged = mergeDay(b, o, t, basename(path).replace(/\.md$/, ''));
   await writeAtomic(ours, merged.text);
 }
 
@@ -39,7 +39,7 @@ function driverCommand(): string {
   return `${mem} merge-driver %O %A %B %P`;
 }
 
-const attributeLine = (config?: Pick<MemConfig, 'timezone'>) =>
+const attributeLine = (config: Pick<MemConfig, 'layout'>) =>
   `${episodeGlob(config)} merge=${EPISODE_MERGE_DRIVER}`;
 
 /**
@@ -47,10 +47,7 @@ const attributeLine = (config?: Pick<MemConfig, 'timezone'>) =>
  * moved) and adds the `.gitattributes` line to the vault when missing. Returns the vault paths
  * written (`.gitattributes`, to commit), or [] when there is no repository or nothing to add.
  */
-export async function installMergeDriver(
-  root: string,
-  config?: Pick<MemConfig, 'timezone'>,
-): Promise<string[]> {
+export async function installMergeDriver(root: string, config: Pick<MemConfig, 'layout'>): Promise<string[]> {
   const repo = await findVaultRepo(root);
   if (!repo) return [];
   const key = `merge.${EPISODE_MERGE_DRIVER}`;

@@ -67,7 +67,7 @@ export async function rewriteTheirLinks(repo: VaultRepo, links: TheirLinks): Pro
   for (const path of links.paths) {
     if (!path.endsWith('.md')) continue;
     const vaultPath = toVaultPath(repo, path) ?? path;
-    const own = /(\d{4}-\d{2}-\d{2})\.md$/.exec(vaultPath)?.[1];
+    const own = vaultPath.slice(vaultPath.lastIndexOf('/') + 1).replace(/\.md$/, '');
     const current = links.files.has(path)
       ? links.files.get(path)
       : await blobText(repo.repo, links.tree, path);

@@ -9,7 +9,6 @@ import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { cacheDir, ensureCacheDir } from '../core/cache-dir.js';
 import type { MemConfig } from '../core/config.js';
-import { dayOfEpisodePath } from '../core/episode-glob.js';
 import { MemError } from '../core/errors.js';
 import { readRegularText } from '../core/regular-file.js';
 import { commitWrite, finishPendingPlan, removePlanTemps } from '../git/commit-write.js';
@@ -30,6 +29,7 @@ import {
 } from '../git/sync-git.js';
 import { requireRepo, toVaultPath, type VaultRepo } from '../git/vault-git.js';
 import { crashPoint } from '../vault/crash-point.js';
+import { dayOfEpisodePath } from '../vault/episode-glob.js';
 import { withVaultLock } from '../vault/lock.js';
 import { writeAtomic } from '../vault/write-note.js';
 import { mergeDay } from './merge-day.js';
@@ -132,7 +132,7 @@ interface Merged {
 /** The merge commit of HEAD and `theirs` (see the file comment), built without touching the work tree. */
 async function buildMerge(
   repo: VaultRepo,
-  config: Pick<MemConfig, 'timezone'>,
+  config: Pick<MemConfig, 'timezone' | 'layout'>,
   head: string,
   theirs: string,
   base: string,
@@ -150,15 +150,16 @@ async function buildMerge(
   const byDay = new Map<string, Map<string, string>>();
   for (const path of both) {
     const vaultPath = toVaultPath(repo, path);
-    const date = vaultPath === undefined ? undefined : dayOfEpisodePath(vaultPath, config);
-    if (!date) continue;
+    if (vaultPath === undefined || !dayOfEpisodePath(vaultPath, config)) continue;
+    // Links name a day note by its file name (`2026-11-29`, or the vault's own date format).
+    const name = vaultPath.slice(vaultPath.lastIndexOf('/') + 1).replace(/\.md$/, '');
     const [b, o, t] = await Promise.all([base, head, theirs].map((rev) => blobText(repo.repo, rev, path)));
     if (o === undefined || t === undefined) continue;
-    const merged = mergeDay(b ?? '', o, t, date);
+    const merged = mergeDay(b ?? '', o, t, name);
     files.set(path, merged.text);
     days.push(vaultPath!);
-    if (merged.renumbered.size > 0) byDay.set(date, merged.renumbered);
-    for (const [from, to] of merged.renumbered) renumbered.push(`${date}#^${from} -> ^${to}`);
+    if (merged.renumbered.size > 0) byDay.set(name, merged.renumbered);
+    for (const [from, to] of merged.renumbered) renumbered.push(`${name}#^${from} -> ^${to}`);
   }
   const short = theirs.slice(0, 7);
   const written = await mergeConflicted(
@@ -177,7 +178,7 @@ async function buildMerge(
 async function syncOnce(
   root: string,
   repo: VaultRepo,
-  config: Pick<MemConfig, 'timezone'>,
+  config: Pick<MemConfig, 'timezone' | 'layout'>,
   remote: string,
   result: SyncResult,
 ): Promise<'done' | 'retry'> {
@@ -251,7 +252,7 @@ async function emptyTree(repo: VaultRepo): Promise<string> {
 /** `mem sync`: see the file comment. */
 export async function syncVault(
   root: string,
-  config: Pick<MemConfig, 'timezone' | 'git'> & { sync?: { remote: string } },
+  config: Pick<MemConfig, 'timezone' | 'git' | 'layout'> & { sync?: { remote: string } },
   options: SyncOptions = {},
 ): Promise<SyncResult> {
   const repo = await requireRepo(root, 'mem sync');

@@ -66,11 +66,13 @@ describe('mem init in an Obsidian vault', () => {
       'days: Journal/Daily/, named YYYY/MM/YYYY-MM-DD, from Templates/Daily.md (Daily notes settings)',
     );
     expect(init.stdout).toContain("mem's own notes: memvault/");
-    expect(init.stdout).toMatch(/committed these 3 files to git, and nothing else/);
+    expect(init.stdout).toMatch(/committed these 4 files to git, and nothing else/);
     // Only mem's files are in its commit; the person's staged and unstaged work is as it was.
     expect(git(root, 'show', '--name-only', '--format=%s', 'HEAD').trim().split('\n')).toEqual([
       'mem: adopt this Obsidian vault as memory',
       '',
+      // Its days merge entry by entry on any git pull (obsidian-git's too).
+      '.gitattributes',
       'mem.config.json',
       'memvault/persona/identity.md',
       'memvault/profile/user.md',

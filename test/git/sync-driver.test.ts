@@ -20,7 +20,7 @@ describe('the merge driver', () => {
     // First use of mem sync sets the driver up on each clone (and commits .gitattributes once).
     for (const root of [c.a, c.b, c.a]) expect((await memProcess(['--vault', root, 'sync'])).code).toBe(0);
     expect(await readFile(join(c.a, '.gitattributes'), 'utf8')).toBe(
-      'episodes/daily/*.md merge=memvault-episodes\n',
+      'episodes/daily/*-*-*.md merge=memvault-episodes\n',
     );
     expect(await git(c.b, 'config', 'merge.memvault-episodes.driver')).toMatch(/merge-driver %O %A %B %P\n$/);
     for (const [root, who] of [
