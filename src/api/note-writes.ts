@@ -73,7 +73,7 @@ export class NoteWrites {
       );
       await this.live.refreshPathsNow([result.path]);
       this.onEntries(1);
-      return result;
+      return this.cited(result);
     });
   }
 
@@ -85,8 +85,16 @@ export class NoteWrites {
       );
       await this.live.refreshPathsNow(new Set(results.map((r) => r.path)));
       this.onEntries(results.length);
-      return results;
+      return results.map((r) => this.cited(r));
     });
+  }
+
+  /**
+   * The entry's link as Obsidian resolves it: the day note's name alone when no other note has it,
+   * else its path (`[[Journal/2026/12/02#^e1]]`: the name `02` is every month's second day).
+   */
+  private cited(result: RememberResult): RememberResult {
+    return { ...result, link: `[[${this.live.index.linkText(result.path)}#^${result.blockId}]]` };
   }
 
   createNote(input: CreateNoteInput): Promise<NoteWriteResult> {

@@ -254,6 +254,11 @@ export class Vault {
     return findNoteToWrite(this.live.index, ref);
   }
 
+  /** The text of a wiki link to the note at vault path `path`: its name, or its path when another note has that name. */
+  linkText(path: string): string {
+    return this.live.index.linkText(path);
+  }
+
   links(ref: string): Edge[] {
     return this.live.index.graph.outEdges(this.note(ref).path);
   }

@@ -75,7 +75,7 @@ function recent(vault: Vault, limit: number, layers: readonly Layer[] | undefine
       note.sections
         .filter((s) => s.kind === 'block' && s.date !== undefined)
         .map((s) => ({
-          link: `[[${note.path.slice(note.path.lastIndexOf('/') + 1).replace(/\.md$/, '')}#${s.anchor}]]`,
+          link: `[[${vault.linkText(note.path)}#${s.anchor}]]`,
           date: s.date as string,
           ...(s.time ? { time: s.time } : {}),
           ...(s.speaker ? { speaker: s.speaker } : {}),

@@ -131,7 +131,10 @@ describe('mem status', () => {
     expect(text.stdout).toContain(
       "days        Journal/ as DD.MM.YYYY; Obsidian's Daily notes put them in the vault root as YYYY-MM-DD (layout.daily in mem.config.json differs)\n",
     );
-    await writeFile(join(root, '.obsidian/daily-notes.json'), JSON.stringify({ folder: 'Journal', format: 'DD.MM.YYYY' }));
+    await writeFile(
+      join(root, '.obsidian/daily-notes.json'),
+      JSON.stringify({ folder: 'Journal', format: 'DD.MM.YYYY' }),
+    );
     expect((await status(root)).days).toEqual({ folder: 'Journal', format: 'DD.MM.YYYY' });
   });
 

@@ -47,6 +47,24 @@ describe('daily notes where the layout puts them', () => {
     await vault.close();
   });
 
+  it("cites an entry by a link that reaches its own day, also when the day's name alone is every month's", async () => {
+    const config = { timezone: 'UTC', layout: { daily: { folder: 'Journal', format: 'YYYY/MM/DD' } } };
+    const root = await makeVault({ 'Journal/2026/11/02.md': '# Nov 2\n- 09:00 old entry ^e1\n' }, { config });
+    const vault = await openVault({ path: root, cache: false });
+    const result = await vault.remember({ text: 'tea', at: new Date('2026-12-02T09:00:00Z') });
+    expect(result.path).toBe('Journal/2026/12/02.md');
+    expect(result.link).toBe('[[Journal/2026/12/02#^e1]]');
+    expect(vault.note('Journal/2026/12/02').path).toBe(result.path);
+    // A name no other note has stays short.
+    const plain = await makeVault({}, { config: { timezone: 'UTC' } });
+    const other = await openVault({ path: plain, cache: false });
+    expect((await other.remember({ text: 'tea', at: new Date('2026-12-02T09:00:00Z') })).link).toBe(
+      '[[2026-12-02#^e1]]',
+    );
+    await vault.close();
+    await other.close();
+  });
+
   it('starts a new day from the template note the layout names', async () => {
     const root = await makeVault(
       {

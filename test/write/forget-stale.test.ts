@@ -128,7 +128,8 @@ describe('forget in a vault of another layout', () => {
   };
   const files = {
     'Journal/05.01.2026.md': '# My day\n\nPrivate journal.\n\n## Memory\n- 09:00 skiing ^e1\n',
-    'memory/episodes/weekly/2026-W02.md': '---\ntype: rollup\nperiod: 2026-W02\n---\n# Week 2\n\n- [[05.01.2026]]\n',
+    'memory/episodes/weekly/2026-W02.md':
+      '---\ntype: rollup\nperiod: 2026-W02\n---\n# Week 2\n\n- [[05.01.2026]]\n',
     'memory/insights/tea.md': '# Tea\nLikes tea.\n',
     'archive/old-project.md': '# Old project\n',
   };
