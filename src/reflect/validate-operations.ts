@@ -3,7 +3,7 @@ import { issuePath, issuePhrase } from '../core/schema-issues.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { parseDay } from '../time/calendar-day.js';
 import { rollupPath, rollupPeriod } from '../time/rollup-period.js';
-import { commitmentsPath, layerOf } from '../vault/layout.js';
+import { commitmentsPath, dayOfPath, layerOf } from '../vault/layout.js';
 import { noteNameProblem } from '../vault/link-name.js';
 import { nameLengthProblem, newNameProblem, PlannedNames, twinProblem } from '../vault/name-rules.js';
 import { resolveInVault } from '../vault/paths.js';
@@ -190,8 +190,7 @@ export async function validateOperations(
           );
           const cited = rollupSources(op.sources, context);
           const outside = cited.filter((c) => {
-            // A citation names its note with a folder when the file name alone is ambiguous.
-            const day = /^\[\[(?:[^\]]*\/)?(\d{4}-\d{2}-\d{2})(?:#|\]\])/.exec(c)?.[1] ?? '';
+            const day = citedDay(c, context.index) ?? '';
             return day < days.from || day > days.to;
           });
           if (outside.length > 0) throw new Invalid(`sources outside ${period}: ${outside.join(', ')}`);
@@ -216,7 +215,7 @@ export async function validateOperations(
             cited.unshift(own);
             op.who = (speaker(own) ?? op.who).slice(0, 100);
           }
-          const said = /^\[\[(?:[^\]]*\/)?(\d{4}-\d{2}-\d{2})#/.exec(cited[0] ?? '')?.[1];
+          const said = citedDay(cited[0] ?? '', context.index);
           if (said && op.due < said)
             throw new Invalid(`due ${op.due} is before the entry that states it (${said})`);
           pending.add(cited[0] ?? '');
@@ -259,4 +258,20 @@ export async function validateOperations(
     }
   }
   return { accepted, rejected: rejected.sort((a, b) => a.index - b.index) };
+}
+
+/**
+ * The day a citation (`[[2026-11-16#^e1]]`, `[[16.11.2026]]`, `[[Journal/2026/11/16#^e1]]`) is
+ * from: its entry's date, else its note's day under the layout. Read from the note the link
+ * reaches, never from the link's text, which names a day only in the default date format.
+ */
+function citedDay(citation: string, index: VaultIndex): string | undefined {
+  const link = /^\[\[([^\]|#]*)(?:#([^\]|]*))?(?:\|[^\]]*)?\]\]$/.exec(citation.trim());
+  if (!link) return undefined;
+  const path = index.graph.resolve(link[1]!, '');
+  const note = path === undefined ? undefined : index.notes.get(path);
+  if (!note) return undefined;
+  const anchor = link[2];
+  const section = anchor ? note.sections.find((s) => s.anchor === anchor) : undefined;
+  return section?.date ?? dayOfPath(note.path, index.layout) ?? note.sections.find((s) => s.date)?.date;
 }

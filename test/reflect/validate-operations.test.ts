@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolveConfig } from '../../src/core/config.js';
 import { refreshIndex } from '../../src/indexing/refresh-index.js';
 import { VaultIndex } from '../../src/indexing/vault-index.js';
 import { episodeSources } from '../../src/reflect/build-prompt.js';
 import { operationsJsonSchema } from '../../src/reflect/operations.js';
 import { type ValidationContext, validateOperations } from '../../src/reflect/validate-operations.js';
+import { layoutOf } from '../../src/vault/layout.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 
 // The operations contract used to live three times: a TS type, a hand-written JSON Schema shown to
@@ -237,5 +239,63 @@ describe('the operations schema shown to the model and the validator agree', () 
     );
     expect(rejected).toEqual([]);
     expect(accepted.map((o) => o.op)).toEqual(['write_rollup']);
+  });
+});
+
+describe('citations in a vault whose days are not named YYYY-MM-DD', () => {
+  it("take a rollup's and a commitment's days from the note a citation reaches, not from its text", async () => {
+    const root = await makeVault(
+      {
+        'Journal/16.11.2026.md':
+          '# Mon\n\n- 09:00 **Rain:** Tea time ^e1\n- 09:05 **Rain:** I will call Mum on Friday ^e2\n',
+        'Journal/29.11.2026.md': '# Sun\n\n- 09:00 **Rain:** Moved ^e1\n',
+      },
+      { config: { timezone: 'UTC', layout: { daily: { folder: 'Journal', format: 'DD.MM.YYYY' } } } },
+    );
+    const index = new VaultIndex();
+    index.layout = layoutOf(
+      resolveConfig({ layout: { daily: { folder: 'Journal', format: 'DD.MM.YYYY' } } }),
+    );
+    await refreshIndex(root, index);
+    const episodes = ['Journal/16.11.2026.md', 'Journal/29.11.2026.md'];
+    const adopted: ValidationContext = {
+      root,
+      index,
+      sources: episodeSources(
+        index,
+        episodes.map((p) => index.notes.get(p)!),
+      ),
+      episodes: new Set(episodes),
+      allowPersonaEdits: false,
+      today: '2026-11-30',
+    };
+    const rollup = (period: string, source: string) => ({
+      op: 'write_rollup',
+      period,
+      title: 'A week',
+      body: `- Tea (${source}).`,
+      sources: [source],
+    });
+    const { accepted, rejected } = await validateOperations(
+      {
+        operations: [
+          rollup('2026-W47', '[[16.11.2026#^e1]]'),
+          rollup('2026-W46', '[[29.11.2026#^e1]]'),
+          {
+            op: 'add_commitment',
+            due: '2026-11-10',
+            who: 'Rain',
+            what: 'call Mum',
+            sources: ['[[16.11.2026#^e2]]'],
+          },
+        ],
+      },
+      adopted,
+    );
+    expect(accepted.map((o) => o.op)).toEqual(['write_rollup']);
+    expect(rejected.map((r) => r.reason)).toEqual([
+      'sources outside 2026-W46: [[29.11.2026#^e1]]',
+      'due 2026-11-10 is before the entry that states it (2026-11-16)',
+    ]);
   });
 });

@@ -167,6 +167,8 @@ describe('the vault layout', () => {
     expect(adopted).toContain('`AI/profile/user.md` is the core profile');
     expect(adopted).toContain('`Journal/DD.MM.YYYY.md`: what happened');
     expect(adopted).toContain('`mark_reflected` for `Journal/02.03.2026.md`');
+    expect(adopted).toContain('Entries: `[[02.03.2026#^e4]]`');
+    expect(adopted).not.toMatch(/\[\[\d{4}-\d{2}-\d{2}[#|\]]/);
     // Every path the prompt names lies in the layer it names under the new layout.
     for (const [, path] of adopted.matchAll(/`((?:AI|Journal)\/[^`\s]*\.md)`/g)) {
       if (path === 'Journal/DD.MM.YYYY.md') continue; // the pattern itself, not a note
