@@ -54,6 +54,8 @@ export class NoteWrites {
   private readonly live: LiveIndex;
   private readonly queue: WriteQueue;
   private readonly onEntries: (count: number) => void;
+  /** Day notes by vault path: whether an append of this process made them (for the exchange commit) */
+  private readonly made = new Map<string, boolean>();
   private writer: Promise<ExchangeWriter> | undefined;
   private syncer: SyncScheduler | undefined;
 
@@ -85,6 +87,7 @@ export class NoteWrites {
       );
       await this.live.refreshPathsNow(new Set(results.map((r) => r.path)));
       this.onEntries(results.length);
+      for (const r of results) this.made.set(r.path, (this.made.get(r.path) ?? false) || r.created);
       return results.map((r) => this.cited(r));
     });
   }
@@ -229,10 +232,13 @@ export class NoteWrites {
         // Only mem's lines on top of each note's committed version: a person's edit stays theirs.
         const derived = new Map<string, DeriveContent>();
         for (const [path, added] of lines) {
-          const derive = await deriveDailyNote(this.root, this.config, path, added);
+          // Whether mem made the note is known for appends of this process (not after a restart).
+          const derive = await deriveDailyNote(this.root, this.config, path, added, this.made.get(path));
           if (derive) derived.set(path, derive);
         }
-        return commitWrite(this.root, this.config, paths, message, derived);
+        const commit = await commitWrite(this.root, this.config, paths, message, derived);
+        for (const path of paths) this.made.delete(path);
+        return commit;
       },
     };
     // ensureCacheDir: `.mem/` gets its own .gitignore, so the journal never lands in git.

@@ -58,8 +58,10 @@ export async function identityArgs(repoRoot: string): Promise<string[]> {
 /**
  * For a path mem only appended to: the text to commit, made from the committed text (undefined when
  * the file is new) plus mem's own lines, so a person's uncommitted edit of the file stays theirs.
+ * Undefined leaves the path out of the commit (a person's note git does not have: mem invents no
+ * version of it).
  */
-export type DeriveContent = (committed: string | undefined) => string;
+export type DeriveContent = (committed: string | undefined) => string | undefined;
 
 /** Stages `derive(committed)` for each path in the private index instead of the file on disk. */
 async function stageDerived(
@@ -73,7 +75,9 @@ async function stageDerived(
     const [listedMode, , blob] = (entry ?? '').split(' ');
     const mode = blob ? listedMode : '100644';
     const committed = blob ? await git(repoRoot, ['cat-file', 'blob', blob]) : undefined;
-    const sha = (await git(repoRoot, ['hash-object', '-w', '--stdin'], { input: derive(committed) })).trim();
+    const text = derive(committed);
+    if (text === undefined) continue;
+    const sha = (await git(repoRoot, ['hash-object', '-w', '--stdin'], { input: text })).trim();
     await git(repoRoot, ['update-index', '--add', '--cacheinfo', `${mode},${sha},${path}`], { env });
   }
 }

@@ -49,6 +49,8 @@ export interface RememberResult extends WriteCommit {
   redacted: number;
   /** The line appended to the note, as written */
   lines: string[];
+  /** Whether this write made the day's note (else it added to a note that was there) */
+  created: boolean;
 }
 
 export interface DayEntry {
@@ -67,11 +69,20 @@ export interface DayEntry {
  * note's template) plus those lines, never a person's edit made meanwhile. A line the commit
  * already has is not added twice (a commit a crash interrupted may have taken it).
  */
-function deriveDay(template: string, lines: string[], heading: string | undefined): DeriveContent {
-  return (committed) =>
-    lines
+function deriveDay(
+  template: string,
+  lines: string[],
+  heading: string | undefined,
+  /** Whether mem made the note (false: a person's note, which git may not have) */
+  created?: boolean,
+): DeriveContent {
+  return (committed) => {
+    // A person's note git does not have: mem commits no version of it that never was on disk.
+    if (committed === undefined && created === false) return undefined;
+    return lines
       .filter((line) => !committed?.includes(line))
       .reduce((text, line) => placeEntry(text, line, heading), committed ?? template);
+  };
 }
 
 /**
@@ -89,10 +100,14 @@ export async function deriveDailyNote(
   config: MemConfig,
   path: string,
   lines: string[],
+  /** Whether mem made the note, when known (see deriveDay) */
+  created?: boolean,
 ): Promise<DeriveContent | undefined> {
   const layout = layoutOf(config);
   const date = dayOfPath(path, layout);
-  return date ? deriveDay(await dailyTemplate(root, config, date), lines, entryHeading(layout)) : undefined;
+  return date
+    ? deriveDay(await dailyTemplate(root, config, date), lines, entryHeading(layout), created)
+    : undefined;
 }
 
 /** The heading mem's entries go under, as its text (`## Memory` in the config is `Memory`). */
@@ -171,7 +186,7 @@ export async function appendToDay(
   onPlanned?: OnPlanned,
   /** The highest `eN` the vault's links cite in this day's note (an id cited is never reused) */
   cited = 0,
-): Promise<{ path: string; ids: string[]; lines: string[]; derive: DeriveContent }> {
+): Promise<{ path: string; ids: string[]; lines: string[]; derive: DeriveContent; created: boolean }> {
   const layout = layoutOf(config);
   const heading = entryHeading(layout);
   const { abs, rel } = await resolveInVault(root, dailyNotePath(date, layout));
@@ -184,8 +199,11 @@ export async function appendToDay(
   let restored: Array<{ line: string; at: number }> = [];
   // Set under the lock, before the first plan: the highest id ever given out or cited in the note.
   let floor = cited;
+  // Whether this append made the note (the last plan's view: a retry may find it made meanwhile).
+  let created = false;
   const plan = (current: string | undefined): string | { replace: string } | undefined => {
     const base = current ?? template;
+    created = current === undefined;
     let text = base;
     // Not into a missing note: a person who deleted the note meant it.
     restored = current === undefined ? [] : recent.filter((r) => !holds(base, r.line));
@@ -243,7 +261,7 @@ export async function appendToDay(
   noteRecent(abs, lines);
   const ids = lines.map((line) => /\^([A-Za-z0-9-]+)$/.exec(line)?.[1] ?? '');
   // What to commit: the committed note (or the template) plus these lines, never a hand edit.
-  return { path: rel, ids, lines, derive: deriveDay(template, lines, heading) };
+  return { path: rel, ids, lines, derive: deriveDay(template, lines, heading, created), created };
 }
 
 /** Whether the note holds `line` (written with `\n`; a CRLF note holds it with `\r\n`). */
@@ -338,6 +356,7 @@ export async function rememberAll(
         link: `[[${day.path.slice(day.path.lastIndexOf('/') + 1, -3)}#^${blockId}]]`,
         redacted: prepared[i]!.redacted,
         lines: day.lines.slice(k, k + 1),
+        created: day.created,
         ...commit,
       };
     }

@@ -217,6 +217,7 @@ describe('ExchangeWriter', () => {
             link: '',
             redacted: 0,
             lines: [],
+            created: false,
             committed: false,
           };
         });
@@ -259,7 +260,15 @@ describe('ExchangeWriter', () => {
         remember: async (inputs) =>
           inputs.map((input) => {
             texts.push(input.text);
-            return { path: DAY, blockId: 'e1', link: '', redacted: 0, lines: [], committed: false };
+            return {
+              path: DAY,
+              blockId: 'e1',
+              link: '',
+              redacted: 0,
+              lines: [],
+              created: false,
+              committed: false,
+            };
           }),
       },
       file,

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openVault } from '../../src/index.js';
+import { git, gitVault } from '../helpers/git.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 
 afterAll(cleanupVaults);
@@ -63,6 +64,29 @@ describe('daily notes where the layout puts them', () => {
     );
     await vault.close();
     await other.close();
+  });
+
+  it("commits no invented version of a person's daily note git does not have, by remember or a companion's turn", async () => {
+    const config = { timezone: 'UTC', layout: { daily: { folder: 'Daily', heading: 'Memory' } } };
+    const root = await gitVault({ 'Daily/2026-12-01.md': '# Mon\nCommitted day.\n' }, { config });
+    // Obsidian made today's and tomorrow's notes; the person has not committed them.
+    await writeFile(join(root, 'Daily/2026-12-02.md'), '# My day\r\nPerson text.\r\n');
+    await writeFile(join(root, 'Daily/2026-12-03.md'), '# Next day\nMore person text.\n');
+    const vault = await openVault({ path: root, cache: false });
+    await vault.remember({ text: 'entry one', at: new Date('2026-12-02T09:00:00Z') });
+    await vault.addExchange({ user: 'hello', assistant: 'hi', at: new Date('2026-12-03T09:00:00Z') });
+    // A day mem makes itself is committed as written; a committed day gets mem's lines.
+    await vault.remember({ text: 'new day', at: new Date('2026-12-04T09:00:00Z') });
+    await vault.remember({ text: 'old day', at: new Date('2026-12-01T09:00:00Z') });
+    await vault.close();
+    const tracked = (await git(root, 'ls-files', 'Daily')).trim().split('\n');
+    expect(tracked).toEqual(['Daily/2026-12-01.md', 'Daily/2026-12-04.md']);
+    expect(await git(root, 'show', 'HEAD:Daily/2026-12-04.md')).toBe(
+      await readFile(join(root, 'Daily/2026-12-04.md'), 'utf8'),
+    );
+    expect(await git(root, 'show', 'HEAD:Daily/2026-12-01.md')).toContain('old day ^e1');
+    expect(await readFile(join(root, 'Daily/2026-12-02.md'), 'utf8')).toContain('entry one ^e1');
+    expect(await readFile(join(root, 'Daily/2026-12-03.md'), 'utf8')).toContain('hello');
   });
 
   it('starts a new day from the template note the layout names', async () => {
