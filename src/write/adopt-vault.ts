@@ -37,8 +37,15 @@ export async function planAdoption(root: string): Promise<Adoption | undefined> 
       'INVALID_ARGUMENT',
       `${daily.formatError}; mem cannot tell which day a note is by it. Change the daily notes' date format in Obsidian, or run mem init --no-adopt; nothing was written`,
     );
-  // Folder names compare without case: macOS and Windows keep `Memory` and `memory` as one.
-  const taken = new Set((await readdir(root)).map((name) => name.toLowerCase()));
+  // Folder names compare without case: macOS and Windows keep `Memory` and `memory` as one. A
+  // folder Obsidian's settings name is the person's too, made or not yet (days, templates, new
+  // notes, attachments).
+  const named = [daily.folder, daily.template ?? '', ...(await settingFolders(root))];
+  const taken = new Set(
+    [...(await readdir(root)), ...named.map((path) => path.split('/')[0] ?? '')]
+      .filter((name) => name !== '')
+      .map((name) => name.toLowerCase()),
+  );
   let home = HOME_CANDIDATES.find((name) => !taken.has(name));
   for (let n = 2; home === undefined; n++) if (!taken.has(`memvault-${n}`)) home = `memvault-${n}`;
   const layout: Record<string, unknown> = {
@@ -65,4 +72,24 @@ export async function planAdoption(root: string): Promise<Adoption | undefined> 
     files.set(to, text.replace(/(?<![\w/])(persona|profile)\//g, `${home}/$1/`));
   }
   return { daily, home, layout, files };
+}
+
+/** Folders named in Obsidian's own settings: the Templates folder, where new notes and attachments go. */
+async function settingFolders(root: string): Promise<string[]> {
+  const read = async (file: string, keys: string[]): Promise<string[]> => {
+    try {
+      const data = JSON.parse(await readFile(join(root, '.obsidian', file), 'utf8')) as Record<
+        string,
+        unknown
+      >;
+      return keys.map((key) => data[key]).filter((value): value is string => typeof value === 'string');
+    } catch {
+      return []; // a missing or unreadable settings file names nothing
+    }
+  };
+  const folders = [
+    ...(await read('templates.json', ['folder'])),
+    ...(await read('app.json', ['newFileFolderPath', 'attachmentFolderPath'])),
+  ];
+  return folders.map((f) => f.replace(/^\.?\/+/, '').trim());
 }

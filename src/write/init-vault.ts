@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { cp, mkdir, readdir, realpath, rename, stat, writeFile } from 'node:fs/promises';
+import { cp, lstat, mkdir, readdir, realpath, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { promisify } from 'node:util';
 import { CONFIG_FILE, loadConfig, resolveConfig } from '../core/config.js';
@@ -43,8 +43,9 @@ async function listFiles(dir: string, base = dir): Promise<string[]> {
   return out.sort();
 }
 
+// lstat: a symlink (even a dangling one) where a file would go is a clash, not a free name.
 const exists = (path: string) =>
-  stat(path).then(
+  lstat(path).then(
     () => true,
     () => false,
   );
@@ -115,11 +116,24 @@ async function adoptVault(root: string, adoption: Adoption, options: InitVaultOp
   const config = { timezone: systemZone(), ...template, layout: adoption.layout };
   // Checked before anything is written: a date format or template mem cannot use stops here.
   layoutOf(resolveConfig(config));
-  for (const [path, text] of adoption.files) {
-    await mkdir(dirname(join(root, path)), { recursive: true });
-    await writeFile(join(root, path), text, { flag: 'wx' });
+  // The config last: a vault is a vault once it has one. A failure on the way (a full disk, a
+  // name taken meanwhile) takes back what was written, so a rerun starts from the same folder.
+  try {
+    for (const [path, text] of adoption.files) {
+      await mkdir(dirname(join(root, path)), { recursive: true });
+      await writeFile(join(root, path), text, { flag: 'wx' });
+    }
+    await writeFile(join(root, CONFIG_FILE), `${JSON.stringify(config, null, 2)}\n`, { flag: 'wx' });
+  } catch (error) {
+    // The home folder was free (planAdoption chose a name nothing has): all in it is mem's.
+    await rm(join(root, adoption.home), { recursive: true, force: true });
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EEXIST' && code !== 'ENOSPC') throw error;
+    throw new MemError(
+      code === 'EEXIST' ? 'EXISTS' : 'NO_SPACE',
+      `${root}: ${(error as Error).message}; nothing was written`,
+    );
   }
-  await writeFile(join(root, CONFIG_FILE), `${JSON.stringify(config, null, 2)}\n`, { flag: 'wx' });
   const { folder, format, template: dailyTemplate, source, enabled } = adoption.daily;
   return {
     root,

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
@@ -169,6 +169,24 @@ describe('mem init in an Obsidian vault', () => {
     expect(init.code).not.toBe(0);
     expect(init.stderr).toMatch(/^mem: .*daily-notes\.json: .*--no-adopt; nothing was written\n$/);
     expect((await readdir(root)).sort()).toEqual(['.obsidian']);
+  });
+
+  it('takes no folder name Obsidian is set to use, made or not, and refuses a symlink where its config would go', async () => {
+    const root = await obsidianVault({
+      '.obsidian/daily-notes.json': JSON.stringify({ folder: 'Memory/Days' }),
+      '.obsidian/templates.json': JSON.stringify({ folder: 'memvault' }),
+    });
+    const plan = await mem(['init', '--json', '--no-git'], { cwd: root });
+    expect(plan.code).toBe(0);
+    // Memory/ (the days, not made yet) and memvault/ (the templates) are the person's names.
+    expect(JSON.parse(plan.stdout).adopted.home).toBe('memvault-memory');
+
+    const other = await obsidianVault({ '.obsidian/app.json': '{}' });
+    await symlink('/nonexistent/memvault-config', join(other, 'mem.config.json'));
+    const refused = await mem(['init'], { cwd: other });
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/already has mem\.config\.json; nothing was written/);
+    expect((await readdir(other)).sort()).toEqual(['.obsidian', 'mem.config.json']);
   });
 
   it('--no-adopt lays out the layered tree in an Obsidian vault, as before', async () => {
