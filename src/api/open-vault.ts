@@ -9,6 +9,7 @@
 //   reflection.ts      reflect, rollups, and background reflection
 //   find-note.ts       which note a reference names
 // History and health are thin already: they call git/vault-git.ts and indexing/doctor.ts.
+
 import { type CompileOptions, type CompileResult, compile } from '../compile/compile.js';
 import type { MemConfig } from '../core/config.js';
 import type { Edge, Note } from '../core/types.js';
@@ -22,6 +23,7 @@ import type { Llm, LlmOptions } from '../reflect/llm.js';
 import type { ReflectOptions, ReflectResult } from '../reflect/reflect.js';
 import type { RollupOptions, RollupResult } from '../reflect/rollup.js';
 import { type Moment, toInstant } from '../time/parse-instant.js';
+import { inLayout } from '../vault/layout.js';
 import { noteRefPath } from '../vault/note-ref.js';
 import type { VaultWatcher, WatchVaultOptions } from '../vault/watch-vault.js';
 import type { EditNoteOptions, NoteEdit } from '../write/edit-note.js';
@@ -252,6 +254,14 @@ export class Vault {
    */
   noteToWrite(ref: string): Note {
     return findNoteToWrite(this.live.index, ref);
+  }
+
+  /**
+   * Text written for the default layout (instructions, tool descriptions) with this vault's folders:
+   * `profile/user.md` is `memory/profile/user.md` in an adopted Obsidian vault.
+   */
+  inLayout(text: string): string {
+    return inLayout(text, this.live.index.layout);
   }
 
   /** The text of a wiki link to the note at vault path `path`: its name, or its path when another note has that name. */

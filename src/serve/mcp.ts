@@ -64,7 +64,22 @@ function compileText(result: CompileResult, budget: number, partial: boolean): s
  */
 export function createMcpServer(vault: Vault, options: McpOptions = {}): McpServer {
   const deadlineMs = options.deadlineMs ?? 1000;
-  const server = new McpServer({ name: 'memvault', version: VERSION }, { instructions: MCP_INSTRUCTIONS });
+  // The instructions and every tool's description name this vault's folders, so an agent that
+  // follows them writes where the layers are (an adopted Obsidian vault keeps them under memory/).
+  const server = new McpServer(
+    { name: 'memvault', version: VERSION },
+    { instructions: vault.inLayout(MCP_INSTRUCTIONS) },
+  );
+  const register = server.registerTool.bind(server);
+  server.registerTool = ((name: string, config: { description?: string }, callback: never) =>
+    register(
+      name,
+      {
+        ...config,
+        ...(config.description ? { description: vault.inLayout(config.description) } : {}),
+      } as never,
+      callback,
+    )) as typeof server.registerTool;
   const readText = async <T>(
     fn: (vault: Vault) => T | Promise<T>,
     render: (value: T, partial: boolean) => string,

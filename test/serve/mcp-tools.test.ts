@@ -418,3 +418,30 @@ describe('mem mcp tools for an agent', () => {
     );
   });
 });
+
+describe('the MCP server of a vault of another layout', () => {
+  it("names this vault's folders in its instructions and tool descriptions", async () => {
+    const layout = {
+      persona: 'memory/persona',
+      profile: 'memory/profile',
+      episodes: 'memory/episodes',
+      insights: 'memory/insights',
+      archive: 'memory/archive',
+      daily: { folder: 'Journal', format: 'DD.MM.YYYY', heading: 'Memory' },
+    };
+    const root = await makeVault(
+      { 'memory/profile/user.md': '# User\n' },
+      { config: { timezone: 'UTC', layout } },
+    );
+    const adopted = await connectMcp(root);
+    try {
+      const instructions = adopted.getInstructions() ?? '';
+      expect(instructions).toContain('memory/profile/user.md');
+      const described = (await adopted.listTools()).tools.map((t) => t.description ?? '').join('\n');
+      for (const text of [instructions, described])
+        expect(text).not.toMatch(/(?<![\w/.-])(persona|profile|insights|archive|episodes)\//);
+    } finally {
+      await adopted.close();
+    }
+  });
+});
