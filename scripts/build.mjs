@@ -46,8 +46,10 @@ const result = await build({
   metafile: true,
   logLevel: 'warning',
   // The local embedding model's runtime is an optional peer dependency with native binaries (ONNX
-  // Runtime): imported from where the user installed it, never bundled.
-  external: ['@huggingface/transformers'],
+  // Runtime): imported from where the user installed it, never bundled. So is usearch (the vector
+  // index, an optional dependency): its loader finds its native binary from its own module's path,
+  // which a bundled copy would not have.
+  external: ['@huggingface/transformers', 'usearch'],
   // Bundled CommonJS dependencies call require() for Node's own modules.
   banner: {
     js: "import { createRequire as __memCreateRequire } from 'node:module'; const require = __memCreateRequire(import.meta.url);",

@@ -80,6 +80,21 @@ export class VectorStore implements VectorRows {
     }
   }
 
+  /**
+   * The slot whose key starts with these two words (the second without its top bit), -1 when none:
+   * how an index keyed by 63 bits of the key finds a slot.
+   */
+  findPrefix(word0: number, word1: number): number {
+    const mask = this.table.length - 1;
+    const w1 = word1 & 0x7fffffff;
+    for (let i = word0 & mask; ; i = (i + 1) & mask) {
+      const entry = this.table[i] ?? 0;
+      if (entry === 0) return -1;
+      const at = (entry - 1) * KEY_WORDS;
+      if (this.keys[at] === word0 && ((this.keys[at + 1] ?? 0) & 0x7fffffff) === w1) return entry - 1;
+    }
+  }
+
   /** The key of a slot, as 64 hex digits. */
   hashAt(slot: number): string {
     const bytes = new Uint8Array(
