@@ -4,6 +4,10 @@
 //   node vectors-child.mjs load <root> <float32|int8>                    open the cache, memory after
 //   node vectors-child.mjs query <root> <float32|int8> <queries> <k>     exact top-k, each query timed (wall, CPU)
 //   node vectors-child.mjs json-load <root>                              the old loader (JSON.parse into arrays)
+//   node vectors-child.mjs ann-build <root>                              build the ANN index over a saved int8 cache and save it
+//   node vectors-child.mjs ann-open <root>                               load the cache, then its first top-k (checks and maps the index)
+//   node vectors-child.mjs ann-query <root> <queries> <k>                top-k through the ANN index, each query timed
+// Every step but the ann-* ones searches exactly (no index is built or used).
 // Prints one JSON line. Vectors: 1–3 sections a note, random normal components, unit length.
 import { createWriteStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -12,6 +16,9 @@ import { performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { legacyVectorCacheFile, VectorCache } from '../dist/indexing/vector-cache.js';
+
+const EXACT = { annMinVectors: Number.POSITIVE_INFINITY };
+
 import { hashText } from '../dist/vault/write-note.js';
 import { makeRandom } from './prng.mjs';
 
@@ -62,7 +69,7 @@ if (step === 'build') {
   const encoding = encodingOf(name);
   const texts = sectionTexts(Number(notes));
   const index = new Map(texts.map((t, i) => [t, i]));
-  const cache = await VectorCache.load(root, MODEL, { encoding });
+  const cache = await VectorCache.load(root, MODEL, { encoding, ...EXACT });
   const embed = async (batch) => batch.map((t) => randomUnit(1 + (index.get(t) ?? 0), Number(dims)));
   let start = performance.now();
   out.vectors = texts.length;
@@ -91,14 +98,14 @@ if (step === 'build') {
   const encoding = encodingOf(args[0]);
   out.before = memory();
   const start = performance.now();
-  const cache = await VectorCache.load(root, MODEL, { encoding });
+  const cache = await VectorCache.load(root, MODEL, { encoding, ...EXACT });
   out.loadMs = performance.now() - start;
   out.vectors = cache.size;
   out.after = memory();
 } else if (step === 'query') {
   const [name, queries, k] = args;
   const encoding = encodingOf(name);
-  const cache = await VectorCache.load(root, MODEL, { encoding });
+  const cache = await VectorCache.load(root, MODEL, { encoding, ...EXACT });
   const dims = cache.get('note 0 section 0')?.length ?? 0;
   out.times = [];
   out.cpuTimes = [];
@@ -111,6 +118,50 @@ if (step === 'build') {
     const ms = performance.now() - start;
     const used = process.cpuUsage(cpu);
     if (q < 0) continue; // warmup
+    out.times.push(ms);
+    out.cpuTimes.push((used.user + used.system) / 1000);
+    out.tops.push([...top.slots].map((slot) => cache.hashAt(slot).slice(0, 16)));
+  }
+} else if (step === 'ann-build') {
+  const notices = [];
+  const cache = await VectorCache.load(root, MODEL, { onNotice: (m) => notices.push(m) });
+  const cpu = process.cpuUsage();
+  const start = performance.now();
+  await cache.save(root);
+  out.buildMs = performance.now() - start;
+  const used = process.cpuUsage(cpu);
+  out.buildCpuMs = (used.user + used.system) / 1000;
+  out.vectors = cache.size;
+  out.notices = notices;
+} else if (step === 'ann-open') {
+  out.before = memory();
+  let start = performance.now();
+  const cache = await VectorCache.load(root, MODEL);
+  out.loadMs = performance.now() - start;
+  const query = randomUnit(999, cache.get('note 0 section 0')?.length ?? 0);
+  start = performance.now();
+  cache.topK(query, 10);
+  out.firstQueryMs = performance.now() - start;
+  start = performance.now();
+  cache.topK(query, 10);
+  out.secondQueryMs = performance.now() - start;
+  out.vectors = cache.size;
+  out.after = memory();
+} else if (step === 'ann-query') {
+  const [queries, k] = args;
+  const cache = await VectorCache.load(root, MODEL);
+  const dims = cache.get('note 0 section 0')?.length ?? 0;
+  out.times = [];
+  out.cpuTimes = [];
+  out.tops = [];
+  for (let q = -5; q < Number(queries); q++) {
+    const query = randomUnit(1_000_000_000 + q, dims);
+    const cpu = process.cpuUsage();
+    const start = performance.now();
+    const top = cache.topK(query, Number(k));
+    const ms = performance.now() - start;
+    const used = process.cpuUsage(cpu);
+    if (q < 0) continue; // warmup (the first also opens the index)
     out.times.push(ms);
     out.cpuTimes.push((used.user + used.system) / 1000);
     out.tops.push([...top.slots].map((slot) => cache.hashAt(slot).slice(0, 16)));

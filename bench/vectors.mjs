@@ -3,7 +3,10 @@
 // dimensions, 1–3 sections a note (no model is needed to measure storage and search). For Float32,
 // int8 and the old JSON file: the file's size, the open (load) time and the memory after it, each
 // in a fresh process; for the binary encodings, exact top-10 query times and how often int8's
-// top 10 are Float32's.
+// top 10 are Float32's. From 10k vectors, the ANN index (usearch HNSW) over the int8 cache: its
+// build time and file size, the first top-k of a fresh process (checks and memory-maps the index)
+// and the memory after it, top-10 query times, and how many of exact search's top 10 it finds.
+// `--ann-only` skips Float32 and JSON (the index is built once per size, then reused).
 import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +17,8 @@ import { median, mib, round, summarize } from './stats.mjs';
 
 const CHILD = fileURLToPath(new URL('./vectors-child.mjs', import.meta.url));
 const ENCODINGS = ['float32', 'int8'];
+/** Sizes (vectors) from which the ANN index is measured too */
+const ANN_FROM_VECTORS = 10_000;
 const FILES = {
   float32: 'embeddings-bench-384.vec',
   int8: 'embeddings-bench-384.vec',
@@ -43,12 +48,55 @@ async function loads(dir, step, encoding, runs) {
   };
 }
 
-async function oneSize(notes, { dims, queries, k, runs, log }) {
+/** The ANN index over the int8 cache in `dir`, whose exact top-k were `exactTops`. */
+async function annFigures(dir, { queries, k, runs, log }, exactTops) {
+  const built = await child(['ann-build', dir]);
+  if (built.notices.length > 0) return { error: built.notices.join('; ') };
+  const bytes = (await stat(join(dir, '.mem', 'embeddings-bench-384.usearch'))).size;
+  log(
+    `vectors ann: built in ${round(built.buildMs)} ms (CPU ${round(built.buildCpuMs)} ms), ${mib(bytes)} MiB`,
+  );
+  const opens = [];
+  for (let i = 0; i < runs; i++) opens.push(await child(['ann-open', dir]));
+  const pick = (f) => round(median(opens.map(f)));
+  const open = {
+    loadMs: pick((r) => r.loadMs),
+    firstQueryMs: pick((r) => r.firstQueryMs),
+    secondQueryMs: pick((r) => r.secondQueryMs),
+    rssAfterMiB: mib(median(opens.map((r) => r.after.rss))),
+    heapUsedAfterMiB: mib(median(opens.map((r) => r.after.heapUsed))),
+    runs,
+  };
+  log(
+    `vectors ann: load ${open.loadMs} ms, first top-k ${open.firstQueryMs} ms, RSS ${open.rssAfterMiB} MiB`,
+  );
+  const q = await child(['ann-query', dir, queries, k]);
+  let same = 0;
+  q.tops.forEach((top, i) => {
+    const want = new Set(exactTops[i]);
+    same += top.filter((h) => want.has(h)).length;
+  });
+  const out = {
+    buildMs: round(built.buildMs),
+    buildCpuMs: round(built.buildCpuMs),
+    fileBytes: bytes,
+    fileMiB: mib(bytes),
+    open,
+    query: { wallMs: summarize(q.times), cpuMs: summarize(q.cpuTimes) },
+    recallOfExact: round(same / (exactTops.length * k), 4),
+  };
+  log(
+    `vectors ann: top-${k} p50 ${out.query.wallMs.p50} ms, p95 ${out.query.wallMs.p95} ms, recall ${out.recallOfExact}`,
+  );
+  return out;
+}
+
+async function oneSize(notes, { dims, queries, k, runs, log, encodings, json: withJson }) {
   const root = await mkdtemp(join(tmpdir(), `memvault-vectors-${notes}-`));
   const out = { notes };
   try {
     const tops = {};
-    for (const encoding of ENCODINGS) {
+    for (const encoding of encodings) {
       const dir = join(root, encoding);
       await mkdir(join(dir, '.mem'), { recursive: true });
       const built = await child(['build', dir, encoding, notes, dims]);
@@ -71,8 +119,11 @@ async function oneSize(notes, { dims, queries, k, runs, log }) {
       log(
         `vectors ${notes}: ${encoding} top-${k} p50 ${out[encoding].query.wallMs.p50} ms, p95 ${out[encoding].query.wallMs.p95} ms`,
       );
+      if (encoding === 'int8' && built.vectors >= ANN_FROM_VECTORS)
+        out.ann = await annFigures(dir, { queries, k, runs, log }, q.tops);
       await rm(dir, { recursive: true, force: true });
     }
+    if (!tops.float32 || !tops.int8 || !withJson) return out;
     // int8's top k against Float32's (Float32 is exact to 1e-7): the share of the same sections.
     let same = 0;
     tops.int8.forEach((top, i) => {
@@ -95,7 +146,7 @@ async function oneSize(notes, { dims, queries, k, runs, log }) {
 
 /**
  * Every size's figures, plus the settings and the machine's load while it ran.
- * @param {{ sizes?: number[], dims?: number, queries?: number, k?: number, runs?: number, log?: (line: string) => void }} [options]
+ * @param {{ sizes?: number[], dims?: number, queries?: number, k?: number, runs?: number, annOnly?: boolean, log?: (line: string) => void }} [options]
  */
 export async function benchVectors({
   sizes = [10_000, 100_000],
@@ -103,11 +154,14 @@ export async function benchVectors({
   queries = 250,
   k = 10,
   runs = 3,
+  annOnly = false,
   log = () => {},
 } = {}) {
   const loadBefore = loadavg()[0];
   const results = [];
-  for (const notes of sizes) results.push(await oneSize(notes, { dims, queries, k, runs, log }));
+  const encodings = annOnly ? ['int8'] : ENCODINGS;
+  for (const notes of sizes)
+    results.push(await oneSize(notes, { dims, queries, k, runs, log, encodings, json: !annOnly }));
   return {
     dims,
     k,
@@ -123,11 +177,13 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     options: {
       notes: { type: 'string', default: '10000,100000' },
       queries: { type: 'string', default: '250' },
+      'ann-only': { type: 'boolean', default: false },
     },
   });
   const result = await benchVectors({
     sizes: values.notes.split(',').map(Number),
     queries: Number(values.queries),
+    annOnly: values['ann-only'],
     log: (line) => process.stderr.write(`${line}\n`),
   });
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
