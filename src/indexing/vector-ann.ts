@@ -95,8 +95,10 @@ export class VectorAnn {
   private readonly usearch: UsearchModule;
   /** A memory-mapped index is read-only: the file it maps, loaded into memory before a change */
   private viewed: { file: string; expect: AnnExpect } | undefined;
-  /** Slots [0, covered) of the store were added (those removed since excepted) */
-  covered: number;
+  /** 1 for each slot of the store whose vector is in the index */
+  private held: Uint8Array;
+  /** The live set and store size the last sync() saw (nothing to do while they are the same) */
+  private synced: { live: Uint8Array | undefined; count: number } | undefined;
   readonly dims: number;
   /** Changed since it was opened or last saved */
   dirty: boolean;
@@ -104,14 +106,14 @@ export class VectorAnn {
   private constructor(
     usearch: UsearchModule,
     dims: number,
-    covered: number,
+    held: number,
     viewed: VectorAnn['viewed'],
     dirty: boolean,
   ) {
     this.usearch = usearch;
     this.index = VectorAnn.make(usearch, dims);
     this.dims = dims;
-    this.covered = covered;
+    this.held = new Uint8Array(held).fill(1);
     this.viewed = viewed;
     this.dirty = dirty;
   }
@@ -128,11 +130,9 @@ export class VectorAnn {
     });
   }
 
-  /** A new index over every slot of the store (the whole build). */
-  static build(usearch: UsearchModule, store: VectorStore, allow?: (slot: number) => boolean): VectorAnn {
-    const ann = new VectorAnn(usearch, store.dims, 0, undefined, true);
-    ann.addUpTo(store, allow);
-    return ann;
+  /** A new, empty index (sync() fills it: the whole build). */
+  static create(usearch: UsearchModule, dims: number): VectorAnn {
+    return new VectorAnn(usearch, dims, 0, undefined, true);
   }
 
   /**
@@ -170,9 +170,40 @@ export class VectorAnn {
     return bytes.byteLength === meta.bytes && crc32(bytes) === meta.crc32 ? meta : undefined;
   }
 
-  /** Adds the store's slots from `covered` on (those `allow` refuses are skipped), in chunks. */
-  addUpTo(store: VectorStore, allow?: (slot: number) => boolean): void {
-    if (this.covered >= store.count) return;
+  /**
+   * Adds every vector of the store that is live (all of them when `live` is undefined) and not in
+   * the index yet: those stored since, and those of text that came back.
+   */
+  sync(store: VectorStore, live: Uint8Array | undefined): void {
+    const synced = this.synced;
+    if (synced && synced.live === live && synced.count === store.count) return;
+    if (this.held.length < store.count) {
+      const held = new Uint8Array(Math.max(store.count, this.held.length * 2));
+      held.set(this.held);
+      this.held = held;
+    }
+    const todo: number[] = [];
+    for (let slot = 0; slot < store.count; slot++)
+      if (this.held[slot] !== 1 && (!live || live[slot] === 1)) todo.push(slot);
+    if (todo.length > 0) this.add(store, todo);
+    this.synced = { live, count: store.count };
+  }
+
+  /** Removes the vectors of slots no longer live (before a save: the file holds only live ones). */
+  prune(store: VectorStore, live: Uint8Array): void {
+    const keys = store.keyRows();
+    const gone: number[] = [];
+    for (let slot = 0; slot < this.held.length; slot++)
+      if (this.held[slot] === 1 && live[slot] !== 1) gone.push(slot);
+    if (gone.length === 0) return;
+    this.mutable();
+    this.index.remove(BigUint64Array.from(gone, (slot) => keyOf(keys, slot)));
+    for (const slot of gone) this.held[slot] = 0;
+    this.synced = undefined;
+    this.dirty = true;
+  }
+
+  private add(store: VectorStore, todo: number[]): void {
     this.mutable();
     const dims = store.dims;
     const keys = store.keyRows();
@@ -193,24 +224,12 @@ export class VectorAnn {
       this.index.add(batchKeys, vectors, Math.max(1, availableParallelism()));
       slots.length = 0;
     };
-    for (let slot = this.covered; slot < store.count; slot++) {
-      if (allow && !allow(slot)) continue;
+    for (const slot of todo) {
       slots.push(slot);
       if (slots.length === ADD_CHUNK) flush();
     }
     flush();
-    this.covered = store.count;
-    this.dirty = true;
-  }
-
-  /** Removes the slots' vectors (those not in the index are ignored). */
-  removeSlots(store: VectorStore, slots: Iterable<number>): void {
-    const keys = store.keyRows();
-    const gone: bigint[] = [];
-    for (const slot of slots) if (slot < this.covered) gone.push(keyOf(keys, slot));
-    if (gone.length === 0) return;
-    this.mutable();
-    this.index.remove(BigUint64Array.from(gone));
+    for (const slot of todo) this.held[slot] = 1;
     this.dirty = true;
   }
 
@@ -225,7 +244,7 @@ export class VectorAnn {
     const slots: number[] = [];
     for (const key of found.keys) {
       const slot = store.findPrefix(Number(key & 0xffffffffn) | 0, Number(key >> 32n));
-      if (slot >= 0 && slot < this.covered) slots.push(slot);
+      if (slot >= 0 && this.held[slot] === 1) slots.push(slot);
     }
     return slots;
   }

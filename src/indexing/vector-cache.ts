@@ -234,20 +234,15 @@ export class VectorCache {
             vecDigest: file.digest,
             count: file.count,
           });
-        this.ann ??= VectorAnn.build(usearch, store, this.liveAllow());
+        this.ann ??= VectorAnn.create(usearch, store.dims);
         this.annStore = store;
       }
-      this.ann.addUpTo(store, this.liveAllow());
+      this.ann.sync(store, this.live);
       return this.ann;
     } catch (error) {
       this.annFailed(error);
       return undefined;
     }
-  }
-
-  private liveAllow(): ((slot: number) => boolean) | undefined {
-    const live = this.live;
-    return live && ((slot) => live[slot] === 1);
   }
 
   /**
@@ -337,12 +332,7 @@ export class VectorCache {
     const ann = this.annFor(store);
     if (!ann) return;
     try {
-      const live = this.live;
-      if (live) {
-        const dead: number[] = [];
-        for (let slot = 0; slot < ann.covered; slot++) if (live[slot] !== 1) dead.push(slot);
-        ann.removeSlots(store, dead);
-      }
+      if (this.live) ann.prune(store, this.live);
       if (ann.dirty)
         ann.save(vectorIndexFile(root, this.model), {
           model: this.model,

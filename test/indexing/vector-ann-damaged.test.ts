@@ -4,7 +4,15 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { metaFileOf } from '../../src/indexing/vector-ann.js';
 import { VectorCache, vectorIndexFile } from '../../src/indexing/vector-cache.js';
-import { corpus, countingLoader, newCounts, randomUnit, seeded, topTexts } from '../helpers/ann-vectors.js';
+import {
+  corpus,
+  countingLoader,
+  newCounts,
+  randomUnit,
+  recallOf,
+  seeded,
+  topTexts,
+} from '../helpers/ann-vectors.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 
 // The index file is handed to native code: one that is not exactly what a save wrote with this
@@ -35,6 +43,15 @@ beforeAll(async () => {
 });
 afterAll(cleanupVaults);
 
+/**
+ * Answers as exact search does, to within what an approximate index may miss (a graph built on
+ * several threads differs from run to run); each query's best is always found.
+ */
+function expectClose(found: string[][]) {
+  expect(recallOf(found, want)).toBeGreaterThanOrEqual(0.95);
+  expect(found.map((top) => top[0])).toEqual(want.map((top) => top[0]));
+}
+
 /** Loads the cache over the files as they are now: what it answered and what the index was asked to do. */
 async function useIndex() {
   const counts = newCounts();
@@ -49,7 +66,7 @@ async function useIndex() {
 async function expectRepaired() {
   const { counts, found } = await useIndex();
   expect(counts).toMatchObject({ views: 1, adds: 0 });
-  expect(found).toEqual(want);
+  expectClose(found);
 }
 
 async function writePair(index: Uint8Array, meta: Uint8Array = goodMeta) {
@@ -70,7 +87,7 @@ describe('a damaged index file', () => {
         await writePair(goodIndex.subarray(0, length));
         const { counts, found } = await useIndex();
         expect(counts).toMatchObject({ views: 0, loads: 0, added: COUNT });
-        expect(found).toEqual(want);
+        expectClose(found);
         await expectRepaired();
       }),
       { numRuns: 25 },
@@ -90,7 +107,7 @@ describe('a damaged index file', () => {
         await writePair(bytes);
         const { counts, found } = await useIndex();
         expect(counts).toMatchObject({ views: 0, loads: 0, added: COUNT });
-        expect(found).toEqual(want);
+        expectClose(found);
         await expectRepaired();
       }),
       { numRuns: 25 },
@@ -128,7 +145,7 @@ describe('a damaged index file', () => {
         })();
         if (same && Buffer.from(index).equals(goodIndex)) expect(counts).toMatchObject({ views: 1, adds: 0 });
         else expect(counts).toMatchObject({ views: 0, loads: 0, added: COUNT });
-        expect(found).toEqual(want);
+        expectClose(found);
         await expectRepaired();
       }),
       { numRuns: 30 },
@@ -147,7 +164,7 @@ describe('a damaged index file', () => {
     );
     const { counts, found } = await useIndex();
     expect(counts).toMatchObject({ views: 0, added: COUNT });
-    expect(found).toEqual(want);
+    expectClose(found);
     await expectRepaired();
   });
 
@@ -157,7 +174,7 @@ describe('a damaged index file', () => {
     await writeFile(metaFileOf(vectorIndexFile(root, 'm')), goodMeta);
     const { counts, found } = await useIndex();
     expect(counts).toMatchObject({ views: 0, added: COUNT });
-    expect(found).toEqual(want);
+    expectClose(found);
     await expectRepaired();
   });
 });
