@@ -60,6 +60,8 @@ export async function openParts(options: OpenVaultOptions): Promise<VaultParts> 
     embed,
     embedSections,
   });
+  // Top-k vectors become sections through a map the index's changes keep (see SectionsByText).
+  if (config.embeddings.enabled) live.onIndexChange((paths) => recaller.sectionsChanged(paths));
   if (embedSections === 'background') {
     // Sections are embedded as they are written (and what the cache lacks at open), never on a read's path.
     live.onIndexChange(() => recaller.scheduleFill());

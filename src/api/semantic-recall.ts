@@ -14,6 +14,7 @@ import { type AppliedRange, chooseRange } from '../recall/choose-range.js';
 import { type EmbeddingUse, type RecallHit, type RecallOptions, recall } from '../recall/recall.js';
 import type { SemanticInput } from '../recall/semantic.js';
 import { makeEmbedder } from '../reflect/make-embedder.js';
+import { SectionsByText } from './sections-by-text.js';
 import type { WriteQueue } from './write-queue.js';
 
 export interface EmbedStats {
@@ -88,6 +89,8 @@ export class SemanticRecall {
   private readonly root: string;
   private readonly config: MemConfig;
   private readonly index: VaultIndex;
+  /** Which sections hold each embedded text: top-k vectors become sections through it */
+  private readonly byText: SectionsByText;
   private readonly queue: WriteQueue;
   private readonly saveCache: boolean;
   private readonly onNotice: (message: string) => void;
@@ -111,6 +114,7 @@ export class SemanticRecall {
     this.root = options.root;
     this.config = options.config;
     this.index = options.index;
+    this.byText = new SectionsByText(options.index);
     this.queue = options.queue;
     this.saveCache = options.saveCache;
     this.onNotice = options.onNotice;
@@ -285,7 +289,18 @@ export class SemanticRecall {
         }
         return value;
       };
-      return { semantic: { similarity, rrfK }, use };
+      // The closest vectors by the cache's top-k (typed arrays, or the ANN index when large), as
+      // the sections that hold their text: no section is scored that is not a candidate.
+      const nearest = (limit: number) => {
+        const found = cache.topK(query, limit);
+        const out: Array<{ id: string; score: number }> = [];
+        found.slots.forEach((slot, i) => {
+          for (const id of this.byText.sectionsOf(cache.hashAt(slot)))
+            out.push({ id, score: found.scores[i] ?? 0 });
+        });
+        return out;
+      };
+      return { semantic: { similarity, rrfK, nearest }, use };
     } catch (error) {
       this.failed(error);
       return lexical(`the embeddings endpoint failed (${(error as Error).message}); ranked by words`);
@@ -298,10 +313,19 @@ export class SemanticRecall {
    */
   private async lacksVectors(): Promise<boolean> {
     const cache = await this.vectorCache();
+    // Asked once per state of the index: a read after no change finds what the last one left filled.
+    const checked = this.index.view('semantic:filled', () => ({ filled: false }));
+    if (checked.filled) return false;
     for (const note of this.index.notes.values())
       for (const section of note.sections)
         if (section.text.trim() !== '' && cache.slotOf(section.text) === undefined) return true;
+    checked.filled = true;
     return false;
+  }
+
+  /** The notes at `paths` changed in the index (see SectionsByText). */
+  sectionsChanged(paths: string[]): void {
+    this.byText.changed(paths);
   }
 
   /** After a read: what it met unembedded is known, and a server embeds it next. */

@@ -333,27 +333,11 @@ function semanticCandidates(
   admit: (note: Note, date: string | undefined) => boolean,
   limit: number,
 ): { of: (section: Section) => number; top: Map<string, number> } {
-  // One pass over every section with a vector: the best similarity, and the `limit` closest in a
-  // heap (no sort of them all); the candidates' own closeness is read again afterwards.
-  const ids: string[] = [];
-  const found: Array<{ note: Note; section: Section }> = [];
-  const heap = new TopHeap(limit, ids);
-  let best = 0;
-  for (const note of index.notes.values()) {
-    for (const section of note.sections) {
-      const value = semantic.similarity(section);
-      if (value === undefined || value <= 0 || !admit(note, section.date)) continue;
-      if (value > best) best = value;
-      const doc = ids.length;
-      ids.push(section.id);
-      found.push({ note, section });
-      if (heap.admits(doc, value)) heap.push(doc, value);
-    }
-  }
+  const closest = nearestAdmitted(index, semantic, admit, limit) ?? scanAll(index, semantic, admit, limit);
+  const best = closest[0]?.score ?? 0;
   const top = new Map<string, number>();
-  if (best === 0) return { of: () => 0, top };
-  for (const { doc, score } of heap.sorted()) {
-    const { note, section } = found[doc] as { note: Note; section: Section };
+  if (best <= 0) return { of: () => 0, top };
+  for (const { note, section, score } of closest) {
     top.set(section.id, score / best);
     const reason = `close in meaning (cosine ${score.toFixed(2)})`;
     const existing = candidates.get(section.id);
@@ -362,6 +346,59 @@ function semanticCandidates(
   }
   const of = (section: Section) => Math.max(0, semantic.similarity(section) ?? 0) / best;
   return { of, top };
+}
+
+type Close = { note: Note; section: Section; score: number };
+
+/**
+ * The `limit` admitted sections closest in meaning, from the vector cache's top-k: undefined when
+ * the input cannot say (no `nearest`), or when too few of what it found are admitted (a date range
+ * or a layer filter that the closest vectors miss) while more were there: then every section is
+ * scored.
+ */
+function nearestAdmitted(
+  index: VaultIndex,
+  semantic: SemanticInput,
+  admit: (note: Note, date: string | undefined) => boolean,
+  limit: number,
+): Close[] | undefined {
+  if (!semantic.nearest) return undefined;
+  const asked = limit * 4;
+  const found = semantic.nearest(asked);
+  const closest: Close[] = [];
+  for (const { id, score } of found) {
+    if (score <= 0) break;
+    const hit = index.section(id);
+    if (!hit || !admit(hit.note, hit.section.date)) continue;
+    closest.push({ ...hit, score });
+    if (closest.length === limit) return closest;
+  }
+  return found.length >= asked ? undefined : closest;
+}
+
+/** One pass over every section with a vector: the `limit` closest in a heap (no sort of them all). */
+function scanAll(
+  index: VaultIndex,
+  semantic: SemanticInput,
+  admit: (note: Note, date: string | undefined) => boolean,
+  limit: number,
+): Close[] {
+  const ids: string[] = [];
+  const found: Array<{ note: Note; section: Section }> = [];
+  const heap = new TopHeap(limit, ids);
+  for (const note of index.notes.values()) {
+    for (const section of note.sections) {
+      const value = semantic.similarity(section);
+      if (value === undefined || value <= 0 || !admit(note, section.date)) continue;
+      const doc = ids.length;
+      ids.push(section.id);
+      found.push({ note, section });
+      if (heap.admits(doc, value)) heap.push(doc, value);
+    }
+  }
+  return heap
+    .sorted()
+    .map(({ doc, score }) => ({ ...(found[doc] as { note: Note; section: Section }), score }));
 }
 
 const byScore = (a: Ranked, b: Ranked) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);

@@ -10,6 +10,13 @@ export interface SemanticInput {
    */
   similarity: (section: Section) => number | undefined;
   /**
+   * The ids of the sections closest to the query, best first, at least `limit` of them when the
+   * vault has that many with vectors (a text several sections share counts once per section), each
+   * with its cosine: from the vector cache's top-k, so a read scores the vectors' typed arrays (or
+   * asks the ANN index) instead of every section. Absent: recall scores every section.
+   */
+  nearest?: (limit: number) => Array<{ id: string; score: number }>;
+  /**
    * The `k` of reciprocal rank fusion (config `embeddings.rrfK`, 60 as in Cormack et al. 2009):
    * a section's fused score is the sum over the lexical and the semantic ranking of 1 / (k + rank)
    */
