@@ -44,12 +44,13 @@ beforeAll(async () => {
 afterAll(cleanupVaults);
 
 /**
- * Answers as exact search does, to within what an approximate index may miss: a graph built on
- * several threads differs from run to run, and on a loaded machine one query's best was seen
- * missed (its next best taken), so the bar is the share of the exact top 10 found.
+ * Answers as exact search does, to within what an approximate index may miss; each query's best is
+ * always found. (A best seen missed was a vector usearch's add() on several threads had left out of
+ * the graph's reach; the index is built on one thread since.)
  */
 function expectClose(found: string[][]) {
-  expect(recallOf(found, want)).toBeGreaterThanOrEqual(0.9);
+  expect(recallOf(found, want)).toBeGreaterThanOrEqual(0.95);
+  expect(found.map((top) => top[0])).toEqual(want.map((top) => top[0]));
 }
 
 /** Loads the cache over the files as they are now: what it answered and what the index was asked to do. */
