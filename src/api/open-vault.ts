@@ -256,10 +256,7 @@ export class Vault {
     return findNoteToWrite(this.live.index, ref);
   }
 
-  /**
-   * Text written for the default layout (instructions, tool descriptions) with this vault's folders:
-   * `profile/user.md` is `memory/profile/user.md` in an adopted Obsidian vault.
-   */
+  /** Text written for the default layout with this vault's folders (`memory/profile/user.md`…). */
   inLayout(text: string): string {
     return inLayout(text, this.live.index.layout);
   }
@@ -309,11 +306,7 @@ export class Vault {
     return compile(this.live.index, this.config, this.instants(options));
   }
 
-  /**
-   * compile() with the semantic ranking fused into the turn's recall when `embeddings.enabled`, as
-   * recallAsync() does (one query embedding per turn); `embeddings` in the result says how. Off,
-   * it is exactly compile(), with no network call.
-   */
+  /** compile() with the meaning ranking fused in when `embeddings.enabled` (one query embedding); else compile(). */
   compileAsync(options: WithMoments<CompileOptions>): Promise<CompileResult> {
     return this.recaller.compileAsync(this.instants(options));
   }
@@ -345,10 +338,7 @@ export class Vault {
     return this.writes.editNote(ref, edit, options);
   }
 
-  /**
-   * `mem sync`: commits what mem left uncommitted, fetches the remote (`sync.remote`), merges (day
-   * notes entry by entry, other notes three-way, a clash kept as a conflict note), pushes.
-   */
+  /** `mem sync`: commit what mem left, fetch, merge (days entry by entry, clashes kept beside), push. */
   sync(options: SyncOptions = {}): Promise<SyncResult> {
     return this.writes.sync(options);
   }
@@ -368,7 +358,7 @@ export class Vault {
     return this.writes.move(ref, to);
   }
 
-  /** Moves a note to `archive/` with `status: archived`, or with `hard` deletes it (git only). */
+  /** Moves a note to the archive folder with `status: archived`, or with `hard` deletes it (git only). */
   forget(ref: string, options: ForgetOptions = {}): Promise<ForgetResult> {
     return this.writes.forget(ref, options);
   }
