@@ -87,6 +87,8 @@ export function dotAt(rows: VectorRows, q: Float64Array, slot: number): number {
 }
 
 // Four sums in turn: the loop's additions do not wait on each other (about 1.3× faster than one).
+// One copy per array type on purpose: a function that sees both Float32Array and Int8Array rows
+// becomes polymorphic in V8 and slower on the hot path of every semantic read.
 function dotF32(q: Float64Array, v: Float32Array, base: number, dims: number): number {
   let a = 0;
   let b = 0;
