@@ -73,5 +73,6 @@ describe('mem sync killed at every step', () => {
     expect(finished).toBe(true);
     // The sync's own steps (attributes, fetch, record, each file, HEAD, index), not just one.
     expect(kills).toBeGreaterThanOrEqual(8);
-  });
+    // About 15 rounds of three CLI processes and two clones each: minutes on a loaded 2-core machine.
+  }, 600_000);
 });
