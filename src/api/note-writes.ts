@@ -22,7 +22,8 @@ import {
   remember,
   rememberAll,
 } from '../write/remember.js';
-import { type SyncOptions, type SyncResult, syncCounts, syncVault } from '../write/sync-vault.js';
+// Sync (and the line diff its merges use) loads on the first sync, not with every command.
+import type { SyncOptions, SyncResult } from '../write/sync-vault.js';
 import { type UndoOptions, type UndoResult, undoLastMemCommit } from '../write/undo-commit.js';
 import {
   type CreateNoteInput,
@@ -136,7 +137,7 @@ export class NoteWrites {
     this.syncer = new SyncScheduler(settings, {
       // Group commits wait while the sync moves HEAD; what the writer holds is committed first.
       sync: async () => (await this.startExchanges()).withCommitsHeld(() => this.sync({})),
-      counts: () => syncCounts(this.root, settings.remote),
+      counts: async () => (await import('../write/sync-vault.js')).syncCounts(this.root, settings.remote),
       onError,
     });
   }
@@ -148,6 +149,7 @@ export class NoteWrites {
 
   sync(options: SyncOptions): Promise<SyncResult> {
     return this.queue.writing(async () => {
+      const { syncVault } = await import('../write/sync-vault.js');
       const result = await syncVault(this.root, this.config, options);
       await this.live.refreshPathsNow(result.paths);
       return result;

@@ -12,7 +12,6 @@ import { git } from '../git/run-git.js';
 import { findVaultRepo } from '../git/vault-git.js';
 import { EPISODE_MERGE_DRIVER, episodeGlob } from '../vault/episode-glob.js';
 import { writeAtomic } from '../vault/write-note.js';
-import { mergeDay } from './merge-day.js';
 
 /**
  * Merges the day note at repository path `path` from git's three temp files (`%O %A %B`) into
@@ -27,6 +26,8 @@ export async function mergeEpisodeFiles(
   const read = (file: string) => readFile(file, 'utf8').catch(() => '');
   const [b, o, t] = await Promise.all([read(base), read(ours), read(theirs)]);
   // Links name a day note by its file name, whatever the vault's date format.
+  // The merge (and its line diff) loads when git calls the driver, not with `mem init`.
+  const { mergeDay } = await import('./merge-day.js');
   const merged = mergeDay(b, o, t, basename(path).replace(/\.md$/, ''));
   await writeAtomic(ours, merged.text);
 }
