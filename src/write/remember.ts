@@ -134,9 +134,19 @@ async function dailyTemplate(root: string, config: MemConfig, date: string): Pro
       return fillTemplate(text, { date, title, timezone: config.timezone, layout });
     }
   }
-  const template = await readFile(join(TEMPLATES_DIR, 'daily.md'), 'utf8');
-  return template.replaceAll('{{date}}', date);
+  return (await ownTemplate()).replaceAll('{{date}}', date);
 }
+
+/** mem's own daily template, a file of the package: read once per process, not on every append. */
+let ownDaily: Promise<string> | undefined;
+const ownTemplate = () => {
+  ownDaily ??= readFile(join(TEMPLATES_DIR, 'daily.md'), 'utf8');
+  // A failed read is not kept: the next append tries again.
+  ownDaily.catch(() => {
+    ownDaily = undefined;
+  });
+  return ownDaily;
+};
 
 /**
  * How long this process keeps checking that a line it appended is still in the note. An editor
