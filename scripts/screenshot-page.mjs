@@ -4,13 +4,14 @@
 //
 //   npm run build && node scripts/screenshot-page.mjs [out.png]
 //
-// Needs Debian's chromium (apt-get install chromium) or CHROMIUM=/path/to/chrome.
+// Drives CHROMIUM, a Chrome or Chromium on PATH, or the one npm ci brings (scripts/find-chromium.mjs).
 import { spawn } from 'node:child_process';
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { findChromium } from './find-chromium.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = resolve(process.argv[2] ?? join(ROOT, 'docs', 'img', 'web-page.png'));
@@ -45,7 +46,8 @@ function startServe(vault) {
 const vault = await mkdtemp(join(tmpdir(), 'memvault-screenshot-'));
 await cp(join(ROOT, 'vault-example'), vault, { recursive: true, filter: (src) => !src.endsWith('/.mem') });
 const { child, page: url } = await startServe(vault);
-const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium' });
+const { executablePath, args } = await findChromium();
+const browser = await chromium.launch({ executablePath, args });
 try {
   const page = await browser.newPage({ viewport: { width: 1440, height: 900 }, deviceScaleFactor: 1 });
   const params = new URLSearchParams({ day: DAY, turn: TURN });

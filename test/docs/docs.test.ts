@@ -67,6 +67,43 @@ describe('the README', () => {
   });
 });
 
+describe('install commands', () => {
+  // Every Markdown page of the repository (examples' READMEs too) and every message in src/.
+  const files = (dir: string, ends: string): string[] =>
+    readdirSync(join(REPO_ROOT, dir), { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith(ends) && !f.split(/[\\/]/).includes('node_modules'))
+      .map((f) => join(dir, f));
+  const texts = [...pages, ...files('examples', '.md'), ...files('src', '.ts')];
+  const pkg = JSON.parse(read('package.json'));
+  const known = new Set(
+    [pkg.dependencies, pkg.devDependencies, pkg.peerDependencies, pkg.optionalDependencies].flatMap((deps) =>
+      Object.keys(deps ?? {}),
+    ),
+  );
+
+  /** What `npm install -g X`, `npm i X`, `npx X` and `npm exec X` name, across every text. */
+  function installs(): { where: string; what: string }[] {
+    const found: { where: string; what: string }[] = [];
+    const command = /\bnpm (?:install|i|add|exec)\b((?: +-{1,2}[\w-]+(?:=\S+)?)*) +([^\s`'"),;]+)|\bnpx(?: +-{1,2}[\w-]+)* +([^\s`'"),;]+)/g;
+    for (const where of texts)
+      for (const m of read(where).matchAll(command)) found.push({ where, what: (m[2] ?? m[3])! });
+    return found;
+  }
+
+  it('name only this clone, a packed file of it, or a package the registry has (one this package depends on)', () => {
+    const unknown = installs().filter(({ what }) => {
+      if (what === '.' || what.startsWith('./') || what.startsWith('/') || what.endsWith('.tgz')) return false;
+      if (what === 'mem') return false; // `npx mem` inside the clone runs its own bin
+      return !known.has(what.replace(/(?<=.)@[^@/]*$/, ''));
+    });
+    expect(unknown).toEqual([]);
+  });
+
+  it('finds the commands it checks', () => {
+    expect(installs().map((i) => i.what)).toEqual(expect.arrayContaining(['.', '@huggingface/transformers']));
+  });
+});
+
 describe('links in README.md, CHANGELOG.md and docs/', () => {
   it.each(pages)('%s: every relative link points at a file that exists, and at a heading it has', (page) => {
     const broken: string[] = [];

@@ -1,17 +1,25 @@
-import { existsSync } from 'node:fs';
 import { type Browser, chromium } from 'playwright-core';
+import { findChromium } from '../../scripts/find-chromium.mjs';
 
-/** Debian's chromium (.ci/run installs it); CHROMIUM names another build. */
-export const CHROMIUM = process.env['CHROMIUM'] ?? '/usr/bin/chromium';
+interface Found {
+  executablePath: string;
+  args: string[];
+  source: string;
+}
+
+let found: Promise<Found> | undefined;
+
+/** The browser the tests drive: CHROMIUM, a Chrome or Chromium on PATH, or @sparticuz/chromium's. */
+export function chromiumExecutable(): Promise<Found> {
+  found ??= findChromium();
+  return found;
+}
 
 /**
- * A headless chromium for tests of the web page. Missing, it fails the test with what to do: a
- * browser test that skipped itself would let a broken page pass CI.
+ * A headless chromium for tests of the web page. It never skips: a browser test that skipped
+ * itself would let a broken page pass CI, and `npm ci` always brings one (@sparticuz/chromium).
  */
 export async function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM))
-    throw new Error(
-      `chromium is not installed at ${CHROMIUM}: install it (apt-get install chromium, as .ci/run does) or set CHROMIUM to a chromium binary`,
-    );
-  return chromium.launch({ executablePath: CHROMIUM });
+  const { executablePath, args } = await chromiumExecutable();
+  return chromium.launch({ executablePath, args });
 }

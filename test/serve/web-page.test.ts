@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { CompileResult, RecallResult } from '../../src/index.js';
-import { CHROMIUM, launchChromium } from '../helpers/browser.js';
+import { chromiumExecutable, launchChromium } from '../helpers/browser.js';
 import { cleanupVaults, makeVault, REPO_ROOT } from '../helpers/make-vault.js';
 import { exited, startServe } from '../helpers/serve-process.js';
 import { WAIT } from '../helpers/wait.js';
@@ -349,7 +349,7 @@ describe('the web page of mem serve', () => {
   it('scripts/screenshot-page.mjs draws the page over vault-example/', async () => {
     const out = join(tmpdir(), `memvault-web-page-${process.pid}.png`);
     await promisify(execFile)(process.execPath, [join(REPO_ROOT, 'scripts/screenshot-page.mjs'), out], {
-      env: { ...process.env, CHROMIUM },
+      env: { ...process.env, CHROMIUM: (await chromiumExecutable()).executablePath },
     });
     const png = await readFile(out);
     expect(png.subarray(1, 4).toString()).toBe('PNG');

@@ -45,7 +45,7 @@ export async function installMcpClient(id: ClientId, options: InstallOptions, io
   }
   if (server.via === 'node' && /[\\/]_npx[\\/]/.test(server.args[0] ?? '')) {
     io.stderr(
-      `mem: warning: this mem runs from npx's cache, which npm may clear; install memvault (npm install -g memvault) and run this again\n`,
+      `mem: warning: this mem runs from npx's cache, which npm may clear; install it from its clone ('npm install -g .' there, see the README's Install) and run this again\n`,
     );
   }
   const path = client.paths[scope]?.({ env: io.env, cwd: io.cwd, platform: process.platform }) ?? '';
