@@ -84,7 +84,8 @@ describe('install commands', () => {
   /** What `npm install -g X`, `npm i X`, `npx X` and `npm exec X` name, across every text. */
   function installs(): { where: string; what: string }[] {
     const found: { where: string; what: string }[] = [];
-    const command = /\bnpm (?:install|i|add|exec)\b((?: +-{1,2}[\w-]+(?:=\S+)?)*) +([^\s`'"),;]+)|\bnpx(?: +-{1,2}[\w-]+)* +([^\s`'"),;]+)/g;
+    const command =
+      /\bnpm (?:install|i|add|exec)\b((?: +-{1,2}[\w-]+(?:=\S+)?)*) +([^\s`'"),;]+)|\bnpx(?: +-{1,2}[\w-]+)* +([^\s`'"),;]+)/g;
     for (const where of texts)
       for (const m of read(where).matchAll(command)) found.push({ where, what: (m[2] ?? m[3])! });
     return found;
@@ -92,7 +93,8 @@ describe('install commands', () => {
 
   it('name only this clone, a packed file of it, or a package the registry has (one this package depends on)', () => {
     const unknown = installs().filter(({ what }) => {
-      if (what === '.' || what.startsWith('./') || what.startsWith('/') || what.endsWith('.tgz')) return false;
+      if (what === '.' || what.startsWith('./') || what.startsWith('/') || what.endsWith('.tgz'))
+        return false;
       if (what === 'mem') return false; // `npx mem` inside the clone runs its own bin
       return !known.has(what.replace(/(?<=.)@[^@/]*$/, ''));
     });
