@@ -13,6 +13,8 @@
  */
 
 import { isCardNumber, isChineseId, isIban } from './checksums.js';
+import { findSecretPhrases, looksLikePassword, type PhraseHit } from './secret-phrases.js';
+import { inputSpan, leetWord, secretView } from './secret-view.js';
 
 export interface Redaction {
   /** What was found, e.g. `openai-key`, `password`, `high-entropy` */
@@ -24,7 +26,9 @@ export interface Redaction {
 
 interface Rule {
   kind: string;
-  pattern: RegExp;
+  /** What to look for, or `find`: the value spans a finder returns (the secret-phrase family) */
+  pattern?: RegExp;
+  find?: (text: string) => PhraseHit[];
   /** The secret is the first capture group that matched; the rest (a label, a prefix) is kept */
   group?: boolean;
   /** Shorter labelled values are left alone (`token: none` is prose, not a token) */
@@ -49,40 +53,6 @@ function labelled(kind: string, label: string, minLength: number, toLineEnd = fa
 }
 
 /**
- * A password told in a sentence: `my password is hunter2-x`, `密码是 Tr0ub4dor&3`. The value must
- * look like a password (a digit, a symbol or mixed case), so `the password is wrong` stays prose.
- */
-const PROSE_PASSWORD: Rule = {
-  kind: 'password',
-  pattern:
-    /(?:\b(?:password|passwd|passcode|pin(?: code)?|pwd)\s+(?:for\s+\S+\s+)?(?:is|was)\s+|(?:密码|密碼|口令)\s*(?:是|为|為)\s*)([^\s，。；、,;"'()（）<>]{4,})/dgi,
-  group: true,
-  strong: true,
-};
-
-/** A value as people type one after a word, in ASCII: stops at spaces, quotes, brackets, commas and CJK. */
-const ASCII_VALUE = String.raw`((?![:=])(?:(?![,;"'()<>\x60])[\x21-\x7E]){4,})`;
-
-/**
- * A password or PIN right after its word, with no "is": `password hunter2`, `pw hunter2`,
- * `PIN 4821`, `WiFi密码 abc12345`, `取款密码 839201`. Only an ASCII value that looks like a
- * password counts, so `password reset`, `密码错误` and `PIN 2` stay.
- */
-const BARE_PASSWORD: Rule = {
-  kind: 'password',
-  pattern: new RegExp(
-    String.raw`(?:\b(?:password|passwd|passcode|passphrase|pwd|pw|PIN(?:[ -]?code)?)\b|密码|密碼|口令|支付密码|PIN码)[ \t]*(?:[:=：][ \t]*)?` +
-      ASCII_VALUE +
-      // A count or a date in Chinese is no password: 密码 2024 年换过, 密码 12 位.
-      String.raw`(?!\s*[年月日号位次个])`,
-    'dgi',
-  ),
-  group: true,
-  minLength: 4,
-  strong: true,
-};
-
-/**
  * Answers to security questions and one-time codes, told in a sentence: `my mother's maiden name
  * is Okafor`, `密保答案是小白`, `验证码 483920`. Any value counts: an answer is a plain word.
  */
@@ -90,13 +60,6 @@ const PROSE_ANSWER: Rule = {
   kind: 'security-answer',
   pattern:
     /(?:\b(?:security answer|secret answer|answer to (?:my|the) security question|mother['’]?s maiden name|maiden name of my mother|(?:my )?first pet['’]?s name|name of my first pet)\s*(?:is|was|:|=)\s*|(?:密保答案|密保问题答案|安全问题答案|安全问题的答案)\s*(?:是|为|:|：)?\s*)([^\s，。；、,;"'()（）<>]{2,})/dgi,
-  group: true,
-};
-
-const PROSE_CODE: Rule = {
-  kind: 'one-time-code',
-  pattern:
-    /(?:\b(?:verification code|one-time code|one time code|OTP|2FA code|security code|CVV|CVC)|验证码|动态码|安全码)\s*(?:is|was|:|=|是|为|：)?\s*(\d{3,8})(?!\d)/dgi,
   group: true,
 };
 
@@ -135,8 +98,20 @@ const PROSE_KEY: Rule = {
   strong: true,
 };
 
+/**
+ * Region (first digit 1 to 8), birth date 18xx to 20xx, sequence, check: an 18-digit order number
+ * would otherwise pass the check one time in eleven.
+ */
+function isResidentId(text: string): boolean {
+  const id = text.replace(/[ -]/g, '');
+  return (
+    /^[1-8]\d{5}(?:18|19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[\dXx]$/.test(id) &&
+    isChineseId(id)
+  );
+}
+
 /** Not inside a longer number, a version, a time or a phone number (`+86 …`). */
-const NUMBER_START = String.raw`(?<![\d+.:/-]|\d[ -])`;
+const NUMBER_START = String.raw`(?<![\d+.:/-]|\d[ .-])`;
 const NUMBER_END = String.raw`(?!\d|[ .:/-]\d)`;
 
 /**
@@ -147,16 +122,15 @@ const NUMBER_END = String.raw`(?!\d|[ .:/-]\d)`;
 const NUMBER_RULES: Rule[] = [
   {
     kind: 'id-number',
-    // Region (first digit 1 to 8), birth date 18xx to 20xx, sequence, check: an 18-digit order
-    // number would otherwise pass the check one time in eleven.
-    pattern:
-      /(?<![0-9A-Za-z])[1-8]\d{5}(?:18|19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[\dXx](?![0-9A-Za-z])/dg,
-    valid: isChineseId,
+    // 18 characters, in groups or not (`110105 19491231 002X`); the check is on the compact form.
+    pattern: /(?<![0-9A-Za-z]|\d[ -])[1-8](?:[ -]?\d){16}[ -]?[\dXx](?![0-9A-Za-z]|[ -]\d)/dg,
+    valid: isResidentId,
   },
   {
     kind: 'card-number',
+    // Plain, or in groups of any size with one separator throughout: spaces, dots or dashes.
     pattern: new RegExp(
-      `${NUMBER_START}(?:\\d{13,19}|\\d{4}(?:[ -]\\d{4}){2,3}(?:[ -]\\d{1,4})?|\\d{4}[ -]\\d{6}[ -]\\d{4,5})${NUMBER_END}`,
+      `${NUMBER_START}(?:\\d{13,19}|\\d{3,6}([ .-])\\d{2,6}(?:\\1\\d{1,6}){1,6})${NUMBER_END}`,
       'dg',
     ),
     valid: isCardNumber,
@@ -178,6 +152,9 @@ const LABELLED_CARD: Rule = {
     /(?:银行卡号|银行卡|信用卡号|信用卡|借记卡号|储蓄卡号|卡号|\b(?:card number|card no\.?|credit card(?: number)?|debit card(?: number)?))\s*(?:是|为|is|was|:|：|=|#)?\s*(\d[\d -]{10,24}\d)(?!\d)/dgi,
   group: true,
 };
+
+/** As typed or in leetspeak: `p4ssw0rd: …`, `pa$$word=…`. */
+const PASSWORD_WORDS = ['password', 'passwd', 'passphrase', 'passcode', 'pwd', 'pw'].map(leetWord).join('|');
 
 /** Label prefixes a key name may carry: `aws_secret_access_key`, `STRIPE_API_KEY`. */
 const PREFIX = String.raw`\b(?:[A-Za-z0-9]+[_-])*`;
@@ -221,19 +198,17 @@ const RULES: Rule[] = [
   // `redis://:pass@host` has no user name.
   { kind: 'url-password', pattern: /\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:([^\s/@]+)@/dgi, group: true },
   { kind: 'bearer-token', pattern: /\bBearer\s+([A-Za-z0-9._~+/=-]{8,})/dgi, group: true },
-  labelled('password', `${PREFIX}(?:password|passwd|passphrase|passcode|pwd|pw)|密码|密碼|口令`, 1, true),
+  labelled('password', `${PREFIX}(?:${PASSWORD_WORDS})|密码|密碼|口令|パスワード`, 1, true),
   labelled('pin', String.raw`\bPIN(?:[ -]?code)?|PIN码`, 4),
   labelled('security-answer', String.raw`\b(?:security answer|secret answer)|密保答案|安全问题答案`, 1, true),
   RECOVERY,
-  PROSE_PASSWORD,
   PROSE_ANSWER,
-  PROSE_CODE,
   TOTP_SEED,
   labelled('api-key', `${PREFIX}(?:api[_-]?key|apikey|access[_-]?key|secret[_-]?key)`, 8),
   labelled('token', `${PREFIX}(?:access[_-]?token|auth[_-]?token|token)`, 8),
   labelled('secret', `${PREFIX}(?:client[_-]?secret|secret)|密钥|令牌`, 8),
   // After every labelled form: a bare value must not take a label's value first.
-  BARE_PASSWORD,
+  { kind: 'secret-phrase', find: findSecretPhrases },
   PROSE_KEY,
 ];
 
@@ -274,10 +249,6 @@ function trimValue(value: string): string {
   return value.slice(0, end);
 }
 
-function looksLikePassword(value: string): boolean {
-  return /[0-9]/.test(value) || /[^A-Za-z0-9]/.test(value) || (/[a-z]/.test(value) && /[A-Z]/.test(value));
-}
-
 /** Base64 that is data, not a key: `data:image/png;base64,…`, and npm's `sha512-…` integrity hashes. */
 const DATA_SPANS =
   /\bdata:[\w.+-]+\/[\w.+-]+(?:;[\w=.-]+)*;base64,[A-Za-z0-9+/=]+|\bsha(?:1|256|384|512)-[A-Za-z0-9+/]+={0,2}/gi;
@@ -286,25 +257,40 @@ function overlaps(found: Redaction[], start: number, end: number): boolean {
   return found.some((r) => start < r.end && end > r.start);
 }
 
-/** Replaces secrets with `[REDACTED:<kind>]`; `redactions` lists what was removed, in input offsets. */
-export function redactSecrets(text: string): { text: string; redactions: Redaction[] } {
+/** Where a rule's secrets are in `text`: the start and the value of each. */
+function* candidates(
+  rule: Rule,
+  text: string,
+  found: Redaction[],
+): Generator<{ kind: string; start: number; value: string }> {
+  if (rule.find) {
+    for (const hit of rule.find(text))
+      yield { kind: hit.kind, start: hit.start, value: text.slice(hit.start, hit.end) };
+    return;
+  }
+  if (!rule.pattern) return;
+  for (const match of text.matchAll(rule.pattern)) {
+    if (!rule.group) {
+      yield { kind: rule.kind, start: match.index ?? 0, value: match[0] };
+      continue;
+    }
+    const n = match.findIndex((group, i) => i > 0 && group !== undefined);
+    const span = match.indices?.[n];
+    if (n < 1 || !span) continue;
+    const start = span[0];
+    let value = trimValue(match[n] ?? '');
+    // A value that runs to the line end stops where a secret found before it starts.
+    const next = Math.min(...found.filter((r) => r.start > start).map((r) => r.start));
+    if (start + value.length > next) value = trimValue(value.slice(0, next - start));
+    yield { kind: rule.kind, start, value };
+  }
+}
+
+/** Finds the secrets of `text` (the normalised view), in its offsets. */
+function findSecrets(text: string): Redaction[] {
   const found: Redaction[] = [];
   for (const rule of RULES) {
-    for (const match of text.matchAll(rule.pattern)) {
-      const whole = match[0];
-      const index = match.index ?? 0;
-      let start = index;
-      let value = whole;
-      if (rule.group) {
-        const n = match.findIndex((group, i) => i > 0 && group !== undefined);
-        const span = match.indices?.[n];
-        if (n < 1 || !span) continue;
-        value = trimValue(match[n] ?? '');
-        start = span[0];
-        // A value that runs to the line end stops where a secret found before it starts.
-        const next = Math.min(...found.filter((r) => r.start > start).map((r) => r.start));
-        if (start + value.length > next) value = trimValue(value.slice(0, next - start));
-      }
+    for (const { kind, start, value } of candidates(rule, text, found)) {
       const end = start + value.length;
       if (
         value.length < (rule.minLength ?? 1) ||
@@ -314,7 +300,7 @@ export function redactSecrets(text: string): { text: string; redactions: Redacti
         overlaps(found, start, end)
       )
         continue;
-      found.push({ kind: rule.kind, start, end });
+      found.push({ kind, start, end });
     }
   }
 
@@ -329,13 +315,29 @@ export function redactSecrets(text: string): { text: string; redactions: Redacti
     if (urls.some((url) => start >= url.start && end <= url.end)) continue;
     found.push({ kind: 'high-entropy', start, end });
   }
+  return found;
+}
 
-  found.sort((a, b) => a.start - b.start);
+/**
+ * Replaces secrets with `[REDACTED:<kind>]`; `redactions` lists what was removed, in input offsets.
+ * Secrets are looked for in the normalised view of the text (NFKC, invisible characters dropped:
+ * `secret-view.ts`), and each is removed from the input whole, with any invisible character inside.
+ */
+export function redactSecrets(text: string): { text: string; redactions: Redaction[] } {
+  const view = secretView(text);
+  const found = findSecrets(view.text)
+    .map((r) => ({ kind: r.kind, ...inputSpan(view, r.start, r.end) }))
+    .sort((a, b) => a.start - b.start);
+  const redactions: Redaction[] = [];
   let out = '';
   let at = 0;
   for (const r of found) {
-    out += text.slice(at, r.start) + `[REDACTED:${r.kind}]`;
+    // Two secrets from one input character (a ligature, `㎏`) are one span of the input.
+    const start = Math.max(r.start, at);
+    if (r.end <= start) continue;
+    out += text.slice(at, start) + `[REDACTED:${r.kind}]`;
+    redactions.push({ kind: r.kind, start, end: r.end });
     at = r.end;
   }
-  return { text: out + text.slice(at), redactions: found };
+  return { text: out + text.slice(at), redactions };
 }

@@ -1,0 +1,285 @@
+/**
+ * One rule for secrets told in words, in English, Chinese and Japanese: a secret word, a connector,
+ * then the value. `my password is hunter2`, `the PIN for my card: 4821`, `密码改成了 abc123`,
+ * `パスワードは abc123 です`, `passport no. G48213390`, `SSN 078-05-1120`. It runs on the normalised
+ * view (`secret-view.ts`), so full-width and zero-width disguises are already gone; the words also
+ * match in leetspeak (`p4ssw0rd`, `pa$$word`).
+ *
+ * A sentence that only mentions the word stays: the value must look like the secret it is named as
+ * (a password has a digit, a symbol or mixed case; a PIN or a code is digits; an ID has a digit),
+ * and it must be ASCII, so `I forgot my password again`, `密码错误`, `パスワードを変更した` and
+ * `the PIN pad was broken` stay. A count or a date after the word is no value (`密码 12 位`).
+ */
+
+import { leetWord } from './secret-view.js';
+
+export interface PhraseHit {
+  kind: string;
+  /** Offsets of the value in the text searched */
+  start: number;
+  end: number;
+}
+
+type ValueShape = 'quoted' | 'digits' | 'id' | 'token';
+
+interface SecretWords {
+  kind: string;
+  /** Latin words, matched whole, case-insensitive and in leetspeak */
+  words: string[];
+  /** Chinese and Japanese words, matched anywhere */
+  cjk: string[];
+  /** The shapes a value may take, tried in this order */
+  shapes: ValueShape[];
+  accept: (value: string) => boolean;
+  /** The value may follow the word with only a space between (`PIN 4821`); else a connector is needed */
+  bare: boolean;
+}
+
+/** A password has a digit, a symbol or both cases: `the password is wrong` names no password. */
+export function looksLikePassword(value: string): boolean {
+  return /[0-9]/.test(value) || /[^A-Za-z0-9]/.test(value) || (/[a-z]/.test(value) && /[A-Z]/.test(value));
+}
+
+const digitsBetween = (min: number, max: number) => (value: string) => {
+  const digits = value.replace(/[ .-]/g, '');
+  return /^\d+$/.test(digits) && digits.length >= min && digits.length <= max;
+};
+const password = (value: string) => value.length >= 4 && looksLikePassword(value);
+const identifier = (value: string) => {
+  const chars = value.replace(/[ -]/g, '');
+  return chars.length >= 5 && chars.length <= 20 && /\d/.test(chars);
+};
+const key = (value: string) => value.length >= 8 && /\d/.test(value) && /[A-Za-z]/.test(value);
+
+const FAMILY: SecretWords[] = [
+  {
+    kind: 'password',
+    words: ['password', 'passwd', 'passcode', 'passphrase', 'pass code', 'pwd', 'pw'],
+    cjk: ['密码', '密碼', '口令', 'パスワード', 'パスコード'],
+    shapes: ['quoted', 'digits', 'token'],
+    accept: password,
+    bare: true,
+  },
+  {
+    kind: 'pin',
+    words: ['pin code', 'pin number', 'pin no', 'pin'],
+    cjk: ['暗証番号', '暗証コード'],
+    shapes: ['quoted', 'digits', 'token'],
+    accept: (value) => (/^[\d .-]+$/.test(value) ? digitsBetween(4, 12)(value) : password(value)),
+    bare: true,
+  },
+  {
+    kind: 'cvv',
+    words: ['cvv2', 'cvc2', 'cvv', 'cvc', 'csc', 'card security code', 'card verification code'],
+    cjk: ['安全码', '安全碼', 'セキュリティコード'],
+    shapes: ['quoted', 'digits'],
+    accept: digitsBetween(3, 4),
+    bare: true,
+  },
+  {
+    kind: 'one-time-code',
+    words: [
+      'verification code',
+      'one-time code',
+      'one time code',
+      'confirmation code',
+      'security code',
+      'login code',
+      'sms code',
+      '2fa code',
+      'mfa code',
+      'otp',
+    ],
+    cjk: [
+      '验证码',
+      '驗證碼',
+      '动态码',
+      '動態碼',
+      '认证码',
+      '認証コード',
+      '確認コード',
+      '認証番号',
+      '確認番号',
+    ],
+    shapes: ['quoted', 'digits'],
+    accept: digitsBetween(3, 8),
+    bare: true,
+  },
+  {
+    kind: 'passport',
+    words: ['passport number', 'passport no.', 'passport no', 'passport #', 'passport'],
+    cjk: ['护照号码', '护照号', '护照', '護照號碼', '護照', 'パスポート番号', 'パスポート', '旅券番号'],
+    shapes: ['quoted', 'id'],
+    accept: identifier,
+    bare: true,
+  },
+  {
+    kind: 'id-number',
+    words: [
+      'social security number',
+      'social security no',
+      'social insurance number',
+      'ssn',
+      'national id number',
+      'national id',
+      'id card number',
+      'id number',
+      'id no.',
+      'id no',
+      "driver's license number",
+      "driver's licence number",
+      'drivers license number',
+      'driver license number',
+      'license number',
+      'licence number',
+    ],
+    cjk: [
+      '身份证号码',
+      '身份证号',
+      '身份证',
+      '身分證字號',
+      '身分證',
+      '证件号码',
+      '证件号',
+      'マイナンバー',
+      '個人番号',
+    ],
+    shapes: ['quoted', 'id'],
+    accept: identifier,
+    bare: true,
+  },
+  {
+    kind: 'api-key',
+    words: ['api key', 'access key', 'secret key', 'private key'],
+    cjk: ['密钥', '密鑰', 'APIキー', 'アクセスキー', '秘密鍵'],
+    shapes: ['quoted', 'token'],
+    accept: key,
+    bare: false,
+  },
+  {
+    kind: 'token',
+    words: ['access token', 'auth token', 'refresh token', 'bearer token', 'token'],
+    cjk: ['令牌', 'トークン'],
+    shapes: ['quoted', 'token'],
+    accept: key,
+    bare: false,
+  },
+  {
+    kind: 'secret',
+    words: ['client secret', 'app secret', 'secret'],
+    cjk: ['シークレット'],
+    shapes: ['quoted', 'token'],
+    accept: key,
+    bare: false,
+  },
+];
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+/** Latin words whole, in leetspeak, optionally with a CJK "number" after (`PIN码`); CJK words anywhere. */
+function wordPattern(family: SecretWords): RegExp {
+  const latin = [...family.words].sort((a, b) => b.length - a.length).map(leetWord);
+  const cjk = [...family.cjk].sort((a, b) => b.length - a.length).map(escapeRegExp);
+  return new RegExp(
+    String.raw`(?<![A-Za-z0-9])(?:${latin.join('|')})(?![A-Za-z0-9])(?:\s*(?:码|碼|号|號|番号))?|${cjk.join('|')}`,
+    'giu',
+  );
+}
+
+const WORDS = FAMILY.map((family) => ({ family, pattern: wordPattern(family) }));
+
+/** `for my card`, `to the door`, `for gmail`: what the secret belongs to, between word and connector. */
+const QUALIFIER = /\s+(?:for|of|on|to|at|in)(?:\s+[\p{L}\p{N}'’-]+){1,4}?(?=\s*[:=]|\s+(?:is|was)\b)/uy;
+
+const ADVERB = String.raw`(?:\s+(?:now|still|currently|just|actually|always|simply|again|also))?`;
+
+/** How a value follows its word. Each is tried; the first that leads to a value that fits wins. */
+const CONNECTORS: RegExp[] = [
+  /\s*(?:[:=#]|=>|->|→|—|–|--?)\s*(?:[:=]\s*)?/y,
+  /['’]s\s+/y,
+  new RegExp(
+    String.raw`\s+(?:is|was|are|were|equals|became|becomes|reads)(?![A-Za-z])${ADVERB}\s*[:=]?\s*`,
+    'iy',
+  ),
+  /\s+(?:(?:is|was|has been|have been|got|gets|been|I|we)\s+)?(?:set|changed|updated|reset|switched)(?:\s+(?:it|this|that))?\s+(?:to|into|as)\s+/iy,
+  /\s*(?:是|为|為|就是|还是|也是|都是|一直是|改成了?|改为了?|改了?成|设为|设成|设置为|设置成|设定为|換成|换成了?|换为|变成了?|更改为|修改为|修改成|重置为|重设为|は|が|を|も)\s*[:=]?\s*/y,
+];
+/** `changed my password to X`, `set the PIN as X`: only after a verb of setting, or it is `send the password to Bob`. */
+const TO = /\s+(?:to|into|as)\s+/iy;
+const SETTING_BEFORE =
+  /\b(?:set|setting|changed?|changing|reset|resetting|updated?|updating|switched)\b[^.!?\n]{0,40}$/i;
+const BARE_LATIN = /\s+/y;
+const BARE_CJK = /\s*/y;
+
+const SHAPES: Record<ValueShape, RegExp> = {
+  quoted: /[「『“‘"'`]([^「」『』“”‘’"'`\n]{1,80})[」』”’"'`]/y,
+  // Digits in groups (`219 09 9999`, `4821-9907`), ending where a token would not go on (`2580#` is a token).
+  digits: /(\d+(?:[ .-]\d{2,})*)(?![\p{L}\p{N}_@#$%^&*+=~/\\|])/uy,
+  id: /([A-Z0-9]*\d[A-Z0-9]*(?:[ -][A-Z0-9]*\d[A-Z0-9]*)*)(?![A-Za-z0-9])/iy,
+  // As people type a value in ASCII: stops at spaces, quotes, brackets, commas and anything not ASCII.
+  token: /((?![:=])(?:(?![,;"'()<>`])[\x21-\x7E])+)/y,
+};
+
+/** A count, a date or a length is no value: `密码 2024 年换过`, `密码 12 位`, `8文字以上`. */
+const COUNTED = /^\s*[年月日号號位次个個文字桁回分秒时時点點元円万千百人岁歳天周週张張条條件]/u;
+
+function stickyAt(pattern: RegExp, text: string, at: number): RegExpExecArray | null {
+  pattern.lastIndex = at;
+  return pattern.exec(text);
+}
+
+/** Sentence punctuation after a value is the sentence's: `PIN is 4821.` keeps the dot. */
+function trimEnd(value: string): string {
+  return value.replace(/[\s.!?:]+$/, '');
+}
+
+function valueAt(text: string, at: number, family: SecretWords): { start: number; end: number } | null {
+  for (const shape of family.shapes) {
+    const match = stickyAt(SHAPES[shape], text, at);
+    if (!match) continue;
+    const raw = match[1] ?? '';
+    const value = shape === 'quoted' ? raw : trimEnd(raw);
+    const start = shape === 'quoted' ? at + 1 : at;
+    if (!value || !family.accept(value)) continue;
+    if (/^[\d .-]+$/.test(value) && COUNTED.test(text.slice(start + value.length))) continue;
+    return { start, end: start + value.length };
+  }
+  return null;
+}
+
+/** Where a connector may start: right after the word, and after what the secret belongs to. */
+function connectorStarts(text: string, at: number): number[] {
+  const starts = [at];
+  const qualifier = stickyAt(QUALIFIER, text, at);
+  if (qualifier) starts.push(at + qualifier[0].length);
+  return starts;
+}
+
+function afterWord(text: string, wordStart: number, wordEnd: number, family: SecretWords) {
+  const latin = /[A-Za-z0-9]$/.test(text.slice(wordStart, wordEnd));
+  for (const at of connectorStarts(text, wordEnd)) {
+    const connectors = [...CONNECTORS];
+    if (SETTING_BEFORE.test(text.slice(Math.max(0, wordStart - 60), wordStart))) connectors.push(TO);
+    if (family.bare && at === wordEnd) connectors.push(latin ? BARE_LATIN : BARE_CJK);
+    for (const connector of connectors) {
+      const joined = stickyAt(connector, text, at);
+      if (!joined) continue;
+      const value = valueAt(text, at + joined[0].length, family);
+      if (value) return value;
+    }
+  }
+  return null;
+}
+
+/** Every secret named by its word in `text` (the normalised view), as value spans. */
+export function findSecretPhrases(text: string): PhraseHit[] {
+  const hits: PhraseHit[] = [];
+  for (const { family, pattern } of WORDS) {
+    for (const match of text.matchAll(pattern)) {
+      const start = match.index ?? 0;
+      const value = afterWord(text, start, start + match[0].length, family);
+      if (value) hits.push({ kind: family.kind, ...value });
+    }
+  }
+  return hits;
+}
