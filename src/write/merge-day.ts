@@ -4,6 +4,7 @@
 // that theirs wrote are rewritten. The rest of the note (frontmatter, headings, a person's text)
 // merges three-way by lines; what cannot merge keeps both versions. Never writes conflict markers.
 // Pure: `git merge` (through the merge driver) and `mem sync` both call it.
+import type { DiffWork } from './diff-lines.js';
 import { type MergedLine, mergeLines, type Origin } from './merge-lines.js';
 
 /** One episode entry as written: `- 09:14 **Rain:** text ^e7`, possibly with indented lines. */
@@ -12,6 +13,14 @@ interface Entry {
   /** `09:14`, zero-padded; '' when the entry has none */
   time: string;
   lines: string[];
+  /** The lines joined, and the entry's token (see entryToken): made once, compared many times */
+  body: string;
+  token: string;
+}
+
+function entryOf(id: string, time: string, lines: string[]): Entry {
+  const body = lines.join('\n');
+  return { id, time, lines, body, token: `e${id}\u0000${body}` };
 }
 
 type Item = { kind: 'text'; line: string } | { kind: 'entry'; entry: Entry };
@@ -53,11 +62,7 @@ function parseDay(text: string): Item[] {
     }
     seen.add(id);
     const time = ENTRY_TIME.exec(line);
-    const entry = {
-      id,
-      time: time ? `${time[1]!.padStart(2, '0')}:${time[2]}` : '',
-      lines: lines.slice(i, end + 1),
-    };
+    const entry = entryOf(id, time ? `${time[1]!.padStart(2, '0')}:${time[2]}` : '', lines.slice(i, end + 1));
     items.push({ kind: 'entry', entry });
     i = end;
   }
@@ -67,7 +72,7 @@ function parseDay(text: string): Item[] {
 const entriesOf = (items: Item[]) =>
   new Map(items.flatMap((it) => (it.kind === 'entry' ? [[it.entry.id, it.entry] as const] : [])));
 
-const body = (e: Entry | undefined) => e?.lines.join('\n');
+const body = (e: Entry | undefined) => e?.body;
 
 /** What the merge keeps of one block id: the entry under it, and theirs apart when both differ. */
 interface Decision {
@@ -91,7 +96,7 @@ function decide(b: Entry | undefined, o: Entry | undefined, t: Entry | undefined
 
 // Tokens: the line sequences mergeLines compares. Text lines and entries never look alike.
 const textToken = (line: string) => `t${line}`;
-const entryToken = (e: Entry, apart = false) => `${apart ? 'a' : 'e'}${e.id}\u0000${body(e)}`;
+const entryToken = (e: Entry, apart = false) => (apart ? `a${e.token.slice(1)}` : e.token);
 
 function tokensOf(items: Item[], apart: Set<string>): string[] {
   return items.map((it) =>
@@ -103,7 +108,7 @@ function withId(e: Entry, id: string): Entry {
   if (id === e.id) return e;
   const lines = [...e.lines];
   lines[lines.length - 1] = lines.at(-1)!.replace(TRAILING_ID, `^${id}`);
-  return { ...e, id, lines };
+  return entryOf(id, e.time, lines);
 }
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -132,10 +137,8 @@ function joinRuns(info: Map<string, Entry>) {
           runT.length === 0 || (runO.length > 0 && compare(runO.join('\n'), runT.join('\n')) <= 0);
         const [first, second] = oFirst ? [runO, runT] : [runT, runO];
         const [fo, so]: [Origin, Origin] = oFirst ? ['o', 't'] : ['t', 'o'];
-        out.push(
-          ...first.map((line) => ({ line, origin: fo })),
-          ...second.map((line) => ({ line, origin: so })),
-        );
+        for (const line of first) out.push({ line, origin: fo });
+        for (const line of second) out.push({ line, origin: so });
         i = ti;
         j = tj;
         continue;
@@ -181,9 +184,16 @@ export function rewriteDayLinks(
 
 /**
  * Merges two versions (`ours`, `theirs`) of the day note `date` (YYYY-MM-DD) that both come from
- * `base` ('' when the note is new on both sides). See the file comment.
+ * `base` ('' when the note is new on both sides). See the file comment. Iterative and about linear
+ * in the note's length (`work` counts the diff's steps).
  */
-export function mergeDay(base: string, ours: string, theirs: string, date: string): DayMerge {
+export function mergeDay(
+  base: string,
+  ours: string,
+  theirs: string,
+  date: string,
+  work: DiffWork = { steps: 0 },
+): DayMerge {
   if (theirs === base || theirs === ours) return { text: ours, renumbered: new Map() };
   if (ours === base) return { text: theirs, renumbered: new Map() };
   const [ib, io, it] = [parseDay(base), parseDay(ours), parseDay(theirs)];
@@ -205,6 +215,7 @@ export function mergeDay(base: string, ours: string, theirs: string, date: strin
     tokensOf(io, new Set()),
     tokensOf(it, apart),
     joinRuns(info),
+    work,
   );
 
   // New ids for theirs' entries apart: one more than any mem id either side or the base holds.
@@ -237,15 +248,16 @@ export function mergeDay(base: string, ours: string, theirs: string, date: strin
   }
   // A kept entry whose every token the line merge dropped (deleted on one side, edited on the
   // other) goes back by its time.
+  const dropped: Entry[] = [];
   for (const [id, d] of decisions) {
-    if (d.kept && !emitted.has(`e${id}`)) placeByTime(out, d.kept, 't');
-    if (d.theirsApart && !emitted.has(`a${id}`))
-      placeByTime(out, withId(d.theirsApart, renumbered.get(id)!), 't');
+    if (d.kept && !emitted.has(`e${id}`)) dropped.push(d.kept);
+    if (d.theirsApart && !emitted.has(`a${id}`)) dropped.push(withId(d.theirsApart, renumbered.get(id)!));
   }
+  const placed = placeByTime(out, dropped);
 
-  sortJoinedRuns(out);
+  sortJoinedRuns(placed);
   const { eol, final } = splitText(ours || theirs || base);
-  const lines = out.flatMap((x) => {
+  const lines = placed.flatMap((x) => {
     const raw = x.kind === 'text' ? [x.line] : x.entry.lines;
     return x.origin === 't' ? raw.map((l) => rewriteDayLinks(l, date, renumbered, true)) : raw;
   });
@@ -272,19 +284,56 @@ function sortJoinedRuns(out: Placed[]): void {
     if (run.some((x) => x.joined)) {
       const time = (x: Placed) => (x.kind === 'entry' ? x.entry.time : '');
       run.sort((a, b) => compare(time(a), time(b)));
-      out.splice(i, run.length, ...run);
+      // Written back one by one: `splice(i, n, ...run)` overflows the stack on a long run.
+      for (let k = 0; k < run.length; k++) out[i + k] = run[k]!;
     }
     i = j;
   }
 }
 
-function placeByTime(out: Placed[], entry: Entry, origin: Origin): void {
-  let at = out.length;
-  const last = out.findLastIndex((x) => x.kind === 'entry' && x.entry.time <= entry.time);
-  if (last >= 0) at = last + 1;
-  else {
-    const first = out.findIndex((x) => x.kind === 'entry');
-    if (first >= 0) at = first;
+const timeOrder = (a: Entry, b: Entry) => compare(a.time, b.time);
+
+/**
+ * `out` with each of `entries` (in order) put right after the last entry whose time is not later
+ * than its own, or before the first entry when there is none, or at the end when `out` holds no
+ * entry: what inserting them one at a time does, in one pass (one at a time was quadratic).
+ */
+function placeByTime(out: Placed[], entries: Entry[]): Placed[] {
+  if (entries.length === 0) return out;
+  // The entries of `out` by time, with the furthest position among those up to each.
+  const byTime = out.flatMap((x, at) => (x.kind === 'entry' ? [{ time: x.entry.time, at }] : []));
+  byTime.sort((a, b) => compare(a.time, b.time) || a.at - b.at);
+  const furthest: number[] = [];
+  for (const [k, x] of byTime.entries()) furthest.push(Math.max(x.at, furthest[k - 1] ?? -1));
+  // The slot of each entry: after position `slot` of `out` (-1: before the first entry). An entry
+  // placed earlier in the same slot is then before or after it by time; one placed in another
+  // slot is never the last not later than it (its own slot's entry would be later than it).
+  const slots = new Map<number, Entry[]>();
+  for (const entry of entries) {
+    let lo = 0;
+    let hi = byTime.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (byTime[mid]!.time <= entry.time) lo = mid + 1;
+      else hi = mid;
+    }
+    const slot = lo === 0 ? -1 : furthest[lo - 1]!;
+    const list = slots.get(slot) ?? [];
+    list.push(entry);
+    slots.set(slot, list);
   }
-  out.splice(at, 0, { kind: 'entry', entry, origin, joined: true });
+  // In a slot, each goes after the last placed not later than it: a stable sort by time.
+  for (const list of slots.values()) list.sort(timeOrder);
+  const placed = (list: Entry[] | undefined): Placed[] =>
+    (list ?? []).map((entry) => ({ kind: 'entry', entry, origin: 't', joined: true }));
+  const firstEntry = out.findIndex((x) => x.kind === 'entry');
+  const first = firstEntry < 0 ? out.length : firstEntry;
+  const result: Placed[] = [];
+  for (let at = 0; at <= out.length; at++) {
+    if (at === first) for (const x of placed(slots.get(-1))) result.push(x);
+    if (at === out.length) break;
+    result.push(out[at]!);
+    for (const x of placed(slots.get(at))) result.push(x);
+  }
+  return result;
 }
