@@ -10,6 +10,11 @@
  * survive; the price is that a random all-lowercase token is often missed unless labelled.
  * Numbers (cards, IBANs, Chinese IDs) count only when their check digits pass, so order numbers,
  * phone numbers, timestamps and version strings stay; a label (`卡号`, `card number`) overrides.
+ *
+ * Every rule reads the normalised view of the text (`secret-view.ts`: NFKC, invisible characters
+ * dropped), so `ｐａｓｓｗｏｒｄ`, `p\u200bassword` and `４１１１ １１１１ …` are what they look like; a
+ * secret is then cut from the input whole. Secrets told in words (`my PIN is 4821`, `密码改成了 …`,
+ * `パスワードは …`) are one rule family, `secret-phrases.ts`; a sentence that only names the word stays.
  */
 
 import { isCardNumber, isChineseId, isIban } from './checksums.js';

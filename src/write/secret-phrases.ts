@@ -189,7 +189,7 @@ function wordPattern(family: SecretWords): RegExp {
 const WORDS = FAMILY.map((family) => ({ family, pattern: wordPattern(family) }));
 
 /** `for my card`, `to the door`, `for gmail`: what the secret belongs to, between word and connector. */
-const QUALIFIER = /\s+(?:for|of|on|to|at|in)(?:\s+[\p{L}\p{N}'’-]+){1,4}?(?=\s*[:=]|\s+(?:is|was)\b)/uy;
+const QUALIFIER = /\s+(?:for|of|on|to|at|in)(?:\s+[\p{L}\p{N}'’-]+){1,4}?(?=\s*[:=]|\s+(?:is|was)\b)/iuy;
 
 const ADVERB = String.raw`(?:\s+(?:now|still|currently|just|actually|always|simply|again|also))?`;
 
@@ -213,8 +213,9 @@ const BARE_CJK = /\s*/y;
 
 const SHAPES: Record<ValueShape, RegExp> = {
   quoted: /[「『“‘"'`]([^「」『』“”‘’"'`\n]{1,80})[」』”’"'`]/y,
-  // Digits in groups (`219 09 9999`, `4821-9907`), ending where a token would not go on (`2580#` is a token).
-  digits: /(\d+(?:[ .-]\d{2,})*)(?![\p{L}\p{N}_@#$%^&*+=~/\\|])/uy,
+  // Digits in groups (`219 09 9999`, `4821-9907`), ending where an ASCII token would not go on (`2580#`
+  // is a token), so `1234です` is digits.
+  digits: /(\d+(?:[ .-]\d{2,})*)(?![A-Za-z0-9_@#$%^&*+=~/\\|])/y,
   id: /([A-Z0-9]*\d[A-Z0-9]*(?:[ -][A-Z0-9]*\d[A-Z0-9]*)*)(?![A-Za-z0-9])/iy,
   // As people type a value in ASCII: stops at spaces, quotes, brackets, commas and anything not ASCII.
   token: /((?![:=])(?:(?![,;"'()<>`])[\x21-\x7E])+)/y,

@@ -64,6 +64,14 @@ describe('redactSecrets: caught', () => {
     expect(input.slice(4, 38)).toBe('sk-proj-abcDEF1234567890ghijKLMNop');
   });
 
+  it('reports input offsets when the secret hides behind invisible or full-width characters', () => {
+    const input = 'p\u200bassword: ｈｕｎ\u200bｔｅｒ２, ok';
+    const result = redactSecrets(input);
+    expect(result.text).toBe('p\u200bassword: [REDACTED:password], ok');
+    expect(result.redactions).toEqual([{ kind: 'password', start: 11, end: 19 }]);
+    expect(input.slice(11, 19)).toBe('ｈｕｎ\u200bｔｅｒ２');
+  });
+
   it('is idempotent: redacting twice changes nothing more', () => {
     const once = clean('password: hunter2 and ghp_0123456789abcdefABCDEF0123456789abcd');
     expect(redactSecrets(once)).toEqual({ text: once, redactions: [] });
