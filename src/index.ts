@@ -71,6 +71,14 @@ export { type Moment, parseInstant } from './time/parse-instant.js';
 export { withoutComments } from './vault/comments.js';
 export type { TrackOptions } from './vault/track-changes.js';
 export type { VaultChange, VaultWatcher, WatchVaultOptions } from './vault/watch-vault.js';
+export {
+  type Author,
+  checkWrite,
+  mayWrite,
+  type WriteAction,
+  type WriteRequest,
+  writeRefusal,
+} from './vault/write-policy.js';
 export type { EditNoteOptions, NoteEdit } from './write/edit-note.js';
 export type { ForgetOptions, ForgetResult } from './write/forget-note.js';
 export type { ForgetStaleOptions, ForgetStaleResult } from './write/forget-stale.js';
@@ -78,7 +86,7 @@ export type { ImportOptions, ImportResult } from './write/import/import-history.
 export type { IngestOptions, IngestResult } from './write/ingest.js';
 export { type InitResult, initVault } from './write/init-vault.js';
 export { mergeEpisodeFiles } from './write/merge-driver.js';
-export type { MoveResult } from './write/move-note.js';
+export type { MoveOptions, MoveResult } from './write/move-note.js';
 export { decodeTranscript } from './write/parse-transcript.js';
 export type { RememberInput, RememberResult } from './write/remember.js';
 export type { SyncOptions, SyncResult } from './write/sync-vault.js';

@@ -12,7 +12,7 @@ import { type ForgetOptions, type ForgetResult, forgetNote } from '../write/forg
 import { type ForgetStaleOptions, type ForgetStaleResult, forgetStale } from '../write/forget-stale.js';
 import { type ImportOptions, type ImportResult, importHistory } from '../write/import/import-history.js';
 import { type IngestOptions, type IngestResult, ingest } from '../write/ingest.js';
-import { type MoveResult, moveNote } from '../write/move-note.js';
+import { type MoveOptions, type MoveResult, moveNote } from '../write/move-note.js';
 import {
   deriveDailyNote,
   holdsLines,
@@ -156,7 +156,7 @@ export class NoteWrites {
     });
   }
 
-  move(ref: string, to: string): Promise<MoveResult> {
+  move(ref: string, to: string, options: Pick<MoveOptions, 'author'>): Promise<MoveResult> {
     return this.queue.writing(async () => {
       const { index } = this.live;
       const result = await moveNote(
@@ -165,6 +165,7 @@ export class NoteWrites {
         index,
         await pathToWrite(this.root, index, ref),
         to,
+        options,
       );
       await this.live.refreshPathsNow(result.paths);
       return result;

@@ -31,7 +31,7 @@ import type { ForgetOptions, ForgetResult } from '../write/forget-note.js';
 import type { ForgetStaleOptions, ForgetStaleResult } from '../write/forget-stale.js';
 import type { ImportOptions, ImportResult } from '../write/import/import-history.js';
 import type { IngestOptions, IngestResult } from '../write/ingest.js';
-import type { MoveResult } from '../write/move-note.js';
+import type { MoveOptions, MoveResult } from '../write/move-note.js';
 import type { RememberInput, RememberResult } from '../write/remember.js';
 import type { SyncOptions, SyncResult } from '../write/sync-vault.js';
 import type { UndoOptions, UndoResult } from '../write/undo-commit.js';
@@ -354,8 +354,8 @@ export class Vault {
   }
 
   /** Renames a note and rewrites every link to it, keeping each link's style; one commit. */
-  move(ref: string, to: string): Promise<MoveResult> {
-    return this.writes.move(ref, to);
+  move(ref: string, to: string, options: Pick<MoveOptions, 'author'> = {}): Promise<MoveResult> {
+    return this.writes.move(ref, to, options);
   }
 
   /** Moves a note to the archive folder with `status: archived`, or with `hard` deletes it (git only). */

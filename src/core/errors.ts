@@ -12,6 +12,8 @@ export type MemErrorCode =
   | 'PATH_OUTSIDE_VAULT'
   | 'INVALID_PATH'
   | 'EXISTS'
+  /** Who may write which layer (vault/write-policy.ts) refuses this author this write: HTTP 403 */
+  | 'NOT_ALLOWED'
   | 'CONFLICT'
   | 'INVALID_INPUT'
   | 'INVALID_CONFIG'

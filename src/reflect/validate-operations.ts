@@ -7,6 +7,7 @@ import { commitmentsPath, dayOfPath, layerOf } from '../vault/layout.js';
 import { noteNameProblem } from '../vault/link-name.js';
 import { nameLengthProblem, newNameProblem, PlannedNames, twinProblem } from '../vault/name-rules.js';
 import { resolveInVault } from '../vault/paths.js';
+import { writeRefusal } from '../vault/write-policy.js';
 import { MAX_OPERATIONS, type Operation, operationSchema } from './operations.js';
 
 export interface ValidationContext {
@@ -123,10 +124,17 @@ export async function validateOperations(
     }
     const problem = mustExist === 'new' ? noteNameProblem(rel.slice(rel.lastIndexOf('/') + 1)) : undefined;
     if (problem) throw new Invalid(`${name} ${rel}: ${problem}`);
-    const layer = layerOf(rel, context.index.layout);
-    const allowed = context.allowPersonaEdits ? [...layers, 'persona'] : layers;
-    if (!allowed.includes(layer))
-      throw new Invalid(`${name} ${rel} is in ${layer}/, not in ${allowed.join('/ or ')}/`);
+    const { layout } = context.index;
+    const layer = layerOf(rel, layout);
+    if (layer === 'persona' && !layers.includes(layer)) {
+      // A note written (not a link's target) in the persona: the write policy says whether reflect
+      // may, which is only when the person allowed it on this device (vault/write-policy.ts).
+      const action = mustExist === 'new' ? 'create' : 'edit';
+      const { allowPersonaEdits } = context;
+      const rule = writeRefusal({ author: 'reflect', action, path: rel, layout, allowPersonaEdits });
+      if (rule) throw new Invalid(`${name} ${rel}: ${rule}`);
+    } else if (!layers.includes(layer))
+      throw new Invalid(`${name} ${rel} is in ${layer}/, not in ${layers.join('/ or ')}/`);
     const exists = context.index.notes.has(rel) || creating.has(rel);
     if (mustExist === true && !exists) throw new Invalid(`${name} ${rel} does not exist`);
     if (mustExist === 'new' && exists)

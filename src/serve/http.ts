@@ -55,6 +55,7 @@ const STATUS: Partial<Record<MemErrorCode, number>> = {
   INVALID_INPUT: 400,
   INVALID_PATH: 400,
   PATH_OUTSIDE_VAULT: 403,
+  NOT_ALLOWED: 403,
   NOT_FOUND: 404,
   NO_VAULT: 404,
   EXISTS: 409,

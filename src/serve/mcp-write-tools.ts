@@ -18,8 +18,12 @@ import { notePathOf } from './routes.js';
 /**
  * Writes go through the library's own functions only: each checks the path stays in the vault,
  * refuses to overwrite a hand edit (CONFLICT), commits to git and re-indexes at once. No tool here
- * deletes: forgetting archives the note, so `mem undo` or the archive brings it back.
+ * deletes: forgetting archives the note, so `mem undo` or the archive brings it back. Every write
+ * is a model's (`author: 'model'`): the write policy keeps it out of the persona and out of episode
+ * notes, where only memory_remember adds entries (vault/write-policy.ts).
  */
+const MODEL = 'model' as const;
+
 const commitOf = (result: { committed: boolean; sha?: string; reason?: string }) => ({
   committed: result.committed,
   ...(result.sha ? { sha: result.sha } : {}),
@@ -79,7 +83,7 @@ export function registerWriteTools(server: McpServer, vault: Vault): void {
     },
     ({ path, title, set, body }) =>
       answerWith(vault, async () => {
-        const result = await vault.createNote({ path: notePathOf(path), title, set, body });
+        const result = await vault.createNote({ path: notePathOf(path), title, set, body, author: MODEL });
         return {
           text: `created ${result.path}, ${commitNote(result)}`,
           data: { path: result.path, changed: result.changed, ...commitOf(result) },
@@ -104,7 +108,12 @@ export function registerWriteTools(server: McpServer, vault: Vault): void {
     },
     ({ path, set, unset, hash }) =>
       answerWith(vault, async () => {
-        const result = await vault.updateNote(notePathOf(path), { set, unset, expectedHash: hash });
+        const result = await vault.updateNote(notePathOf(path), {
+          set,
+          unset,
+          expectedHash: hash,
+          author: MODEL,
+        });
         return {
           text: `${result.changed ? 'updated' : 'unchanged:'} ${result.path}, ${commitNote(result)}`,
           data: { path: result.path, changed: result.changed, ...commitOf(result) },
@@ -132,6 +141,7 @@ export function registerWriteTools(server: McpServer, vault: Vault): void {
       answerWith(vault, async () => {
         const result = await vault.editNote(notePathOf(path), editOf(mode, heading, text), {
           expectedHash: hash,
+          author: MODEL,
         });
         return {
           text: `${result.changed ? 'edited' : 'unchanged:'} ${result.path}, ${commitNote(result)}`,
@@ -157,7 +167,7 @@ export function registerWriteTools(server: McpServer, vault: Vault): void {
     },
     ({ path, to }) =>
       answerWith(vault, async () => {
-        const result = await vault.move(notePathOf(path), notePathOf(to));
+        const result = await vault.move(notePathOf(path), notePathOf(to), { author: MODEL });
         const links = result.rewritten.reduce((sum, r) => sum + r.links, 0);
         return {
           text: `moved ${result.from} to ${result.to}, ${links} link${links === 1 ? '' : 's'} rewritten in ${result.rewritten.length} note${result.rewritten.length === 1 ? '' : 's'}, ${commitNote(result)}`,
@@ -198,13 +208,14 @@ export function registerWriteTools(server: McpServer, vault: Vault): void {
               superseded_by: link,
               ...(reason ? { superseded_reason: reason } : {}),
             },
+            author: MODEL,
           });
           return {
             text: `marked ${result.path} superseded by ${link}, ${commitNote(result)}`,
             data: { path: result.path, supersededBy: link, rewritten: [], ...commitOf(result) },
           };
         }
-        const result = await vault.forget(notePathOf(path), { reason });
+        const result = await vault.forget(notePathOf(path), { reason, author: MODEL });
         return {
           text: `archived ${result.path} as ${result.archivedAt}, ${commitNote(result)}`,
           data: {

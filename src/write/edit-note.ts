@@ -7,6 +7,7 @@ import { layerOf, layoutOf } from '../vault/layout.js';
 import { findFrontmatter } from '../vault/parse-markdown.js';
 import { parseNote } from '../vault/parse-note.js';
 import { resolveInVault } from '../vault/paths.js';
+import { type Author, checkWrite } from '../vault/write-policy.js';
 import { checkNoTwin } from './move-note.js';
 import { cleanNoteText } from './note-text.js';
 import { type NoteWriteResult, rewriteNote } from './rewrite-note.js';
@@ -25,6 +26,8 @@ export type NoteEdit =
 export interface EditNoteOptions {
   /** sha256 the note must still have, when the caller read it earlier (default: the hash read here) */
   expectedHash?: string;
+  /** Who writes (default: the person); a model's tool may not edit the persona (write-policy.ts) */
+  author?: Author;
 }
 
 /** A spliced text: `text` is the old one with [start, oldEnd) replaced by [start, end). */
@@ -186,6 +189,7 @@ export async function editNote(
   options: EditNoteOptions = {},
 ): Promise<NoteWriteResult> {
   const { abs, rel } = await resolveInVault(root, path, { mustExist: true });
+  checkWrite({ author: options.author ?? 'person', action: 'edit', path: rel, layout: layoutOf(config) });
   if (layerOf(rel, layoutOf(config)) === 'episodes') {
     throw new MemError(
       'INVALID_INPUT',

@@ -13,6 +13,7 @@ import { setFrontmatterKeys } from '../vault/edit-frontmatter.js';
 import { archivePath, layerOf, layoutOf } from '../vault/layout.js';
 import { notePath, resolveInVault } from '../vault/paths.js';
 import { hashText, readForWrite } from '../vault/write-note.js';
+import { type Author, checkWrite } from '../vault/write-policy.js';
 import { checkNoTwin, moveNote } from './move-note.js';
 import { underPlan } from './write-plan.js';
 
@@ -25,6 +26,8 @@ export interface ForgetOptions {
   now?: Date;
   /** Runs under the write lock just before a hard delete checks the file again (tests edit it here) */
   beforeDelete?: () => Promise<void>;
+  /** Who forgets (default: the person); a model's tool may not archive the persona or a day (write-policy.ts) */
+  author?: Author;
 }
 
 export interface ForgetResult extends WriteCommit {
@@ -89,6 +92,7 @@ export async function forgetNote(
     };
   }
   const { abs, rel } = found;
+  checkWrite({ author: options.author ?? 'person', action: 'archive', path: rel, layout: layoutOf(config) });
   await checkNoTwin(root, rel);
   if (options.hard) {
     // Git knows the file by its name on disk, which may be NFD (written on macOS).

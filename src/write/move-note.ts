@@ -5,12 +5,14 @@ import type { WriteCommit } from '../git/commit-write.js';
 import { readPendingPlan } from '../git/pending-plan.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { crashPoint } from '../vault/crash-point.js';
+import { layoutOf } from '../vault/layout.js';
 import { noteNameProblem } from '../vault/link-name.js';
 import { nameLengthProblem, newNameProblem, twinProblem } from '../vault/name-rules.js';
 import { parseNote } from '../vault/parse-note.js';
 import { notePath, resolveInVault } from '../vault/paths.js';
 import { basenameOf, foldPath, PathIndex, resolveLink } from '../vault/resolve-link.js';
 import { hashText, readForWrite, writeAtomic } from '../vault/write-note.js';
+import { type Author, checkWrite } from '../vault/write-policy.js';
 import { type LinkEdit, retargetLink, spliceLinks } from './rewrite-links.js';
 import { underPlan } from './write-plan.js';
 
@@ -25,6 +27,8 @@ export interface MoveOptions {
   commit?: boolean;
   /** The plan the move's writes belong to (see write-plan.ts; default: `mv <from> -> <to>`) */
   plan?: string;
+  /** Who moves (default: the person); a model's tool may not move persona or episode notes (write-policy.ts) */
+  author?: Author;
 }
 
 export interface MoveResult extends WriteCommit {
@@ -206,6 +210,8 @@ export async function moveNote(
     if (!finished) throw error;
     return { from: notePath(from), to: target.rel, rewritten: [], ...finished };
   }
+  for (const path of [source.rel, target.rel])
+    checkWrite({ author: options.author ?? 'person', action: 'move', path, layout: layoutOf(config) });
   await checkNoTwin(root, source.rel);
   if (!source.rel.toLowerCase().endsWith('.md')) {
     throw new MemError('INVALID_PATH', `${source.rel}: mem moves notes (.md files) only`);

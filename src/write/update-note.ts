@@ -5,9 +5,11 @@ import { MemError } from '../core/errors.js';
 import { commitWrite } from '../git/commit-write.js';
 import { isoWithOffset } from '../time/zoned-date.js';
 import { setFrontmatterKeys } from '../vault/edit-frontmatter.js';
+import { layoutOf } from '../vault/layout.js';
 import { withVaultLock } from '../vault/lock.js';
 import { resolveInVault } from '../vault/paths.js';
 import { readForWrite, writeAtomic } from '../vault/write-note.js';
+import { type Author, checkWrite } from '../vault/write-policy.js';
 import { checkNewNotePath, checkNoTwin } from './move-note.js';
 import { cleanNoteText } from './note-text.js';
 import { type NoteWriteResult, rewriteNote } from './rewrite-note.js';
@@ -23,6 +25,8 @@ export interface CreateNoteInput {
   set?: Record<string, unknown>;
   /** Creation time (default: now) */
   now?: Date;
+  /** Who writes (default: the person); a model's tool may not create persona or episode notes (write-policy.ts) */
+  author?: Author;
 }
 
 export interface UpdateNoteInput {
@@ -32,6 +36,8 @@ export interface UpdateNoteInput {
   unset?: string[];
   /** sha256 the note must still have, when the caller read it earlier (default: the hash read here) */
   expectedHash?: string;
+  /** Who writes (default: the person); see write-policy.ts */
+  author?: Author;
 }
 
 export type { NoteWriteResult } from './rewrite-note.js';
@@ -86,6 +92,7 @@ export async function createNote(
   input: CreateNoteInput,
 ): Promise<NoteWriteResult> {
   const { abs, rel } = await checkNewNotePath(root, input.path);
+  checkWrite({ author: input.author ?? 'person', action: 'create', path: rel, layout: layoutOf(config) });
   for (const key of Object.keys(input.set ?? {})) checkKey(key);
   const name = rel.slice(rel.lastIndexOf('/') + 1, -3);
   const title = input.title?.trim() || name;
@@ -124,6 +131,12 @@ export async function updateNote(
   const names = Object.keys(changes);
   if (names.length === 0) throw new MemError('INVALID_ARGUMENT', `${path}: no keys to set or unset`);
   const { abs, rel } = await resolveInVault(root, path, { mustExist: true });
+  checkWrite({
+    author: input.author ?? 'person',
+    action: 'frontmatter',
+    path: rel,
+    layout: layoutOf(config),
+  });
   await checkNoTwin(root, rel);
   const message = `mem: note set ${rel} ${names.join(', ')}`;
   return rewriteNote(root, config, {

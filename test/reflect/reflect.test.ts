@@ -145,7 +145,10 @@ describe('reflect', () => {
     ]);
     expect(result.rejected.map((r) => [r.index, r.reason])).toEqual([
       [6, `path: "../escape.md": contains '..'; paths must stay inside the vault`],
-      [7, 'path persona/identity.md is in persona/, not in profile/'],
+      [
+        7,
+        "path persona/identity.md: the persona is the person's to write (CLI or hand edits); reflect may not edit it (allowPersonaEdits is off)",
+      ],
       [8, 'sources cite entries that were not shown: "[[2026-11-29#^e99]]"'],
       [9, 'unknown operation "delete_note"'],
       [10, 'path insights/facts/lives-in-hangzhou.md already exists; nothing is overwritten'],
