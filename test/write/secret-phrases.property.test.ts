@@ -224,7 +224,7 @@ const secretSentence = fc
       const cut = 1 + (at % Math.max(1, typed.length - 1));
       typed = typed.slice(0, cut) + char + typed.slice(cut);
     }
-    let text = prefix + word + connector.replace('%', typed) + suffix;
+    let text = prefix + word + connector.replace('%', () => typed) + suffix;
     if (wide === 'all') text = fullWidth(text);
     return { text, value };
   });
@@ -308,7 +308,7 @@ const mention = fc
     }),
   )
   .map(({ template, word, wide }) => {
-    const text = template.replace('%', word);
+    const text = template.replace('%', () => word);
     return wide ? fullWidth(text) : text;
   });
 
