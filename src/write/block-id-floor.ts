@@ -4,16 +4,18 @@
 // the person's own note) still means the entry that was deleted, never the next one written.
 // Read and raised under the vault's write lock. It is a cache like the rest of `.mem/`: without it,
 // ids start above those in the note and those the vault's links cite (the caller's floor).
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { cacheDir, ensureCacheDir } from '../core/cache-dir.js';
+import { readRegularText } from '../core/regular-file.js';
 import { tempPathFor } from '../vault/temp-name.js';
+import { blockIdNumber, MAX_CITED_ID } from './episode-entry.js';
 
 const FILE = 'block-ids.json';
 
 async function readFloors(root: string): Promise<Record<string, number>> {
   try {
-    const data = JSON.parse(await readFile(join(cacheDir(root), FILE), 'utf8')) as unknown;
+    const data = JSON.parse(await readRegularText(join(cacheDir(root), FILE))) as unknown;
     return data !== null && typeof data === 'object' && !Array.isArray(data)
       ? (data as Record<string, number>)
       : {};
@@ -22,15 +24,22 @@ async function readFloors(root: string): Promise<Record<string, number>> {
   }
 }
 
-/** The highest id number given out in the note at vault path `path` (0: none known). */
+/**
+ * The highest id number given out in the note at vault path `path` (0: none known, or one past
+ * MAX_CITED_ID, which the counter does not follow: episode-entry.ts).
+ */
 export async function blockIdFloor(root: string, path: string): Promise<number> {
   const floor = (await readFloors(root))[path];
-  return typeof floor === 'number' && Number.isSafeInteger(floor) && floor > 0 ? floor : 0;
+  return typeof floor === 'number' && Number.isSafeInteger(floor) && floor > 0 && floor <= MAX_CITED_ID
+    ? floor
+    : 0;
 }
 
 /** Records that ids up to `eN` of `ids` were given out in the note at `path`. */
 export async function raiseBlockIdFloor(root: string, path: string, ids: string[]): Promise<void> {
-  const top = Math.max(0, ...ids.map((id) => Number(/^e([1-9]\d{0,8})$/.exec(id)?.[1] ?? 0)));
+  // A loop, not Math.max(...ids): an import's day of 150,000 ids overflows the stack as arguments.
+  let top = 0;
+  for (const id of ids) top = Math.max(top, blockIdNumber(id));
   if (top === 0) return;
   const floors = await readFloors(root);
   if ((floors[path] ?? 0) >= top) return;

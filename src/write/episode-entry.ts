@@ -75,19 +75,60 @@ export function renderEntry(entry: EntryInput): string {
 }
 
 /**
- * Block ids mem writes in a day: ` ^e` and up to nine digits at a line end (or alone on a line). Anything else (a
+ * Block ids mem counts in a day: ` ^e` and up to nine digits at a line end (or alone on a line). Anything else (a
  * `^e` with a hundred digits in a message) is not counted: `Number()` of it gave `e1e+23`.
  */
 const MEM_ID = /(?<=^|[ \t])\^e([1-9]\d{0,8})[ \t\r]*$/gm;
 
+/** The highest `eN` mem counts: nine digits, far below Number.MAX_SAFE_INTEGER. */
+export const MAX_BLOCK_ID = 999_999_999;
+
+/**
+ * The highest id a citation (or the record of ids given out, block-id-floor.ts) may move a day's
+ * counter to: a day of ten million entries. One beyond it is not one mem gave out, and counting it
+ * would leave too few ids before MAX_BLOCK_ID (a cited `^e999999999` made every later entry of the
+ * day `e1000000000`, an id no count saw).
+ */
+export const MAX_CITED_ID = 10_000_000;
+
+/** The number of a block id mem counts (`e1` … `e999999999`), else 0. */
+export function blockIdNumber(id: string): number {
+  const digits = /^e([1-9]\d{0,8})$/.exec(id)?.[1];
+  return digits === undefined ? 0 : Number(digits);
+}
+
+/**
+ * `count` new `eN` ids for a note whose block ids are `ids`: numbered on from the highest of them and
+ * of `floor` (the highest given out or cited there, counted up to MAX_CITED_ID). Each differs from
+ * every id in `ids` and from the others, and has at most nine digits: when a note holds an id too
+ * near MAX_BLOCK_ID to number on (only a hand edit puts one there), the free numbers above
+ * MAX_CITED_ID are used, lowest first.
+ */
+export function freshBlockIds(ids: Iterable<string>, floor: number, count: number): string[] {
+  let max = Number.isSafeInteger(floor) && floor > 0 && floor <= MAX_CITED_ID ? floor : 0;
+  const high = new Set<number>();
+  for (const id of ids) {
+    const n = blockIdNumber(id);
+    if (n > max) max = n;
+    if (n > MAX_CITED_ID) high.add(n);
+  }
+  const fresh: string[] = [];
+  if (max + count <= MAX_BLOCK_ID) {
+    for (let k = 1; k <= count; k++) fresh.push(`e${max + k}`);
+    return fresh;
+  }
+  for (let n = MAX_CITED_ID + 1; fresh.length < count; n++) if (!high.has(n)) fresh.push(`e${n}`);
+  return fresh;
+}
+
 /**
  * The next free `eN` block id in a daily note: one more than the highest used in it, and than
- * `floor`, the highest ever given out or cited there (see block-id-floor.ts).
+ * `floor`, the highest ever given out or cited there (see block-id-floor.ts); see freshBlockIds.
  */
 export function nextBlockId(text: string, floor = 0): string {
-  let max = floor;
-  for (const match of text.matchAll(MEM_ID)) max = Math.max(max, Number(match[1]));
-  return `e${max + 1}`;
+  const ids: string[] = [];
+  for (const match of text.matchAll(MEM_ID)) ids.push(`e${match[1]}`);
+  return freshBlockIds(ids, floor, 1)[0]!;
 }
 
 /** Appends `line` as the last line of `text`, keeping the note's line endings. */

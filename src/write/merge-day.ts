@@ -5,6 +5,7 @@
 // merges three-way by lines; what cannot merge keeps both versions. Never writes conflict markers.
 // Pure: `git merge` (through the merge driver) and `mem sync` both call it.
 import type { DiffWork } from './diff-lines.js';
+import { blockIdNumber, freshBlockIds } from './episode-entry.js';
 import { type MergedLine, mergeLines, type Origin } from './merge-lines.js';
 
 /** One episode entry as written: `- 09:14 **Rain:** text ^e7`, possibly with indented lines. */
@@ -28,7 +29,6 @@ type Item = { kind: 'text'; line: string } | { kind: 'entry'; entry: Entry };
 const ENTRY_START = /^[-*+] /;
 const TRAILING_ID = /(?<=^|[ \t])\^([A-Za-z0-9-]+)[ \t]*$/;
 const ENTRY_TIME = /^[-*+] (\d{1,2}):(\d{2})(?::\d{2})?(?=\s)/;
-const MEM_ID = /^e([1-9]\d{0,8})$/;
 
 function splitText(text: string): { lines: string[]; eol: string; final: boolean } {
   const eol = text.includes('\r\n') ? '\r\n' : '\n';
@@ -218,12 +218,14 @@ export function mergeDay(
     work,
   );
 
-  // New ids for theirs' entries apart: one more than any mem id either side or the base holds.
-  let next = 0;
-  for (const m of [mb, mo, mt])
-    for (const id of m.keys()) next = Math.max(next, Number(MEM_ID.exec(id)?.[1] ?? 0));
+  // New ids for theirs' entries apart: numbered on from every mem id either side or the base holds.
+  const fresh = freshBlockIds(
+    [...decisions.keys()].filter((id) => blockIdNumber(id) > 0),
+    0,
+    apart.size,
+  );
   const renumbered = new Map<string, string>();
-  for (const id of apart) renumbered.set(id, `e${++next}`);
+  for (const id of apart) renumbered.set(id, fresh[renumbered.size]!);
 
   // Emit: each kept entry once, where its first token lands; text lines as merged.
   const out: Placed[] = [];
