@@ -6,6 +6,7 @@ import { type AppliedRange, chooseRange } from '../recall/choose-range.js';
 import { citation, type DateRange, type EmbeddingUse, type RecallHit, recall } from '../recall/recall.js';
 import type { SemanticInput } from '../recall/semantic.js';
 import { commitmentsPath, userNotePath } from '../vault/layout.js';
+import { removeInvisible } from '../vault/sanitize-text.js';
 import { dueCommitments } from './commitments.js';
 import { type Encoding, getTokenizer } from './count-tokens.js';
 import { assemble, type Candidate, type CompiledSection, type Filled, fill } from './fill-section.js';
@@ -237,11 +238,16 @@ export function compile(
     }),
   ];
 
+  // Note text shows as seen: a hand edit, an import or a remote may have put invisible characters
+  // in any note (tag characters spelling hidden words, direction overrides), and mem's own writes
+  // remove them (sanitize-text.ts). The whole document goes through the rule again at the end.
+  const visible = (list: Candidate[]) =>
+    list.map((c) => ({ ...c, title: removeInvisible(c.title), text: removeInvisible(c.text) }));
   const plan: Array<[CompileSectionName, Candidate[], number]> = [
-    ['persona', persona, shares.persona],
-    ['user', user, shares.user],
-    ['relevant', relevant, shares.relevant],
-    ['recent', recent, shares.recent],
+    ['persona', visible(persona), shares.persona],
+    ['user', visible(user), shares.user],
+    ['relevant', visible(relevant), shares.relevant],
+    ['recent', visible(recent), shares.recent],
   ];
   const totalShare = plan.reduce((sum, [, , share]) => sum + Math.max(0, share), 0) || 1;
   const filled: Filled[] = [];
@@ -271,7 +277,7 @@ export function compile(
   }
 
   // BPE counts are not additive across joins: check the whole, and drop from the end until it fits.
-  let markdown = assemble(filled);
+  let markdown = removeInvisible(assemble(filled));
   let used = tokenizer.count(markdown);
   while (used > budget) {
     const last = [...filled].reverse().find((f) => f.rendered.length > 0);
@@ -279,7 +285,7 @@ export function compile(
     last.rendered.pop();
     const dropped = last.section.items.pop();
     last.section.used -= dropped?.tokens ?? 0;
-    markdown = assemble(filled);
+    markdown = removeInvisible(assemble(filled));
     used = tokenizer.count(markdown);
   }
   return {
