@@ -53,7 +53,11 @@ function labelled(kind: string, label: string, minLength: number, toLineEnd = fa
     ? String.raw`[^\n"'\x60,;，。；、()（）<>]+`
     : String.raw`[^\s"'\x60,;，。；、()（）<>&]+`;
   const value = String.raw`(?:"([^"\n]+)"|'([^'\n]+)'|(${bare}))`;
-  const pattern = new RegExp(String.raw`(?:${label})["']?[ \t]*[:=：][ \t]*${value}`, 'gid');
+  // Markdown emphasis may close around the label or the colon: `**Password:** hunter2`.
+  const pattern = new RegExp(
+    String.raw`(?:${label})["']?[*_]{0,3}[ \t]*[:=：](?:[*_]{1,3}(?=[ \t]))?[ \t]*${value}`,
+    'gid',
+  );
   return { kind, pattern, group: true, minLength };
 }
 

@@ -54,7 +54,7 @@ const key = (value: string) => value.length >= 8 && /\d/.test(value) && /[A-Za-z
 const FAMILY: SecretWords[] = [
   {
     kind: 'password',
-    words: ['password', 'passwd', 'passcode', 'passphrase', 'pass code', 'pwd', 'pw'],
+    words: ['password', 'pass word', 'passwd', 'passcode', 'passphrase', 'pass code', 'pwd', 'pw'],
     cjk: ['密码', '密碼', '口令', 'パスワード', 'パスコード'],
     shapes: ['quoted', 'digits', 'token'],
     accept: password,
@@ -71,7 +71,7 @@ const FAMILY: SecretWords[] = [
   {
     kind: 'cvv',
     words: ['cvv2', 'cvc2', 'cvv', 'cvc', 'csc', 'card security code', 'card verification code'],
-    cjk: ['安全码', '安全碼', 'セキュリティコード'],
+    cjk: ['安全码', '安全碼', 'セキュリティコード', 'セキュリティーコード'],
     shapes: ['quoted', 'digits'],
     accept: digitsBetween(3, 4),
     bare: true,
@@ -181,7 +181,7 @@ function wordPattern(family: SecretWords): RegExp {
   const latin = [...family.words].sort((a, b) => b.length - a.length).map(leetWord);
   const cjk = [...family.cjk].sort((a, b) => b.length - a.length).map(escapeRegExp);
   return new RegExp(
-    String.raw`(?<![A-Za-z0-9])(?:${latin.join('|')})(?![A-Za-z0-9])(?:\s*(?:码|碼|号|號|番号))?|${cjk.join('|')}`,
+    String.raw`(?<![A-Za-z0-9])(?:${latin.join('|')})(?![A-Za-z0-9])(?:\s*(?:码|碼|号|號|番号|コード|(?:code|number|no\.?)(?![A-Za-z0-9])))?|${cjk.join('|')}`,
     'giu',
   );
 }
@@ -193,12 +193,15 @@ const QUALIFIER = /\s+(?:for|of|on|to|at|in)(?:\s+[\p{L}\p{N}'’-]+){1,4}?(?=\s
 
 const ADVERB = String.raw`(?:\s+(?:now|still|currently|just|actually|always|simply|again|also))?`;
 
+/** Markdown emphasis or code around a word or a connector: `**Password:** hunter2`, `` `pin`: 4821 ``. */
+const MARK = '[*_`]{0,3}';
+
 /** How a value follows its word. Each is tried; the first that leads to a value that fits wins. */
 const CONNECTORS: RegExp[] = [
-  /\s*(?:[:=#]|=>|->|→|—|–|--?)\s*(?:[:=]\s*)?/y,
+  new RegExp(String.raw`${MARK}\s*(?:[:=#]|=>|->|→|—|–|--?)(?:${MARK}(?=\s))?\s*(?:[:=]\s*)?`, 'y'),
   /['’]s\s+/y,
   new RegExp(
-    String.raw`\s+(?:is|was|are|were|equals|became|becomes|reads)(?![A-Za-z])${ADVERB}\s*[:=]?\s*`,
+    String.raw`(?:\s*,?\s+(?:which|that))?\s+(?:is|was|are|were|equals|became|becomes|reads)(?![A-Za-z])${ADVERB}\s*[:=]?\s*`,
     'iy',
   ),
   /\s+(?:(?:is|was|has been|have been|got|gets|been|I|we)\s+)?(?:set|changed|updated|reset|switched)(?:\s+(?:it|this|that))?\s+(?:to|into|as)\s+/iy,
@@ -213,9 +216,9 @@ const BARE_CJK = /\s*/y;
 
 const SHAPES: Record<ValueShape, RegExp> = {
   quoted: /[「『“‘"'`]([^「」『』“”‘’"'`\n]{1,80})[」』”’"'`]/y,
-  // Digits in groups (`219 09 9999`, `4821-9907`), ending where an ASCII token would not go on (`2580#`
+  // Digits in groups (`219 09 9999`, `4821-9907`, `4 8 2 1`), ending where an ASCII token would not go on (`2580#`
   // is a token), so `1234です` is digits.
-  digits: /(\d+(?:[ .-]\d{2,})*)(?![A-Za-z0-9_@#$%^&*+=~/\\|])/y,
+  digits: /(\d(?:[ .-]\d){3,11}(?!\d)|\d+(?:[ .-]\d{2,})*)(?![A-Za-z0-9_@#$%^&*+=~/\\|])/y,
   id: /([A-Z0-9]*\d[A-Z0-9]*(?:[ -][A-Z0-9]*\d[A-Z0-9]*)*)(?![A-Za-z0-9])/iy,
   // As people type a value in ASCII: stops at spaces, quotes, brackets, commas and anything not ASCII.
   token: /((?![:=])(?:(?![,;"'()<>`])[\x21-\x7E])+)/y,
@@ -248,8 +251,20 @@ function valueAt(text: string, at: number, family: SecretWords): { start: number
   return null;
 }
 
+/** Markdown that closes around the word (`**password**`, `` `pin` ``), when the same mark opened it. */
+const CLOSING_MARK = /([*_`])\1{0,2}/y;
+const OPENING_MARK = /(([*_`])\2{0,2})[^\n*_`]*$/;
+
+function closingMark(text: string, wordStart: number, wordEnd: number): number {
+  const mark = stickyAt(CLOSING_MARK, text, wordEnd)?.[0];
+  if (!mark) return 0;
+  const opened = OPENING_MARK.exec(text.slice(Math.max(0, wordStart - 40), wordStart))?.[1];
+  return opened === mark ? mark.length : 0;
+}
+
 /** Where a connector may start: right after the word, and after what the secret belongs to. */
-function connectorStarts(text: string, at: number): number[] {
+function connectorStarts(text: string, wordStart: number, wordEnd: number): number[] {
+  const at = wordEnd + closingMark(text, wordStart, wordEnd);
   const starts = [at];
   const qualifier = stickyAt(QUALIFIER, text, at);
   if (qualifier) starts.push(at + qualifier[0].length);
@@ -258,10 +273,11 @@ function connectorStarts(text: string, at: number): number[] {
 
 function afterWord(text: string, wordStart: number, wordEnd: number, family: SecretWords) {
   const latin = /[A-Za-z0-9]$/.test(text.slice(wordStart, wordEnd));
-  for (const at of connectorStarts(text, wordEnd)) {
+  const starts = connectorStarts(text, wordStart, wordEnd);
+  for (const at of starts) {
     const connectors = [...CONNECTORS];
     if (SETTING_BEFORE.test(text.slice(Math.max(0, wordStart - 60), wordStart))) connectors.push(TO);
-    if (family.bare && at === wordEnd) connectors.push(latin ? BARE_LATIN : BARE_CJK);
+    if (family.bare && at === starts[0]) connectors.push(latin ? BARE_LATIN : BARE_CJK);
     for (const connector of connectors) {
       const joined = stickyAt(connector, text, at);
       if (!joined) continue;

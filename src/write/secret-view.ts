@@ -25,6 +25,23 @@ function invisible(char: string): boolean {
   );
 }
 
+const DECIMAL = /^\p{Nd}$/u;
+
+/**
+ * A decimal digit of any script as its ASCII digit (`٤١١١` is `4111`; NFKC leaves it). Digits of a
+ * script are ten code points in a row, so a digit's value is its distance from the first of them.
+ */
+function asciiDigit(char: string): string {
+  if (!DECIMAL.test(char) || char.charCodeAt(0) < 0x80) return char;
+  let code = char.codePointAt(0) ?? 0;
+  let value = 0;
+  while (value < 9 && DECIMAL.test(String.fromCodePoint(code - 1))) {
+    code--;
+    value++;
+  }
+  return String(value);
+}
+
 export interface SecretView {
   /** The normalised text */
   text: string;
@@ -42,7 +59,8 @@ export function secretView(input: string): SecretView {
   for (const char of input) {
     const end = at + char.length;
     // ASCII is its own NFKC and never invisible: the common case costs no normalisation.
-    const folded = char.charCodeAt(0) < 0x80 ? char : invisible(char) ? '' : char.normalize('NFKC');
+    const folded =
+      char.charCodeAt(0) < 0x80 ? char : invisible(char) ? '' : asciiDigit(char.normalize('NFKC'));
     for (let i = 0; i < folded.length; i++) {
       from.push(at);
       to.push(end);
@@ -58,19 +76,36 @@ export function inputSpan(view: SecretView, start: number, end: number): { start
   return { start: view.from[start] ?? 0, end: view.to[end - 1] ?? 0 };
 }
 
-/** Digits and symbols typed for letters: `p4ssw0rd`, `pa$$word`, `P1N`, `t0ken`, `53cr3t`. */
+/**
+ * Digits and symbols typed for letters (`p4ssw0rd`, `pa$$word`, `P1N`, `t0ken`), and the Cyrillic
+ * and Greek letters that look like Latin ones (`pаssword` with a Cyrillic а). Upper case comes with
+ * the `i` flag.
+ */
 const LEET: Record<string, string> = {
-  a: 'a4@',
-  e: 'e3',
-  i: 'i1!',
-  l: 'l1',
-  o: 'o0',
-  s: 's5$',
-  t: 't7',
+  a: 'a4@\u0430\u03b1',
+  b: 'b\u0432',
+  c: 'c\u0441\u03f2',
+  d: 'd\u0501',
+  e: 'e3\u0435',
+  h: 'h\u04bb',
+  i: 'i1!\u0456\u03b9',
+  j: 'j\u0458',
+  k: 'k\u043a\u03ba',
+  l: 'l1\u04cf',
+  m: 'm\u043c',
+  o: 'o0\u043e\u03bf',
+  p: 'p\u0440\u03c1',
+  s: 's5$\u0455',
+  t: 't7\u0442\u03c4',
+  v: 'v\u03bd',
+  w: 'w\u051d',
+  x: 'x\u0445\u03c7',
+  y: 'y\u0443',
 };
 
 /**
- * A regular-expression source for a word as people disguise it: letters may be their leet digits,
+ * A regular-expression source for a word as people disguise it: letters may be their leet digits
+ * or look-alike letters of other scripts,
  * and a space or a hyphen in the word may be a space, a hyphen, an underscore or nothing
  * (`api key`, `api_key`, `apikey`). Use it with the `i` flag.
  */

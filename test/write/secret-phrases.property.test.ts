@@ -26,6 +26,19 @@ const stripInvisible = (text: string) => text.replace(/\p{Cf}/gu, '');
 const fullWidth = (text: string) =>
   text.replace(/[!-~ ]/g, (c) => (c === ' ' ? '\u3000' : String.fromCharCode(c.charCodeAt(0) + 0xfee0)));
 
+/** Cyrillic letters that look like Latin ones. */
+const HOMOGLYPH: Record<string, string> = {
+  a: 'а',
+  c: 'с',
+  e: 'е',
+  i: 'і',
+  o: 'о',
+  p: 'р',
+  s: 'ѕ',
+  x: 'х',
+  y: 'у',
+};
+
 const LEET: Record<string, string[]> = {
   a: ['4', '@'],
   e: ['3'],
@@ -179,14 +192,17 @@ const disguise = (word: string, language: Language) =>
     .record({
       leet: fc.boolean(),
       cases: fc.boolean(),
+      homoglyph: fc.boolean(),
+      markdown: fc.constantFrom('', '**', '`', '__'),
       invisible: fc.option(fc.tuple(fc.constantFrom(...INVISIBLES), fc.nat()), { nil: undefined }),
     })
-    .map(({ leet, cases, invisible }) => {
+    .map(({ leet, cases, homoglyph, markdown, invisible }) => {
       let out = [...word]
         .map((c, i) => {
           const lower = c.toLowerCase();
           if (language === 'en' && leet && LEET[lower] && i % 2 === 0)
             return LEET[lower][i % LEET[lower].length];
+          if (language === 'en' && homoglyph && HOMOGLYPH[lower] && i % 2 === 1) return HOMOGLYPH[lower];
           if (cases && /[a-z]/i.test(c)) return i % 3 === 0 ? c.toUpperCase() : c.toLowerCase();
           return c;
         })
@@ -196,7 +212,7 @@ const disguise = (word: string, language: Language) =>
         const cut = 1 + (at % Math.max(1, out.length - 1));
         out = out.slice(0, cut) + char + out.slice(cut);
       }
-      return out;
+      return markdown + out + markdown;
     });
 
 const secretSentence = fc
@@ -323,6 +339,12 @@ describe('a sentence that only mentions a secret word', () => {
   });
 });
 
+/** Arabic-Indic and Devanagari digits as ASCII, to look for a number in the output. */
+const asciiDigits = (text: string) =>
+  text
+    .replace(/[\u0660-\u0669]/g, (d) => String(d.charCodeAt(0) - 0x660))
+    .replace(/[\u0966-\u096f]/g, (d) => String(d.charCodeAt(0) - 0x966));
+
 const luhnDigit = (body: string) => [...'0123456789'].findIndex((c) => passesLuhn(body + c));
 
 /** Card-like numbers in every grouping people write: none, fours, 4-6-5 (fours when longer), any sizes of 3 to 6. */
@@ -332,7 +354,7 @@ const grouped = (number: string) =>
       fc.constantFrom('none', 'fours', 'amex', 'random'),
       fc.constantFrom(' ', '.', '-'),
       fc.array(fc.integer({ min: 3, max: 6 }), { minLength: 8, maxLength: 8 }),
-      fc.constantFrom('ascii', 'full-width', 'zero-width'),
+      fc.constantFrom('ascii', 'full-width', 'zero-width', 'arabic-indic', 'devanagari'),
     )
     .map(([grouping, separator, sizes, form]) => {
       let groups: string[];
@@ -354,6 +376,8 @@ const grouped = (number: string) =>
       const text = groups.filter(Boolean).join(separator);
       if (form === 'full-width') return fullWidth(text);
       if (form === 'zero-width') return [...text].join('\u200b');
+      if (form === 'arabic-indic') return text.replace(/\d/g, (d) => String.fromCharCode(0x660 + Number(d)));
+      if (form === 'devanagari') return text.replace(/\d/g, (d) => String.fromCharCode(0x966 + Number(d)));
       return text;
     });
 
@@ -376,11 +400,11 @@ const AROUND = fc.constantFrom(
 );
 
 describe('checksummed numbers, in any grouping and form', () => {
-  it('a Luhn-valid card number goes: spaces, dots, dashes, none, full-width, zero-width between digits', () => {
+  it('a Luhn-valid card number goes: spaces, dots, dashes, none; full-width, other scripts, zero-width between', () => {
     fc.assert(
       fc.property(cardNumber(true), AROUND, ({ number, shown }, [before, after]) => {
         const out = stripInvisible(clean(`${before}${shown}${after}`)).normalize('NFKC');
-        expect(out.replace(/[ .-]/g, '')).not.toContain(number);
+        expect(asciiDigits(out).replace(/[ .-]/g, '')).not.toContain(number);
       }),
       { numRuns: 1000 },
     );
