@@ -224,6 +224,9 @@ const SHAPES: Record<ValueShape, RegExp> = {
   token: /((?![:=])(?:(?![,;"'()<>`])[\x21-\x7E])+)/y,
 };
 
+/** Code that names where a value comes from is no value: `token: \`${token}\``, `{{ secret }}`. */
+const PLACEHOLDER = /\$\{|\{\{|^\$[A-Z_][A-Z0-9_]*$|^process\.env\./;
+
 /** A count, a date or a length is no value: `密码 2024 年换过`, `密码 12 位`, `8文字以上`. */
 const COUNTED = /^\s*[年月日号號位次个個文字桁回分秒时時点點元円万千百人岁歳天周週张張条條件]/u;
 
@@ -244,7 +247,7 @@ function valueAt(text: string, at: number, family: SecretWords): { start: number
     const raw = match[1] ?? '';
     const value = shape === 'quoted' ? raw : trimEnd(raw);
     const start = shape === 'quoted' ? at + 1 : at;
-    if (!value || !family.accept(value)) continue;
+    if (!value || PLACEHOLDER.test(value) || !family.accept(value)) continue;
     if (/^[\d .-]+$/.test(value) && COUNTED.test(text.slice(start + value.length))) continue;
     return { start, end: start + value.length };
   }
