@@ -1,6 +1,7 @@
+import { execFileSync } from 'node:child_process';
 import { lstat, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
+import { basename, delimiter, dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -300,4 +301,36 @@ describe('mem mcp install merges, and never clobbers', () => {
     expect((await lstat(join(home, '.cursor/mcp.json'))).isSymbolicLink()).toBe(true);
     expect(entryIn('cursor', await readFile(join(dotfiles, 'mcp.json'), 'utf8'))?.command).toBe('mem');
   });
+
+  // Every client's file, as each kind of file that is not one (a FIFO blocked the read for ever),
+  // also behind a link and with --dry-run: refused at once, naming the file and what it is.
+  const KINDS: Array<[string, string, (path: string) => Promise<void>]> = [
+    ['a FIFO', 'a FIFO (named pipe)', async (path) => void execFileSync('mkfifo', [path])],
+    ['a folder', 'a directory', async (path) => void (await mkdir(path))],
+  ];
+  it.each(CLIENTS.flatMap((client) => KINDS.map(([name, kind, make]) => ({ client, name, kind, make }))))(
+    '$client: $name where its config file should be is refused quickly, nothing written',
+    async ({ client, kind, make }) => {
+      for (const [linked, extra] of [
+        [false, []],
+        [true, ['--dry-run']],
+      ] as const) {
+        const { home, env } = await freshHome();
+        const file = join(home, USER_FILES[client] ?? '');
+        await mkdir(dirname(file), { recursive: true });
+        const target = linked ? join(await temp(), 'real-config') : file;
+        await make(target);
+        if (linked) await symlink(target, file);
+        const started = Date.now();
+        const run = await install([client, '--vault', vault, ...extra], env);
+        expect(Date.now() - started).toBeLessThan(10_000);
+        expect(run.code).not.toBe(0);
+        expect(run.stderr).toContain(target);
+        expect(run.stderr).toContain(`is ${kind}, not a regular file`);
+        expect(run.stdout).toBe('');
+        expect((await readdir(dirname(file))).sort()).toEqual([basename(file)]);
+      }
+    },
+    30_000,
+  );
 });

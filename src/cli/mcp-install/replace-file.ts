@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { copyFile, mkdir, open, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
+import { copyFile, mkdir, open, realpath, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { MemError } from '../../core/errors.js';
+import { readRegularText } from '../../core/regular-file.js';
 import { writeError } from '../../core/write-error.js';
 
 /** A client's config file as read: its real path (links followed) and text ('' when absent). */
@@ -12,16 +13,25 @@ export interface ConfigFile {
   text: string;
 }
 
-export async function readConfigFile(path: string): Promise<ConfigFile> {
-  // A config kept in a dotfiles folder and linked here is written where it lives, and stays linked.
-  const realPath = await realpath(path).catch(() => path);
-  const text = await readFile(realPath, 'utf8').then(
+/** Its text, or null when there is none; a FIFO, socket or device there is refused, never read. */
+function readConfigText(path: string): Promise<string | null> {
+  return readRegularText(path).then(
     (t) => t,
     (error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT') return null;
       throw error;
     },
   );
+}
+
+/**
+ * Reads a client's config file. Through the regular-files-only reader (core/regular-file.ts): a
+ * FIFO where the file should be made `mem mcp install` wait for ever for a writer.
+ */
+export async function readConfigFile(path: string): Promise<ConfigFile> {
+  // A config kept in a dotfiles folder and linked here is written where it lives, and stays linked.
+  const realPath = await realpath(path).catch(() => path);
+  const text = await readConfigText(realPath);
   return { path, realPath, exists: text !== null, text: text ?? '' };
 }
 
@@ -33,8 +43,8 @@ export async function readConfigFile(path: string): Promise<ConfigFile> {
 export async function replaceConfigFile(file: ConfigFile, text: string): Promise<{ backup?: string }> {
   const target = file.realPath;
   await mkdir(dirname(target), { recursive: true });
-  const before = await stat(target).catch(() => undefined);
-  const current = before ? await readFile(target, 'utf8') : null;
+  const current = await readConfigText(target);
+  const before = current === null ? undefined : await stat(target);
   if ((current ?? '') !== file.text || (current !== null) !== file.exists) {
     throw new MemError(
       'CONFLICT',
