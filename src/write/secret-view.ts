@@ -2,7 +2,8 @@
  * The text redaction matches against: the same words as the input, with the disguises taken off.
  * Each character is put in NFKC (full-width `ｐａｓｓｗｏｒｄ` and `４１１１` become ASCII, `：` a colon),
  * and invisible and format characters are dropped (zero-width spaces and joiners, direction marks,
- * tag characters, the soft hyphen, variation selectors), so `p\u200bassword` reads `password`.
+ * tag characters, the soft hyphen, variation selectors), so `p\u200bassword` reads `password`;
+ * digits of other scripts become ASCII digits (`٤١١١`).
  * Every character of the view remembers the input characters it came from: a secret found in the
  * view is removed from the input whole, the invisible characters inside it included.
  *
@@ -10,20 +11,13 @@
  * only the secret words are matched leniently (`leetWord`).
  */
 
-const FORMAT = /^\p{Cf}$/u;
-/** The grapheme joiner and the Hangul fillers: not format characters, and they show nothing either. */
-const BLANK = new Set([0x034f, 0x115f, 0x1160, 0x3164, 0xffa0]);
-
-/** Characters that show nothing: format characters (Cf), variation selectors, the grapheme joiner, Hangul fillers. */
-function invisible(char: string): boolean {
-  const code = char.codePointAt(0) ?? 0;
-  return (
-    FORMAT.test(char) ||
-    BLANK.has(code) ||
-    (code >= 0xfe00 && code <= 0xfe0f) ||
-    (code >= 0xe0100 && code <= 0xe01ef)
-  );
-}
+/**
+ * Characters that show nothing: every format character (Cf: zero-width space and joiners, word
+ * joiner, BOM, soft hyphen, direction marks, tag characters) and every other default-ignorable one
+ * (variation selectors, Hangul fillers, the combining grapheme joiner). The same set mem's text rule
+ * removes from entries; here all of them go, since the view is only read.
+ */
+const INVISIBLE = /^[\p{Cf}\p{Default_Ignorable_Code_Point}]$/u;
 
 const DECIMAL = /^\p{Nd}$/u;
 
@@ -60,7 +54,7 @@ export function secretView(input: string): SecretView {
     const end = at + char.length;
     // ASCII is its own NFKC and never invisible: the common case costs no normalisation.
     const folded =
-      char.charCodeAt(0) < 0x80 ? char : invisible(char) ? '' : asciiDigit(char.normalize('NFKC'));
+      char.charCodeAt(0) < 0x80 ? char : INVISIBLE.test(char) ? '' : asciiDigit(char.normalize('NFKC'));
     for (let i = 0; i < folded.length; i++) {
       from.push(at);
       to.push(end);

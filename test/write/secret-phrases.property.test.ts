@@ -8,7 +8,11 @@ import { redactSecrets } from '../../src/write/redact.js';
 
 const clean = (text: string) => redactSecrets(text).text;
 
-/** Zero-width space and joiner, word joiner, direction marks, soft hyphen, a tag character, BOM. */
+/**
+ * Zero-width space and joiners, word joiner, direction marks and overrides, soft hyphen, a tag
+ * character, BOM, and default-ignorable ones that are not format characters: the grapheme joiner, a
+ * Hangul filler, a variation selector.
+ */
 const INVISIBLES = [
   '\u200b',
   '\u200c',
@@ -16,11 +20,15 @@ const INVISIBLES = [
   '\u2060',
   '\u200e',
   '\u202e',
+  '\u2066',
   '\u00ad',
   '\u{e0041}',
   '\ufeff',
+  '\u034f',
+  '\u3164',
+  '\ufe0f',
 ];
-const stripInvisible = (text: string) => text.replace(/\p{Cf}/gu, '');
+const stripInvisible = (text: string) => text.replace(/[\p{Cf}\p{Default_Ignorable_Code_Point}]/gu, '');
 
 /** Full-width forms of ASCII: `ｐａｓｓｗｏｒｄ`, `４１１１`, the ideographic space. */
 const fullWidth = (text: string) =>
