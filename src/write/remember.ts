@@ -7,14 +7,14 @@ import { TEMPLATES_DIR } from '../core/templates-dir.js';
 import type { DeriveContent } from '../git/commit-paths.js';
 import { commitWrite, type WriteCommit } from '../git/commit-write.js';
 import { dayOf, timeOfDay } from '../time/zoned-date.js';
-import { addLinesUnderHeading } from '../vault/add-under-heading.js';
 import { entryText } from '../vault/entry-text.js';
 import { dailyNotePath, dayOfPath, layoutOf, type VaultLayout } from '../vault/layout.js';
 import { withVaultLock } from '../vault/lock.js';
 import { resolveInVault } from '../vault/paths.js';
 import { appendVerified } from '../vault/write-note.js';
 import { blockIdFloor, raiseBlockIdFloor } from './block-id-floor.js';
-import { appendLine, type EntryKind, nextBlockId, renderEntry } from './episode-entry.js';
+import { DayDraft, holdsIn, lineSet, placeEntries } from './day-draft.js';
+import { type EntryKind, renderEntry } from './episode-entry.js';
 import { fillTemplate } from './fill-template.js';
 import { redactSecrets } from './redact.js';
 
@@ -79,9 +79,10 @@ function deriveDay(
   return (committed) => {
     // A person's note git does not have: mem commits no version of it that never was on disk.
     if (committed === undefined && created === false) return undefined;
-    return lines
-      .filter((line) => !committed?.includes(line))
-      .reduce((text, line) => placeEntry(text, line, heading), committed ?? template);
+    // Looked up in one reading of the note and placed in one splice: linear in the day's length.
+    const held = committed === undefined ? undefined : lineSet(committed);
+    const missing = lines.filter((line) => !held || !holdsIn(held, line));
+    return placeEntries(committed ?? template, missing, heading);
   };
 }
 
@@ -91,7 +92,7 @@ function deriveDay(
  * Every other byte stays as it was.
  */
 export function placeEntry(text: string, line: string, heading: string | undefined): string {
-  return heading ? addLinesUnderHeading(text, heading, [line], { own: true }).text : appendLine(text, line);
+  return placeEntries(text, [line], heading);
 }
 
 /** `deriveDay` for a daily note of the layout; undefined for any other path. */
@@ -214,38 +215,44 @@ export async function appendToDay(
   const plan = (current: string | undefined): string | { replace: string } | undefined => {
     const base = current ?? template;
     created = current === undefined;
-    let text = base;
+    // The note is read once; each entry is checked against that reading and the entries before it
+    // (day-draft.ts): a search of the whole note per entry made a long day quadratic.
+    const draft = new DayDraft(base, floor);
     // Not into a missing note: a person who deleted the note meant it.
-    restored = current === undefined ? [] : recent.filter((r) => !holds(base, r.line));
+    restored = current === undefined ? [] : recent.filter((r) => !draft.holds(r.line));
     for (const r of restored) {
       // Another writer may have taken its block id meanwhile: then it gets the next free one.
       const id = /\^([A-Za-z0-9-]+)$/.exec(r.line)?.[1];
-      if (id && hasBlockId(text, id))
-        r.line = r.line.replace(/\^[A-Za-z0-9-]+$/, `^${nextBlockId(text, floor)}`);
-      text = placeEntry(text, r.line, heading);
+      if (id && draft.hasBlockId(id)) r.line = r.line.replace(/\^[A-Za-z0-9-]+$/, `^${draft.nextBlockId()}`);
+      draft.add(r.line);
     }
     entries.forEach((entry, i) => {
       const line = written[i];
-      if (line !== undefined && holds(text, line)) return;
-      if (line === undefined && entry.blockId && hasBlockId(text, entry.blockId)) {
+      if (line !== undefined && draft.holds(line)) return;
+      if (line === undefined && entry.blockId && draft.hasBlockId(entry.blockId)) {
         skipped.add(i);
         return;
       }
       const earlier = line === undefined ? undefined : /\^([A-Za-z0-9-]+)$/.exec(line)?.[1];
       const blockId =
-        entry.blockId ?? (earlier && !hasBlockId(text, earlier) ? earlier : nextBlockId(text, floor));
+        entry.blockId ?? (earlier && !draft.hasBlockId(earlier) ? earlier : draft.nextBlockId());
       written[i] = renderEntry({ ...entry, blockId });
-      text = placeEntry(text, written[i]!, heading);
+      draft.add(written[i]!);
     });
+    const text = draft.text(heading);
     if (current === undefined) return text === base ? undefined : text;
     if (text === base) return undefined;
     // Appended at the end: only the new bytes are written. Under a heading a person's text
     // follows: the whole note, by compare-and-swap against the text read.
     return text.startsWith(base) ? text.slice(base.length) : { replace: text };
   };
-  const present = (text: string) =>
-    restored.every((r) => holds(text, r.line)) &&
-    written.every((line, i) => skipped.has(i) || (line !== undefined && holds(text, line)));
+  const present = (text: string) => {
+    const held = lineSet(text);
+    return (
+      restored.every((r) => holdsIn(held, r.line)) &&
+      written.every((line, i) => skipped.has(i) || (line !== undefined && holdsIn(held, line)))
+    );
+  };
   await withVaultLock(root, async () => {
     floor = Math.max(cited, await blockIdFloor(root, rel));
     if (onPlanned) {
@@ -272,16 +279,6 @@ export async function appendToDay(
   const ids = lines.map((line) => /\^([A-Za-z0-9-]+)$/.exec(line)?.[1] ?? '');
   // What to commit: the committed note (or the template) plus these lines, never a hand edit.
   return { path: rel, ids, lines, derive: deriveDay(template, lines, heading, created), created };
-}
-
-/** Whether the note holds `line` (written with `\n`; a CRLF note holds it with `\r\n`). */
-function holds(text: string, line: string): boolean {
-  return text.includes(line) || (text.includes('\r\n') && text.replaceAll('\r\n', '\n').includes(line));
-}
-
-/** Whether `^id` ends a line as a block id (after a space or alone; `\^id` is escaped text). */
-function hasBlockId(text: string, id: string): boolean {
-  return new RegExp(`(?<=^|[ \\t])\\^${id}[ \\t]*\\r?$`, 'm').test(text);
 }
 
 /** The day and the entry `remember` would write for `input` (secrets redacted, times zoned). */
