@@ -1,11 +1,13 @@
 import { type MemConfig, speakerName } from '../core/config.js';
+import { MemError } from '../core/errors.js';
 import type { DeriveContent } from '../git/commit-paths.js';
 import type { WriteCommit } from '../git/commit-write.js';
 import { readPendingPlan } from '../git/pending-plan.js';
 import { dayOf, timeOfDay } from '../time/zoned-date.js';
 import { entryText } from '../vault/entry-text.js';
 import { dailyNotePath, layoutOf } from '../vault/layout.js';
-import { hashText } from '../vault/write-note.js';
+import { resolveInVault } from '../vault/paths.js';
+import { hashText, readForWrite } from '../vault/write-note.js';
 import { parseTranscript, type TranscriptTurn } from './parse-transcript.js';
 import { redactSecrets } from './redact.js';
 import { appendToDay, type DayEntry } from './remember.js';
@@ -46,6 +48,19 @@ export interface IngestResult extends WriteCommit {
 function ingestId(speaker: string, text: string, at: string, occurrence: number): string {
   const hash = hashText(`${speaker}\0${text}\0${at}\0${occurrence}`);
   return `i${hash.slice(0, 10)}`;
+}
+
+/** Refuses (INVALID_INPUT) a day note that is there but is no regular text file mem can append to. */
+async function checkDayNote(root: string, path: string): Promise<void> {
+  const { abs, rel } = await resolveInVault(root, path);
+  await readForWrite(abs)
+    .then((read) => read?.text)
+    .catch((error: NodeJS.ErrnoException) => {
+      throw new MemError(
+        'INVALID_INPUT',
+        `${rel} cannot be appended to (${error.code ?? error.message}); nothing was written`,
+      );
+    });
 }
 
 /** Imports a transcript into daily episode notes, one entry per turn, grouped by local date. */
@@ -108,6 +123,10 @@ export async function ingestTurns(
   // take it too (see write-plan.ts).
   // A plan of this name left by a killed run: then a re-run that adds nothing still commits it.
   const leftover = (await readPendingPlan(root))?.key === plan;
+  // Checked whole before the first write: a day whose note cannot be appended to (a folder or a
+  // link in its place, a file that is not text) stops the run before any day is written, so a
+  // late day never leaves the earlier ones behind for the next command to commit.
+  for (const day of days) await checkDayNote(root, dailyNotePath(day, layoutOf(config)));
   if (days.length > 0)
     await underPlan(root, config, plan, (steps) =>
       steps.record(

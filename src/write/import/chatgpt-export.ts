@@ -2,7 +2,9 @@ import { MemError } from '../../core/errors.js';
 import type { IngestTurn } from '../ingest.js';
 import {
   ASSISTANT,
+  BAD_TIME,
   countSkip,
+  hasValue,
   type ImportedConversation,
   isRecord,
   type SkipCounts,
@@ -28,11 +30,12 @@ const UNSPOKEN: Record<string, string> = {
   system_error: 'tool call or output',
 };
 
-/** Unix seconds (a float in the export) as a Date. */
+/** Unix seconds (a float in the export) as a Date; an Invalid Date for a value that is no such time. */
 function timeOf(value: unknown): Date | undefined {
+  if (!hasValue(value)) return undefined;
   return typeof value === 'number' && Number.isFinite(value) && value > 0
     ? new Date(value * 1000)
-    : undefined;
+    : new Date(Number.NaN);
 }
 
 /**
@@ -124,6 +127,11 @@ function turnOf(node: Record<string, unknown>, skipped: SkipCounts): IngestTurn 
     return undefined;
   }
   const at = timeOf(message['create_time']);
+  // A time that is there but no time is this message's own fault: it alone is left out.
+  if (at && Number.isNaN(at.getTime())) {
+    countSkip(skipped, BAD_TIME);
+    return undefined;
+  }
   return { speaker: role === 'user' ? USER : ASSISTANT, text, ...(at ? { at } : {}) };
 }
 
@@ -149,7 +157,9 @@ export function parseChatGptExport(data: unknown, file: string, skipped: SkipCou
       isRecord((mapping[id] as Record<string, unknown>)['message']),
     ).length;
     countSkip(skipped, 'edited or regenerated branch', messages - read);
-    const started = timeOf(conversation['create_time']);
+    const given = timeOf(conversation['create_time']);
+    // A conversation's time that is no time dates none of its messages (each then needs its own).
+    const started = given && !Number.isNaN(given.getTime()) ? given : undefined;
     const turns = onBranch
       .map((id) => turnOf(mapping[id] as Record<string, unknown>, skipped))
       .filter((t): t is IngestTurn => t !== undefined)

@@ -3,7 +3,9 @@ import { parseInstant } from '../../time/parse-instant.js';
 import type { IngestTurn } from '../ingest.js';
 import {
   ASSISTANT,
+  BAD_TIME,
   countSkip,
+  hasValue,
   type ImportedConversation,
   isRecord,
   type SkipCounts,
@@ -60,10 +62,14 @@ export function parseClaudeExport(
         countSkip(skipped, 'empty message');
         continue;
       }
-      const at =
-        (typeof message['created_at'] === 'string'
-          ? parseInstant(message['created_at'], timeZone)
-          : undefined) ?? started;
+      const given = message['created_at'];
+      const own = typeof given === 'string' ? parseInstant(given, timeZone) : undefined;
+      // A time that is there but no time is this message's own fault: it alone is left out.
+      if (hasValue(given) && own === undefined) {
+        countSkip(skipped, BAD_TIME);
+        continue;
+      }
+      const at = own ?? started;
       turns.push({ speaker: sender === 'human' ? USER : ASSISTANT, text, ...(at ? { at } : {}) });
     }
     const name =

@@ -3,13 +3,21 @@ import { basename, join, relative, sep } from 'node:path';
 import type { MemConfig } from '../../core/config.js';
 import { MemError } from '../../core/errors.js';
 import type { WriteCommit } from '../../git/commit-write.js';
+import { hasNoteDay } from '../../time/zoned-date.js';
 import { layerOf, layoutOf } from '../../vault/layout.js';
 import { type IngestTurn, ingestTurns } from '../ingest.js';
 import { decodeTranscript } from '../parse-transcript.js';
 import { parseChatGptExport } from './chatgpt-export.js';
 import { parseClaudeExport } from './claude-export.js';
 import { detectFileFormat, parseJson, unknownFormat } from './detect-format.js';
-import { countSkip, type ImportedConversation, type ImportFormat, type SkipCounts } from './import-types.js';
+import {
+  BAD_TIME,
+  countSkip,
+  type ImportedConversation,
+  type ImportFormat,
+  NO_TIME,
+  type SkipCounts,
+} from './import-types.js';
 import { journalDay, listMarkdown, parseJournalDay } from './journal-folder.js';
 import { parseMemoryGraph } from './memory-graph.js';
 import { parseVtuberHistory } from './vtuber-history.js';
@@ -157,6 +165,31 @@ function parseFile(
 }
 
 /**
+ * The turns to write, each checked on its own before anything is written: one whose time is not a
+ * real instant or names no daily note (past 9999) is left out and counted, and so is a message of
+ * an export that says nowhere when it was, rather than filed under today. A journal's turns are
+ * dated by their file's day.
+ */
+function datedTurns(
+  conversations: ImportedConversation[],
+  format: ImportFormat,
+  timeZone: string,
+  skipped: SkipCounts,
+): IngestTurn[] {
+  const turns: IngestTurn[] = [];
+  for (const conversation of conversations) {
+    for (const turn of conversation.turns) {
+      if (turn.at !== undefined && !(Number.isFinite(turn.at.getTime()) && hasNoteDay(turn.at, timeZone)))
+        countSkip(skipped, BAD_TIME);
+      else if (turn.at === undefined && turn.day === undefined && format !== 'journal')
+        countSkip(skipped, NO_TIME);
+      else turns.push(turn);
+    }
+  }
+  return turns;
+}
+
+/**
  * Imports a past conversation history into the vault: ChatGPT's or Claude's data export, an
  * Open-LLM-VTuber chat history (a file or its folder) or a folder of Markdown journals become
  * daily episode entries with speakers and times (through ingest, so a second run adds nothing);
@@ -191,7 +224,8 @@ export async function importHistory(
         notes: options.notes,
         onProgress: options.onProgress && ((done, total) => options.onProgress?.(done, total, 'notes')),
       });
-      const { created, updated, added, skipped: already, paths, redacted, ...commit } = written;
+      const { created, updated, added, skipped: already, paths, redacted, refused, ...commit } = written;
+      for (const [why, n] of Object.entries(refused)) countSkip(skipped, why, n);
       return {
         format,
         conversations: graph.entities.length,
@@ -208,7 +242,7 @@ export async function importHistory(
     }
     conversations = parseFile(text, label, format, config, skipped);
   }
-  const turns: IngestTurn[] = conversations.flatMap((c) => c.turns);
+  const turns = datedTurns(conversations, format, config.timezone, skipped);
   // An export lists conversations newest first (or by title): in time order, a day reads as it
   // happened. The sort is stable and block ids do not depend on order, so a re-run matches.
   if (format !== 'journal' && turns.every((t) => t.at))

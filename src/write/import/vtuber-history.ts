@@ -3,7 +3,9 @@ import { parseInstant } from '../../time/parse-instant.js';
 import type { IngestTurn } from '../ingest.js';
 import {
   ASSISTANT,
+  BAD_TIME,
   countSkip,
+  hasValue,
   type ImportedConversation,
   isRecord,
   type SkipCounts,
@@ -39,8 +41,13 @@ export function parseVtuberHistory(
       countSkip(skipped, 'empty message');
       return;
     }
-    const at =
-      typeof message['timestamp'] === 'string' ? parseInstant(message['timestamp'], timeZone) : undefined;
+    const given = message['timestamp'];
+    const at = typeof given === 'string' ? parseInstant(given, timeZone) : undefined;
+    // A time that is there but no time is this message's own fault: it alone is left out.
+    if (hasValue(given) && at === undefined) {
+      countSkip(skipped, BAD_TIME);
+      return;
+    }
     const as = role === 'human' ? USER : ASSISTANT;
     const own =
       typeof message['name'] === 'string' && message['name'].trim() ? message['name'].trim() : undefined;

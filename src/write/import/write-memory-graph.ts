@@ -1,14 +1,19 @@
 import { stringify } from 'yaml';
 import type { MemConfig } from '../../core/config.js';
+import { MemError } from '../../core/errors.js';
 import type { WriteCommit } from '../../git/commit-write.js';
 import { isoWithOffset } from '../../time/zoned-date.js';
 import { addLinesUnderHeading } from '../../vault/add-under-heading.js';
 import { escapeComments } from '../../vault/comments.js';
+import { layerOf, layoutOf } from '../../vault/layout.js';
+import { nameLengthProblem, newNameProblem, PlannedNames, twinProblem } from '../../vault/name-rules.js';
 import { resolveInVault } from '../../vault/paths.js';
 import { PathIndex, resolveLink } from '../../vault/resolve-link.js';
-import { updateFile } from '../../vault/write-note.js';
+import { readForWrite, updateFile } from '../../vault/write-note.js';
+import { writeRefusal } from '../../vault/write-policy.js';
 import { redactSecrets } from '../redact.js';
 import { underPlan } from '../write-plan.js';
+import { countSkip, type SkipCounts } from './import-types.js';
 import type { GraphEntity, MemoryGraph } from './memory-graph.js';
 
 export interface GraphWriteResult extends WriteCommit {
@@ -22,6 +27,8 @@ export interface GraphWriteResult extends WriteCommit {
   skipped: number;
   paths: string[];
   redacted: number;
+  /** Entities left out, by reason: one whose note the import may not write (the persona's) */
+  refused: SkipCounts;
 }
 
 /** The profile folder for an entity type: the vault's own `people`, `places` and `pets`, else the type's name. */
@@ -91,8 +98,10 @@ export async function writeMemoryGraph(
     notes?: Iterable<string>;
   },
 ): Promise<GraphWriteResult> {
+  const layout = layoutOf(config);
   const known = new PathIndex();
-  for (const path of options.notes ?? []) if (!/^(episodes|archive)\//.test(path)) known.add(path);
+  for (const path of options.notes ?? [])
+    if (!['episodes', 'archive'].includes(layerOf(path, layout))) known.add(path);
   const entities = new Map(graph.entities.map((e) => [e.name, e]));
   // A relation may name an entity the graph never created: it still gets a note to link from.
   for (const r of graph.relations) {
@@ -109,6 +118,7 @@ export async function writeMemoryGraph(
     skipped: 0,
     paths: [],
     redacted: 0,
+    refused: {},
     committed: false,
   } as GraphWriteResult;
   // One write like every other multi-step one (write-plan.ts): under the lock, the plan (every note
@@ -118,7 +128,51 @@ export async function writeMemoryGraph(
   return underPlan(root, config, `import ${options.name}`, async (plan) => {
     const notes: Array<{ entity: GraphEntity; facts: string[]; links: string[]; abs: string; rel: string }> =
       [];
+    const names = new PlannedNames();
+    // Checked whole before the first write: a note the import may not write leaves its entity out
+    // (counted), and a name the disk would refuse or a note that cannot be read stops the import
+    // before anything is written, so no half-written notes are left for the next command to commit.
     for (const entity of entities.values()) {
+      // A person's own note for the entity (`People/Mei.md`, `profile/people/mei.md`) is the one
+      // a [[Mei]] link reaches, as in Obsidian: it is appended to rather than shadowed by a twin.
+      const name = entityNoteName(entity.name);
+      const planned = `${folderOf(entity, config.layout.profile)}/${name}.md`;
+      // Before the path touches the disk: an overlong name fails lstat with a bare ENAMETOOLONG.
+      const length = nameLengthProblem(planned.normalize('NFC'));
+      if (length)
+        throw new MemError(
+          'INVALID_INPUT',
+          `${options.name}: entity ${JSON.stringify(entity.name.slice(0, 40))}…: ${length}; nothing was written`,
+        );
+      const { abs, rel } = await resolveInVault(root, resolveLink(name, planned, known) ?? planned);
+      const current = await readForWrite(abs)
+        .then((read) => read && { text: read.text })
+        .catch((error: NodeJS.ErrnoException) => {
+          throw new MemError(
+            'INVALID_INPUT',
+            `${options.name}: entity ${JSON.stringify(entity.name)} goes to ${rel}, which cannot be read (${error.code ?? error.message}); nothing was written`,
+          );
+        });
+      // Only the import's own notes: never the persona (write-policy.ts).
+      const action = current ? 'edit' : 'create';
+      if (writeRefusal({ author: 'import', action, path: rel, layout })) {
+        const layer = layerOf(rel, layout);
+        countSkip(
+          result.refused,
+          layer === 'persona'
+            ? "entity named like a persona note (the persona is the person's)"
+            : `entity named like a note in ${layer} (an import writes only its own notes)`,
+        );
+        continue;
+      }
+      const problem = current
+        ? await twinProblem(root, rel)
+        : (names.claim(rel) ?? (await newNameProblem(root, rel)));
+      if (problem)
+        throw new MemError(
+          'INVALID_INPUT',
+          `${options.name}: entity ${JSON.stringify(entity.name)}: ${rel}: ${problem}; nothing was written`,
+        );
       const facts = entity.observations.map((o) => `- ${lineOf(o, redact, count)}`);
       const links = graph.relations
         .filter((r) => r.from === entity.name)
@@ -126,11 +180,6 @@ export async function writeMemoryGraph(
           (r) =>
             `- ${lineOf(r.relationType.replaceAll('_', ' '), redact, count)} [[${entityNoteName(r.to)}]]`,
         );
-      // A person's own note for the entity (`People/Mei.md`, `profile/people/mei.md`) is the one
-      // a [[Mei]] link reaches, as in Obsidian: it is appended to rather than shadowed by a twin.
-      const name = entityNoteName(entity.name);
-      const planned = `${folderOf(entity, config.layout.profile)}/${name}.md`;
-      const { abs, rel } = await resolveInVault(root, resolveLink(name, planned, known) ?? planned);
       notes.push({ entity, facts, links, abs, rel });
     }
     await plan.record([...new Set(notes.map((n) => n.rel))], `mem: import ${options.name}`);
