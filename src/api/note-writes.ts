@@ -7,6 +7,7 @@ import type { MemConfig } from '../core/config.js';
 import type { DeriveContent } from '../git/commit-paths.js';
 import { commitWrite } from '../git/commit-write.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
+import { withVaultLock } from '../vault/lock.js';
 import { type EditNoteOptions, editNote, type NoteEdit } from '../write/edit-note.js';
 import { type ForgetOptions, type ForgetResult, forgetNote } from '../write/forget-note.js';
 import { type ForgetStaleOptions, type ForgetStaleResult, forgetStale } from '../write/forget-stale.js';
@@ -229,8 +230,8 @@ export class NoteWrites {
       remember: (inputs: RememberInput[], onPlanned?: OnPlanned) => this.rememberEntries(inputs, onPlanned),
       holds: (path: string, lines: string[]) => holdsLines(this.root, path, lines),
       // Off the write queue: a commit takes a git process or three (tenths of a second), and the
-      // next turn's add must not wait for it. Appends replace the note by rename, so git reads
-      // either the note before an entry or after it, never half of one.
+      // next turn's add waits at most for the lock, not for the queue. Appends replace the note by
+      // rename, so git reads either the note before an entry or after it, never half of one.
       commit: async (paths: string[], message: string, lines: Map<string, string[]>) => {
         // Only mem's lines on top of each note's committed version: a person's edit stays theirs.
         const derived = new Map<string, DeriveContent>();
@@ -239,7 +240,11 @@ export class NoteWrites {
           const derive = await deriveDailyNote(this.root, this.config, path, added, this.made.get(path));
           if (derive) derived.set(path, derive);
         }
-        const commit = await commitWrite(this.root, this.config, paths, message, derived);
+        // Under the write lock, as every commit: a plan another command runs in steps is never
+        // finished by this commit in its gaps (git/pending-plan.ts).
+        const commit = await withVaultLock(this.root, (lock) =>
+          commitWrite(lock, this.root, this.config, paths, message, derived),
+        );
         for (const path of paths) this.made.delete(path);
         return commit;
       },

@@ -161,7 +161,7 @@ async function changeConfig(
   to: { value: unknown } | undefined,
 ): Promise<ConfigSetResult> {
   if (!configKeys().includes(key)) throw unknownKey(key);
-  return withVaultLock(root, async () => {
+  return withVaultLock(root, async (lock) => {
     const { raw, exists } = await readRaw(root);
     if (!exists)
       throw new MemError('NO_VAULT', `no ${CONFIG_FILE} in ${root}; run \`mem init\` to make it a vault`);
@@ -204,6 +204,7 @@ async function changeConfig(
     await writeAtomic(join(root, CONFIG_FILE), `${JSON.stringify(next, null, 2)}\n`);
     // The setting in force when the command ran decides: turning git.autoCommit off is itself committed.
     const commit = await commitWrite(
+      lock,
       root,
       before,
       [CONFIG_FILE],

@@ -4,10 +4,20 @@ import type { MemConfig } from '../core/config.js';
 import { MemError } from '../core/errors.js';
 import { isAlive } from '../core/serve-record.js';
 import { crashPoint } from '../vault/crash-point.js';
+import { assertLockHeld, type VaultLockHeld } from '../vault/lock.js';
 import { findOnDisk } from '../vault/paths.js';
 import { tempWriterPid } from '../vault/temp-name.js';
 import { commitPaths, type DeriveContent, type NotCommitted } from './commit-paths.js';
-import { clearPendingPlan, readPendingPlan, writePendingPlan } from './pending-plan.js';
+import { forgetCreated } from './created-files.js';
+import {
+  clearPlan,
+  isMine,
+  isOwnerAlive,
+  type PendingPlan,
+  readPlans,
+  releasePlan,
+  writeOwnPlan,
+} from './pending-plan.js';
 import { gitRoot, headCommit, isGitAvailable } from './run-git.js';
 
 export type { NotCommitted } from './commit-paths.js';
@@ -34,6 +44,7 @@ async function insideGitCheckout(dir: string): Promise<boolean> {
 
 /** Commits `vaultPaths` in the vault's repository, when there is one (the config is the caller's to check). */
 async function commitToRepo(
+  lock: VaultLockHeld,
   root: string,
   vaultPaths: string[],
   message: string,
@@ -41,6 +52,7 @@ async function commitToRepo(
   /** Run the repository's commit hooks (`git.runHooks`) */
   runHooks: boolean,
 ): Promise<WriteCommit> {
+  assertLockHeld(lock, root);
   if (!(await isGitAvailable())) {
     if (await insideGitCheckout(root)) {
       throw new MemError(
@@ -58,6 +70,8 @@ async function commitToRepo(
   const toRepo = (p: string) => (prefix ? `${prefix}/${p}` : p);
   const derivedInRepo = new Map([...derived].map(([p, derive]) => [toRepo(p), derive]));
   const result = await commitPaths(repo, paths, message, derivedInRepo, { runHooks });
+  // The notes mem made are in git now (or git keeps them out): no longer only mem's record's.
+  if (isSettled(result)) await forgetCreated(root, vaultPaths);
   return result.committed
     ? { committed: true, sha: result.sha }
     : { committed: false, reason: result.reason, code: result.code };
@@ -95,49 +109,87 @@ export async function removePlanTemps(root: string, paths: string[]): Promise<vo
   }
 }
 
-/** Commits the plan a killed run left behind on its own, with its own message; undefined when there is none. */
-export async function finishPendingPlan(
+/** What finishing the plans a gone run left made, one result a plan. */
+export type FinishedPlan = WriteCommit & { key: string; paths: string[] };
+
+/**
+ * Commits every plan whose owner is gone (see pending-plan.ts), each on its own with its own
+ * message, and clears the record of each one settled. Plans a live process still runs are left
+ * alone, as are those of `except` (the caller's own plan, which it joins instead).
+ */
+export async function finishPendingPlans(
+  lock: VaultLockHeld,
   root: string,
-  key?: string,
-  runHooks = false,
-): Promise<(WriteCommit & { paths: string[] }) | undefined> {
-  const pending = await readPendingPlan(root);
-  if (!pending || (key !== undefined && pending.key !== key)) return undefined;
-  await removePlanTemps(root, pending.paths);
-  const result = await commitToRepo(root, pending.paths, pending.message, new Map(), runHooks);
-  if (isSettled(result)) await clearPendingPlan(root);
-  return { ...result, paths: pending.paths };
+  options: { which?: (key: string) => boolean; runHooks?: boolean } = {},
+): Promise<FinishedPlan[]> {
+  assertLockHeld(lock, root);
+  const done: FinishedPlan[] = [];
+  for (const pending of (await readPlans(root)).plans) {
+    if (isOwnerAlive(pending, root)) continue;
+    if (options.which && !options.which(pending.key)) continue;
+    await removePlanTemps(root, pending.paths);
+    const result = await commitToRepo(
+      lock,
+      root,
+      pending.paths,
+      pending.message,
+      new Map(),
+      options.runHooks === true,
+    );
+    if (isSettled(result)) await clearPlan(root, pending);
+    done.push({ ...result, key: pending.key, paths: pending.paths });
+  }
+  return done;
+}
+
+/** The records of plan `key` a commit of that plan holds: this process's own, and any a killed run left. */
+async function plansToJoin(root: string, key: string): Promise<PendingPlan[]> {
+  const { plans } = await readPlans(root);
+  return plans.filter((p) => p.key === key && (isMine(root, p) || !isOwnerAlive(p, root)));
 }
 
 /**
  * Records, before a plan's first write, every vault path it will write and its commit (see
- * pending-plan.ts), so a kill anywhere before the commit leaves nothing out of it. A plan of
- * another command left behind is committed first, on its own; one of the same command (`key`) is
- * joined: its paths go into this run's commit. Call it again to add paths as the plan grows.
+ * pending-plan.ts), so a kill anywhere before the commit leaves nothing out of it. Plans of other
+ * commands a gone run left behind are committed first, each on its own; one of the same command
+ * (`key`) is joined: its paths go into this run's commit. Call it again to add paths as the plan
+ * grows; the record is this process's until the plan's commit (or releasePlan).
  */
 export async function startPlan(
+  lock: VaultLockHeld,
   root: string,
   config: Pick<MemConfig, 'git'>,
   key: string,
   message: string,
   paths: string[],
 ): Promise<void> {
+  assertLockHeld(lock, root);
   if (!config.git.autoCommit) return;
-  const pending = await readPendingPlan(root);
-  if (pending && pending.key !== key) await finishPendingPlan(root, pending.key, config.git.runHooks);
-  const joined = pending?.key === key ? union(pending.paths, paths) : paths;
-  await writePendingPlan(root, { key, message, paths: joined });
+  await finishPendingPlans(lock, root, { which: (other) => other !== key, runHooks: config.git.runHooks });
+  const joined = await plansToJoin(root, key);
+  const own = await writeOwnPlan(root, {
+    key,
+    message,
+    paths: union(
+      joined.flatMap((p) => p.paths),
+      paths,
+    ),
+  });
+  // The killed runs' records are in this one now.
+  for (const plan of joined) if (plan.id !== own.id) await clearPlan(root, plan);
 }
 
 /**
  * Commits exactly the vault paths mem just wrote, when the vault is in a git repository and
  * `git.autoCommit` is on. A busy repository (index.lock, merge, rebase) is left alone: the files
  * are written, the commit is skipped, and the reason says so. With `plan` (the key given to
- * startPlan) the commit also holds every path an earlier, killed run of the same plan wrote, and
- * is made even when this run wrote nothing itself (then under the killed run's message); a plan
- * of another command left behind is committed first, on its own.
+ * startPlan) the commit also holds every path this plan recorded, an earlier killed run's too, and
+ * is made even when this run wrote nothing itself (then under the recorded message). Plans of other
+ * commands whose runs are gone are committed first, each on its own; running ones are left alone.
+ * Only the holder of the write lock commits (`lock`).
  */
 export async function commitWrite(
+  lock: VaultLockHeld,
   root: string,
   config: Pick<MemConfig, 'git'>,
   vaultPaths: string[],
@@ -147,24 +199,28 @@ export async function commitWrite(
   /** The key of the plan these writes belong to (see startPlan) */
   plan?: string,
 ): Promise<WriteCommit> {
+  assertLockHeld(lock, root);
   if (!config.git.autoCommit)
     return { committed: false, code: 'auto-commit-off', reason: 'git.autoCommit is off' };
-  const pending = await readPendingPlan(root);
-  const joins = pending !== undefined && plan !== undefined && pending.key === plan;
-  if (pending && !joins) await finishPendingPlan(root, pending.key, config.git.runHooks);
-  if (joins) await removePlanTemps(root, pending.paths);
-  const paths = joins ? union(pending.paths, vaultPaths) : vaultPaths;
-  const text = joins && vaultPaths.length === 0 ? pending.message : message;
-  if (paths.length === 0 && derived.size === 0)
+  await finishPendingPlans(lock, root, { which: (other) => other !== plan, runHooks: config.git.runHooks });
+  const joined = plan === undefined ? [] : await plansToJoin(root, plan);
+  const recorded = joined.flatMap((p) => p.paths);
+  if (joined.length > 0) await removePlanTemps(root, recorded);
+  const paths = union(recorded, vaultPaths);
+  const text = joined.length > 0 && vaultPaths.length === 0 ? (joined[0]?.message ?? message) : message;
+  if (paths.length === 0 && derived.size === 0) {
+    if (plan !== undefined) releasePlan(root, plan);
     return { committed: false, code: 'unchanged', reason: 'nothing to commit' };
+  }
   // The steps around the commit, for the crash tests: files written and not committed; committed
   // and the plan's record not yet removed.
   crashPoint();
-  const result = await commitToRepo(root, paths, text, derived, config.git.runHooks);
+  const result = await commitToRepo(lock, root, paths, text, derived, config.git.runHooks);
   crashPoint();
-  if (joins && isSettled(result)) await clearPendingPlan(root);
+  if (isSettled(result)) for (const record of joined) await clearPlan(root, record);
+  else if (plan !== undefined) releasePlan(root, plan);
   // The killed run had made its commit, only its record was left: the plan is committed.
-  if (joins && vaultPaths.length === 0 && result.code === 'unchanged') {
+  if (joined.length > 0 && vaultPaths.length === 0 && result.code === 'unchanged') {
     const repo = await gitRoot(root);
     const sha = repo ? await headCommit(repo) : undefined;
     if (sha) return { committed: true, sha };

@@ -21,7 +21,7 @@ import { dayOf, isoWithOffset } from '../time/zoned-date.js';
 import { newNameProblem } from '../vault/name-rules.js';
 import { findOnDisk } from '../vault/paths.js';
 import { readForWrite, writeAtomic } from '../vault/write-note.js';
-import { underPlan } from '../write/write-plan.js';
+import { underPlan, withPlan } from '../write/write-plan.js';
 import { extractiveRollup } from './extractive-rollup.js';
 import type { Llm } from './llm.js';
 import { llmRollup } from './llm-rollup.js';
@@ -84,13 +84,25 @@ function periodsAt(index: VaultIndex, level: RollupLevel, today: string, missing
  * Writes rollups for `options` (see RollupOptions). `llm` undefined means extractive. A model
  * failure stops the run: what was written before it is committed, then the error is thrown.
  */
-export async function rollup(
+export function rollup(
   root: string,
   config: MemConfig,
   index: VaultIndex,
   llm: Llm | undefined,
   options: RollupOptions,
   afterLevel: AfterLevel = async () => undefined,
+): Promise<RollupResult> {
+  // One plan whose steps wait on the model between writes: see withPlan.
+  return withPlan(root, ROLLUP_PLAN, () => rollupSteps(root, config, index, llm, options, afterLevel));
+}
+
+async function rollupSteps(
+  root: string,
+  config: MemConfig,
+  index: VaultIndex,
+  llm: Llm | undefined,
+  options: RollupOptions,
+  afterLevel: AfterLevel,
 ): Promise<RollupResult> {
   const now = options.now ?? new Date();
   const today = dayOf(now, config.timezone);

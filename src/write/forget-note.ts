@@ -79,8 +79,8 @@ export async function forgetNote(
   } catch (error) {
     // The same forget run again after a kill that came once the file was gone: only the commit is left.
     const key = options.hard ? hardKey : `forget ${notePath(path)}`;
-    const pending = await readPendingPlan(root);
-    if (!(error instanceof MemError) || error.code !== 'NOT_FOUND' || pending?.key !== key) throw error;
+    const pending = await readPendingPlan(root, key);
+    if (!(error instanceof MemError) || error.code !== 'NOT_FOUND' || !pending) throw error;
     const commit = await underPlan(root, config, key, (steps) => steps.commit([], pending.message));
     const archivedAt = options.hard ? undefined : archivePath(notePath(path), layoutOf(config));
     return {

@@ -13,7 +13,7 @@ import { PlannedNames } from '../vault/name-rules.js';
 import { findOnDisk } from '../vault/paths.js';
 import { updateFile } from '../vault/write-note.js';
 import { checkNewNotePath, checkNoTwin, moveNote } from './move-note.js';
-import { underPlan } from './write-plan.js';
+import { underPlan, withPlan } from './write-plan.js';
 
 export interface ForgetStaleOptions {
   /** List what would move and lose importance; write nothing (default: false) */
@@ -122,11 +122,21 @@ function fadingInsights(
  * archived and that have not been touched for a while lose importance. Nothing is deleted, and the
  * whole run is one commit, so `mem undo` takes it back.
  */
-export async function forgetStale(
+export function forgetStale(
   root: string,
   config: MemConfig,
   index: VaultIndex,
   options: ForgetStaleOptions = {},
+): Promise<ForgetStaleResult> {
+  // One plan in three steps (record, the moves, the rest with the commit): see withPlan.
+  return withPlan(root, STALE_PLAN, () => forgetStaleSteps(root, config, index, options));
+}
+
+async function forgetStaleSteps(
+  root: string,
+  config: MemConfig,
+  index: VaultIndex,
+  options: ForgetStaleOptions,
 ): Promise<ForgetStaleResult> {
   const days = config.forget.staleAfterDays;
   if (days === undefined) {

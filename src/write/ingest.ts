@@ -11,7 +11,7 @@ import { hashText, readForWrite } from '../vault/write-note.js';
 import { parseTranscript, type TranscriptTurn } from './parse-transcript.js';
 import { redactSecrets } from './redact.js';
 import { appendToDay, type DayEntry } from './remember.js';
-import { underPlan } from './write-plan.js';
+import { underPlan, withPlan } from './write-plan.js';
 
 export interface IngestOptions {
   /** Display name for the file in messages and the commit */
@@ -77,7 +77,19 @@ export async function ingest(
  * Writes turns into daily episode notes, one entry per turn, grouped by local date, in one commit.
  * Each entry's block id is derived from the turn, so a second run over the same turns adds nothing.
  */
-export async function ingestTurns(
+export function ingestTurns(
+  root: string,
+  config: MemConfig,
+  turns: IngestTurn[],
+  options: IngestOptions,
+): Promise<IngestResult> {
+  // One plan whose days each take the lock: see withPlan.
+  return withPlan(root, `${options.verb ?? 'ingest'} ${options.name}`, () =>
+    ingestSteps(root, config, turns, options),
+  );
+}
+
+async function ingestSteps(
   root: string,
   config: MemConfig,
   turns: IngestTurn[],
@@ -122,7 +134,7 @@ export async function ingestTurns(
   // Each day's append takes the write lock itself (appendToDay): the record and the commit each
   // take it too (see write-plan.ts).
   // A plan of this name left by a killed run: then a re-run that adds nothing still commits it.
-  const leftover = (await readPendingPlan(root))?.key === plan;
+  const leftover = (await readPendingPlan(root, plan)) !== undefined;
   // Checked whole before the first write: a day whose note cannot be appended to (a folder or a
   // link in its place, a file that is not text) stops the run before any day is written, so a
   // late day never leaves the earlier ones behind for the next command to commit.

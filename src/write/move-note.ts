@@ -174,8 +174,8 @@ async function finishMove(
   commit: boolean,
 ): Promise<(WriteCommit & { paths: string[] }) | undefined> {
   if (!(error instanceof MemError) || error.code !== 'NOT_FOUND') return undefined;
-  const pending = await readPendingPlan(root);
-  if (pending?.key !== plan) return undefined;
+  const pending = await readPendingPlan(root, plan);
+  if (!pending) return undefined;
   if (!commit)
     return { paths: pending.paths, committed: false, code: 'deferred', reason: 'left to the caller' };
   return {

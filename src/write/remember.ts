@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { lstat, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type MemConfig, speakerName } from '../core/config.js';
 import { MemError } from '../core/errors.js';
@@ -6,6 +6,7 @@ import { readRegularText } from '../core/regular-file.js';
 import { TEMPLATES_DIR } from '../core/templates-dir.js';
 import type { DeriveContent } from '../git/commit-paths.js';
 import { commitWrite, type WriteCommit } from '../git/commit-write.js';
+import { createdByMem, recordCreated } from '../git/created-files.js';
 import { dayOf, timeOfDay } from '../time/zoned-date.js';
 import { entryText } from '../vault/entry-text.js';
 import { dailyNotePath, dayOfPath, layoutOf, type VaultLayout } from '../vault/layout.js';
@@ -106,9 +107,10 @@ export async function deriveDailyNote(
 ): Promise<DeriveContent | undefined> {
   const layout = layoutOf(config);
   const date = dayOfPath(path, layout);
-  return date
-    ? deriveDay(await dailyTemplate(root, config, date), lines, entryHeading(layout), created)
-    : undefined;
+  if (!date) return undefined;
+  // Made by a process killed before its commit: still mem's (git/created-files.ts).
+  const ours = created === true || (await createdByMem(root, path)) ? true : created;
+  return deriveDay(await dailyTemplate(root, config, date), lines, entryHeading(layout), ours);
 }
 
 /** The heading mem's entries go under, as its text (`## Memory` in the config is `Memory`). */
@@ -253,8 +255,15 @@ export async function appendToDay(
       written.every((line, i) => skipped.has(i) || (line !== undefined && holdsIn(held, line)))
     );
   };
+  let ours = false;
   await withVaultLock(root, async () => {
     floor = Math.max(cited, await blockIdFloor(root, rel));
+    // A note mem is about to make is mem's from now on, committed or not (git/created-files.ts).
+    const made = await lstat(abs).then(
+      () => false,
+      () => true,
+    );
+    if (made) await recordCreated(root, rel);
     if (onPlanned) {
       // Plan once on the note as it is; the append keeps these lines while their ids stay free
       // (under the lock only a hand edit can take one).
@@ -273,12 +282,13 @@ export async function appendToDay(
       ...written.flatMap((line) => (line ? [/\^([A-Za-z0-9-]+)$/.exec(line)?.[1] ?? ''] : [])),
       ...restored.map((r) => /\^([A-Za-z0-9-]+)$/.exec(r.line)?.[1] ?? ''),
     ]);
+    ours = created || (await createdByMem(root, rel));
   });
   const lines = written.filter((line, i): line is string => line !== undefined && !skipped.has(i));
   noteRecent(abs, lines);
   const ids = lines.map((line) => /\^([A-Za-z0-9-]+)$/.exec(line)?.[1] ?? '');
   // What to commit: the committed note (or the template) plus these lines, never a hand edit.
-  return { path: rel, ids, lines, derive: deriveDay(template, lines, heading, created), created };
+  return { path: rel, ids, lines, derive: deriveDay(template, lines, heading, ours), created: ours };
 }
 
 /** The day and the entry `remember` would write for `input` (secrets redacted, times zoned). */
@@ -348,12 +358,15 @@ export async function rememberAll(
     // What is committed is the committed note plus these entries: a person's unsaved edit stays theirs.
     const commit = mine.every((i) => inputs[i]!.commit === false)
       ? { committed: false, code: 'deferred' as const, reason: 'deferred' }
-      : await commitWrite(
-          root,
-          config,
-          [day.path],
-          `mem: remember ${date}#^${day.ids.join(', ^')}`,
-          new Map([[day.path, day.derive]]),
+      : await withVaultLock(root, (lock) =>
+          commitWrite(
+            lock,
+            root,
+            config,
+            [day.path],
+            `mem: remember ${date}#^${day.ids.join(', ^')}`,
+            new Map([[day.path, day.derive]]),
+          ),
         );
     for (const [k, i] of mine.entries()) {
       const blockId = day.ids[k] ?? '';

@@ -11,7 +11,7 @@ import { cacheDir, ensureCacheDir } from '../core/cache-dir.js';
 import type { MemConfig } from '../core/config.js';
 import { MemError } from '../core/errors.js';
 import { readRegularText } from '../core/regular-file.js';
-import { commitWrite, finishPendingPlan, removePlanTemps } from '../git/commit-write.js';
+import { commitWrite, finishPendingPlans, removePlanTemps } from '../git/commit-write.js';
 import { exists, git, gitBusy, headCommit } from '../git/run-git.js';
 import {
   aheadBehind,
@@ -263,7 +263,7 @@ export async function syncVault(
       `the vault's repository has no remote named ${JSON.stringify(remote)} (git remote add ${remote} <url>)`,
     );
   }
-  return withVaultLock(root, async () => {
+  return withVaultLock(root, async (lock) => {
     const resumed = await resume(root, repo);
     const busy = await gitBusy(repo.repo);
     if (busy)
@@ -273,13 +273,19 @@ export async function syncVault(
       );
     const branch = await currentBranch(repo.repo);
     // What mem wrote and a kill left uncommitted, and the merge driver's attributes, go first.
-    await finishPendingPlan(root, undefined, config.git.runHooks);
+    await finishPendingPlans(lock, root, { runHooks: config.git.runHooks });
     // Also when the line was written by a run killed before its commit.
     await removePlanTemps(root, ['.gitattributes']);
     await installMergeDriver(root, config);
     const attributes = (await exists(join(root, '.gitattributes'))) ? ['.gitattributes'] : [];
     if (attributes.length > 0)
-      await commitWrite(root, config, attributes, 'mem: merge day notes entry by entry (.gitattributes)');
+      await commitWrite(
+        lock,
+        root,
+        config,
+        attributes,
+        'mem: merge day notes entry by entry (.gitattributes)',
+      );
     const result: SyncResult = {
       remote,
       branch,

@@ -4,7 +4,7 @@
 import { loadConfig } from '../core/config.js';
 import { MemError } from '../core/errors.js';
 import type { CommitResult } from '../git/commit-paths.js';
-import { finishPendingPlan, removePlanTemps } from '../git/commit-write.js';
+import { finishPendingPlans, removePlanTemps } from '../git/commit-write.js';
 import {
   findUndoTarget,
   isKeptByUndo,
@@ -13,9 +13,10 @@ import {
   revertibleParent,
   touchedPaths,
 } from '../git/git-history.js';
-import { clearPendingPlan, readPendingPlan } from '../git/pending-plan.js';
+import { clearPlan, isOwnerAlive, readPlans } from '../git/pending-plan.js';
 import { git } from '../git/run-git.js';
 import { requireRepo, toVaultPath } from '../git/vault-git.js';
+import { withVaultLock } from '../vault/lock.js';
 import { writeBack } from './revert-commit.js';
 import { underPlan } from './write-plan.js';
 
@@ -58,15 +59,21 @@ export async function undoLastMemCommit(root: string, options: UndoOptions = {})
   const repo = await requireRepo(root, 'mem undo');
   // A plan a kill left uncommitted is committed first, so this undo takes all of it back; an undo
   // a kill cut short is finished rather than followed by the undo of the commit before.
-  const pending = options.dryRun ? undefined : await readPendingPlan(root);
-  const resumed = pending?.key.startsWith(UNDO_PLAN) ? pending.key.slice(UNDO_PLAN.length) : undefined;
-  if (pending && resumed === undefined) await finishPendingPlan(root, pending.key, options.runHooks);
+  const undoKey = (key: string) => key.startsWith(UNDO_PLAN);
+  if (!options.dryRun)
+    await withVaultLock(root, (lock) =>
+      finishPendingPlans(lock, root, { which: (key) => !undoKey(key), runHooks: options.runHooks }),
+    );
+  const pending = options.dryRun
+    ? undefined
+    : (await readPlans(root)).plans.find((p) => undoKey(p.key) && !isOwnerAlive(p, root));
+  const resumed = pending?.key.slice(UNDO_PLAN.length);
   if (pending && resumed !== undefined) {
     await removePlanTemps(root, pending.paths);
     // Killed after its commit, before the record went: the undo is done.
     const head = await memCommit(repo.repo, 'HEAD');
     if (head.subject === pending.message.split('\n')[0]) {
-      await clearPendingPlan(root);
+      await clearPlan(root, pending);
       return {
         committed: true,
         sha: head.sha,

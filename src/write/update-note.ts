@@ -102,12 +102,12 @@ export async function createNote(
   const keys = { id, title, created: time, updated: time, ...input.set };
   const body = input.body === undefined ? '' : cleanNoteText(input.body, rel, true);
   const text = setFrontmatterKeys(`# ${title}\n${body.trim() ? `\n${body}\n` : ''}`, keys, { label: rel });
-  return withVaultLock(root, async () => {
+  return withVaultLock(root, async (lock) => {
     if ((await readForWrite(abs)) !== undefined) {
       throw new MemError('EXISTS', `${rel} already exists; use mem note set to change it`);
     }
     await writeAtomic(abs, text, { expectedHash: null, label: rel });
-    const commit = await commitWrite(root, config, [rel], `mem: note new ${rel}`);
+    const commit = await commitWrite(lock, root, config, [rel], `mem: note new ${rel}`);
     return { path: rel, changed: true, id: String(keys.id), ...commit };
   });
 }

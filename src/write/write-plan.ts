@@ -6,6 +6,7 @@
 import type { MemConfig } from '../core/config.js';
 import type { DeriveContent } from '../git/commit-paths.js';
 import { commitWrite, startPlan, type WriteCommit } from '../git/commit-write.js';
+import { releasePlan } from '../git/pending-plan.js';
 import { withVaultLock } from '../vault/lock.js';
 
 /** The plan of one run, as the steps under its lock see it. */
@@ -25,22 +26,54 @@ export interface LockedPlan {
 
 /**
  * Runs `steps` holding the vault's write lock, with the plan `key` (a re-run after a kill joins
- * it). Record, writes and commit all happen under the one lock: a commit made outside it could
- * commit (and clear the record of) another command's plan while that command is still writing.
- * A step that waits on something slow (a model) belongs between two calls, not inside one.
+ * it). Record, writes and commit all happen under the one lock. A plan may run in several calls (a
+ * step that waits on something slow, a model, belongs between two calls, not inside one): its
+ * record is this process's from the first `record` to the `commit`, so other commands committing
+ * in the gaps leave it alone (git/pending-plan.ts). A step that throws gives the plan up: its
+ * record stays, owned by no one, and the next write commits what it wrote. Several steps in a row
+ * belong in withPlan, which gives the plan up however the steps end.
  */
-export function underPlan<T>(
+export async function underPlan<T>(
   root: string,
   config: Pick<MemConfig, 'git'>,
   key: string,
   steps: (plan: LockedPlan) => Promise<T>,
 ): Promise<T> {
-  return withVaultLock(root, () =>
-    steps({
-      record: (paths, message) => startPlan(root, config, key, message, paths),
-      commit: (written, message, derived) => commitWrite(root, config, written, message, derived, key),
-    }),
-  );
+  try {
+    return await withVaultLock(root, (lock) =>
+      steps({
+        record: (paths, message) => startPlan(lock, root, config, key, message, paths),
+        commit: (written, message, derived) =>
+          commitWrite(lock, root, config, written, message, derived, key),
+      }),
+    );
+  } catch (error) {
+    // Inside withPlan the plan goes on past a failed step (a rollup skipped); withPlan ends it.
+    if (!sessions.has(sessionOf(root, key))) releasePlan(root, key);
+    throw error;
+  }
+}
+
+/** The plans withPlan runs in this process: `root` and key. */
+const sessions = new Set<string>();
+const sessionOf = (root: string, key: string) => `${root}\0${key}`;
+
+/**
+ * One plan in several steps (forget --stale's moves, rollups between model calls, an ingest's
+ * days): `run` calls underPlan as often as it needs, and whatever way it ends, a plan it did not
+ * commit is given up (see underPlan), never left looking alive while this process runs on.
+ */
+export async function withPlan<T>(root: string, key: string, run: () => Promise<T>): Promise<T> {
+  const session = sessionOf(root, key);
+  // Nested (forget --stale's moves run moveNote under the same plan): the outer one ends it.
+  if (sessions.has(session)) return run();
+  sessions.add(session);
+  try {
+    return await run();
+  } finally {
+    sessions.delete(session);
+    releasePlan(root, key);
+  }
 }
 
 /** What applying a plan wrote: the vault paths changed (what the commit holds), and anything else. */

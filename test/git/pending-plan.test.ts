@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { git, gitVault } from '../helpers/git.js';
 import { cleanupVaults } from '../helpers/make-vault.js';
+import { planRecords } from '../helpers/plan-records.js';
 import { memProcess } from '../helpers/run-cli.js';
 
 afterEach(cleanupVaults);
@@ -32,9 +33,9 @@ describe('a plan a kill left uncommitted', () => {
     });
     expect(killed.code).not.toBe(0);
     expect(await git(root, 'status', '--porcelain')).not.toBe('');
-    expect(JSON.parse(await readFile(join(root, '.mem/pending-commit.json'), 'utf8'))).toMatchObject({
-      key: 'mv profile/people/Mei.md -> profile/Mei Lin.md',
-    });
+    expect(await planRecords(root)).toMatchObject([
+      { key: 'mv profile/people/Mei.md -> profile/Mei Lin.md' },
+    ]);
 
     const next = await memProcess(['--vault', root, 'remember', 'hello', '--at', '2026-11-30T10:00:00Z'], {
       env,
@@ -44,7 +45,7 @@ describe('a plan a kill left uncommitted', () => {
       'mem: remember 2026-11-30#^e1\nmem: mv profile/people/Mei.md -> profile/Mei Lin.md\n',
     );
     expect(await git(root, 'status', '--porcelain')).toBe('');
-    await expect(readFile(join(root, '.mem/pending-commit.json'))).rejects.toThrow();
+    expect(await planRecords(root)).toEqual([]);
   });
 
   it('a kill in the middle of an undo: the undo run again finishes it, and does not undo one more', async () => {

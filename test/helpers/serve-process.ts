@@ -10,12 +10,14 @@ import { REPO_ROOT } from './make-vault.js';
 export async function startServe(
   root: string,
   args: string[] = ['--vault', root],
+  /** More environment for the server (e.g. MEM_TEST_CRASH_AFTER) */
+  env: Record<string, string> = {},
 ): Promise<{ child: ChildProcess; url: string; output: () => string }> {
   const child = spawn(
     process.execPath,
     [join(REPO_ROOT, 'dist/cli/main.js'), 'serve', '--port', '0', ...args],
     {
-      env: GIT_ENV,
+      env: { ...GIT_ENV, ...env },
     },
   );
   let out = '';

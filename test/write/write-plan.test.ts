@@ -1,7 +1,7 @@
 // The one tail of every multi-step write (src/write/write-plan.ts): a preview writes nothing; a run
 // records its plan before its first write, and a run cut short leaves the record, so the next run of
 // the same plan commits all of it as one commit; the commit is made under the write lock.
-import { access, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/core/config.js';
@@ -9,15 +9,9 @@ import { withVaultLock } from '../../src/vault/lock.js';
 import { runWritePlan, underPlan } from '../../src/write/write-plan.js';
 import { git, gitVault } from '../helpers/git.js';
 import { cleanupVaults } from '../helpers/make-vault.js';
+import { planRecords } from '../helpers/plan-records.js';
 
 afterEach(cleanupVaults);
-
-const RECORD = '.mem/pending-commit.json';
-const exists = (path: string) =>
-  access(path).then(
-    () => true,
-    () => false,
-  );
 
 describe('runWritePlan', () => {
   it('a dry run returns the preview and touches nothing: no apply, no record, no commit', async () => {
@@ -38,7 +32,7 @@ describe('runWritePlan', () => {
     });
     expect(result).toEqual({ dryRun: true, preview: 'would write a.md' });
     expect(applied).toBe(false);
-    expect(await exists(join(root, RECORD))).toBe(false);
+    expect(await planRecords(root)).toEqual([]);
     expect(await git(root, 'rev-parse', 'HEAD')).toBe(head);
   });
 
@@ -58,11 +52,14 @@ describe('runWritePlan', () => {
       nothing: 'nothing to write',
     });
     await expect(runWritePlan(root, config, steps(['a.md'], true))).rejects.toThrow('cut short');
-    expect(JSON.parse(await readFile(join(root, RECORD), 'utf8'))).toEqual({
-      key: 'test',
-      message: 'mem: test both',
-      paths: ['a.md', 'b.md'],
-    });
+    expect(await planRecords(root)).toEqual([
+      {
+        key: 'test',
+        message: 'mem: test both',
+        paths: ['a.md', 'b.md'],
+        owner: expect.objectContaining({ pid: process.pid }),
+      },
+    ]);
 
     const again = await runWritePlan(root, config, steps(['b.md'], false));
 
@@ -70,7 +67,7 @@ describe('runWritePlan', () => {
     expect(await git(root, 'log', '--format=%s')).toBe('mem: test both\ninit\n');
     expect(await git(root, 'show', '--name-only', '--format=', 'HEAD')).toBe('a.md\nb.md\n');
     expect(await git(root, 'status', '--porcelain')).toBe('');
-    expect(await exists(join(root, RECORD))).toBe(false);
+    expect(await planRecords(root)).toEqual([]);
   });
 
   it('a run that writes nothing records nothing and says why with a code', async () => {
@@ -88,7 +85,7 @@ describe('runWritePlan', () => {
       applied: { written: [] },
       commit: { committed: false, code: 'nothing-to-write', reason: 'nothing new' },
     });
-    expect(await exists(join(root, RECORD))).toBe(false);
+    expect(await planRecords(root)).toEqual([]);
   });
 });
 
