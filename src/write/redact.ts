@@ -96,18 +96,6 @@ const RECOVERY = labelled(
 );
 
 /**
- * A key or token after its name with no colon: `my github token is ghx…`, `API key abcd1234…`.
- * 16 characters at least, letters and digits both, so `the token bucket` and `secret santa` stay.
- */
-const PROSE_KEY: Rule = {
-  kind: 'token',
-  pattern:
-    /\b(?:api[ _-]?key|access[ _-]?key|secret[ _-]?key|(?:access |auth |bearer |api |bot )?token|client secret|secret)\s+(?:(?:is|was)\s+)?([A-Za-z0-9._~+/=-]{16,})/dgi,
-  group: true,
-  strong: true,
-};
-
-/**
  * Region (first digit 1 to 8), birth date 18xx to 20xx, sequence, check: an 18-digit order number
  * would otherwise pass the check one time in eleven.
  */
@@ -151,17 +139,6 @@ const NUMBER_RULES: Rule[] = [
   },
 ];
 
-/**
- * A card number after its name is one whatever its check digit (`银行卡号 6222 0212 3456 7890 128`,
- * `card number: 4000-1234-5678-9010`): a mistyped one still says too much.
- */
-const LABELLED_CARD: Rule = {
-  kind: 'card-number',
-  pattern:
-    /(?:银行卡号|银行卡|信用卡号|信用卡|借记卡号|储蓄卡号|卡号|\b(?:card number|card no\.?|credit card(?: number)?|debit card(?: number)?))\s*(?:是|为|is|was|:|：|=|#)?\s*(\d[\d -]{10,24}\d)(?!\d)/dgi,
-  group: true,
-};
-
 /** As typed or in leetspeak: `p4ssw0rd: …`, `pa$$word=…`. */
 const PASSWORD_WORDS = ['password', 'passwd', 'passphrase', 'passcode', 'pwd', 'pw'].map(leetWord).join('|');
 
@@ -170,7 +147,6 @@ const PREFIX = String.raw`\b(?:[A-Za-z0-9]+[_-])*`;
 
 // Ordered: specific formats first, so a key gets its own kind rather than `high-entropy`.
 const RULES: Rule[] = [
-  LABELLED_CARD,
   ...NUMBER_RULES,
   {
     kind: 'private-key',
@@ -218,7 +194,6 @@ const RULES: Rule[] = [
   labelled('secret', `${PREFIX}(?:client[_-]?secret|secret)|密钥|令牌`, 8),
   // After every labelled form: a bare value must not take a label's value first.
   { kind: 'secret-phrase', find: findSecretPhrases },
-  PROSE_KEY,
 ];
 
 const CANDIDATE = /[A-Za-z0-9+/_=-]{24,}/g;

@@ -31,8 +31,11 @@ interface SecretWords {
   /** The shapes a value may take, tried in this order */
   shapes: ValueShape[];
   accept: (value: string) => boolean;
-  /** The value may follow the word with only a space between (`PIN 4821`); else a connector is needed */
-  bare: boolean;
+  /**
+   * The value may follow the word with only a space between (`PIN 4821`), or only such values do
+   * (`API key Q2xAb9Lm3Np8Rt7Vw1Yz`, not `secret santa`); else a connector is needed.
+   */
+  bare: boolean | ((value: string) => boolean);
 }
 
 /** A password has a digit, a symbol or both cases: `the password is wrong` names no password. */
@@ -50,6 +53,8 @@ const identifier = (value: string) => {
   return chars.length >= 5 && chars.length <= 20 && /\d/.test(chars);
 };
 const key = (value: string) => value.length >= 8 && /\d/.test(value) && /[A-Za-z]/.test(value);
+/** With no connector, a key is long and of the characters keys are made of: `the token bucket` stays. */
+const longKey = (value: string) => value.length >= 16 && /^[A-Za-z0-9._~+/=-]+$/.test(value);
 
 const FAMILY: SecretWords[] = [
   {
@@ -154,15 +159,15 @@ const FAMILY: SecretWords[] = [
     cjk: ['密钥', '密鑰', 'APIキー', 'アクセスキー', '秘密鍵'],
     shapes: ['quoted', 'token'],
     accept: key,
-    bare: false,
+    bare: longKey,
   },
   {
     kind: 'token',
-    words: ['access token', 'auth token', 'refresh token', 'bearer token', 'token'],
+    words: ['access token', 'auth token', 'refresh token', 'bearer token', 'api token', 'bot token', 'token'],
     cjk: ['令牌', 'トークン'],
     shapes: ['quoted', 'token'],
     accept: key,
-    bare: false,
+    bare: longKey,
   },
   {
     kind: 'secret',
@@ -170,7 +175,35 @@ const FAMILY: SecretWords[] = [
     cjk: ['シークレット'],
     shapes: ['quoted', 'token'],
     accept: key,
-    bare: false,
+    bare: longKey,
+  },
+  {
+    // A card number after its name is one whatever its check digit: a mistyped one still says too much.
+    kind: 'card-number',
+    words: [
+      'card number',
+      'card no.',
+      'card no',
+      'credit card number',
+      'credit card',
+      'debit card number',
+      'debit card',
+    ],
+    cjk: [
+      '银行卡号',
+      '银行卡',
+      '信用卡号',
+      '信用卡',
+      '借记卡号',
+      '储蓄卡号',
+      '卡号',
+      '卡號',
+      'カード番号',
+      'クレジットカード',
+    ],
+    shapes: ['quoted', 'digits'],
+    accept: digitsBetween(12, 19),
+    bare: true,
   },
 ];
 
@@ -240,14 +273,19 @@ function trimEnd(value: string): string {
   return value.replace(/[\s.!?:]+$/, '');
 }
 
-function valueAt(text: string, at: number, family: SecretWords): { start: number; end: number } | null {
+function valueAt(
+  text: string,
+  at: number,
+  family: SecretWords,
+  accept: (value: string) => boolean,
+): { start: number; end: number } | null {
   for (const shape of family.shapes) {
     const match = stickyAt(SHAPES[shape], text, at);
     if (!match) continue;
     const raw = match[1] ?? '';
     const value = shape === 'quoted' ? raw : trimEnd(raw);
     const start = shape === 'quoted' ? at + 1 : at;
-    if (!value || PLACEHOLDER.test(value) || !family.accept(value)) continue;
+    if (!value || PLACEHOLDER.test(value) || !accept(value)) continue;
     if (/^[\d .-]+$/.test(value) && COUNTED.test(text.slice(start + value.length))) continue;
     return { start, end: start + value.length };
   }
@@ -280,11 +318,15 @@ function afterWord(text: string, wordStart: number, wordEnd: number, family: Sec
   for (const at of starts) {
     const connectors = [...CONNECTORS];
     if (SETTING_BEFORE.test(text.slice(Math.max(0, wordStart - 60), wordStart))) connectors.push(TO);
-    if (family.bare && at === starts[0]) connectors.push(latin ? BARE_LATIN : BARE_CJK);
+    const { bare } = family;
+    if (bare && at === starts[0]) connectors.push(latin ? BARE_LATIN : BARE_CJK);
     for (const connector of connectors) {
       const joined = stickyAt(connector, text, at);
       if (!joined) continue;
-      const value = valueAt(text, at + joined[0].length, family);
+      const alone = connector === BARE_LATIN || connector === BARE_CJK;
+      const accept =
+        alone && typeof bare === 'function' ? (v: string) => family.accept(v) && bare(v) : family.accept;
+      const value = valueAt(text, at + joined[0].length, family, accept);
       if (value) return value;
     }
   }

@@ -57,7 +57,7 @@ const LEET: Record<string, string[]> = {
   t: ['7'],
 };
 
-type Value = 'password' | 'pin' | 'cvv' | 'code' | 'passport' | 'ssn' | 'key';
+type Value = 'password' | 'pin' | 'cvv' | 'code' | 'passport' | 'ssn' | 'key' | 'card';
 type Language = 'en' | 'zh' | 'ja';
 
 /** Each secret word, its language and the value it names; `bare`: `PIN 4821` with no connector counts. */
@@ -110,6 +110,15 @@ const WORDS: Array<{ word: string; language: Language; value: Value; bare: boole
     value: 'password' as const,
     bare: true,
   })),
+  ...['card number', 'credit card', 'debit card number'].map((word) => ({
+    word,
+    language: 'en' as const,
+    value: 'card' as const,
+    bare: true,
+  })),
+  { word: '银行卡号', language: 'zh', value: 'card', bare: true },
+  { word: '信用卡', language: 'zh', value: 'card', bare: true },
+  { word: 'カード番号', language: 'ja', value: 'card', bare: true },
   { word: 'PIN码', language: 'zh', value: 'pin', bare: true },
   { word: '安全码', language: 'zh', value: 'cvv', bare: true },
   { word: '验证码', language: 'zh', value: 'code', bare: true },
@@ -191,6 +200,11 @@ const VALUES: Record<Value, fc.Arbitrary<string>> = {
   code: digits(4, 8),
   passport: fc.tuple(upper, digits(7, 8)).map(([letter, number]) => letter + number),
   ssn: fc.tuple(digits(3, 3), digits(2, 2), digits(4, 4)).map((parts) => parts.join('-')),
+  // After its name a card number goes whatever its check digit: a mistyped one still says too much.
+  card: fc
+    .tuple(digits(12, 19), fc.constantFrom('', ' ', '-'))
+    .map(([number, sep]) => (sep ? (number.match(/.{1,4}/g) ?? []).join(sep) : number))
+    .filter((n) => !/[ -]\d$/.test(n)),
   key: fc.tuple(fc.stringMatching(/^[A-Za-z0-9]{8,20}$/), upper, digits(1, 2)).map(([a, b, c]) => a + b + c),
 };
 
