@@ -1,9 +1,15 @@
 /**
  * One rule for secrets told in words, in English, Chinese and Japanese: a secret word, a connector,
  * then the value. `my password is hunter2`, `the PIN for my card: 4821`, `密码改成了 abc123`,
- * `パスワードは abc123 です`, `passport no. G48213390`, `SSN 078-05-1120`. It runs on the normalised
- * view (`secret-view.ts`), so full-width and zero-width disguises are already gone; the words also
- * match in leetspeak (`p4ssw0rd`, `pa$$word`).
+ * `パスワードは abc123 です`, `passport no. G48213390`, `SSN 078-05-1120`, `银行卡号 6222 …`,
+ * `API key Q2xAb9Lm3Np8Rt7Vw1Yz`. Words are one table (FAMILY: a kind, its words, the shapes its
+ * value takes and what a value must be); connectors are one list for every word. It runs on the
+ * normalised view (`secret-view.ts`), so full-width and zero-width disguises are already gone; the
+ * words also match in leetspeak and look-alike letters (`p4ssw0rd`, `pa$$word`, Cyrillic `pаssword`).
+ *
+ * Limits, chosen: a password with no digit, symbol or second case after `is` (`my password is
+ * sunshine`) stays, as `my password is strong enough` must; so does a value in CJK letters
+ * (`パスワードは ひみつ`), as `密码错误` must. A colon makes any value count (`redact.ts`, `labelled`).
  *
  * A sentence that only mentions the word stays: the value must look like the secret it is named as
  * (a password has a digit, a symbol or mixed case; a PIN or a code is digits; an ID has a digit),
