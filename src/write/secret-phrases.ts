@@ -263,8 +263,11 @@ const SHAPES: Record<ValueShape, RegExp> = {
   token: /((?![:=])(?:(?![,;"'()<>`])[\x21-\x7E])+)/y,
 };
 
-/** Code that names where a value comes from is no value: `token: \`${token}\``, `{{ secret }}`. */
-const PLACEHOLDER = /\$\{|\{\{|^\$[A-Z_][A-Z0-9_]*$|^process\.env\./;
+/**
+ * No values: code that names where a value comes from (`token: \`${token}\``, `{{ secret }}`), and
+ * a note's own links and block ids (`password [[Vault]]`, `… my bank password ^e90`).
+ */
+const PLACEHOLDER = /\$\{|\{\{|^\$[A-Z_][A-Z0-9_]*$|^process\.env\.|^\[\[|^!\[\[|^\^[A-Za-z0-9-]+$/;
 
 /** A count, a date or a length is no value: `密码 2024 年换过`, `密码 12 位`, `8文字以上`. */
 const COUNTED = /^\s*[年月日号號位次个個文字桁回分秒时時点點元円万千百人岁歳天周週张張条條件]/u;
