@@ -8,8 +8,9 @@
 // Keys are the first 63 bits of each vector's sha256 key, not its slot: the vector file is written
 // without the vectors of text no longer in the vault, which renumbers the slots, while a key stays
 // the same. A key is turned back into the current slot through the store's table.
-import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
+import { readRegularFileSync } from '../core/regular-file.js';
 import { tempPathFor } from '../vault/temp-name.js';
 import { KEY_WORDS, type VectorStore } from './vector-store.js';
 import { type DotTopK, dotAt, unitQuery } from './vector-top-k.js';
@@ -165,9 +166,8 @@ export class VectorAnn {
 
   /** The sidecar, when it describes this index file and the vector file expected. */
   private static verify(file: string, expect: AnnExpect): AnnMeta | undefined {
-    // Regular files only: reading a FIFO left under the name would wait for ever.
-    if (!statSync(metaFileOf(file)).isFile() || !statSync(file).isFile()) return undefined;
-    const meta = JSON.parse(readFileSync(metaFileOf(file), 'utf8')) as AnnMeta;
+    // Regular files only (checked on the open file): reading a FIFO left under the name would wait for ever.
+    const meta = JSON.parse(readRegularFileSync(metaFileOf(file)).toString('utf8')) as AnnMeta;
     if (
       meta?.version !== META_VERSION ||
       meta.model !== expect.model ||
@@ -176,7 +176,7 @@ export class VectorAnn {
       meta.count !== expect.count
     )
       return undefined;
-    const bytes = readFileSync(file);
+    const bytes = readRegularFileSync(file);
     return bytes.byteLength === meta.bytes && crc32(bytes) === meta.crc32 ? meta : undefined;
   }
 

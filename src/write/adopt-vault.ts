@@ -5,6 +5,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MemError } from '../core/errors.js';
+import { readRegularText } from '../core/regular-file.js';
 import { TEMPLATES_DIR } from '../core/templates-dir.js';
 import { type DailyNoteSettings, readDailyNoteSettings } from '../vault/obsidian-settings.js';
 
@@ -78,7 +79,8 @@ export async function planAdoption(root: string): Promise<Adoption | undefined> 
 async function settingFolders(root: string): Promise<string[]> {
   const read = async (file: string, keys: string[]): Promise<string[]> => {
     try {
-      const data = JSON.parse(await readFile(join(root, '.obsidian', file), 'utf8')) as Record<
+      // Regular files only: a FIFO under the name would make adopting wait for ever.
+      const data = JSON.parse(await readRegularText(join(root, '.obsidian', file))) as Record<
         string,
         unknown
       >;

@@ -3,7 +3,6 @@
 // `mem merge-driver %O %A %B %P`, which writes the merge over %A. Also its setup: one
 // `.gitattributes` line in the vault and the driver's command in the repository's local config.
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { MemConfig } from '../core/config.js';
@@ -23,7 +22,12 @@ export async function mergeEpisodeFiles(
   theirs: string,
   path: string,
 ): Promise<void> {
-  const read = (file: string) => readFile(file, 'utf8').catch(() => '');
+  // Regular files only (git's temp files are): anything else is refused, not waited on.
+  const read = (file: string) =>
+    readRegularText(file).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return '';
+      throw error;
+    });
   const [b, o, t] = await Promise.all([read(base), read(ours), read(theirs)]);
   // Links name a day note by its file name, whatever the vault's date format.
   // The merge (and its line diff) loads when git calls the driver, not with `mem init`.

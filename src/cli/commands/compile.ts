@@ -1,7 +1,8 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { MemError } from '../../core/errors.js';
+import { readRegularText } from '../../core/regular-file.js';
 import type { CompileOptions, CompileResult, WithMoments } from '../../index.js';
 import { askServer } from '../ask-server.js';
 import { openFromCli, printJson } from '../context.js';
@@ -123,8 +124,10 @@ export function compileCommand(program: Command, io: CliIO): void {
       if (!options.batch && message === undefined)
         throw new MemError('USAGE', 'compile needs a message (or --batch FILE)');
       if (options.batch) {
+        // Regular files only: a FIFO given as the batch is refused, naming it, not waited on; and
+        // before the (slower) vault opens.
+        const text = await readRegularText(resolve(io.cwd, options.batch));
         const vault = await openFromCli(command, io);
-        const text = await readFile(resolve(io.cwd, options.batch), 'utf8');
         for (const [i, line] of text.split('\n').entries()) {
           if (line.trim() === '') continue;
           let item: Record<string, unknown>;
@@ -147,7 +150,8 @@ export function compileCommand(program: Command, io: CliIO): void {
       const request = compileOptions(options, message ?? '');
       if (options.history) {
         const name = options.history;
-        const text = await readFile(resolve(io.cwd, name), 'utf8').catch((error: NodeJS.ErrnoException) => {
+        const text = await readRegularText(resolve(io.cwd, name)).catch((error: NodeJS.ErrnoException) => {
+          if (error instanceof MemError) throw error;
           throw new MemError('NOT_FOUND', `cannot read ${name}: ${error.code ?? error.message}`);
         });
         request.history = parseHistory(text, name);

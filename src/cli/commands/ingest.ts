@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { MemError } from '../../core/errors.js';
+import { readRegularFile } from '../../core/regular-file.js';
 import { openFromCli, printJson } from '../context.js';
 import type { CliIO } from '../io.js';
 import { library } from '../library.js';
@@ -29,7 +29,9 @@ export function ingestCommand(program: Command, io: CliIO): void {
     .action(
       async (file: string, options: { at?: string; redact: boolean; json?: boolean }, command: Command) => {
         const at = parseNow(options.at, '--at');
-        const bytes = await readFile(resolve(io.cwd, file)).catch((error: NodeJS.ErrnoException) => {
+        // Regular files only: a FIFO or a device is refused, naming it, not waited on.
+        const bytes = await readRegularFile(resolve(io.cwd, file)).catch((error: NodeJS.ErrnoException) => {
+          if (error instanceof MemError) throw error;
           throw new MemError('NOT_FOUND', `cannot read ${file}: ${error.code ?? error.message}`);
         });
         const { decodeTranscript } = await library();

@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { MemError } from '../../core/errors.js';
+import { readRegularText } from '../../core/regular-file.js';
 import { LAYERS, type Layer } from '../../core/types.js';
 import type { RecallOptions, RecallResult, WithMoments } from '../../index.js';
 import { askServer } from '../ask-server.js';
@@ -75,10 +75,12 @@ export function recallCommand(program: Command, io: CliIO): void {
           return printRecall(io, result, options);
         }
       }
+      // Regular files only: a FIFO given as the batch is refused, naming it, not waited on; and
+      // before the (slower) vault opens.
+      const batch = options.batch ? await readRegularText(resolve(io.cwd, options.batch)) : undefined;
       const vault = await openFromCli(command, io);
-      if (options.batch) {
-        const text = await readFile(resolve(io.cwd, options.batch), 'utf8');
-        for (const [i, line] of text.split('\n').entries()) {
+      if (batch !== undefined) {
+        for (const [i, line] of batch.split('\n').entries()) {
           if (line.trim() === '') continue;
           let item: { id?: unknown; query?: unknown; now?: unknown };
           try {
