@@ -39,7 +39,7 @@ const MARK = String.raw`[\p{M}--\p{Default_Ignorable_Code_Point}]`;
 const LETTER_ZWNJ = String.raw`(?<=${JOINING}${MARK}*)\u200C(?=${JOINING})`;
 const SELECTOR = String.raw`[\uFE00-\uFE0F\u{E0100}-\u{E01EF}\u180B-\u180D\u180F]`;
 const BASE = String.raw`[^\s\p{M}\p{Cf}\p{Default_Ignorable_Code_Point}\p{Cc}]`;
-const KEPT_SELECTOR = String.raw`(?<=${BASE}${MARK}*)${SELECTOR}`;
+const KEPT_SELECTOR = `(?<=${BASE}${MARK}*)${SELECTOR}`;
 const KEPT_INVISIBLE = `${FLAG_TAGS}|${EMOJI_ZWJ}|${LETTER_ZWNJ}|${KEPT_SELECTOR}`;
 const INVISIBLE_RUN = new RegExp(`(${KEPT_INVISIBLE})|${INVISIBLE.source}`, 'gv');
 
