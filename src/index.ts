@@ -18,6 +18,8 @@ export { type OpenVaultOptions, openVault, Vault } from './api/open-vault.js';
 export type { ReflectRunSummary, ReflectStatus } from './api/reflect-scheduler.js';
 export type { SyncState } from './api/sync-scheduler.js';
 export {
+  type AcceptedConfig,
+  acceptProposedConfig,
   type ConfigEntry,
   type ConfigSetResult,
   configKeys,

@@ -9,6 +9,7 @@ import { commitWrite, type WriteCommit } from '../git/commit-write.js';
 import { layoutOf } from '../vault/layout.js';
 import { withVaultLock } from '../vault/lock.js';
 import { writeAtomic } from '../vault/write-note.js';
+import { clearProposedConfig, readProposedConfig } from '../write/sync-trust.js';
 
 export interface ConfigEntry {
   /** Dotted key, e.g. `recall.weights.graph` */
@@ -152,6 +153,34 @@ export async function setConfig(root: string, key: string, value: unknown): Prom
 /** Removes one key from mem.config.json (its default applies again), committed like `setConfig`. */
 export async function unsetConfig(root: string, key: string): Promise<ConfigSetResult> {
   return changeConfig(root, key, undefined);
+}
+
+export interface AcceptedConfig {
+  /** The remote commit that proposed the values, or undefined when nothing waited */
+  from?: string;
+  /** What was applied (accept) or dropped (refuse), by key; null: unset */
+  values: Record<string, unknown>;
+  /** One result per key applied, in order (empty for a refusal) */
+  results: ConfigSetResult[];
+}
+
+/**
+ * Applies the model, embeddings and hook settings a remote proposed at `mem sync` (they were kept
+ * out of the merge: see write/sync-trust.ts), each committed like `setConfig`; with `refuse`, drops
+ * the proposal and keeps this device's values.
+ */
+export async function acceptProposedConfig(
+  root: string,
+  options: { refuse?: boolean } = {},
+): Promise<AcceptedConfig> {
+  const proposed = await readProposedConfig(root);
+  if (!proposed) return { values: {}, results: [] };
+  const results: ConfigSetResult[] = [];
+  if (!options.refuse)
+    for (const [key, value] of Object.entries(proposed.values))
+      results.push(value === null ? await unsetConfig(root, key) : await setConfig(root, key, value));
+  await clearProposedConfig(root);
+  return { from: proposed.from, values: proposed.values, results };
 }
 
 /** `to` undefined: the key is removed (and a group it leaves empty with it). */

@@ -8,7 +8,7 @@ import { isIgnoredName } from '../core/ignored-path.js';
 import { readRegularText } from '../core/regular-file.js';
 import { readServeRecord } from '../core/serve-record.js';
 import { CACHE_DIR } from '../core/vault-files.js';
-import { readPendingPlan } from '../git/pending-plan.js';
+import { listSetAside, readPendingPlan } from '../git/pending-plan.js';
 import { git } from '../git/run-git.js';
 import { findVaultRepo } from '../git/vault-git.js';
 import { CACHE_SCHEMA } from '../indexing/index-cache.js';
@@ -16,6 +16,7 @@ import { parseInstant } from '../time/parse-instant.js';
 import { isDayOver } from '../time/zoned-date.js';
 import { dayOfPath, layoutOf, type VaultLayout } from '../vault/layout.js';
 import { readDailyNoteSettings } from '../vault/obsidian-settings.js';
+import { readProposedConfig } from '../write/sync-trust.js';
 
 export interface VaultStatus {
   root: string;
@@ -53,6 +54,10 @@ export interface VaultStatus {
   conflicts: string[];
   /** A write that was killed before its commit (the next write commits it) */
   lastError?: string;
+  /** Plan records mem did not trust (a remote's, or not a record): set aside, with the reason */
+  setAside: string[];
+  /** Model, embeddings or hook settings a remote proposed at `mem sync`, waiting for `mem config accept` */
+  proposedConfig?: { from: string; values: Record<string, unknown> };
   /** Where mem writes the days (`layout.daily`), and Obsidian's own setting when it differs */
   days: {
     folder: string;
@@ -199,13 +204,15 @@ export async function vaultStatus(root: string): Promise<VaultStatus> {
   );
   const config = await loadConfig(root);
   const notes = listNotes(root);
-  const [index, server, daemon, repo, pending, plan] = await Promise.all([
+  const [index, server, daemon, repo, pending, plan, aside, proposed] = await Promise.all([
     indexState(root, notes),
     readServeRecord(root, 'serve'),
     readServeRecord(root, 'daemon'),
     gitState(root),
     pendingDays(root, notes, config.timezone, layoutOf(config)),
     readPendingPlan(root).catch(() => undefined),
+    listSetAside(root),
+    readProposedConfig(root),
   ]);
   // Settings Obsidian cannot give (a malformed file) say nothing here; mem init reports them.
   const obsidian = await readDailyNoteSettings(root).catch(() => undefined);
@@ -235,6 +242,8 @@ export async function vaultStatus(root: string): Promise<VaultStatus> {
           lastError: `a write was stopped before its commit ("${plan.message}"); the next mem write commits it`,
         }
       : {}),
+    setAside: aside.map((a) => `${a.file}: ${a.reason}`),
+    ...(proposed ? { proposedConfig: proposed } : {}),
     days: {
       folder,
       format,

@@ -282,3 +282,15 @@ function startHeartbeat(): void {
   }, HEARTBEAT_MS);
   heartbeat.unref();
 }
+
+/** The records set aside so far (see setAside), oldest first, with their reasons. */
+export async function listSetAside(root: string): Promise<SetAsidePlan[]> {
+  const dir = join(cacheDir(root), ASIDE);
+  const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => n.endsWith('.why')).sort();
+  const found: SetAsidePlan[] = [];
+  for (const name of names) {
+    const reason = (await readRegularText(join(dir, name)).catch(() => '')).trim();
+    found.push({ file: `${CACHE_DIR}/${ASIDE}/${name.slice(0, -'.why'.length)}`, reason });
+  }
+  return found;
+}

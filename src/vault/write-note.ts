@@ -224,6 +224,14 @@ export async function appendVerified(
   const retries = options.retries ?? 20;
   let changed = false;
   let ours: string | undefined;
+  // An append opens the path and would write through a symlink into whatever it names (a link a
+  // remote committed in place of a day note), and git would then commit the link, not the text.
+  const found = await lstat(abs).catch(() => undefined);
+  if (found?.isSymbolicLink())
+    throw new MemError(
+      'INVALID_PATH',
+      `${label} is a symlink; mem appends only to a regular file. Replace the link with the note it points to; nothing was written`,
+    );
   for (let attempt = 0; attempt <= retries; attempt++) {
     const foreignAt = await lastForeignChange(abs);
     // An editor saving an older copy does so soon after its last save; a file nobody else has

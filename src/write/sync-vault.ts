@@ -36,6 +36,7 @@ import { mergeDay } from './merge-day.js';
 import { installMergeDriver } from './merge-driver.js';
 import { mergeConflicted, rewriteTheirLinks } from './sync-conflicts.js';
 import { retargetMovedLinks } from './sync-moves.js';
+import { checkIncoming, keepOutbound } from './sync-trust.js';
 
 export interface SyncOptions {
   /** The git remote (default: `sync.remote`, `origin`) */
@@ -187,6 +188,13 @@ async function syncOnce(
   crashPoint();
   const head = await headCommit(repo.repo);
   let target = head;
+  // What the remote brings is checked before anything is built from it (sync-trust.ts).
+  if (theirs && head !== theirs && !(head && (await isAncestor(repo.repo, theirs, head)))) {
+    const from = head
+      ? ((await mergeBase(repo.repo, head, theirs)) ?? (await emptyTree(repo)))
+      : await emptyTree(repo);
+    await checkIncoming(repo, from, theirs);
+  }
   if (theirs && head !== theirs) {
     if (!head || (await isAncestor(repo.repo, head, theirs))) {
       target = theirs;
@@ -206,6 +214,18 @@ async function syncOnce(
       result.renumbered.push(...merged.renumbered);
       result.conflicts.push(...merged.conflicts);
     }
+  }
+  if (head && theirs && target && target !== head) {
+    const kept = await keepOutbound(
+      root,
+      repo,
+      head,
+      theirs,
+      target,
+      `mem: sync, merge ${remote}/${branch}, keeping this device's model, embeddings and hook settings`,
+    );
+    if (kept !== target) result.code = 'merged';
+    target = kept;
   }
   if (target && target !== head) {
     const paths = await changedPaths(repo.repo, head ?? (await emptyTree(repo)), target);

@@ -87,6 +87,33 @@ export function configCommands(program: Command, io: CliIO): void {
     });
 
   config
+    .command('accept')
+    .description(
+      'apply the model, embeddings and hook settings a remote proposed at mem sync (kept out of the merge until then); --refuse drops them',
+    )
+    .option('--refuse', "keep this device's values and drop the proposal")
+    .option('--json', 'machine-readable output')
+    .action(async (options: { refuse?: boolean; json?: boolean }, command: Command) => {
+      const { acceptProposedConfig } = await library();
+      const root = await rootOf(command, io);
+      const result = await acceptProposedConfig(root, { refuse: options.refuse === true });
+      if (options.json) return printJson(io, result);
+      if (!result.from) {
+        io.stdout('no settings from a remote are waiting\n');
+        return;
+      }
+      if (options.refuse) {
+        io.stdout(
+          `dropped what ${result.from.slice(0, 7)} proposed: ${Object.keys(result.values).join(', ')}\n`,
+        );
+        return;
+      }
+      if (result.results.some((r) => r.changed)) await noteRunningServer(root, io);
+      for (const r of result.results)
+        io.stdout(`${r.key}: ${shown(r.previous)} -> ${shown(r.value)} (${commitText(r)})\n`);
+    });
+
+  config
     .command('list')
     .description('every key with its effective value; (default) marks a value the file does not set')
     .option('--json', 'machine-readable output')

@@ -87,6 +87,14 @@ export function statusCommand(program: Command, io: CliIO): void {
       for (const c of status.conflicts)
         lines.push(`conflict    ${c} (mem sync kept the other version here; merge it by hand)`);
       if (status.lastError) lines.push(`last error  ${status.lastError}`);
+      for (const aside of status.setAside) lines.push(`set aside   ${aside} (mem did not trust this record)`);
+      const proposed = status.proposedConfig;
+      if (proposed)
+        lines.push(
+          `waiting     the remote's ${proposed.from.slice(0, 7)} proposes ${Object.entries(proposed.values)
+            .map(([key, value]) => `${key} = ${value === null ? '(unset)' : JSON.stringify(value)}`)
+            .join(', ')}; not applied on this device until \`mem config accept\` (or --refuse)`,
+        );
       io.stdout(`${lines.join('\n')}\n`);
     });
 }
