@@ -218,7 +218,10 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$
 /** Latin words whole, in leetspeak, optionally with a CJK "number" after (`PIN码`); CJK words anywhere. */
 function wordPattern(family: SecretWords): RegExp {
   const latin = [...family.words].sort((a, b) => b.length - a.length).map(leetWord);
-  const cjk = [...family.cjk].sort((a, b) => b.length - a.length).map(escapeRegExp);
+  // `密 码`: a space between the characters of a CJK word hides it no better than a zero-width one.
+  const cjk = [...family.cjk]
+    .sort((a, b) => b.length - a.length)
+    .map((word) => [...word].map(escapeRegExp).join('[ \\t]?'));
   return new RegExp(
     String.raw`(?<![A-Za-z0-9])(?:${latin.join('|')})(?![A-Za-z0-9])(?:\s*(?:码|碼|号|號|番号|コード|(?:code|number|no\.?)(?![A-Za-z0-9])))?|${cjk.join('|')}`,
     'giu',
@@ -227,8 +230,12 @@ function wordPattern(family: SecretWords): RegExp {
 
 const WORDS = FAMILY.map((family) => ({ family, pattern: wordPattern(family) }));
 
-/** `for my card`, `to the door`, `for gmail`: what the secret belongs to, between word and connector. */
-const QUALIFIER = /\s+(?:for|of|on|to|at|in)(?:\s+[\p{L}\p{N}'’-]+){1,4}?(?=\s*[:=]|\s+(?:is|was)\b)/iuy;
+/**
+ * What the secret belongs to, between word and connector: `for my card`, `to the door`, `for
+ * alice@example.com`, `(new)`.
+ */
+const QUALIFIER =
+  /(?:\s+(?:for|of|on|to|at|in)(?:\s+[\p{L}\p{N}'’.@_-]+){1,4}?|\s*\([^()\n]{1,30}\))(?=\s*[:=]|\s+(?:is|was)\b)/iuy;
 
 const ADVERB = String.raw`(?:\s+(?:now|still|currently|just|actually|always|simply|again|also))?`;
 
@@ -244,7 +251,7 @@ const CONNECTORS: RegExp[] = [
     'iy',
   ),
   /\s+(?:(?:is|was|has been|have been|got|gets|been|I|we)\s+)?(?:set|changed|updated|reset|switched)(?:\s+(?:it|this|that))?\s+(?:to|into|as)\s+/iy,
-  /\s*(?:是|为|為|就是|还是|也是|都是|一直是|改成了?|改为了?|改了?成|设为|设成|设置为|设置成|设定为|換成|换成了?|换为|变成了?|更改为|修改为|修改成|重置为|重设为|は|が|を|も)\s*[:=]?\s*/y,
+  /\s*(?:是|为|為|就是|还是|也是|都是|一直是|改成了?|改为了?|改為了?|改了?成|设为|設為|设成|設成|设置为|設置為|设置成|设定为|設定為|換成了?|换成了?|换为|換為|变成了?|變成了?|更改为|更改為|修改为|修改為|修改成|重置为|重置為|重设为|重設為|は|が|を|も)\s*[:=]?\s*/y,
 ];
 /** `changed my password to X`, `set the PIN as X`: only after a verb of setting, or it is `send the password to Bob`. */
 const TO = /\s+(?:to|into|as)\s+/iy;

@@ -1,23 +1,16 @@
 /**
  * The text redaction matches against: the same words as the input, with the disguises taken off.
- * Each character is put in NFKC (full-width `ｐａｓｓｗｏｒｄ` and `４１１１` become ASCII, `：` a colon),
- * and invisible and format characters are dropped (zero-width spaces and joiners, direction marks,
- * tag characters, the soft hyphen, variation selectors), so `p\u200bassword` reads `password`;
- * digits of other scripts become ASCII digits (`٤١١١`).
+ * Each character, with the marks that follow it, is put in NFKC (full-width `ｐａｓｓｗｏｒｄ` and
+ * `４１１１` become ASCII, `：` a colon, `ハ` + `゚` is `パ`); invisible and format characters are dropped
+ * (zero-width spaces and joiners, direction marks, tag characters, the soft hyphen, variation
+ * selectors), so `p\u200bassword` reads `password`; marks NFKC could not compose are dropped
+ * (`p̲a̲s̲s̲w̲o̲r̲d̲`); digits of other scripts become ASCII digits (`٤١١١`).
  * Every character of the view remembers the input characters it came from: a secret found in the
- * view is removed from the input whole, the invisible characters inside it included.
+ * view is removed from the input whole, the invisible characters and marks inside it included.
  *
  * Look-alike letters (`p4ssw0rd`, `pa$$word`) are not folded here: a value must be kept as typed, so
  * only the secret words are matched leniently (`leetWord`).
  */
-
-/**
- * Characters that show nothing: every format character (Cf: zero-width space and joiners, word
- * joiner, BOM, soft hyphen, direction marks, tag characters) and every other default-ignorable one
- * (variation selectors, Hangul fillers, the combining grapheme joiner). The same set mem's text rule
- * removes from entries; here all of them go, since the view is only read.
- */
-const INVISIBLE = /^[\p{Cf}\p{Default_Ignorable_Code_Point}]$/u;
 
 const DECIMAL = /^\p{Nd}$/u;
 
@@ -45,22 +38,53 @@ export interface SecretView {
   to: number[];
 }
 
+/**
+ * A character with the marks that follow it (`p̲`, `ハ` + `゚`, half-width `ﾊ` + `ﾟ`), or marks with
+ * nothing before them.
+ */
+const SEGMENT = /[^\p{M}][\p{M}\uFF9E\uFF9F]*|\p{M}+/gsu;
+/** Marks NFKC did not compose into a letter (`p̲`, Zalgo): drawn over a letter, they do not change it. */
+const LOOSE_MARKS = /[\p{Mn}\p{Me}]/gu;
+/**
+ * Characters that show nothing: every format character (Cf: zero-width space and joiners, word
+ * joiner, BOM, soft hyphen, direction marks, tag characters) and every other default-ignorable one
+ * (variation selectors, Hangul fillers, the combining grapheme joiner). The same set mem's text rule
+ * removes from entries; here all of them go, since the view is only read.
+ */
+const INVISIBLES = /[\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
+const DIGITS = /\p{Nd}/gu;
+const ACCENTED = /[\u00C0-\u024F\u1E00-\u1EFF]/gu;
+
+/** A Latin letter with accents as its ASCII letter (`Ć` is `C`); `パ` keeps its mark, ASCII has no base for it. */
+function latinBase(char: string): string {
+  const parts = char.normalize('NFD');
+  return /^[A-Za-z]\p{M}+$/u.test(parts) ? parts[0]! : char;
+}
+
+function fold(segment: string): string {
+  // ASCII is its own NFKC and never invisible: the common case costs no normalisation.
+  if (segment.length === 1 && segment.charCodeAt(0) < 0x80) return segment;
+  return segment
+    .replace(INVISIBLES, '')
+    .normalize('NFKC')
+    .replace(LOOSE_MARKS, '')
+    .replace(ACCENTED, latinBase)
+    .replace(DIGITS, asciiDigit);
+}
+
 export function secretView(input: string): SecretView {
   let text = '';
   const from: number[] = [];
   const to: number[] = [];
-  let at = 0;
-  for (const char of input) {
-    const end = at + char.length;
-    // ASCII is its own NFKC and never invisible: the common case costs no normalisation.
-    const folded =
-      char.charCodeAt(0) < 0x80 ? char : INVISIBLE.test(char) ? '' : asciiDigit(char.normalize('NFKC'));
+  for (const match of input.matchAll(SEGMENT)) {
+    const start = match.index ?? 0;
+    const end = start + match[0].length;
+    const folded = fold(match[0]);
     for (let i = 0; i < folded.length; i++) {
-      from.push(at);
+      from.push(start);
       to.push(end);
     }
     text += folded;
-    at = end;
   }
   return { text, from, to };
 }

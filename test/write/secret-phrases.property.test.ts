@@ -216,9 +216,12 @@ const disguise = (word: string, language: Language) =>
       cases: fc.boolean(),
       homoglyph: fc.boolean(),
       markdown: fc.constantFrom('', '**', '`', '__'),
+      // Combining marks drawn over each letter (p̲a̲s̲s̲), or a space between CJK characters (密 码).
+      marks: fc.constantFrom('', '\u0332', '\u0336', '\u0301'),
+      spaced: fc.boolean(),
       invisible: fc.option(fc.tuple(fc.constantFrom(...INVISIBLES), fc.nat()), { nil: undefined }),
     })
-    .map(({ leet, cases, homoglyph, markdown, invisible }) => {
+    .map(({ leet, cases, homoglyph, markdown, marks, spaced, invisible }) => {
       let out = [...word]
         .map((c, i) => {
           const lower = c.toLowerCase();
@@ -229,6 +232,12 @@ const disguise = (word: string, language: Language) =>
           return c;
         })
         .join('');
+      if (language === 'en' && marks) out = [...out].map((c) => (/[a-z]/i.test(c) ? c + marks : c)).join('');
+      if (spaced)
+        out = out.replace(
+          /(?<=[\p{sc=Han}\p{sc=Katakana}\p{sc=Hiragana}ー])(?=[\p{sc=Han}\p{sc=Katakana}\p{sc=Hiragana}ー])/gu,
+          ' ',
+        );
       if (invisible) {
         const [char, at] = invisible;
         const cut = 1 + (at % Math.max(1, out.length - 1));
