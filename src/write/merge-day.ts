@@ -46,16 +46,17 @@ function parseDay(text: string): Item[] {
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     let end = -1;
+    let id: string | undefined;
     if (ENTRY_START.test(line)) {
       for (let j = i; j < lines.length; j++) {
         if (j > i && !/^[ \t]+\S/.test(lines[j]!)) break;
-        if (TRAILING_ID.test(lines[j]!)) {
+        id = TRAILING_ID.exec(lines[j]!)?.[1];
+        if (id !== undefined) {
           end = j;
           break;
         }
       }
     }
-    const id = end >= 0 ? TRAILING_ID.exec(lines[end]!)![1]! : undefined;
     if (id === undefined || seen.has(id)) {
       items.push({ kind: 'text', line });
       continue;
@@ -199,11 +200,15 @@ export function mergeDay(
   const [ib, io, it] = [parseDay(base), parseDay(ours), parseDay(theirs)];
   const [mb, mo, mt] = [entriesOf(ib), entriesOf(io), entriesOf(it)];
   const decisions = new Map<string, Decision>();
-  for (const id of new Set([...mo.keys(), ...mt.keys(), ...mb.keys()])) {
+  const decideId = (id: string) => {
     const d = decide(mb.get(id), mo.get(id), mt.get(id));
     const was = mb.get(id)?.time;
     decisions.set(id, d.kept && was !== undefined && d.kept.time !== was ? { ...d, moved: true } : d);
-  }
+  };
+  // Every id once, ours' first, then theirs', then the base's.
+  for (const id of mo.keys()) decideId(id);
+  for (const id of mt.keys()) if (!mo.has(id)) decideId(id);
+  for (const id of mb.keys()) if (!mo.has(id) && !mt.has(id)) decideId(id);
   const apart = new Set([...decisions].flatMap(([id, d]) => (d.theirsApart ? [id] : [])));
   // Every token's entry, for ordering and emitting.
   const info = new Map<string, Entry>();
@@ -229,12 +234,13 @@ export function mergeDay(
 
   // Emit: each kept entry once, where its first token lands; text lines as merged.
   const out: Placed[] = [];
-  const emitted = new Set<string>();
+  // Ids whose kept entry, and whose entry apart, are out.
+  const emitted = { kept: new Set<string>(), apart: new Set<string>() };
   let joined = false;
-  const emit = (key: string, entry: Entry, origin: Origin) => {
-    if (emitted.has(key)) return;
-    emitted.add(key);
-    out.push({ kind: 'entry', entry, origin, joined });
+  const emit = (as: 'kept' | 'apart', id: string, entry: () => Entry, origin: Origin) => {
+    if (emitted[as].has(id)) return;
+    emitted[as].add(id);
+    out.push({ kind: 'entry', entry: entry(), origin, joined });
   };
   for (const { line: token, origin, joined: inJoin } of merged) {
     joined = inJoin === true;
@@ -244,16 +250,24 @@ export function mergeDay(
       continue;
     }
     const d = decisions.get(entry.id)!;
-    if (token.startsWith('a')) emit(`a${entry.id}`, withId(d.theirsApart!, renumbered.get(entry.id)!), 't');
-    else if (d.kept && !d.moved)
-      emit(`e${entry.id}`, d.kept, d.kept === mt.get(entry.id) && d.kept !== mo.get(entry.id) ? 't' : origin);
+    if (token.startsWith('a'))
+      emit('apart', entry.id, () => withId(d.theirsApart!, renumbered.get(entry.id)!), 't');
+    else if (d.kept && !d.moved) {
+      const kept = d.kept;
+      emit(
+        'kept',
+        entry.id,
+        () => kept,
+        kept === mt.get(entry.id) && kept !== mo.get(entry.id) ? 't' : origin,
+      );
+    }
   }
   // A kept entry whose every token the line merge dropped (deleted on one side, edited on the
   // other) goes back by its time.
   const dropped: Entry[] = [];
   for (const [id, d] of decisions) {
-    if (d.kept && !emitted.has(`e${id}`)) dropped.push(d.kept);
-    if (d.theirsApart && !emitted.has(`a${id}`)) dropped.push(withId(d.theirsApart, renumbered.get(id)!));
+    if (d.kept && !emitted.kept.has(id)) dropped.push(d.kept);
+    if (d.theirsApart && !emitted.apart.has(id)) dropped.push(withId(d.theirsApart, renumbered.get(id)!));
   }
   const placed = placeByTime(out, dropped);
 

@@ -122,22 +122,30 @@ function entriesOf(text: string) {
   });
 }
 
-const scenario = fc
-  .record({
-    baseCount: fc.integer({ min: 0, max: 6 }),
-    ours: fc.array(opArb, { maxLength: 12 }),
-    theirs: fc.array(opArb, { maxLength: 12 }),
-  })
-  .map(({ baseCount, ours, theirs }) => {
-    const base: Item[] = Array.from({ length: baseCount }, (_, i) => ({
-      kind: 'entry' as const,
-      id: `e${i + 1}`,
-      time: 8 * 60 + i * 10,
-      text: `base${i}`,
-    }));
-    const start = 8 * 60 + baseCount * 10;
-    return { base, o: play(base, ours, 'o', start), t: play(base, theirs, 't', start) };
-  });
+/** A base of up to `maxBase` entries and each side's ops; `minOps` and more ops a side. */
+const scenarioOf = (maxBase: number, minOps: number, maxOps: number, minBase = 0) =>
+  fc
+    .record({
+      baseCount: fc.integer({ min: minBase, max: maxBase }),
+      ours: fc.array(opArb, { minLength: minOps, maxLength: maxOps }),
+      theirs: fc.array(opArb, { minLength: minOps, maxLength: maxOps }),
+    })
+    .map(({ baseCount, ours, theirs }) => {
+      // Base entries a few minutes apart, all before the adds (which stop at 23:59).
+      const step = maxBase > 60 ? 3 : 10;
+      const base: Item[] = Array.from({ length: baseCount }, (_, i) => ({
+        kind: 'entry' as const,
+        id: `e${i + 1}`,
+        time: 8 * 60 + i * step,
+        text: `base${i}`,
+      }));
+      const start = 8 * 60 + baseCount * step;
+      return { base, o: play(base, ours, 'o', start), t: play(base, theirs, 't', start) };
+    });
+
+const scenario = scenarioOf(6, 0, 12);
+/** Days far apart: scores of edits a side, past the exact diff's 64 (diff-lines.ts). */
+const farScenario = scenarioOf(150, 40, 120, 60);
 
 describe('mergeDay', () => {
   it('keeps every entry and every hand line once, in time order, without markers; ids unique', () => {
@@ -155,6 +163,22 @@ describe('mergeDay', () => {
         expect(merged.startsWith(`${HEAD.join('\n')}\n`)).toBe(true);
       }),
       { numRuns: 400 },
+    );
+  });
+
+  it('keeps the same promises on days far apart, where the exact diff gives way to the anchored one', () => {
+    fc.assert(
+      fc.property(farScenario, ({ base, o, t }) => {
+        const merged = mergeDay(render(base), render(o.items), render(t.items), DATE).text;
+        const entries = entriesOf(merged);
+        expect(entries.map((e) => e.text).sort()).toEqual(expected(base, o, t));
+        expect(new Set(entries.map((e) => e.id)).size).toBe(entries.length);
+        const times = entries.map((e) => e.time);
+        expect(times).toEqual([...times].sort());
+        const lines = merged.split('\n');
+        for (const hand of [...o.hands, ...t.hands]) expect(lines.filter((l) => l === hand)).toHaveLength(1);
+      }),
+      { numRuns: 60 },
     );
   });
 
