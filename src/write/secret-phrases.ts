@@ -272,9 +272,15 @@ const SHAPES: Record<ValueShape, RegExp> = {
 
 /**
  * No values: code that names where a value comes from (`token: \`${token}\``, `{{ secret }}`), and
- * a note's own links and block ids (`password [[Vault]]`, `… my bank password ^e90`).
+ * a note's own links (`password [[Vault]]`).
  */
-const PLACEHOLDER = /\$\{|\{\{|^\$[A-Z_][A-Z0-9_]*$|^process\.env\.|^\[\[|^!\[\[|^\^[A-Za-z0-9-]+$/;
+const PLACEHOLDER = /\$\{|\{\{|^\$[A-Z_][A-Z0-9_]*$|^process\.env\.|^\[\[|^!\[\[/;
+/** A block id ends its line after a space, as Obsidian reads one: `… my bank password ^e90`. */
+const BLOCK_ID = /^\^[A-Za-z0-9-]+$/;
+const blockIdAt = (text: string, start: number, end: number) =>
+  BLOCK_ID.test(text.slice(start, end)) &&
+  /\s/.test(text[start - 1] ?? '') &&
+  /^[ \t]*(?:\n|$)/.test(text.slice(end));
 
 /** A count, a date or a length is no value: `密码 2024 年换过`, `密码 12 位`, `8文字以上`. */
 const COUNTED = /^\s*[年月日号號位次个個文字桁回分秒时時点點元円万千百人岁歳天周週张張条條件]/u;
@@ -301,7 +307,8 @@ function valueAt(
     const raw = match[1] ?? '';
     const value = shape === 'quoted' ? raw : trimEnd(raw);
     const start = shape === 'quoted' ? at + 1 : at;
-    if (!value || PLACEHOLDER.test(value) || !accept(value)) continue;
+    if (!value || PLACEHOLDER.test(value) || blockIdAt(text, start, start + value.length) || !accept(value))
+      continue;
     if (/^[\d .-]+$/.test(value) && COUNTED.test(text.slice(start + value.length))) continue;
     return { start, end: start + value.length };
   }
