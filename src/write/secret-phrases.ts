@@ -262,8 +262,8 @@ const BARE_CJK = /\s*/y;
 
 const SHAPES: Record<ValueShape, RegExp> = {
   quoted: /[「『“‘"'`]([^「」『』“”‘’"'`\n]{1,80})[」』”’"'`]/y,
-  // Digits in groups (`219 09 9999`, `4821-9907`, `4 8 2 1`), ending where an ASCII token would not go on (`2580#`
-  // is a token), so `1234です` is digits.
+  // Digits in groups (`219 09 9999`, `4821-9907`, `4 8 2 1`), ending where an ASCII token would not
+  // go on (`2580#` is a token), so `1234です` is digits.
   digits: /(\d(?:[ .-]\d){3,11}(?!\d)|\d+(?:[ .-]\d{2,})*)(?![A-Za-z0-9_@#$%^&*+=~/\\|])/y,
   id: /([A-Z0-9]*\d[A-Z0-9]*(?:[ -][A-Z0-9]*\d[A-Z0-9]*)*)(?![A-Za-z0-9])/iy,
   // As people type a value in ASCII: stops at spaces, quotes, brackets, commas and anything not ASCII.
@@ -277,13 +277,14 @@ const SHAPES: Record<ValueShape, RegExp> = {
 const PLACEHOLDER = /\$\{|\{\{|^\$[A-Z_][A-Z0-9_]*$|^process\.env\.|^\[\[|^!\[\[/;
 /** A block id ends its line after a space, as Obsidian reads one: `… my bank password ^e90`. */
 const BLOCK_ID = /^\^[A-Za-z0-9-]+$/;
+const LINE_END = /[ \t]*(?:\n|$)/y;
 const blockIdAt = (text: string, start: number, end: number) =>
   BLOCK_ID.test(text.slice(start, end)) &&
   /\s/.test(text[start - 1] ?? '') &&
-  /^[ \t]*(?:\n|$)/.test(text.slice(end));
+  !!stickyAt(LINE_END, text, end);
 
 /** A count, a date or a length is no value: `密码 2024 年换过`, `密码 12 位`, `8文字以上`. */
-const COUNTED = /^\s*[年月日号號位次个個文字桁回分秒时時点點元円万千百人岁歳天周週张張条條件]/u;
+const COUNTED = /\s*[年月日号號位次个個文字桁回分秒时時点點元円万千百人岁歳天周週张張条條件]/uy;
 
 function stickyAt(pattern: RegExp, text: string, at: number): RegExpExecArray | null {
   pattern.lastIndex = at;
@@ -309,7 +310,7 @@ function valueAt(
     const start = shape === 'quoted' ? at + 1 : at;
     if (!value || PLACEHOLDER.test(value) || blockIdAt(text, start, start + value.length) || !accept(value))
       continue;
-    if (/^[\d .-]+$/.test(value) && COUNTED.test(text.slice(start + value.length))) continue;
+    if (/^[\d .-]+$/.test(value) && stickyAt(COUNTED, text, start + value.length)) continue;
     return { start, end: start + value.length };
   }
   return null;
@@ -339,13 +340,14 @@ function afterWord(text: string, wordStart: number, wordEnd: number, family: Sec
   const latin = /[A-Za-z0-9]$/.test(text.slice(wordStart, wordEnd));
   const starts = connectorStarts(text, wordStart, wordEnd);
   for (const at of starts) {
-    const connectors = [...CONNECTORS];
-    if (SETTING_BEFORE.test(text.slice(Math.max(0, wordStart - 60), wordStart))) connectors.push(TO);
+    const connectors = [...CONNECTORS, TO];
     const { bare } = family;
     if (bare && at === starts[0]) connectors.push(latin ? BARE_LATIN : BARE_CJK);
     for (const connector of connectors) {
       const joined = stickyAt(connector, text, at);
       if (!joined) continue;
+      if (connector === TO && !SETTING_BEFORE.test(text.slice(Math.max(0, wordStart - 60), wordStart)))
+        continue;
       const alone = connector === BARE_LATIN || connector === BARE_CJK;
       const accept =
         alone && typeof bare === 'function' ? (v: string) => family.accept(v) && bare(v) : family.accept;

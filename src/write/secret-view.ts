@@ -61,15 +61,23 @@ function latinBase(char: string): string {
   return /^[A-Za-z]\p{M}+$/u.test(parts) ? parts[0]! : char;
 }
 
+/** Folded segments, as a CJK text repeats its characters: bounded, cleared when full. */
+const FOLDED = new Map<string, string>();
+
 function fold(segment: string): string {
   // ASCII is its own NFKC and never invisible: the common case costs no normalisation.
   if (segment.length === 1 && segment.charCodeAt(0) < 0x80) return segment;
-  return segment
+  let folded = FOLDED.get(segment);
+  if (folded !== undefined) return folded;
+  folded = segment
     .replace(INVISIBLES, '')
     .normalize('NFKC')
     .replace(LOOSE_MARKS, '')
     .replace(ACCENTED, latinBase)
     .replace(DIGITS, asciiDigit);
+  if (FOLDED.size >= 4096) FOLDED.clear();
+  FOLDED.set(segment, folded);
+  return folded;
 }
 
 export function secretView(input: string): SecretView {

@@ -357,6 +357,9 @@ describe('long hostile lines', () => {
       `a${'\u0301'.repeat(100_000)}`,
       '４１１１　'.repeat(20_000),
       '1234.'.repeat(20_000),
+      '密码 2024 年'.repeat(10_000),
+      'password ^e90 '.repeat(10_000),
+      'PIN 4821 '.repeat(10_000),
       `**${'*_`'.repeat(30_000)}`,
     ];
     for (const line of lines) {
