@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { CACHE_DIR, cacheDir, ensureCacheDir } from '../core/cache-dir.js';
 import { readRegularText } from '../core/regular-file.js';
 import { isAlive } from '../core/serve-record.js';
+import { tempWriterPid } from '../vault/temp-name.js';
 import { writeAtomic } from '../vault/write-note.js';
 import { git, isGitAvailable } from './run-git.js';
 
@@ -171,6 +172,12 @@ async function setAside(root: string, file: string, reason: string): Promise<Set
  */
 export async function readPlans(root: string): Promise<{ plans: PendingPlan[]; setAside: SetAsidePlan[] }> {
   const names = await readdir(plansDir(root)).catch(() => [] as string[]);
+  // A record's temp file whose writer was killed before its rename: nothing to read, only to remove.
+  for (const name of names) {
+    const pid = tempWriterPid(name);
+    if (pid !== undefined && pid !== process.pid && !isAlive(pid))
+      await unlink(join(plansDir(root), name)).catch(() => undefined);
+  }
   const files = [
     ...names.filter((n) => n.endsWith('.json')).map((n) => `${DIR}/${n}`),
     ...(await readRegularText(join(cacheDir(root), LEGACY)).then(

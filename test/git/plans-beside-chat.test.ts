@@ -1,0 +1,175 @@
+import type { ChildProcess } from 'node:child_process';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CLIMBING_NOTES } from '../fixtures/reflect/climbing-vault.js';
+import { git, gitInit } from '../helpers/git.js';
+import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
+import { memProcess } from '../helpers/run-cli.js';
+import { exited, startServe } from '../helpers/serve-process.js';
+
+// Issue 31, by combination: a multi-step command runs while `mem serve` takes a chat's adds and
+// group-commits them, and the command is killed at a step (MEM_TEST_CRASH_AFTER), then run again.
+// After the server stops: the command's plan is ONE commit holding every path a clean run commits
+// (a chat commit in its gaps did not split it), every add the server answered is in HEAD, nothing is
+// left uncommitted and no plan record is left. Needs `npm run build`.
+
+const SLOW = Boolean(process.env['MEM_SLOW']);
+const NOW = '2026-11-30T10:00:00+08:00';
+const CHAT_AT = '2026-11-30T09:00:00+08:00';
+const CHAT_DAY = 'episodes/daily/2026-11-30.md';
+const children: ChildProcess[] = [];
+
+afterEach(async () => {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+  await cleanupVaults();
+});
+
+const day = (date: string, text: string) =>
+  `---\ndate: ${date}\n---\n# ${date}\n\n- 09:00 **Rain:** ${text} ^e1\n`;
+
+interface Scenario {
+  name: string;
+  files: Record<string, string>;
+  config?: object;
+  args: string[];
+  /** The commit message the plan ends in */
+  subject: RegExp;
+  /** Crash points to kill at (the default tier samples them) */
+  kills: number[];
+}
+
+const SCENARIOS: Scenario[] = [
+  {
+    name: 'mv',
+    files: CLIMBING_NOTES,
+    args: ['mv', 'profile/people/Mei.md', 'profile/friends/Mei Lin.md'],
+    subject: /^mem: mv profile\/people\/Mei\.md -> profile\/friends\/Mei Lin\.md$/,
+    kills: SLOW ? [1, 2, 3, 4, 5, 6, 7, 8] : [2, 5],
+  },
+  {
+    name: 'forget --stale (each move takes the lock on its own)',
+    files: {
+      'profile/user.md': '# Rain\n',
+      'episodes/daily/2026-01-05.md': day('2026-01-05', 'Tea with [[Mei]].'),
+      'episodes/daily/2026-01-07.md': day('2026-01-07', 'A walk.'),
+      'episodes/weekly/2026-W02.md':
+        '---\ntype: rollup\nperiod: 2026-W02\n---\n# Week 2\n\n- [[2026-01-05]], [[2026-01-07]].\n',
+      'profile/people/Mei.md': '# Mei\n',
+    },
+    config: { timezone: 'Asia/Shanghai', forget: { staleAfterDays: 90, unrecalledDays: 30 } },
+    args: ['forget', '--stale', '--now', NOW],
+    subject: /^mem: forget --stale: /,
+    kills: SLOW ? [1, 2, 3, 4, 5, 6, 7, 8, 9, 10] : [3, 7],
+  },
+  {
+    name: 'ingest (each day takes the lock on its own)',
+    files: {
+      'profile/user.md': '# Rain\n',
+      'chat.jsonl': [
+        ['user', 'We start packing today.', '2026-11-27T09:00:00+08:00'],
+        ['user', 'Half the books are packed.', '2026-11-28T20:00:00+08:00'],
+        ['user', 'Mei helped with the kitchen.', '2026-11-29T18:00:00+08:00'],
+      ]
+        .map(([role, content, timestamp]) => JSON.stringify({ role, content, timestamp }))
+        .join('\n'),
+    },
+    config: { timezone: 'Asia/Shanghai' },
+    args: ['ingest', 'chat.jsonl'],
+    subject: /^mem: ingest chat\.jsonl/,
+    kills: SLOW ? [1, 2, 3, 4, 5, 6] : [2, 4],
+  },
+];
+
+/** A chat client adding one entry after another until `stop` is called; the numbers answered. */
+function chat(url: string): { stop: () => Promise<number[]> } {
+  const answered: number[] = [];
+  let running = true;
+  const loop = (async () => {
+    for (let n = 0; running; n++) {
+      const response = await fetch(`${url}/memory/add`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ user_text: `chat line ${n}`, commit: 'user', at: CHAT_AT }),
+      }).catch(() => undefined);
+      if (response?.ok) answered.push(n);
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await loop;
+      return answered;
+    },
+  };
+}
+
+async function vaultFor(scenario: Scenario): Promise<string> {
+  const root = await makeVault(scenario.files, { config: scenario.config ?? { timezone: 'Asia/Shanghai' } });
+  await gitInit(root);
+  return root;
+}
+
+const subjects = async (root: string) => (await git(root, 'log', '--format=%s')).trim().split('\n');
+
+describe.each(SCENARIOS)('$name beside a chatting server', (scenario) => {
+  it(
+    `killed at steps ${scenario.kills.join(', ')} and run again: one plan, one commit; every chat add in HEAD`,
+    async () => {
+      // What a clean run with nothing beside it commits.
+      const clean = await vaultFor(scenario);
+      const alone = await memProcess(['--vault', clean, ...scenario.args], { cwd: clean });
+      expect(alone.code).toBe(0);
+      const planPaths = (await git(clean, 'show', '--name-only', '--format=', 'HEAD'))
+        .trim()
+        .split('\n')
+        .sort();
+
+      const problems: string[] = [];
+      for (const step of scenario.kills) {
+        const root = await vaultFor(scenario);
+        const server = await startServe(root);
+        children.push(server.child);
+        const client = chat(server.url);
+        const killed = await memProcess(['--vault', root, ...scenario.args], {
+          cwd: root,
+          env: { MEM_TEST_CRASH_AFTER: String(step) },
+        });
+        const again = await memProcess(['--vault', root, ...scenario.args], { cwd: root });
+        if (again.code !== 0) problems.push(`step ${step}: the re-run failed: ${again.stderr}`);
+        const answered = await client.stop();
+        server.child.kill('SIGTERM');
+        expect(await exited(server.child)).toBe(0);
+
+        const planCommits = (await subjects(root)).filter((s) => scenario.subject.test(s));
+        if (planCommits.length !== 1)
+          problems.push(
+            `step ${step} (${killed.stderr ? 'failed' : 'killed or ran through'}): ${planCommits.length} plan commits`,
+          );
+        const sha = (await git(root, 'log', '--format=%H %s'))
+          .split('\n')
+          .find((l) => scenario.subject.test(l.slice(41)));
+        if (sha) {
+          const paths = (await git(root, 'show', '--name-only', '--format=', sha.slice(0, 40)))
+            .trim()
+            .split('\n')
+            .sort();
+          if (JSON.stringify(paths) !== JSON.stringify(planPaths))
+            problems.push(
+              `step ${step}: the plan's commit holds ${paths.join(', ')}; a clean run's ${planPaths.join(', ')}`,
+            );
+        }
+        const head = await git(root, 'show', `HEAD:${CHAT_DAY}`).catch(() => '');
+        const missing = answered.filter((n) => !head.includes(`chat line ${n} `));
+        if (missing.length > 0)
+          problems.push(`step ${step}: ${missing.length} of ${answered.length} chat adds not in HEAD`);
+        const status = await git(root, 'status', '--porcelain');
+        if (status) problems.push(`step ${step}: left uncommitted: ${status.trim()}`);
+        const records = await readdir(join(root, '.mem/plans')).catch(() => []);
+        if (records.length > 0) problems.push(`step ${step}: plan records left: ${records.join(', ')}`);
+      }
+      expect(problems).toEqual([]);
+    },
+    SLOW ? 1_200_000 : 300_000,
+  );
+});
