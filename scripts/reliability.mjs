@@ -39,6 +39,10 @@ const CLASS_TESTS = [
   'test/serve/request-guard.test.ts',
   'test/compile/quoted-memory.test.ts',
   'test/write/secret-corpus.test.ts',
+  'test/serve/killed-server-commits.test.ts',
+  'test/git/plans-beside-chat.test.ts',
+  'test/git/plan-owners.test.ts',
+  'test/hostile/hostile-remote.test.ts',
 ];
 
 async function classTests() {

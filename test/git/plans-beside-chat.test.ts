@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CLIMBING_NOTES } from '../fixtures/reflect/climbing-vault.js';
 import { git, gitInit } from '../helpers/git.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
+import { reportReliability } from '../helpers/reliability-report.js';
 import { memProcess } from '../helpers/run-cli.js';
 import { exited, startServe } from '../helpers/serve-process.js';
 
@@ -168,6 +169,12 @@ describe.each(SCENARIOS)('$name beside a chatting server', (scenario) => {
         const records = await readdir(join(root, '.mem/plans')).catch(() => []);
         if (records.length > 0) problems.push(`step ${step}: plan records left: ${records.join(', ')}`);
       }
+      await reportReliability({
+        class: 'multi-step command killed beside a chatting server, run again',
+        command: scenario.args[0] === 'forget' ? 'forget --stale' : scenario.args[0]!,
+        kills: scenario.kills.length,
+        problems: problems.length,
+      });
       expect(problems).toEqual([]);
     },
     SLOW ? 1_200_000 : 300_000,

@@ -5,6 +5,7 @@ import { acceptProposedConfig, vaultStatus } from '../../src/index.js';
 import { DAY_PATH, twoClones } from '../git/sync-helpers.js';
 import { git } from '../helpers/git.js';
 import { cleanupVaults } from '../helpers/make-vault.js';
+import { reportReliability } from '../helpers/reliability-report.js';
 import { memProcess } from '../helpers/run-cli.js';
 
 // Issue 31: a remote is not this device. `b` plays the remote's other writer (or an attacker who
@@ -60,7 +61,7 @@ const PLANTS: Array<[string, (b: string) => Promise<void>, RegExp]> = [
 ];
 
 describe('mem sync refuses what a remote may not bring, and changes nothing', () => {
-  it.each(PLANTS)('%s', async (_, plant, named) => {
+  it.each(PLANTS)('%s', async (plantName, plant, named) => {
     const { a, b } = await twoClones();
     // A first sync sets up the day-merge driver (its own commit), so the refused one changes nothing.
     expect((await memIn(a, 'sync')).code).toBe(0);
@@ -70,6 +71,11 @@ describe('mem sync refuses what a remote may not bring, and changes nothing', ()
     await writeFile(join(a, 'diary-secret.md'), 'untracked, the person’s own\n');
     const before = await git(a, 'rev-parse', 'HEAD');
     const synced = await memIn(a, 'sync');
+    await reportReliability({
+      class: 'hostile remote through mem sync (.mem/, symlinks)',
+      plant: plantName,
+      refused: synced.code !== 0 ? 1 : 0,
+    });
     expect(synced.code).not.toBe(0);
     expect(synced.stderr).toMatch(named);
     expect(synced.stderr).toContain('Nothing was changed');
