@@ -4,7 +4,7 @@
 // against the whole text (a search per entry for its line, its id and the next free id, and a new
 // copy of the note per placed entry) made one conversation of 20,000 messages cost minutes.
 import { addLinesUnderHeading } from '../vault/add-under-heading.js';
-import { appendLine, nextBlockId } from './episode-entry.js';
+import { appendLine, blockIdNumber, freshBlockIds, nextBlockId } from './episode-entry.js';
 
 /** The lines of `text`, a CRLF note's read as LF. */
 export function lineSet(text: string): Set<string> {
@@ -48,7 +48,7 @@ export class DayDraft {
   constructor(
     readonly base: string,
     /** The highest id ever given out or cited in the note (block-id-floor.ts) */
-    floor: number,
+    private readonly floor: number,
   ) {
     this.lines = lineSet(base);
     this.ids = new Set(blockIdsOf(base));
@@ -76,6 +76,10 @@ export class DayDraft {
     for (const part of line.split('\n')) this.lines.add(part);
     for (const id of blockIdsOf(line)) this.ids.add(id);
     this.next = nextAfter(line, this.next);
+    // Numbering on stops where the note holds the next id by hand, or at the ids' bound: then the
+    // next is chosen among all the ids (rare; episode-entry.ts freshBlockIds).
+    if (this.ids.has(`e${this.next}`) || blockIdNumber(`e${this.next}`) === 0)
+      this.next = blockIdNumber(freshBlockIds(this.ids, this.floor, 1)[0]!);
   }
 
   /** The note with every added line placed. */

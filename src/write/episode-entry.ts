@@ -97,24 +97,32 @@ export function blockIdNumber(id: string): number {
   return digits === undefined ? 0 : Number(digits);
 }
 
+/** Ids this near MAX_BLOCK_ID leave too few to number on from: only a hand edit puts one there. */
+const NEAR_BOUND = MAX_BLOCK_ID - 1_000_000;
+
 /**
  * `count` new `eN` ids for a note whose block ids are `ids`: numbered on from the highest of them and
  * of `floor` (the highest given out or cited there, counted up to MAX_CITED_ID). Each differs from
- * every id in `ids` and from the others, and has at most nine digits: when a note holds an id too
- * near MAX_BLOCK_ID to number on (only a hand edit puts one there), the free numbers above
- * MAX_CITED_ID are used, lowest first.
+ * every id in `ids` and from the others, and has at most nine digits. When a note holds an id too
+ * near MAX_BLOCK_ID to number on, they number on from the highest below NEAR_BOUND (the numbers
+ * between it and NEAR_BOUND are free, so the id after each is too, as a day's draft counts them);
+ * and when those run out as well, the free numbers above MAX_CITED_ID are used, lowest first.
  */
 export function freshBlockIds(ids: Iterable<string>, floor: number, count: number): string[] {
-  let max = Number.isSafeInteger(floor) && floor > 0 && floor <= MAX_CITED_ID ? floor : 0;
+  const start = Number.isSafeInteger(floor) && floor > 0 && floor <= MAX_CITED_ID ? floor : 0;
+  let max = start;
+  let below = start;
   const high = new Set<number>();
   for (const id of ids) {
     const n = blockIdNumber(id);
     if (n > max) max = n;
+    if (n > below && n <= NEAR_BOUND) below = n;
     if (n > MAX_CITED_ID) high.add(n);
   }
   const fresh: string[] = [];
-  if (max + count <= MAX_BLOCK_ID) {
-    for (let k = 1; k <= count; k++) fresh.push(`e${max + k}`);
+  const from = max + count <= MAX_BLOCK_ID ? max : below + count <= NEAR_BOUND ? below : undefined;
+  if (from !== undefined) {
+    for (let k = 1; k <= count; k++) fresh.push(`e${from + k}`);
     return fresh;
   }
   for (let n = MAX_CITED_ID + 1; fresh.length < count; n++) if (!high.has(n)) fresh.push(`e${n}`);

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openVault } from '../../src/index.js';
+import { DayDraft } from '../../src/write/day-draft.js';
 import { freshBlockIds, MAX_BLOCK_ID, MAX_CITED_ID, nextBlockId } from '../../src/write/episode-entry.js';
 import { mergeDay } from '../../src/write/merge-day.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
@@ -94,18 +95,33 @@ describe('block ids from any citation', () => {
   it('are new to the note even when it holds ids of any size by hand', () => {
     fc.assert(
       fc.property(
-        fc.array(digits, { maxLength: 8 }),
+        fc.array(
+          fc.oneof(
+            digits,
+            fc.integer({ min: MAX_BLOCK_ID - 1_000_010, max: MAX_BLOCK_ID - 999_990 }).map(String),
+          ),
+          { maxLength: 8 },
+        ),
         fc.integer({ min: 0, max: MAX_BLOCK_ID + 5 }),
         fc.integer({ min: 1, max: 20 }),
         (held, floor, count) => {
-          let text = held.map((n, i) => `- 09:0${i % 10} hand ^e${n}`).join('\n');
+          const note = held.map((n, i) => `- 09:0${i % 10} hand ^e${n}`).join('\n');
+          // One append at a time, and all in one append (a day's draft numbers each after the last).
+          let text = note;
           const seen = new Set(ids(text));
+          const draft = new DayDraft(note, floor);
+          const inDraft = new Set(ids(note));
           for (let k = 0; k < count; k++) {
             const id = nextBlockId(text, floor);
             expect(id).toMatch(/^e[1-9]\d{0,8}$/);
             expect(seen.has(id), `${id} twice`).toBe(false);
             seen.add(id);
             text += `\n- 10:00 next ^${id}`;
+            const drafted = draft.nextBlockId();
+            expect(drafted).toMatch(/^e[1-9]\d{0,8}$/);
+            expect(inDraft.has(drafted), `${drafted} twice in one append`).toBe(false);
+            inDraft.add(drafted);
+            draft.add(`- 10:00 next ^${drafted}`);
           }
         },
       ),
@@ -118,10 +134,15 @@ describe('block ids from any citation', () => {
     expect(nextBlockId('- 09:00 a ^e7', MAX_CITED_ID)).toBe(`e${MAX_CITED_ID + 1}`);
     expect(nextBlockId('- 09:00 a ^e7', MAX_CITED_ID + 1)).toBe('e8');
     expect(nextBlockId('- 09:00 a ^e7', Number.MAX_SAFE_INTEGER + 2)).toBe('e8');
-    expect(freshBlockIds([`e${MAX_BLOCK_ID}`, `e${MAX_CITED_ID + 1}`], 0, 2)).toEqual([
+    // A note holding the highest id by hand: on from the highest below the last million.
+    expect(freshBlockIds([`e${MAX_BLOCK_ID}`, `e${MAX_CITED_ID + 1}`, 'e7'], 0, 2)).toEqual([
       `e${MAX_CITED_ID + 2}`,
       `e${MAX_CITED_ID + 3}`,
     ]);
+    expect(freshBlockIds([`e${MAX_BLOCK_ID}`, 'e7'], 0, 1)).toEqual(['e8']);
+    // And below that, too full: the lowest free above MAX_CITED_ID.
+    const full = [`e${MAX_BLOCK_ID}`, `e${MAX_BLOCK_ID - 1_000_000}`, `e${MAX_CITED_ID + 1}`];
+    expect(freshBlockIds(full, 0, 2)).toEqual([`e${MAX_CITED_ID + 2}`, `e${MAX_CITED_ID + 3}`]);
   });
 
   it('stay distinct and bounded when the day merge renumbers beside ids near the bound', () => {
