@@ -71,6 +71,24 @@ describe('mergeDay on a long day', () => {
     expect(large.work / small.work).toBeLessThan(5);
     expect(large.work).toBeLessThan(40 * large.n);
   });
+
+  it('does work linear in the day when every line is alike (no line to anchor on, Myers bounded)', () => {
+    const alike = (n: number) => {
+      const base = `${HEAD.join('\n')}\n${'- the same line by hand\n'.repeat(n)}`;
+      const work: DiffWork = { steps: 0 };
+      // Every 50th line another: hundreds of edits, none of them on a line said once.
+      const lines = base.split('\n');
+      for (let i = HEAD.length; i < lines.length - 1; i += 50) lines[i] = '- ours by hand';
+      const ours = `${lines.join('\n')}- 09:00 **Rain:** ours ^e1\n`;
+      const theirs = `${base}${'- another line\n'.repeat(n / 10)}- 09:00 **Rain:** theirs ^e1\n`;
+      const { text } = mergeDay(base, ours, theirs, DATE, work);
+      expect(text).toContain('ours ^e1');
+      expect(text).toContain('theirs ^e2');
+      return work.steps;
+    };
+    const [small, large] = [alike(5_000), alike(20_000)];
+    expect(large / small).toBeLessThan(5);
+  });
 });
 
 /** Applies a diff: the old lines (common and removed) and the new lines (common and added). */
