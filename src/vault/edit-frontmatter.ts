@@ -81,7 +81,7 @@ export function setFrontmatterKeys(
   }
 
   const yaml = text.slice(frontmatter.start, frontmatter.end);
-  const doc = parseDocument(yaml);
+  const doc = parseDocument(yaml, { logLevel: 'error' });
   const firstError = doc.errors[0];
   if (firstError) {
     const line = (firstError.linePos?.[0]?.line ?? 1) + 1;
@@ -138,7 +138,7 @@ export function setFrontmatterKeys(
     const piece = edit.text.replace(/\r?\n/g, frontmatter.eol);
     result = result.slice(0, edit.start) + piece + result.slice(edit.end);
   }
-  if (parseDocument(result).errors.length > 0) {
+  if (parseDocument(result, { logLevel: 'error' }).errors.length > 0) {
     // A splice that breaks the YAML is a bug here; refuse rather than write a broken note.
     throw new MemError(
       'INVALID_INPUT',

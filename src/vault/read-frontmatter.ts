@@ -59,7 +59,10 @@ export function readFrontmatter(
   let doc: Document.Parsed;
   let value: unknown;
   try {
-    doc = parseDocument(source, { uniqueKeys: true, prettyErrors: true });
+    // logLevel 'error': the yaml package prints its warnings through process.emitWarning, on the
+    // stderr of whatever runs mem. A template's `date: {{date:YYYY-MM-DD}}` (a map as a key) warned
+    // there; what is wrong with a note is said in its warnings, never on another program's stderr.
+    doc = parseDocument(source, { uniqueKeys: true, prettyErrors: true, logLevel: 'error' });
     const error = doc.errors[0];
     if (error) {
       const reason = YAML_REASONS[error.code] ?? error.message.split('\n')[0]!.replace(/ at line \d+.*$/, '');

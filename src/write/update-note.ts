@@ -76,7 +76,7 @@ export function parseAssignment(text: string): [string, unknown] {
   }
   if (/^!?\[\[[^[\]]*\]\]$/.test(raw)) return [key, raw];
   try {
-    return [key, parse(raw) as unknown];
+    return [key, parse(raw, { logLevel: 'error' }) as unknown];
   } catch (error) {
     throw new MemError(
       'INVALID_ARGUMENT',
