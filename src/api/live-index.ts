@@ -13,6 +13,12 @@ import {
 import { VaultIndex } from '../indexing/vault-index.js';
 import { layoutOf } from '../vault/layout.js';
 import {
+  readTemplatePlaces,
+  readTemplateTexts,
+  TemplateSections,
+  templatePathTest,
+} from '../vault/template-notes.js';
+import {
   type ChangeTracker,
   type FolderHook,
   type TrackOptions,
@@ -63,7 +69,26 @@ export async function loadIndex(
   index.limits = config.limits;
   index.layout = layoutOf(config);
   index.followSymlinks = config.followOutsideSymlinks;
+  await readTemplates(root, index);
   return { index, loaded };
+}
+
+/**
+ * Templates are not memories: the vault's template folders and daily template are left out of the
+ * index (a cache built before loses them here), and their text is kept to tell which sections of
+ * other notes are still only a template's (see vault/template-notes.ts). Read at each open.
+ */
+async function readTemplates(root: string, index: VaultIndex): Promise<void> {
+  const { folders, daily } = index.layout;
+  const places = await readTemplatePlaces(root, {
+    ...(daily.template ? { dailyTemplate: daily.template } : {}),
+    keep: [daily.folder, ...Object.values(folders)],
+  });
+  index.skipPath = templatePathTest(places);
+  if (!index.skipPath) return;
+  for (const path of [...index.notes.keys()]) if (index.skipPath(path)) index.remove(path);
+  const templates = new TemplateSections(await readTemplateTexts(root, places));
+  index.templates = templates.size > 0 ? templates : undefined;
 }
 
 export class LiveIndex {

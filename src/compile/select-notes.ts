@@ -61,7 +61,8 @@ export function recentEntries(
 ): Array<{ note: Note; section: Section }> {
   const recent: Array<{ note: Note; section: Section }> = [];
   for (const entry of entriesNewestFirst(index)) {
-    if (isRetired(entry.note)) continue;
+    // A day's section that is only its template's text (an empty `## Plan`) is no memory.
+    if (isRetired(entry.note) || index.isTemplateSection(entry.section)) continue;
     const date = entry.section.date ?? '';
     // Entries dated after the turn's moment are not "recent" for it (replays and evaluations).
     if (date > today) continue;

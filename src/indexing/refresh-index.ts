@@ -43,7 +43,10 @@ export async function refreshIndex(
   // How many of the paths walked the index holds: when that is all of the index, no note was
   // removed, and the set of every path that would tell which is never built.
   let known = 0;
-  const options = { followSymlinks: index.followSymlinks };
+  const options = {
+    followSymlinks: index.followSymlinks,
+    ...(index.skipPath ? { skip: index.skipPath } : {}),
+  };
   // Temp files of writes killed before their rename: removed here, at the first refresh after.
   const temps: string[] = [];
   const onTempFile = (abs: string) => temps.push(abs);
@@ -95,7 +98,7 @@ export async function refreshPaths(
   const toRead: VaultFile[] = [];
   for (const path of new Set(paths)) {
     const rel = path.normalize('NFC');
-    if (!isNotePath(rel)) {
+    if (!isNotePath(rel) || index.skipPath?.(rel)) {
       if (index.remove(rel)) tally(stats, 'removed', rel, changed);
       continue;
     }

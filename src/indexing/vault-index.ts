@@ -2,6 +2,7 @@ import type { Note, Section } from '../core/types.js';
 import { DEFAULT_LAYOUT, type VaultLayout } from '../vault/layout.js';
 import { linkableAnchor } from '../vault/link-name.js';
 import { basenameOf, foldPath } from '../vault/resolve-link.js';
+import type { TemplateSections } from '../vault/template-notes.js';
 import { DEFAULT_LIMITS, type IndexLimits } from './bound-note.js';
 import { LinkGraph } from './link-graph.js';
 import { TextIndex } from './text-index.js';
@@ -23,6 +24,13 @@ export class VaultIndex {
   layout: VaultLayout = DEFAULT_LAYOUT;
   /** Index notes reached through symlinks, also from outside the vault (config `followOutsideSymlinks`) */
   followSymlinks = false;
+  /**
+   * Vault paths that are not memory (the template folders and the daily template): a walk passes
+   * them by and a note there is removed (see vault/template-notes.ts). Undefined: none.
+   */
+  skipPath: ((path: string) => boolean) | undefined = undefined;
+  /** The vault's templates, to tell a section that is only a template's text (isTemplateSection) */
+  templates: TemplateSections | undefined = undefined;
   /** Bumped by every change, so views derived from the whole vault know when to recompute */
   private version = 0;
   private readonly views = new Map<string, { version: number; value: unknown }>();
@@ -46,6 +54,14 @@ export class VaultIndex {
     if (previous) this.text.replace(note, previous);
     else this.text.add(note);
     this.graph.upsert(note);
+  }
+
+  /**
+   * Whether a section holds nothing but a template's text, its variables filled in: indexed (the
+   * note is shown whole), but no hit of recall and no item of compile.
+   */
+  isTemplateSection(section: Section): boolean {
+    return this.templates?.matches(section) ?? false;
   }
 
   remove(path: string): boolean {

@@ -149,10 +149,12 @@ export function recall(
   const now = options.now ?? new Date();
   const layers = options.layers && options.layers.length > 0 ? new Set(options.layers) : undefined;
   const filterRange = options.rangeMode !== 'prefer' ? options.range : undefined;
-  const admit = (note: Note, date: string | undefined): boolean =>
+  // A section that is only a template's text (the daily template's empty `## Plan`) is no memory.
+  const admit = (note: Note, date: string | undefined, section?: Section): boolean =>
     (options.all || !isRetired(note)) &&
     (!layers || layers.has(note.layer)) &&
-    inRange(date, note, filterRange);
+    inRange(date, note, filterRange) &&
+    (section === undefined || !index.isTemplateSection(section));
 
   const candidates = new Map<string, Candidate>();
   const { text: named, speakers } = readSpeakers(index, query);
@@ -170,8 +172,8 @@ export function recall(
         !(hit.date >= filterRange.from && hit.date <= filterRange.to)
       )
         return false;
-      const note = index.notes.get(hit.path);
-      return note !== undefined && admit(note, hit.date);
+      const found = index.section(hit.id);
+      return found !== undefined && admit(found.note, hit.date, found.section);
     },
   });
   const best = textHits[0]?.score ?? 0;
@@ -207,7 +209,7 @@ export function recall(
   for (const seed of seeds) {
     if (seed.text < 0.2) continue;
     for (const neighbour of graphNeighbours(index, seed.note, seed.section)) {
-      if (!admit(neighbour.note, neighbour.section.date)) continue;
+      if (!admit(neighbour.note, neighbour.section.date, neighbour.section)) continue;
       const strength = seed.text * neighbour.weight;
       const existing = candidates.get(neighbour.section.id);
       if (existing) {
@@ -233,7 +235,7 @@ export function recall(
     for (const { note, section } of entriesNewestFirst(index)) {
       const date = section.date ?? '';
       if (date < filterRange.from) break;
-      if (date > filterRange.to || candidates.has(section.id) || !admit(note, date)) continue;
+      if (date > filterRange.to || candidates.has(section.id) || !admit(note, date, section)) continue;
       const graph = EVENT.test(section.text) ? IN_RANGE.event : IN_RANGE.other;
       candidates.set(section.id, { note, section, text: 0, graph, reasons: ['in the date range'] });
       if (++added >= RANGE_ENTRIES) break;
@@ -242,7 +244,7 @@ export function recall(
   // A preferred range whose question matched nothing at all: its entries are the answer.
   if (candidates.size === 0 && options.range) {
     for (const { note, section } of entriesNewestFirst(index)) {
-      if (admit(note, section.date) && inRange(section.date, note, options.range)) {
+      if (admit(note, section.date, section) && inRange(section.date, note, options.range)) {
         candidates.set(section.id, { note, section, text: 0, graph: 0.5, reasons: ['in the date range'] });
       }
     }
@@ -330,7 +332,7 @@ function semanticCandidates(
   index: VaultIndex,
   semantic: SemanticInput,
   candidates: Map<string, Candidate>,
-  admit: (note: Note, date: string | undefined) => boolean,
+  admit: (note: Note, date: string | undefined, section?: Section) => boolean,
   limit: number,
 ): { of: (section: Section) => number; top: Map<string, number> } {
   const closest = nearestAdmitted(index, semantic, admit, limit) ?? scanAll(index, semantic, admit, limit);
@@ -359,7 +361,7 @@ type Close = { note: Note; section: Section; score: number };
 function nearestAdmitted(
   index: VaultIndex,
   semantic: SemanticInput,
-  admit: (note: Note, date: string | undefined) => boolean,
+  admit: (note: Note, date: string | undefined, section?: Section) => boolean,
   limit: number,
 ): Close[] | undefined {
   if (!semantic.nearest) return undefined;
@@ -369,7 +371,7 @@ function nearestAdmitted(
   for (const { id, score } of found) {
     if (score <= 0) break;
     const hit = index.section(id);
-    if (!hit || !admit(hit.note, hit.section.date)) continue;
+    if (!hit || !admit(hit.note, hit.section.date, hit.section)) continue;
     closest.push({ ...hit, score });
     if (closest.length === limit) return closest;
   }
@@ -380,7 +382,7 @@ function nearestAdmitted(
 function scanAll(
   index: VaultIndex,
   semantic: SemanticInput,
-  admit: (note: Note, date: string | undefined) => boolean,
+  admit: (note: Note, date: string | undefined, section?: Section) => boolean,
   limit: number,
 ): Close[] {
   const ids: string[] = [];
@@ -389,7 +391,7 @@ function scanAll(
   for (const note of index.notes.values()) {
     for (const section of note.sections) {
       const value = semantic.similarity(section);
-      if (value === undefined || value <= 0 || !admit(note, section.date)) continue;
+      if (value === undefined || value <= 0 || !admit(note, section.date, section)) continue;
       const doc = ids.length;
       ids.push(section.id);
       found.push({ note, section });

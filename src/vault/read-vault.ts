@@ -32,6 +32,8 @@ export interface ReadVaultOptions {
   onNotAFile?: (path: string, abs: string) => void;
   /** Called with each temp file of mem's (an atomic write's, see temp-name.ts) the walk passes over */
   onTempFile?: (abs: string) => void;
+  /** Vault paths (folders and notes) the walk passes by: the vault's templates (template-notes.ts) */
+  skip?: (relPath: string) => boolean;
 }
 
 /** Entries looked at between two yields to the event loop: a server stays responsive during a walk. */
@@ -96,6 +98,7 @@ export async function walkVault(root: string, options: ReadVaultOptions, visit: 
           options.onTempFile(`${dir}${sep}${entry.name}`);
         continue;
       }
+      if (options.skip?.(prefix + name)) continue;
       // Concatenated, not join()ed: `dir` is already normal, and join's normalising is a tenth of the walk.
       const abs = `${dir}${sep}${entry.name}`;
       if (entry.isSymbolicLink()) {
