@@ -1,18 +1,19 @@
-import { diffArrays } from 'diff';
+import { diffLines } from '../core/diff-lines.js';
 
 /** Unchanged lines shown on each side of a change. */
 const CONTEXT = 2;
 
 /**
  * A small unified-style diff for --dry-run: lines removed (`-`) and added (`+`) with up to two
- * lines of context; `  …` stands for unchanged lines left out. The diff itself is jsdiff's.
+ * lines of context; `  …` stands for unchanged lines left out. The diff is the day merge's
+ * (core/diff-lines.ts: jsdiff's where the texts are a few edits apart, linear in their length beyond).
  */
 export function lineDiff(before: string, after: string): string {
   const a = before === '' ? [] : splitLines(before);
   const b = splitLines(after);
   const ops: Array<[' ' | '-' | '+', string]> = [];
   // jsdiff lists a removal before the addition that replaces it, as diff(1) shows a changed line.
-  for (const change of diffArrays(a, b)) {
+  for (const change of diffLines(a, b)) {
     const mark = change.removed ? '-' : change.added ? '+' : ' ';
     for (const line of change.value) ops.push([mark, line]);
   }

@@ -4,7 +4,7 @@
 // that theirs wrote are rewritten. The rest of the note (frontmatter, headings, a person's text)
 // merges three-way by lines; what cannot merge keeps both versions. Never writes conflict markers.
 // Pure: `git merge` (through the merge driver) and `mem sync` both call it.
-import type { DiffWork } from './diff-lines.js';
+import type { DiffWork } from '../core/diff-lines.js';
 import { blockIdNumber, freshBlockIds } from './episode-entry.js';
 import { type MergedLine, mergeLines, type Origin } from './merge-lines.js';
 

@@ -2,7 +2,7 @@
 // changed the same lines, the two versions are joined (lines both hold once, the rest of each kept),
 // and the caller orders what only one side holds. Pure; the diff is diff-lines.ts'. Iterative and
 // linear in the lines: no list is spread into a call (a 150,000-line day overflowed the stack).
-import { type DiffWork, diffLines } from './diff-lines.js';
+import { type DiffWork, diffLines } from '../core/diff-lines.js';
 
 /** One side's change to the base: base lines [start, end) became `lines`. */
 interface Hunk {

@@ -5,7 +5,7 @@
 import { diffArrays } from 'diff';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type DiffWork, diffLines, type LineChange } from '../../src/write/diff-lines.js';
+import { type DiffWork, diffLines, type LineChange } from '../../src/core/diff-lines.js';
 import { mergeDay } from '../../src/write/merge-day.js';
 import { type JoinRuns, type MergedLine, mergeLines } from '../../src/write/merge-lines.js';
 

@@ -1,7 +1,8 @@
-// The line diff the day merge uses: jsdiff's (Myers) where the two sides differ by a few edits,
-// and otherwise a diff whose work grows with the length of the text, not with its square: Myers
-// costs (lines × edits), and two copies of a 150,000-entry day that each added thousands of
-// entries took minutes. Iterative throughout: no step recurses or spreads a long list into a call.
+// The line diff of the day merge and of the --dry-run diffs: jsdiff's (Myers) where the two sides
+// differ by a few edits, and otherwise a diff whose work grows with the length of the text, not
+// with its square: Myers costs (lines × edits), and two copies of a 150,000-entry day that each
+// added thousands of entries took minutes. Iterative throughout: no step recurses or spreads a
+// long list into a call.
 import { diffArrays } from 'diff';
 
 /** One run of the diff: lines both hold, or only the old one (`removed`) or the new one (`added`). */
