@@ -216,6 +216,8 @@ export function compile(
     now,
     range: range ? { from: range.from, to: range.to } : undefined,
     rangeMode: range?.mode,
+    // The entries beside a hit on its day are context a turn may use (the reply to a question).
+    context: true,
     ...(semantic ? { semantic } : {}),
   });
   const relevant = hits

@@ -8,6 +8,8 @@ export interface Neighbour {
   /** 0..1: how directly the link ties the two (a link from or to this very section counts most) */
   weight: number;
   reason: string;
+  /** An entry next to the seed on its day (not a link): context of the seed, not a memory of its own */
+  adjacent?: boolean;
 }
 
 /** How strongly an episode entry brings in the entry just before or after it; halved per further step. */
@@ -46,7 +48,7 @@ function adjacentEntries(index: VaultIndex, note: Note, section: Section): Neigh
   return found;
 
   function neighbour(s: Section, weight: number): Neighbour {
-    return { note, section: s, weight, reason: `next to ${section.anchor}` };
+    return { note, section: s, weight, reason: `next to ${section.anchor}`, adjacent: true };
   }
 }
 

@@ -40,6 +40,11 @@ export interface RecallOptions {
    * output has no `semantic` part
    */
   semantic?: SemanticInput;
+  /**
+   * Keep the entries next to a hit on its day that nothing but being next to it brought in
+   * (default false): context a compile may show beside the hit, never hits of their own.
+   */
+  context?: boolean;
 }
 
 /**
@@ -105,6 +110,8 @@ interface Candidate {
   text: number;
   graph: number;
   reasons: string[];
+  /** Brought in only as an entry next to a hit on its day: context, not a hit (RecallOptions.context) */
+  adjacent?: boolean;
 }
 
 /** A scored candidate: what ordering and the same-note decay read, before it becomes a hit. */
@@ -214,6 +221,7 @@ export function recall(
       const existing = candidates.get(neighbour.section.id);
       if (existing) {
         if (strength > existing.graph) existing.graph = strength;
+        if (!neighbour.adjacent) existing.adjacent = false;
         if (existing.reasons.length < 4 && !existing.reasons.includes(neighbour.reason))
           existing.reasons.push(neighbour.reason);
       } else {
@@ -223,6 +231,7 @@ export function recall(
           text: 0,
           graph: strength,
           reasons: [neighbour.reason],
+          ...(neighbour.adjacent ? { adjacent: true } : {}),
         });
       }
     }
@@ -235,7 +244,13 @@ export function recall(
     for (const { note, section } of entriesNewestFirst(index)) {
       const date = section.date ?? '';
       if (date < filterRange.from) break;
-      if (date > filterRange.to || candidates.has(section.id) || !admit(note, date, section)) continue;
+      if (date > filterRange.to || !admit(note, date, section)) continue;
+      const known = candidates.get(section.id);
+      if (known) {
+        // In the range asked about: a memory of its own, whatever brought it in first.
+        known.adjacent = false;
+        continue;
+      }
       const graph = EVENT.test(section.text) ? IN_RANGE.event : IN_RANGE.other;
       candidates.set(section.id, { note, section, text: 0, graph, reasons: ['in the date range'] });
       if (++added >= RANGE_ENTRIES) break;
@@ -265,6 +280,9 @@ export function recall(
   const ranked: Ranked[] = [];
   const semanticScore = new Map<string, number>();
   for (const c of candidates.values()) {
+    // Same-day neighbours are context: "trail shoes" must not answer with the dentist entries
+    // written around it. Compile keeps them (a reply beside its question), recall and search do not.
+    if (c.adjacent && !options.context) continue;
     const out = outside(c);
     const other = otherSpeaker(c);
     if (out) c.reasons.push(`outside the date range (score × ${OUT_OF_RANGE})`);

@@ -216,7 +216,8 @@ describe('neighbouring entries', () => {
       }),
       cache: false,
     });
-    const hits = vault.recall('What did Caroline paint?', { now: NOW }).hits;
+    // Context, as compile asks for it: a neighbour alone is no hit of a plain recall (below).
+    const hits = vault.recall('What did Caroline paint?', { now: NOW, context: true }).hits;
     const reply = hits.find((h) => h.anchor === '^e2');
     expect(reply).toBeDefined();
     expect(hits.find((h) => h.anchor === '^e1')?.reasons[0]).toMatch(/^text match: /);
@@ -225,6 +226,8 @@ describe('neighbouring entries', () => {
     const broughtByE1 = hits.filter((h) => h.reasons.includes('next to ^e1'));
     expect(broughtByE1.map((h) => h.anchor)).toEqual(['^e2', '^e3']);
     expect(broughtByE1[0]?.parts.graph).toBeGreaterThan(broughtByE1[1]?.parts.graph ?? 1);
+    const plain = vault.recall('What did Caroline paint?', { now: NOW }).hits;
+    expect(plain.map((h) => h.anchor)).toEqual(['^e1']);
   });
 });
 
