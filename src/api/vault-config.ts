@@ -67,6 +67,22 @@ export function configKeys(): string[] {
   return leafKeys().map((k) => k.key);
 }
 
+/**
+ * The path of a dotted key in mem.config.json, or undefined when the schema has no such key. A key
+ * inside a setting whose keys are the person's own (a record: `speakers.user`) is one key below
+ * it, whatever it holds (`speakers.Dr. Who` names "Dr. Who").
+ */
+function keyPath(key: string): string[] | undefined {
+  const leaves = leafKeys();
+  if (leaves.some((leaf) => leaf.key === key)) return key.split('.');
+  for (const { key: leaf, schema } of leaves) {
+    if (!key.startsWith(`${leaf}.`) || key.length === leaf.length + 1) continue;
+    if ((unwrap(schema)._zod.def as { type: string }).type === 'record')
+      return [...leaf.split('.'), key.slice(leaf.length + 1)];
+  }
+  return undefined;
+}
+
 /** A key the schema does not have: refused, naming the key it most likely meant. */
 function unknownKey(key: string): MemError {
   const keys = configKeys();
@@ -129,7 +145,9 @@ export async function getConfig(root: string, key: string): Promise<unknown> {
   const { raw } = await readRaw(root);
   const config = resolveConfig(raw);
   const known = configKeys();
-  if (!known.includes(key) && !known.some((k) => k.startsWith(`${key}.`))) throw unknownKey(key);
+  const path = keyPath(key);
+  if (path) return get(config, path);
+  if (!known.some((k) => k.startsWith(`${key}.`))) throw unknownKey(key);
   return get(config, key.split('.'));
 }
 
@@ -189,14 +207,14 @@ async function changeConfig(
   key: string,
   to: { value: unknown } | undefined,
 ): Promise<ConfigSetResult> {
-  if (!configKeys().includes(key)) throw unknownKey(key);
+  const path = keyPath(key);
+  if (!path) throw unknownKey(key);
   return withVaultLock(root, async (lock) => {
     const { raw, exists } = await readRaw(root);
     if (!exists)
       throw new MemError('NO_VAULT', `no ${CONFIG_FILE} in ${root}; run \`mem init\` to make it a vault`);
     const before = resolveConfig(raw);
     const next = structuredClone(raw);
-    const path = key.split('.');
     let node = next;
     for (const name of path.slice(0, -1)) {
       const child = node[name];

@@ -102,6 +102,33 @@ describe('mem config', () => {
     expect(entries.some((e) => e.key === 'recall' || e.key === 'recall.weights')).toBe(false);
   });
 
+  it('sets and unsets one key inside a setting of named values: speakers.user', async () => {
+    const root = await gitVault({}, { config: { timezone: 'UTC', speakers: { assistant: '小满' } } });
+    const cli = (...args: string[]) => mem(['--vault', root, 'config', ...args]);
+
+    const out = await cli('set', 'speakers.user', 'Rain');
+
+    expect(out.stderr).toBe('');
+    expect(out.code).toBe(0);
+    expect(out.stdout).toMatch(/^speakers\.user: \(unset\) -> "Rain" \(committed [0-9a-f]{7}\)\n$/);
+    expect(JSON.parse(await configText(root))).toEqual({
+      timezone: 'UTC',
+      speakers: { assistant: '小满', user: 'Rain' },
+    });
+    expect((await cli('get', 'speakers.user')).stdout).toBe('Rain\n');
+    expect(JSON.parse((await cli('get', 'speakers', '--json')).stdout).value).toEqual({
+      assistant: '小满',
+      user: 'Rain',
+    });
+    // A value the setting refuses is refused as for any key; a key below a plain value is unknown.
+    expect((await cli('set', 'speakers.user', '3')).code).toBe(2);
+    expect((await cli('set', 'timezone.user', 'Rain')).stderr).toMatch(/unknown config key "timezone\.user"/);
+
+    expect((await cli('unset', 'speakers.assistant')).code).toBe(0);
+    expect((await cli('unset', 'speakers.user')).code).toBe(0);
+    expect(JSON.parse(await configText(root))).toEqual({ timezone: 'UTC' });
+  });
+
   it('says so and commits nothing when the vault is not in git', async () => {
     const root = await makeVault();
     const out = await mem(['--vault', root, 'config', 'set', 'compile.budget', '3000']);
