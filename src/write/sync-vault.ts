@@ -144,7 +144,8 @@ async function buildMerge(
     changedPaths(repo.repo, base, head),
     changedPaths(repo.repo, base, theirs),
   ]);
-  const both = ours.filter((p) => yours.includes(p));
+  const theirPaths = new Set(yours);
+  const both = ours.filter((p) => theirPaths.has(p));
   const files = new Map<string, string | null>();
   const days: string[] = [];
   const renumbered: string[] = [];
@@ -210,9 +211,10 @@ async function syncOnce(
       const merged = await buildMerge(repo, config, head, theirs, base, `${remote}/${branch}`);
       target = merged.commit;
       result.code = 'merged';
-      result.days.push(...merged.days);
-      result.renumbered.push(...merged.renumbered);
-      result.conflicts.push(...merged.conflicts);
+      // One by one: `push(...list)` overflows the stack on a day with 150,000 ids renumbered.
+      for (const day of merged.days) result.days.push(day);
+      for (const line of merged.renumbered) result.renumbered.push(line);
+      for (const note of merged.conflicts) result.conflicts.push(note);
     }
   }
   if (head && theirs && target && target !== head) {
@@ -245,7 +247,10 @@ async function syncOnce(
     await moveTo(repo, record);
     crashPoint();
     await clearRecord(root);
-    result.paths.push(...paths.flatMap((p) => toVaultPath(repo, p) ?? []));
+    for (const path of paths) {
+      const vaultPath = toVaultPath(repo, path);
+      if (vaultPath !== undefined) result.paths.push(vaultPath);
+    }
   }
   result.head = target;
   if (!target || target === theirs) return 'done';
