@@ -43,6 +43,8 @@ export function toRecallOptions(options: RecallCliOptions, now?: string): WithMo
 export function recallCommand(program: Command, io: CliIO): void {
   const command = program
     .command('recall')
+    // `mem search` is what a newcomer types first (it was answered "did you mean serve?").
+    .alias('search')
     .description('rank memories for a query and say why')
     .argument('[query]', 'what to look for')
     .option('-k <n>', 'how many results (default: 8)')
