@@ -162,11 +162,13 @@ export function compileCommand(program: Command, io: CliIO): void {
       const result = served ?? (await (await openFromCli(command, io)).compileAsync(request));
       if (options.out) await writeFile(resolve(io.cwd, options.out), result.markdown);
       if (options.json) printJson(io, result);
-      else if (!options.out)
+      else if (!options.out) {
         io.stdout(
           result.markdown.endsWith('\n') || result.markdown === '' ? result.markdown : `${result.markdown}\n`,
         );
-      else io.stderr(`wrote ${result.used} of ${result.budget} tokens to ${options.out}\n`);
+        // What the document cost, beside it: stdout stays the document alone, for a pipe.
+        io.stderr(`mem: ${result.used}/${result.budget} tokens (${result.tokenizer})\n`);
+      } else io.stderr(`wrote ${result.used} of ${result.budget} tokens to ${options.out}\n`);
       if (options.explain) io.stdout(formatCompileExplain(result));
     });
   refuseConflicts(command, [
