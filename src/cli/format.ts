@@ -86,6 +86,20 @@ export function formatEdges(edges: Edge[], side: 'to' | 'from'): string {
   return terminalText(`${edges.map((e) => edgeLine(e, side)).join('\n')}\n`);
 }
 
+/**
+ * A section as `mem show` prints it. An entry of a day keeps its time and speaker, as its line in
+ * the note has them (`- 09:00 **Rain:** … ^e1`): without them a day read as a list of anonymous lines.
+ */
+function sectionText(section: Note['sections'][number]): string {
+  if (section.kind === 'block' && (section.time !== undefined || section.speaker !== undefined)) {
+    const who = section.speaker === undefined ? '' : `**${section.speaker}:** `;
+    const when = section.time === undefined ? '' : `${section.time} `;
+    const text = section.text.replace(/\n/g, '\n  ');
+    return `- ${when}${who}${text} ${section.anchor}`;
+  }
+  return section.anchor ? `## ${section.anchor}\n${section.text}` : section.text;
+}
+
 export function formatNote(note: Note, links: Edge[], backlinks: Edge[]): string {
   const lines = [`# ${note.title}`, `path: ${note.path}  ·  layer: ${note.layer}`];
   if (note.aliases.length > 0) lines.push(`aliases: ${note.aliases.join(', ')}`);
@@ -94,7 +108,7 @@ export function formatNote(note: Note, links: Edge[], backlinks: Edge[]): string
   for (const [key, value] of keys)
     lines.push(`${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`);
   for (const warning of note.warnings) lines.push(`warning: ${warning}`);
-  lines.push('', ...note.sections.map((s) => (s.anchor ? `## ${s.anchor}\n${s.text}` : s.text)), '');
+  lines.push('', ...note.sections.map(sectionText), '');
   lines.push(`links (${links.length}):`, ...links.map((e) => `  ${edgeLine(e, 'to')}`));
   lines.push(`backlinks (${backlinks.length}):`, ...backlinks.map((e) => `  ${edgeLine(e, 'from')}`));
   return terminalText(`${lines.join('\n')}\n`);
