@@ -70,8 +70,11 @@ function parseDay(text: string): Item[] {
   return items;
 }
 
-const entriesOf = (items: Item[]) =>
-  new Map(items.flatMap((it) => (it.kind === 'entry' ? [[it.entry.id, it.entry] as const] : [])));
+function entriesOf(items: Item[]): Map<string, Entry> {
+  const entries = new Map<string, Entry>();
+  for (const it of items) if (it.kind === 'entry') entries.set(it.entry.id, it.entry);
+  return entries;
+}
 
 const body = (e: Entry | undefined) => e?.body;
 
@@ -209,7 +212,8 @@ export function mergeDay(
   for (const id of mo.keys()) decideId(id);
   for (const id of mt.keys()) if (!mo.has(id)) decideId(id);
   for (const id of mb.keys()) if (!mo.has(id) && !mt.has(id)) decideId(id);
-  const apart = new Set([...decisions].flatMap(([id, d]) => (d.theirsApart ? [id] : [])));
+  const apart = new Set<string>();
+  for (const [id, d] of decisions) if (d.theirsApart) apart.add(id);
   // Every token's entry, for ordering and emitting.
   const info = new Map<string, Entry>();
   for (const items of [ib, io])
