@@ -1,6 +1,6 @@
 import type { Layer, RecallHit } from '../index.js';
 import { LAYER_NAMES, memoryAddBody, memorySearchBody } from './request-bodies.js';
-import { idsOf, parseBody, queryWarning, type Route, readVault } from './routes.js';
+import { idsOf, parseBody, queryWarning, type Route, readVault, whoseIds } from './routes.js';
 
 /** Persona notes are the host's system prompt, not memories: a search leaves them out unless asked. */
 const SEARCHED_LAYERS: Layer[] = LAYER_NAMES.filter((layer) => layer !== 'persona');
@@ -19,7 +19,7 @@ export const companionRoutes: Route[] = [
       const { query, limit, time_range: range, layers, now } = parseBody(memorySearchBody, request.body);
       const { value, partial } = await readVault<RecallHit[]>(
         context,
-        idsOf(request),
+        whoseIds(request, context),
         // recallAsync: with embeddings on, the semantic ranking is fused in, as in `mem recall`.
         async (vault) =>
           (await vault.recallAsync(query, { k: limit, range, layers: layers ?? SEARCHED_LAYERS, now })).hits,
@@ -48,7 +48,7 @@ export const companionRoutes: Route[] = [
       const body = parseBody(memoryAddBody, request.body);
       // Journaled before the answer (so "queued" means kept), written and searchable at once when
       // the vault lets it; git commits follow in the background, one per burst.
-      const ids = { ...idsOf(request), settings: body.settings };
+      const ids = { ...whoseIds(request, context), settings: body.settings };
       const result = await context.source.use(ids, true, (vault) =>
         vault?.addExchange({
           user: body.user_text,

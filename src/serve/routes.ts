@@ -86,6 +86,27 @@ export function idsOf(request: ApiRequest): VaultIds {
 }
 
 /**
+ * `idsOf` for a request that files or finds memories (an add, a search, a recall, a compile). A
+ * per-user server refuses one that names neither user_id nor agent_id (400): it was filed under
+ * `default/default` without a word, where no user would ever find it again. A host that wants that
+ * shared vault says so once (`mem serve --vaults DIR --default-vault`).
+ */
+export function whoseIds(request: ApiRequest, context: RouteContext): VaultIds {
+  const ids = idsOf(request);
+  if (context.source.mode !== 'per-user' || context.source.defaultIds) return ids;
+  const given = (key: string) => {
+    const value = request.body[key] ?? request.query.get(key);
+    return value !== undefined && value !== null && value !== '';
+  };
+  if (!given('user_id') && !given('agent_id'))
+    throw new HttpError(
+      400,
+      `this server keeps one vault per user (mem serve --vaults): send user_id (and agent_id) to say whose memory this is; a host that wants requests without them in one shared vault starts the server with --default-vault`,
+    );
+  return ids;
+}
+
+/**
  * Reads from the vault for `ids`: waits for a running refresh up to the deadline, then answers
  * from the index as it stands, saying so with `partial`. A vault that does not exist reads empty.
  */
@@ -140,7 +161,7 @@ export const apiRoutes: Route[] = [
       const { query, k, now, layers, range, all, fresh } = parseBody(recallBody, request.body);
       const { value, partial } = await readVault<RecallResult>(
         context,
-        idsOf(request),
+        whoseIds(request, context),
         // recallAsync: with embeddings on (mem.config.json) semantic similarity is fused in, as in `mem recall`.
         (vault) => vault.recallAsync(query, { k, now, layers, range, all }),
         () => ({ query, hits: [] }),
@@ -157,7 +178,7 @@ export const apiRoutes: Route[] = [
       const { message, budget, now, range, history, tokenizer, fresh } = parseBody(compileBody, request.body);
       const { value, partial } = await readVault<CompileResult>(
         context,
-        idsOf(request),
+        whoseIds(request, context),
         // compileAsync: with embeddings on, the turn's recall fuses the semantic ranking in, as `/recall` does.
         (vault) => vault.compileAsync({ message, budget, now, range, history, tokenizer }),
         () => {
@@ -180,7 +201,7 @@ export const apiRoutes: Route[] = [
     path: '/remember',
     handle: async (request, context) => {
       const { text, speaker, kind, importance, tags, at, settings } = parseBody(rememberBody, request.body);
-      const result = await context.source.use({ ...idsOf(request), settings }, true, (vault) => {
+      const result = await context.source.use({ ...whoseIds(request, context), settings }, true, (vault) => {
         if (!vault) throw new MemError('NO_VAULT', 'the vault could not be created');
         return vault.remember({
           text,

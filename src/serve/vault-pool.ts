@@ -28,6 +28,11 @@ export interface VaultSource {
   use<T>(ids: VaultIds, create: boolean, fn: (vault: Vault | undefined) => Promise<T> | T): Promise<T>;
   /** `single`: one vault, `user_id`/`agent_id` ignored; `per-user`: one vault per agent and user */
   readonly mode: 'single' | 'per-user';
+  /**
+   * Per-user: a request that files or finds memories without user_id or agent_id goes to
+   * `default/default` (`mem serve --default-vault`); otherwise it is refused (400)
+   */
+  readonly defaultIds?: boolean;
   /** The folder every vault served lives in: replies never show it (an error names `<vault>/...`) */
   readonly root: string;
   /** The chat write path, over the vaults loaded now: adds waiting for a write or a commit */
@@ -123,6 +128,8 @@ export interface VaultPoolOptions {
    * files only). Read at each creation, so an edit applies to the next new user.
    */
   template?: string;
+  /** Requests that name no user_id or agent_id go to `default/default` instead of being refused */
+  defaultIds?: boolean;
   /** Receives one-line notices (vault created, loaded, unloaded) */
   onNotice?: (message: string) => void;
 }
@@ -146,6 +153,7 @@ const exists = (path: string) =>
 export class VaultPool implements VaultSource {
   readonly mode = 'per-user';
   readonly root: string;
+  readonly defaultIds: boolean;
   private readonly dir: string;
   private readonly idleMs: number;
   private readonly options: VaultPoolOptions;
@@ -157,6 +165,7 @@ export class VaultPool implements VaultSource {
     this.options = options;
     this.dir = options.dir;
     this.root = options.dir;
+    this.defaultIds = options.defaultIds === true;
     this.idleMs = options.idleMs ?? 10 * 60_000;
     this.sweeper = setInterval(() => void this.sweep(), Math.max(10, Math.min(this.idleMs / 2, 60_000)));
     this.sweeper.unref();

@@ -43,6 +43,13 @@ describe('newcomer conventions', () => {
     expect(plain.stderr).toBe(`mem: ${json.used}/900 tokens (o200k_base)\n`);
   });
 
+  it('mem serve --default-vault is for a server of one vault per user', async () => {
+    const root = await vault();
+    const out = await mem(['--vault', root, 'serve', '--default-vault', '--port', '0']);
+    expect(out.code).toBe(2);
+    expect(out.stderr).toMatch(/--default-vault is for --vaults/);
+  });
+
   it('mem show of a day keeps each entry’s time and speaker', async () => {
     const root = await vault();
     const show = await mem(['--vault', root, 'show', 'episodes/daily/2026-11-20.md']);

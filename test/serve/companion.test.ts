@@ -33,9 +33,9 @@ async function one(files: Record<string, string>): Promise<{ root: string; serve
   return { root, server };
 }
 
-async function many(): Promise<{ dir: string; server: HttpServer }> {
+async function many(options: { defaultIds?: boolean } = {}): Promise<{ dir: string; server: HttpServer }> {
   const dir = await mkdtemp(join(tmpdir(), 'memvault-vaults-'));
-  const server = await serveHttp({ source: new VaultPool({ dir }), port: 0 });
+  const server = await serveHttp({ source: new VaultPool({ dir, ...options }), port: 0 });
   servers.push(server);
   return { dir, server };
 }
@@ -260,6 +260,40 @@ describe('companion /memory/* contract', () => {
       expect(await search('bob', 'bees')).toEqual([]);
       expect(await exists(join(dir, 'rain/alice/mem.config.json'))).toBe(true);
       expect(await exists(join(dir, 'rain/bob/.git'))).toBe(true);
+    });
+
+    it('refuses an add or a search that names no user_id or agent_id, unless the host opted into a default', async () => {
+      const { dir, server } = await many();
+      for (const [path, body] of [
+        ['/memory/add', { user_text: 'I keep bees' }],
+        ['/memory/search', { query: 'bees' }],
+        ['/memory/add', { user_text: 'I keep bees', user_id: null, agent_id: '' }],
+        ['/remember', { text: 'I keep bees' }],
+        ['/recall', { query: 'bees' }],
+        ['/compile', { message: 'bees' }],
+      ] as const) {
+        const reply = await post(server, path, body);
+        expect(reply.status, path).toBe(400);
+        expect(reply.json['error'], path).toMatch(
+          /^this server keeps one vault per user \(mem serve --vaults\): send user_id \(and agent_id\)/,
+        );
+      }
+      expect(await exists(join(dir, 'default'))).toBe(false);
+      // One id is enough: the other is `default`.
+      expect((await post(server, '/memory/add', { user_id: 'alice', user_text: 'I keep bees' })).status).toBe(
+        200,
+      );
+      expect(await exists(join(dir, 'default/alice/mem.config.json'))).toBe(true);
+      // Health names no vault to write to: it answers without ids.
+      expect((await fetch(`${server.url}/memory/health`)).status).toBe(200);
+
+      const shared = await many({ defaultIds: true });
+      expect((await post(shared.server, '/memory/add', { user_text: 'I keep goats' })).json).toMatchObject({
+        status: 'written',
+      });
+      expect(await exists(join(shared.dir, 'default/default/mem.config.json'))).toBe(true);
+      const found = await post(shared.server, '/memory/search', { query: 'goats' });
+      expect((found.json['results'] as { memory: string }[]).map((r) => r.memory)).toEqual(['I keep goats']);
     });
 
     it('reads a vault that does not exist as empty and creates nothing', async () => {

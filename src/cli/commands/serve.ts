@@ -38,6 +38,7 @@ interface ServeCliOptions {
   vaults?: string;
   template?: string;
   idleMinutes?: string;
+  defaultVault?: boolean;
   deadline?: string;
   workers?: string;
   allowHost: string[];
@@ -67,6 +68,10 @@ export function serveCommand(program: Command, io: CliIO): void {
     .option(
       '--template <path>',
       "with --vaults: a vault new users' vaults start from (its mem.config.json and persona/ notes); default DIR/.template if it exists",
+    )
+    .option(
+      '--default-vault',
+      'with --vaults: file adds and searches that name no user_id or agent_id under default/default (else they are refused with 400)',
     )
     .option('--idle-minutes <n>', 'with --vaults: unload a vault after this many idle minutes', '10')
     .option(
@@ -98,6 +103,11 @@ export function serveCommand(program: Command, io: CliIO): void {
       if (workers > 0 && options.vaults)
         throw new MemError('USAGE', '--workers serves one vault; it cannot be combined with --vaults');
       let reads: ReadPool | undefined;
+      if (options.defaultVault && !options.vaults)
+        throw new MemError(
+          'USAGE',
+          '--default-vault is for --vaults: one vault serves every request without it',
+        );
       if (options.template && !options.vaults)
         throw new MemError('USAGE', "--template is for --vaults: it is what new users' vaults start from");
       if (options.vaults) {
@@ -119,6 +129,7 @@ export function serveCommand(program: Command, io: CliIO): void {
         source = new VaultPool({
           dir,
           template,
+          defaultIds: options.defaultVault === true,
           idleMs: parsePositiveInt(options.idleMinutes ?? '10', '--idle-minutes') * 60_000,
           watch: { onError },
           onNotice: (message) => io.stderr(`${message}\n`),
