@@ -265,7 +265,8 @@ const SHAPES: Record<ValueShape, RegExp> = {
   // Digits in groups (`219 09 9999`, `4821-9907`, `4 8 2 1`), ending where an ASCII token would not
   // go on (`2580#` is a token), so `1234です` is digits.
   digits: /(\d(?:[ .-]\d){3,11}(?!\d)|\d+(?:[ .-]\d{2,})*)(?![A-Za-z0-9_@#$%^&*+=~/\\|])/y,
-  id: /([A-Z0-9]*\d[A-Z0-9]*(?:[ -][A-Z0-9]*\d[A-Z0-9]*)*)(?![A-Za-z0-9])/iy,
+  // Letters and digits in groups, each with a digit but a short letter prefix (`E 1234 5678`).
+  id: /((?:[A-Z]{1,3}[ -])?[A-Z0-9]*\d[A-Z0-9]*(?:[ -][A-Z0-9]*\d[A-Z0-9]*)*)(?![A-Za-z0-9])/iy,
   // As people type a value in ASCII: stops at spaces, quotes, brackets, commas and anything not ASCII.
   token: /((?![:=])(?:(?![,;"'()<>`])[\x21-\x7E])+)/y,
 };

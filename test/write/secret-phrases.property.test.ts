@@ -171,8 +171,14 @@ const VALUES: Record<Value, fc.Arbitrary<string>> = {
   pin: digits(4, 8),
   cvv: digits(3, 4),
   code: digits(4, 8),
-  passport: fc.tuple(upper, digits(7, 8)).map(([letter, number]) => letter + number),
-  ssn: fc.tuple(digits(3, 3), digits(2, 2), digits(4, 4)).map((parts) => parts.join('-')),
+  passport: fc
+    .tuple(upper, digits(8, 8), fc.boolean())
+    .map(([letter, number, spaced]) =>
+      spaced ? `${letter} ${number.slice(0, 4)} ${number.slice(4)}` : letter + number,
+    ),
+  ssn: fc
+    .tuple(digits(3, 3), digits(2, 2), digits(4, 4), fc.constantFrom('-', ' ', ''))
+    .map(([a, b, c, sep]) => [a, b, c].join(sep)),
   // After its name a card number goes whatever its check digit: a mistyped one still says too much.
   card: fc
     .tuple(digits(12, 19), fc.constantFrom('', ' ', '-'))
