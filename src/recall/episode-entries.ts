@@ -1,5 +1,6 @@
 import type { Note, Section } from '../core/types.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
+import { isJournalSection } from '../vault/journal-items.js';
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -20,7 +21,16 @@ function byWhen(a: { note: Note; section: Section }, b: { note: Note; section: S
 const isEpisode = (note: Note) => note.layer === 'episodes';
 
 /**
- * Every dated episode entry, newest first, retired notes included (callers filter): one pass over
+ * An entry of a day: one of mem's (a dated block with its `^id`), or a section of the person's
+ * own daily note (their headings, paragraphs, lists and tasks, whatever their daily format): a
+ * journal written by hand is memory by date as much as what mem wrote into it.
+ */
+export const isDayEntry = (note: Note, section: Section): boolean =>
+  (section.kind === 'block' && section.date !== undefined) || isJournalSection(note, section);
+
+/**
+ * Every dated episode entry (mem's and the person's, see isDayEntry), newest first, retired notes
+ * included (callers filter): one pass over
  * the episode notes (a facet, not a scan of every note) each time one of them changes, instead of
  * one per question.
  */
@@ -30,7 +40,7 @@ export function entriesNewestFirst(index: VaultIndex): Array<{ note: Note; secti
     const entries: Array<{ note: Note; section: Section }> = [];
     for (const note of episodes.notes.values()) {
       for (const section of note.sections) {
-        if (section.kind === 'block' && section.date) entries.push({ note, section });
+        if (isDayEntry(note, section)) entries.push({ note, section });
       }
     }
     return entries.sort((a, b) => byWhen(b, a));

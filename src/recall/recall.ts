@@ -4,7 +4,7 @@ import { TopHeap } from '../indexing/top-heap.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { rollupPeriod } from '../time/rollup-period.js';
 import { linkableAnchor } from '../vault/link-name.js';
-import { entriesNewestFirst } from './episode-entries.js';
+import { entriesNewestFirst, isDayEntry } from './episode-entries.js';
 import { graphNeighbours } from './graph-neighbours.js';
 import { belowSuccessors, newestVersionsFirst, PRESENT_RECENCY, readPresent } from './latest-first.js';
 import { combineScore, importanceOf, isRetired, memoryTime, recencyOf, type ScoreParts } from './rank.js';
@@ -426,14 +426,15 @@ const byScore = (a: Ranked, b: Ranked) => b.score - a.score || (a.id < b.id ? -1
 /**
  * Every section of a note matches its title, so one long note could fill the whole list. Each
  * further section of the same note counts a little less, which leaves room for other sources.
- * Episode entries are exempt: a day's entries share a note because they share a day, and the
- * entries around a match (the reply, the question before it) are often the answer.
+ * Entries of a day (mem's, and the sections of the person's journal) are exempt: they share a note
+ * because they share a day, and the entries around a match (the reply, the question before it)
+ * are often the answer.
  */
 function diversify(hits: Ranked[]): Ranked[] {
   hits.sort(byScore);
   const seen = new Map<string, number>();
   for (const hit of hits) {
-    if (hit.layer === 'episodes' && hit.anchor.startsWith('^')) continue;
+    if (isDayEntry(hit.candidate.note, hit.candidate.section)) continue;
     const n = seen.get(hit.path) ?? 0;
     seen.set(hit.path, n + 1);
     if (n > 0) {
