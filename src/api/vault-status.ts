@@ -12,10 +12,12 @@ import { listSetAside, readPendingPlan } from '../git/pending-plan.js';
 import { git } from '../git/run-git.js';
 import { findVaultRepo } from '../git/vault-git.js';
 import { CACHE_SCHEMA } from '../indexing/index-cache.js';
+import { isDayEntry } from '../recall/episode-entries.js';
 import { parseInstant } from '../time/parse-instant.js';
 import { isDayOver } from '../time/zoned-date.js';
 import { dayOfPath, layoutOf, type VaultLayout } from '../vault/layout.js';
 import { readDailyNoteSettings } from '../vault/obsidian-settings.js';
+import { parseNote } from '../vault/parse-note.js';
 import { readProposedConfig } from '../write/sync-trust.js';
 
 export interface VaultStatus {
@@ -127,14 +129,27 @@ async function indexState(root: string, notes: NoteFile[]): Promise<VaultStatus[
 }
 
 /**
- * Whether a daily note has entries (a block with an id: `- 09:00 user: tea ^e1`, as reflect counts
- * them) and its frontmatter's `reflected:` stamp. A day's note is a few KB: read whole.
+ * Whether a daily note has entries, as reflect counts them (a block with an id: `- 09:00 user: tea
+ * ^e1`, or the person's own journal: a section with their text, see isDayEntry), and its
+ * frontmatter's `reflected:` stamp. A day's note is a few KB: read whole.
  */
-async function dailyNote(abs: string): Promise<{ entries: boolean; reflected?: string }> {
+async function dailyNote(
+  abs: string,
+  path: string,
+  layout: VaultLayout,
+): Promise<{ entries: boolean; reflected?: string }> {
   const text = await readRegularText(abs).catch(() => '');
   const front = /^---\r?\n([\s\S]*?)\r?\n---/.exec(text)?.[1];
   const reflected = front && /^reflected:\s*['"]?([^'"\r\n]+?)['"]?\s*$/m.exec(front)?.[1];
-  return { entries: /\s\^[A-Za-z0-9-]+[ \t]*$/m.test(text), ...(reflected ? { reflected } : {}) };
+  // An entry id is the common case and needs no parse; a day of the person's own is parsed as the
+  // index parses it, so status and reflect agree on which days count.
+  const entries = /\s\^[A-Za-z0-9-]+[ \t]*$/m.test(text) || hasDayEntries(path, text, layout);
+  return { entries, ...(reflected ? { reflected } : {}) };
+}
+
+function hasDayEntries(path: string, text: string, layout: VaultLayout): boolean {
+  const note = parseNote(path, text, undefined, undefined, layout);
+  return note.sections.some((section) => isDayEntry(note, section));
 }
 
 /**
@@ -151,7 +166,7 @@ async function pendingDays(
   for (const note of notes) {
     const day = dayOfPath(note.path, layout);
     if (!day) continue;
-    const { entries, reflected } = await dailyNote(join(root, note.path));
+    const { entries, reflected } = await dailyNote(join(root, note.path), note.path, layout);
     if (!entries) continue;
     if (!reflected) days.push(day);
     else {

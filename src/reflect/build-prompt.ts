@@ -4,6 +4,7 @@ import { readRegularText } from '../core/regular-file.js';
 import { TEMPLATES_DIR } from '../core/templates-dir.js';
 import type { Note } from '../core/types.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
+import { isDayEntry } from '../recall/episode-entries.js';
 import { citation } from '../recall/recall.js';
 import { withoutComments } from '../vault/comments.js';
 import { commitmentsPath, inLayout, userNotePath } from '../vault/layout.js';
@@ -43,7 +44,7 @@ export function episodeSources(index: VaultIndex, episodes: Note[]): Set<string>
   const sources = new Set<string>();
   for (const note of episodes) {
     for (const section of note.sections)
-      if (section.kind === 'block') sources.add(citation(index, note.path, section.anchor));
+      if (isDayEntry(note, section)) sources.add(citation(index, note.path, section.anchor));
   }
   return sources;
 }
@@ -52,7 +53,8 @@ function renderEpisodes(index: VaultIndex, episodes: Note[]): string {
   return episodes
     .map((note) => {
       const lines = note.sections
-        .filter((s) => s.kind === 'block')
+        // mem's entries and the person's own journal sections (cited by heading, no speaker)
+        .filter((s) => isDayEntry(note, s))
         .map((s) => {
           const who = s.speaker ? ` **${s.speaker}:**` : '';
           return `- ${citation(index, note.path, s.anchor)} ${s.time ?? ''}${who} ${s.text.replace(/\s*\n\s*/g, ' ')}`;

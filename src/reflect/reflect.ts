@@ -5,6 +5,7 @@ import type { Note } from '../core/types.js';
 import type { WriteCommit } from '../git/commit-write.js';
 import { commitReviewBranch, committedText, type ReviewCommit } from '../git/review-branch.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
+import { isDayEntry } from '../recall/episode-entries.js';
 import { citation } from '../recall/recall.js';
 import { parseDay } from '../time/calendar-day.js';
 import { parseInstant } from '../time/parse-instant.js';
@@ -78,12 +79,13 @@ export function costLine(model: string, usage: LlmUsage | undefined): string {
 
 /**
  * Daily notes that have entries reflect has not seen: never reflected, or reflected before the
- * day was over in the vault's time zone (entries may have come after).
+ * day was over in the vault's time zone (entries may have come after). The person's own journal
+ * of a day is its entries as much as mem's (isDayEntry).
  */
 export function pendingEpisodes(index: VaultIndex, max: number, timeZone: string): Note[] {
   return [...index.notes.values()]
     .filter((note) => note.layer === 'episodes' && dayOfPath(note.path, index.layout) !== undefined)
-    .filter((note) => note.sections.some((s) => s.kind === 'block'))
+    .filter((note) => note.sections.some((s) => isDayEntry(note, s)))
     .filter((note) => {
       const reflected = note.frontmatter['reflected'];
       const date = note.sections.find((s) => s.date)?.date;

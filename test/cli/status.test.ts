@@ -38,8 +38,8 @@ describe('mem status', () => {
       // Reflected during its day: entries may have come after.
       'episodes/daily/2026-11-28.md': DAY('2026-11-28T12:00:00+08:00'),
       'episodes/daily/2026-11-29.md': DAY(),
-      // No entry (no block id): nothing for reflect to read.
-      'episodes/daily/2026-11-26.md': '# 2026-11-26\n\nA quiet day.\n',
+      // No entry of mem's nor of the person's (a template's empty task): nothing for reflect to read.
+      'episodes/daily/2026-11-26.md': '# 2026-11-26\n\n## Tasks\n- [ ] \n',
     });
 
     const first = await status(root);
