@@ -71,6 +71,7 @@ export type { BudgetState } from './reflect/token-budget.js';
 export { DAY_FORMAT, DAY_PATTERN, isDayText, isMomentText, MOMENT_FORMAT } from './time/parse-input-time.js';
 export { type Moment, parseInstant } from './time/parse-instant.js';
 export { withoutComments } from './vault/comments.js';
+export { isJournalSection, type JournalItem, journalItems } from './vault/journal-items.js';
 export type { TrackOptions } from './vault/track-changes.js';
 export type { VaultChange, VaultWatcher, WatchVaultOptions } from './vault/watch-vault.js';
 export {

@@ -1,7 +1,16 @@
 // The JSON routes the web page (GET /, templates/page/) reads besides /recall: the vault's days, one
 // day's entries, the compiled context of one turn, and a note's Markdown. Read-only, like /notes/.
 import { join } from 'node:path';
-import { type CompileResult, isDayText, MemError, type Note, readRegularFile, type Vault } from '../index.js';
+import {
+  type CompileResult,
+  isDayText,
+  isJournalSection,
+  journalItems,
+  MemError,
+  type Note,
+  readRegularFile,
+  type Vault,
+} from '../index.js';
 import { HttpError, idsOf, notePathOf, type Route, readVault } from './routes.js';
 
 /** One day of the timeline */
@@ -16,9 +25,12 @@ export interface DaySummary {
   speakers: string[];
 }
 
-/** One entry of an episode note, as the timeline shows it */
+/**
+ * One entry of an episode note, as the timeline shows it: one of mem's, or one item of a section
+ * of the person's own journal (which shares its section's id, has no speaker, and is as written)
+ */
 export interface DayEntry {
-  /** `path#^anchor`: what /turn takes */
+  /** `path#^anchor` (`path#Heading` for the person's items): what /turn takes */
   id: string;
   path: string;
   anchor: string;
@@ -43,13 +55,19 @@ function allEntries(vault: Vault): DayEntry[] {
 }
 
 function entryOf(note: Note, section: Note['sections'][number]): DayEntry[] {
-  if (section.kind !== 'block' || section.date === undefined) return [];
+  if (section.date === undefined) return [];
+  const at = { id: section.id, path: note.path, anchor: section.anchor, date: section.date };
+  // The person's own journal: each of their items, with its time when it has one, and no speaker.
+  if (isJournalSection(note, section))
+    return journalItems(section.text).map((item) => ({
+      ...at,
+      ...(item.time !== undefined ? { time: item.time } : {}),
+      text: item.text,
+    }));
+  if (section.kind !== 'block') return [];
   return [
     {
-      id: section.id,
-      path: note.path,
-      anchor: section.anchor,
-      date: section.date,
+      ...at,
       ...(section.time !== undefined ? { time: section.time } : {}),
       ...(section.speaker !== undefined ? { speaker: section.speaker } : {}),
       text: section.text,
@@ -102,8 +120,10 @@ export function turnContext(
     throw new HttpError(400, `entry must be a note path and an entry anchor (path#^e1), got "${id}"`);
   const note = vault.note(notePathOf(id.slice(0, hash)));
   const section = note.sections.find((s) => s.anchor === id.slice(hash + 1));
-  const [entry] = section && isDayNote(note) ? entryOf(note, section) : [];
-  if (!entry) throw new MemError('NOT_FOUND', `no episode entry ${id}`);
+  const [first] = section && isDayNote(note) ? entryOf(note, section) : [];
+  if (!first || !section) throw new MemError('NOT_FOUND', `no episode entry ${id}`);
+  // A section of the person's journal is one turn: all its items, at the time of its first.
+  const entry = first.text === section.text ? first : { ...first, text: section.text };
   // The vault's wall clock: the entry's time as written, read in its time zone.
   const now = `${entry.date}T${entry.time ?? '23:59'}`;
   return { entry, now, compile: vault.compile({ message: entry.text, now }) };
