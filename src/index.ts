@@ -29,6 +29,7 @@ export {
   setConfig,
   unsetConfig,
 } from './api/vault-config.js';
+export { type EmbeddingsStatus, embeddingsStatus } from './api/embeddings-status.js';
 export { type VaultStatus, vaultStatus } from './api/vault-status.js';
 export type {
   CompiledItem,

@@ -30,6 +30,26 @@ const ENCODINGS: VectorEncoding[] = ['float32', 'int8'];
 
 const pad4 = (n: number) => (n + 3) & ~3;
 
+/**
+ * What a file's first FIXED (32) bytes say: its encoding, dimensions and how many vectors it holds,
+ * or undefined when they are no vector file's header. Not checked against the digest: for a report
+ * (`mem status`), not for reading the vectors.
+ */
+export function vectorFileHead(
+  bytes: Uint8Array,
+): { encoding: VectorEncoding; dims: number; count: number } | undefined {
+  if (bytes.byteLength < FIXED || !MAGIC.equals(bytes.subarray(0, MAGIC.length))) return undefined;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, FIXED);
+  const word = (at: number) => view.getUint32(at, true);
+  // Written in the host's order; read both ways, the ORDER word says which one this is.
+  const little = word(8) === ORDER;
+  if (!little && view.getUint32(8, false) !== ORDER) return undefined;
+  const at = (offset: number) => view.getUint32(offset, little);
+  const encoding = ENCODINGS[at(16) - 1];
+  if (at(12) !== VECTOR_FILE_VERSION || !encoding) return undefined;
+  return { encoding, dims: at(20), count: at(24) };
+}
+
 /** The store's arrays read from a file's bytes, or undefined when the bytes are not a whole file of `model`. */
 export function decodeVectorFile(bytes: Uint8Array, model: string): StoreArrays | undefined {
   if (bytes.byteLength < FIXED + DIGEST) return undefined;

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { findVault } from '../../core/find-vault.js';
 import { readServeRecord, type ServeKind } from '../../core/serve-record.js';
-import type { ReflectStatus } from '../../index.js';
+import type { EmbeddingsStatus, ReflectStatus } from '../../index.js';
 import { httpJson } from '../ask-server.js';
 import { type GlobalOptions, printJson } from '../context.js';
 import type { CliIO } from '../io.js';
@@ -36,6 +36,18 @@ function reflectLine(reflect: ReflectStatus | undefined): string | undefined {
   return `background reflect ${reflect.running ? 'running' : 'on'}: ${lastText}; ${reflect.newEntries} new entries${reflect.nextRun ? `; next ${reflect.nextRun.at} (${reflect.nextRun.trigger})` : ''}`;
 }
 
+/** Whether recall fuses meaning in, with what, and whether the notes' vectors are cached yet. */
+function embeddingsLine(e: EmbeddingsStatus | undefined): string | undefined {
+  if (!e) return undefined;
+  const what = `${e.provider} ${e.model}${e.baseURL ? ` at ${e.baseURL}` : ''}`;
+  const cache = e.cache
+    ? `${e.cache.vectors} vectors cached (${e.cache.dims} dimensions, ${e.cache.file})`
+    : 'no vectors cached yet';
+  if (!e.enabled)
+    return `embeddings  off: recall ranks by words${e.cache ? `; ${cache} from when they were on` : ''} (mem config set embeddings.enabled true)`;
+  return `embeddings  on: ${what}; ${e.cache ? cache : `${cache} (the first recall or compile embeds the notes)`}`;
+}
+
 export function statusCommand(program: Command, io: CliIO): void {
   program
     .command('status')
@@ -45,14 +57,19 @@ export function statusCommand(program: Command, io: CliIO): void {
     .option('--json', 'machine-readable output')
     .action(async (options: { json?: boolean }, command: Command) => {
       const root = await findVault((command.optsWithGlobals() as GlobalOptions).vault, io.cwd, io.env);
-      const { vaultStatus } = await library();
+      const { embeddingsStatus, loadConfig, vaultStatus } = await library();
       const base = await vaultStatus(root);
-      const [serverHealth, daemonHealth] = await Promise.all([
+      const [serverHealth, daemonHealth, embeddings] = await Promise.all([
         base.server ? askHealth(root, 'serve', io) : undefined,
         base.daemon ? askHealth(root, 'daemon', io) : undefined,
+        // A config mem cannot read is vaultStatus's to report; the embeddings line is then left out.
+        loadConfig(root)
+          .then((config) => embeddingsStatus(root, config))
+          .catch(() => undefined),
       ]);
       const status = {
         ...base,
+        ...(embeddings ? { embeddings } : {}),
         ...(base.server ? { server: { ...base.server, health: serverHealth ?? null } } : {}),
         ...(base.daemon ? { daemon: { ...base.daemon, health: daemonHealth ?? null } } : {}),
       };
@@ -78,6 +95,8 @@ export function statusCommand(program: Command, io: CliIO): void {
         `reflection  ${r.lastRun ? `last run ${r.lastRun.date} (${r.lastRun.sha})` : 'never run'}; ${r.pendingDays} day${r.pendingDays === 1 ? '' : 's'} not reflected yet${r.oldestPending ? ` (oldest ${r.oldestPending})` : ''}`,
       );
       if (background) lines.push(`            ${background}`);
+      const embeddingsText = embeddingsLine(status.embeddings);
+      if (embeddingsText) lines.push(embeddingsText);
       const where = (folder: string, format: string) =>
         `${folder === '' ? 'the vault root' : `${folder}/`} as ${format}`;
       const o = status.days.obsidian;
