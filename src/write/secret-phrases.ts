@@ -250,7 +250,8 @@ const CONNECTORS: RegExp[] = [
     String.raw`(?:\s*,?\s+(?:which|that))?\s+(?:is|was|are|were|equals|became|becomes|reads)(?![A-Za-z])${ADVERB}\s*[:=]?\s*`,
     'iy',
   ),
-  /\s+(?:(?:is|was|has been|have been|got|gets|been|I|we)\s+)?(?:set|changed|updated|reset|switched)(?:\s+(?:it|this|that))?\s+(?:to|into|as)\s+/iy,
+  // `set to`, `was changed to`, `, I changed it to`, `? we just set it as`.
+  /(?:\s*[,;:?!—–-]+)?\s+(?:(?:is|was|has been|have been|got|gets|been)\s+|(?:I|we|you|I've|we've|I have|we have)\s+(?:just\s+)?)?(?:set|changed|updated|reset|switched)(?:\s+(?:it|this|that))?\s+(?:to|into|as)\s+/iy,
   /\s*(?:是|为|為|就是|还是|也是|都是|一直是|改成了?|改为了?|改為了?|改了?成|设为|設為|设成|設成|设置为|設置為|设置成|设定为|設定為|換成了?|换成了?|换为|換為|变成了?|變成了?|更改为|更改為|修改为|修改為|修改成|重置为|重置為|重设为|重設為|は|が|を|も)\s*[:=]?\s*/y,
 ];
 /** `changed my password to X`, `set the PIN as X`: only after a verb of setting, or it is `send the password to Bob`. */

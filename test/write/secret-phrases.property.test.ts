@@ -130,6 +130,8 @@ const CONNECTORS: Record<Language, { bare: string[]; joined: string[] }> = {
       ' set to %',
       ' is set to %',
       ' was changed to %',
+      ', I changed it to %',
+      '? we just set it to %',
       ' for my account is %',
       ' for the router: %',
       ' for my bank card is %',
