@@ -1,5 +1,6 @@
 /** The public API of memvault. The CLI and the servers use only what is exported here. */
 
+export { type EmbeddingsStatus, embeddingsStatus } from './api/embeddings-status.js';
 export type {
   CommitMode,
   ExchangeInput,
@@ -29,7 +30,6 @@ export {
   setConfig,
   unsetConfig,
 } from './api/vault-config.js';
-export { type EmbeddingsStatus, embeddingsStatus } from './api/embeddings-status.js';
 export { type VaultStatus, vaultStatus } from './api/vault-status.js';
 export type {
   CompiledItem,
