@@ -196,12 +196,15 @@ export class TemplateSections {
         if (section.kind === 'block') continue;
         const matchText = textMatcher(section.text);
         if (!matchText) continue;
+        const heading = section.kind === 'heading' ? (section.heading ?? section.anchor) : '';
+        const marked = heading.replace(VARIABLE, MARK);
+        // Nothing of the template's own in it (`# {{title}}` over nothing): it would take every
+        // empty section of the vault for a template's.
+        if (marked.replaceAll(MARK, '').trim() === '' && lines(section.text).length === 0) continue;
         if (section.kind === 'preamble') {
           this.sections.push({ kind: 'preamble', text: matchText });
           continue;
         }
-        const heading = section.heading ?? section.anchor;
-        const marked = heading.replace(VARIABLE, MARK);
         const pattern = new RegExp(`^${linePattern(marked.trim())}$`);
         this.sections.push({ kind: 'heading', heading: (h) => pattern.test(h.trim()), text: matchText });
       }
