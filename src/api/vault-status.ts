@@ -12,12 +12,11 @@ import { listSetAside, readPendingPlan } from '../git/pending-plan.js';
 import { git } from '../git/run-git.js';
 import { findVaultRepo } from '../git/vault-git.js';
 import { CACHE_SCHEMA } from '../indexing/index-cache.js';
-import { isDayEntry } from '../recall/episode-entries.js';
 import { parseInstant } from '../time/parse-instant.js';
 import { isDayOver } from '../time/zoned-date.js';
+import { hasItem } from '../vault/journal-items.js';
 import { dayOfPath, layoutOf, type VaultLayout } from '../vault/layout.js';
 import { readDailyNoteSettings } from '../vault/obsidian-settings.js';
-import { parseNote } from '../vault/parse-note.js';
 import { readProposedConfig } from '../write/sync-trust.js';
 
 export interface VaultStatus {
@@ -130,27 +129,21 @@ async function indexState(root: string, notes: NoteFile[]): Promise<VaultStatus[
 
 /**
  * Whether a daily note has entries, as reflect counts them (a block with an id: `- 09:00 user: tea
- * ^e1`, or the person's own journal: a section with their text, see isDayEntry), and its
- * frontmatter's `reflected:` stamp. A day's note is a few KB: read whole.
+ * ^e1`, or the person's own journal: a line of theirs under its headings, not a template's empty
+ * task, see isJournalSection), and its frontmatter's `reflected:` stamp. A day's note is a few KB:
+ * read whole, and read by its lines: parsing each day took five times as long.
  */
-async function dailyNote(
-  abs: string,
-  path: string,
-  layout: VaultLayout,
-): Promise<{ entries: boolean; reflected?: string }> {
+async function dailyNote(abs: string): Promise<{ entries: boolean; reflected?: string }> {
   const text = await readRegularText(abs).catch(() => '');
   const front = /^---\r?\n([\s\S]*?)\r?\n---/.exec(text)?.[1];
   const reflected = front && /^reflected:\s*['"]?([^'"\r\n]+?)['"]?\s*$/m.exec(front)?.[1];
-  // An entry id is the common case and needs no parse; a day of the person's own is parsed as the
-  // index parses it, so status and reflect agree on which days count.
-  const entries = /\s\^[A-Za-z0-9-]+[ \t]*$/m.test(text) || hasDayEntries(path, text, layout);
+  const body = text.replace(/^---\r?\n[\s\S]*?\r?\n---(?:\r?\n|$)/, '');
+  const entries = /\s\^[A-Za-z0-9-]+[ \t]*$/m.test(text) || hasItem(body.replace(HEADING_LINES, ''));
   return { entries, ...(reflected ? { reflected } : {}) };
 }
 
-function hasDayEntries(path: string, text: string, layout: VaultLayout): boolean {
-  const note = parseNote(path, text, undefined, undefined, layout);
-  return note.sections.some((section) => isDayEntry(note, section));
-}
+/** ATX heading lines (`## Plan`): a day's title and its template's headings are no entry. */
+const HEADING_LINES = /^ {0,3}#{1,6}(?:[ \t].*)?$/gm;
 
 /**
  * Daily notes reflect has not seen: never marked reflected, or marked before their day was over
@@ -166,7 +159,7 @@ async function pendingDays(
   for (const note of notes) {
     const day = dayOfPath(note.path, layout);
     if (!day) continue;
-    const { entries, reflected } = await dailyNote(join(root, note.path), note.path, layout);
+    const { entries, reflected } = await dailyNote(join(root, note.path));
     if (!entries) continue;
     if (!reflected) days.push(day);
     else {

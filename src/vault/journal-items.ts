@@ -30,8 +30,21 @@ export function isJournalSection(note: Note, section: Section): boolean {
     section.date !== undefined &&
     note.frontmatter['type'] !== 'rollup' &&
     // Headings over nothing but empty tasks (a template's `- [ ] `) hold no item of the day.
-    journalItems(section.text).length > 0
+    hasItem(section.text)
   );
+}
+
+/**
+ * Whether `text` has an item: a line with words besides a list marker and a task box (the first
+ * such line is met early, and no item is built).
+ */
+export function hasItem(text: string): boolean {
+  for (const line of text.split(/\r?\n/)) {
+    const marker = ITEM.exec(line)?.[0] ?? '';
+    const rest = line.slice(marker.length);
+    if (rest.slice(TASK_BOX.exec(rest)?.[0].length ?? 0).trim() !== '') return true;
+  }
+  return false;
 }
 
 /** Reads `09:30 ` (or `9h30`) at the start of `text`. */
@@ -58,7 +71,7 @@ function itemOf(lines: string[], marker: string): JournalItem | undefined {
   // Nested lines are indented to the item's text: read without that indent, as mem's entries are.
   const nested = lines.slice(1).map((line) => dedent(line, marker.length));
   const text = [`${box}${rest}`, ...nested].join('\n').trim();
-  if (text === '' || (box !== '' && rest.trim() === '')) return undefined;
+  if (text === '' || text === box.trim()) return undefined;
   return { ...(time ? { time } : {}), text };
 }
 

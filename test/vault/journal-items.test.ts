@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isJournalSection, journalItems } from '../../src/vault/journal-items.js';
+import { hasItem, isJournalSection, journalItems } from '../../src/vault/journal-items.js';
 import { parseNote } from '../../src/vault/parse-note.js';
 
 describe("the items of a person's journal section", () => {
@@ -58,6 +58,9 @@ describe("the items of a person's journal section", () => {
     // A template's headings over empty tasks hold nothing of the day.
     const blank = parseNote('episodes/daily/2026-12-03.md', '# Wed\n\n## Plan\n- [ ] \n- [ ]\n');
     expect(blank.sections.some((s) => isJournalSection(blank, s))).toBe(false);
+    expect(hasItem('- [ ] \r\n-\r\n* [x]\r\n')).toBe(false);
+    expect(hasItem('- [ ] \n  the task is below\n')).toBe(true);
+    expect(journalItems('- [ ] \n  the task is below\n')).toEqual([{ text: '[ ] \nthe task is below' }]);
     const profile = parseNote('profile/user.md', '# User\nRain.\n');
     expect(profile.sections.some((s) => isJournalSection(profile, s))).toBe(false);
   });
