@@ -1,7 +1,8 @@
 // Commits exactly the given paths through a temporary index, leaving the user's index and other files alone.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
+import { readRegularText } from '../core/regular-file.js';
 import { findOnDisk } from '../vault/paths.js';
 import { checkRepoPath, exists, git, gitBusy, headCommit } from './run-git.js';
 
@@ -144,7 +145,7 @@ async function buildCommit(
       await writeFile(file, message);
       const rejected = await runHook(repoRoot, env, 'commit-msg', [file]);
       if (rejected) return { refused: rejected };
-      text = await readFile(file, 'utf8');
+      text = await readRegularText(file);
     }
     const tree = (await git(repoRoot, ['write-tree'], { env })).trim();
     if (tree === headTree) return undefined;

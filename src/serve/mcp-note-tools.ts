@@ -1,6 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { readRegularText } from '../core/regular-file.js';
 import { type Layer, MemError, type Note, type Vault, withoutComments } from '../index.js';
 import { answerWith, edgeData } from './mcp-result.js';
 import { backlinksArgs, backlinksOutput, noteOutput, recentArgs, recentOutput } from './mcp-schemas.js';
@@ -20,7 +20,7 @@ export function noteUri(path: string): string {
  * the vault, so nothing outside it is read.
  */
 async function noteMarkdown(vault: Vault, note: Note): Promise<string> {
-  return withoutComments(await readFile(join(vault.root, note.path), 'utf8'));
+  return withoutComments(await readRegularText(join(vault.root, note.path)));
 }
 
 /** A note found by path or link text; a path leading out of the vault is refused before any lookup. */

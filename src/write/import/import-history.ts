@@ -1,7 +1,8 @@
-import { readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { readdir, realpath, stat } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
 import type { MemConfig } from '../../core/config.js';
 import { MemError } from '../../core/errors.js';
+import { readRegularFile } from '../../core/regular-file.js';
 import type { WriteCommit } from '../../git/commit-write.js';
 import { hasNoteDay } from '../../time/zoned-date.js';
 import { layerOf, layoutOf } from '../../vault/layout.js';
@@ -64,7 +65,8 @@ async function readText(path: string, label: string): Promise<string> {
       'an export archive is unzipped first; import the conversations.json inside it',
     );
   if (!READABLE.test(label)) throw unknownFormat(label, 'not a .json, .jsonl or .md file');
-  const bytes = await readFile(path).catch((error: NodeJS.ErrnoException) => {
+  const bytes = await readRegularFile(path).catch((error: NodeJS.ErrnoException) => {
+    if (error instanceof MemError) throw error;
     throw new MemError('NOT_FOUND', `cannot read ${label}: ${error.code ?? error.message}`);
   });
   return decodeTranscript(bytes, label);
