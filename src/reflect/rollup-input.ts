@@ -72,8 +72,13 @@ export function rollupInput(index: VaultIndex, period: string): RollupInput | un
   const coveredByChild = (date: string) =>
     childRollups.some((r) => date >= r.period.from && date <= r.period.to);
 
+  // A day's section that is still only its template's text (an empty `## Plan`) is nothing of the day.
   const all = entriesNewestFirst(index).filter(
-    (e) => !isRetired(e.note) && e.note.layer === 'episodes' && inPeriod(e.section.date),
+    (e) =>
+      !isRetired(e.note) &&
+      e.note.layer === 'episodes' &&
+      inPeriod(e.section.date) &&
+      !index.isTemplateSection(e.section),
   );
   const citedBy = new Map<string, number>();
   // A child that cites entries hands those up; one that cites none (a hand-written summary) hands up its days.
