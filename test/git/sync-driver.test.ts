@@ -1,14 +1,18 @@
 // A plain `git pull` (obsidian-git, the command line) merges a day note entry by entry through the
 // merge driver that `mem sync` (and `mem init`) sets up: no conflict, every entry once, ids unique.
 // Needs `npm run build`.
+import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { initVault, openVault } from '../../src/index.js';
 import { git } from '../helpers/git.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 import { memProcess } from '../helpers/run-cli.js';
-import { countLine, DAY, DAY_PATH, expectHealthy, twoClones } from './sync-helpers.js';
+import { countLine, DAY, DAY_PATH, expectHealthy, memOnPath, twoClones } from './sync-helpers.js';
+
+const run = promisify(execFile);
 
 afterEach(cleanupVaults);
 
@@ -19,10 +23,8 @@ describe('the merge driver', () => {
     const c = await twoClones();
     // First use of mem sync sets the driver up on each clone (and commits .gitattributes once).
     for (const root of [c.a, c.b, c.a]) expect((await memProcess(['--vault', root, 'sync'])).code).toBe(0);
-    expect(await readFile(join(c.a, '.gitattributes'), 'utf8')).toBe(
-      'episodes/daily/*-*-*.md merge=memvault-episodes\n',
-    );
-    expect(await git(c.b, 'config', 'merge.memvault-episodes.driver')).toMatch(/merge-driver %O %A %B %P\n$/);
+    expect(await readFile(join(c.a, '.gitattributes'), 'utf8')).toBe('episodes/daily/*-*-*.md merge=union\n');
+    expect(await git(c.b, 'config', 'merge.union.driver')).toMatch(/mem merge-driver %O %A %B %P;/);
     for (const [root, who] of [
       [c.a, 'a'],
       [c.b, 'b'],
@@ -31,10 +33,14 @@ describe('the merge driver', () => {
       for (let i = 0; i < 4; i++) await vault.remember({ text: `${who} pulled ${i}`, at: at(`14:0${i}`) });
       await vault.close();
     }
+    // git finds the driver through PATH, where an install puts `mem`.
+    const { env } = await memOnPath();
+    const pull = (cwd: string) =>
+      run('git', ['pull', '-q', '--no-rebase', '--no-edit', 'origin', 'main'], { cwd, env });
     await git(c.a, 'push', '-q', 'origin', 'main');
-    await git(c.b, 'pull', '-q', '--no-rebase', '--no-edit', 'origin', 'main');
+    await pull(c.b);
     await git(c.b, 'push', '-q', 'origin', 'main');
-    await git(c.a, 'pull', '-q', '--no-rebase', '--no-edit', 'origin', 'main');
+    await pull(c.a);
     const [na, nb] = [await expectHealthy(c.a), await expectHealthy(c.b)];
     expect(nb).toEqual(na);
     const day = na.get(DAY_PATH)!;
@@ -50,7 +56,7 @@ describe('the merge driver', () => {
     const root = await makeVault();
     const { created } = await initVault(join(root, 'v'));
     expect(created).toContain('.gitattributes');
-    expect(await git(join(root, 'v'), 'config', 'merge.memvault-episodes.driver')).toMatch(/merge-driver/);
+    expect(await git(join(root, 'v'), 'config', 'merge.union.driver')).toMatch(/merge-driver/);
     expect(await git(join(root, 'v'), 'ls-files', '.gitattributes')).toBe('.gitattributes\n');
   });
 });

@@ -2,13 +2,13 @@
 // every sync test makes: each entry and hand edit once, no conflict markers, git fsck clean, links
 // resolving.
 import { execFile } from 'node:child_process';
-import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'vitest';
 import { GIT_ENV, git } from '../helpers/git.js';
-import { makeVault } from '../helpers/make-vault.js';
+import { makeVault, REPO_ROOT } from '../helpers/make-vault.js';
 
 const run = promisify(execFile);
 
@@ -98,4 +98,19 @@ export async function expectHealthy(root: string): Promise<Map<string, string>> 
     }
   }
   return notes;
+}
+
+/**
+ * A folder holding `mem` (this build, needs `npm run build`), as an install puts it on PATH, and
+ * the file each run appends its arguments to; `env` is GIT_ENV with that folder first on PATH.
+ */
+export async function memOnPath(): Promise<{ bin: string; ran: string; env: NodeJS.ProcessEnv }> {
+  const bin = await mkdtemp(join(tmpdir(), 'memvault-bin-'));
+  const ran = join(bin, 'ran');
+  await writeFile(
+    join(bin, 'mem'),
+    `#!/bin/sh\necho "$@" >> '${ran}'\nexec '${process.execPath}' '${join(REPO_ROOT, 'dist/cli/main.js')}' "$@"\n`,
+  );
+  await chmod(join(bin, 'mem'), 0o755);
+  return { bin, ran, env: { ...GIT_ENV, PATH: `${bin}:${process.env['PATH']}` } };
 }
