@@ -47,6 +47,16 @@ export async function openParts(options: OpenVaultOptions): Promise<VaultParts> 
   const reflection = new Reflection({ root, config, initialized, live, env, onNotice });
   const onEntries = (count: number) => reflection.noteEntries(count);
   const writes = new NoteWrites({ root, config, initialized, live, queue, onEntries });
+  // Every write first sets the merge driver up and repairs days git union-merged (once a vault).
+  queue.prepareFirstWrite(async () => {
+    const { prepareVaultWrites } = await import('../write/repair-union.js');
+    // Neither step may keep the write itself from happening: a failure is told, not thrown.
+    const repaired = await prepareVaultWrites(root, config).catch((error: Error) => {
+      onNotice(`mem: could not set up the merge driver or repair merged days: ${error.message}`);
+      return [];
+    });
+    if (repaired.length > 0) await live.refreshPathsNow(repaired);
+  });
   const embed = options.embed;
   const embedSections = options.embedSections;
   const recaller = new SemanticRecall({

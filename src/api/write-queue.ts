@@ -9,6 +9,8 @@ const noop = () => undefined;
 export class WriteQueue {
   /** The end of the queue */
   private tail: Promise<void> = Promise.resolve();
+  /** What runs once before the first write (see prepareFirstWrite), until it has succeeded */
+  private prepare: (() => Promise<void>) | undefined;
 
   /**
    * @param root the vault folder, named in the error a write to a folder that is no vault gets
@@ -26,10 +28,25 @@ export class WriteQueue {
     return run;
   }
 
+  /**
+   * Sets what runs on the queue before the first write: the merge driver's config and the repair
+   * of days git union-merged (write/repair-union.ts). Once it succeeds it is not run again.
+   */
+  prepareFirstWrite(fn: () => Promise<void>): void {
+    this.prepare = fn;
+  }
+
   /** Runs a write on the queue, once the folder is known to be a vault. */
   writing<T>(fn: () => Promise<T>): Promise<T> {
     if (!this.initialized) return Promise.reject(notAVault(this.root));
-    return this.exclusive(fn);
+    return this.exclusive(async () => {
+      const prepare = this.prepare;
+      if (prepare) {
+        await prepare();
+        this.prepare = undefined;
+      }
+      return fn();
+    });
   }
 }
 
