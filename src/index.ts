@@ -93,7 +93,7 @@ export { mergeEpisodeFiles } from './write/merge-driver.js';
 export type { MoveOptions, MoveResult } from './write/move-note.js';
 export { decodeTranscript } from './write/parse-transcript.js';
 export type { RememberInput, RememberResult } from './write/remember.js';
-export type { SyncOptions, SyncResult } from './write/sync-vault.js';
+export type { SyncOptions, SyncResult, YourEdits } from './write/sync-vault.js';
 export type { UndoOptions, UndoResult } from './write/undo-commit.js';
 export {
   type CreateNoteInput,

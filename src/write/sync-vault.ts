@@ -1,8 +1,10 @@
 // `mem sync [remote]`: commit what mem left uncommitted, fetch, merge, commit the merge, push.
 // Day notes merge entry by entry (merge-day.ts); other notes through git's three-way merge, and a
 // real conflict keeps both versions: ours in place, theirs as `<name>.conflict-<sha>.md` linked
-// from it. Never rebases or forces; refuses unrelated histories, a merge or rebase in progress,
-// and a person's uncommitted edit of a file the merge would change. Under the vault's write lock,
+// from it. A person's uncommitted edits to notes the merge would change are committed first, as
+// their own commit (`sync: your edits to …`), then merged like any commit. Never rebases or
+// forces; refuses unrelated histories, a merge or rebase in progress, and an uncommitted ignored
+// or non-note file where the merge would put one. Under the vault's write lock,
 // with the work-tree update recorded first (`.mem/pending-sync.json`), so a kill at any step is
 // finished by the next run.
 import { unlink } from 'node:fs/promises';
@@ -11,6 +13,7 @@ import { cacheDir, ensureCacheDir } from '../core/cache-dir.js';
 import type { MemConfig } from '../core/config.js';
 import { MemError } from '../core/errors.js';
 import { readRegularText } from '../core/regular-file.js';
+import { identityArgs } from '../git/commit-paths.js';
 import { commitWrite, finishPendingPlans, removePlanTemps } from '../git/commit-write.js';
 import { exists, git, gitBusy, headCommit } from '../git/run-git.js';
 import {
@@ -60,6 +63,19 @@ export interface SyncResult {
   resumed: boolean;
   /** Vault paths the sync changed in the work tree */
   paths: string[];
+  /**
+   * The person's uncommitted edits to notes the merge changes, committed before merging as their
+   * own commit (the repository's identity): its sha, the vault paths, and which were new notes
+   */
+  yourEdits?: YourEdits;
+}
+
+export interface YourEdits {
+  commit: string;
+  /** Every vault path of the commit */
+  paths: string[];
+  /** Those that were untracked notes (new to git) */
+  added: string[];
 }
 
 const RECORD = 'pending-sync.json';
@@ -183,7 +199,8 @@ async function syncOnce(
   config: Pick<MemConfig, 'timezone' | 'layout'>,
   remote: string,
   result: SyncResult,
-): Promise<'done' | 'retry'> {
+  runHooks: boolean,
+): Promise<'done' | 'retry' | 'edits'> {
   const branch = result.branch;
   const theirs = await fetchBranch(repo.repo, remote, branch);
   crashPoint();
@@ -233,10 +250,10 @@ async function syncOnce(
     const paths = await changedPaths(repo.repo, head ?? (await emptyTree(repo)), target);
     const edited = await editedPaths(repo.repo, paths);
     if (edited.length > 0) {
-      throw new MemError(
-        'GIT',
-        `uncommitted changes to ${edited.join(', ')}, which the merge would change; commit them (or undo them) and sync again. Nothing was changed`,
-      );
+      // The person's edits to notes the merge changes go in first, as their own commit; then again.
+      if (result.yourEdits) throw stillEdited(edited);
+      result.yourEdits = await commitYourEdits(repo, edited, runHooks);
+      return 'edits';
     }
     await ensureCacheDir(root);
     const record: SyncRecord = { old: head ?? '', target, paths };
@@ -268,6 +285,46 @@ async function syncOnce(
   }
   if (result.code === 'up-to-date') result.code = 'pushed';
   return 'done';
+}
+
+const stillEdited = (edited: string[]) =>
+  new MemError(
+    'GIT',
+    `uncommitted changes to ${edited.join(', ')}, which the merge would change; commit them (or undo them) and sync again. Nothing was changed`,
+  );
+
+/**
+ * Commits the person's uncommitted edits to `edited` (repository paths the merge changes) as their
+ * own commit, with the repository's identity: tracked files as they are, and untracked notes
+ * (Markdown in the vault, not ignored) added. An ignored file, or an untracked one that is no note
+ * of the vault, is not the person's to commit here: the sync refuses as before.
+ */
+async function commitYourEdits(repo: VaultRepo, edited: string[], runHooks: boolean): Promise<YourEdits> {
+  const untracked = new Set(
+    (await git(repo.repo, ['ls-files', '-z', '--others', '--', ...edited])).split('\0').filter(Boolean),
+  );
+  const visible = new Set(
+    (await git(repo.repo, ['ls-files', '-z', '--others', '--exclude-standard', '--', ...edited]))
+      .split('\0')
+      .filter(Boolean),
+  );
+  const refused = edited.filter((p) => {
+    if (!untracked.has(p)) return toVaultPath(repo, p) === undefined;
+    return !visible.has(p) || !p.endsWith('.md') || toVaultPath(repo, p) === undefined;
+  });
+  if (refused.length > 0) throw stillEdited(refused);
+  const added = edited.filter((p) => untracked.has(p));
+  const vaultPaths = edited.map((p) => toVaultPath(repo, p)!);
+  if (added.length > 0) await git(repo.repo, ['add', '--', ...added]);
+  const message = `sync: your edits to ${vaultPaths.join(', ')} before merging`;
+  await git(repo.repo, [...(await identityArgs(repo.repo)), 'commit', '-q', '-m', message, '--', ...edited], {
+    hooks: runHooks,
+  });
+  return {
+    commit: (await headCommit(repo.repo))!,
+    paths: vaultPaths,
+    added: added.map((p) => toVaultPath(repo, p)!),
+  };
 }
 
 async function emptyTree(repo: VaultRepo): Promise<string> {
@@ -322,7 +379,10 @@ export async function syncVault(
       paths: [],
     };
     for (let attempt = 0; attempt < 3; attempt++) {
-      if ((await syncOnce(root, repo, config, remote, result)) === 'done') return result;
+      const step = await syncOnce(root, repo, config, remote, result, config.git.runHooks);
+      if (step === 'done') return result;
+      // Committing the person's edits is no attempt of its own (it happens once: see syncOnce).
+      if (step === 'edits') attempt--;
     }
     throw new MemError('GIT', `${remote} kept moving during the sync; run mem sync again`);
   });

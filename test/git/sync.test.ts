@@ -141,19 +141,22 @@ describe('mem sync', () => {
         expect(countLine(notes, text)).toBe(1);
     });
 
-  it('refuses unrelated histories, a merge in progress and a hand edit the merge would change', async () => {
+  it('commits a hand edit the merge would change as the person’s, refuses unrelated histories and a merge in progress', async () => {
     const c = await twoClones();
     const [va, vb] = [await vaultAt(c.a), await vaultAt(c.b)];
     await vb.remember({ text: 'b was here', at: at('11:00') });
     await vb.sync();
-    // A hand edit (uncommitted) of the day note the merge would change.
+    // A hand edit (uncommitted) of the day note the merge would change: the person's commit, first.
     await va.remember({ text: 'a was here', at: at('11:01') });
     await writeFile(join(c.a, DAY_PATH), `${await readFile(join(c.a, DAY_PATH), 'utf8')}typed by hand\n`);
-    await expect(va.sync()).rejects.toThrow(/uncommitted changes to episodes\/daily\/2026-11-29\.md/);
-    expect(await git(c.a, 'log', '--merges', '--oneline')).toBe('');
+    const synced = await va.sync();
+    expect(synced.yourEdits).toEqual({ commit: expect.any(String), paths: [DAY_PATH], added: [] });
+    expect(await git(c.a, 'log', '-1', '--format=%s', synced.yourEdits!.commit)).toBe(
+      `sync: your edits to ${DAY_PATH} before merging\n`,
+    );
+    expect(await git(c.a, 'log', '--merges', '--oneline')).not.toBe('');
     const head = await git(c.a, 'rev-parse', 'HEAD');
     expect(await readFile(join(c.a, DAY_PATH), 'utf8')).toContain('typed by hand\n');
-    await git(c.a, 'commit', '-qam', 'by hand');
     // A merge in progress.
     await writeFile(join(c.a, '.git', 'MERGE_HEAD'), `${head}`);
     await expect(va.sync()).rejects.toThrow(/a merge is in progress/);

@@ -16,6 +16,13 @@ export function syncCommand(program: Command, io: CliIO): void {
       const vault = await openFromCli(command, io);
       const result = await vault.sync(remote === undefined ? {} : { remote });
       if (options.json) return printJson(io, result);
+      const edits = result.yourEdits;
+      if (edits) {
+        const added = edits.added.length > 0 ? ` (new notes: ${edits.added.join(', ')})` : '';
+        io.stdout(
+          `committed your uncommitted edits to ${edits.paths.join(', ')} as your own commit ${edits.commit.slice(0, 7)}${added}, then merged\n`,
+        );
+      }
       const what = {
         merged: `merged ${result.remote}/${result.branch} and pushed`,
         'fast-forward': `took ${result.remote}/${result.branch} (nothing of ours to send)`,
@@ -28,7 +35,8 @@ export function syncCommand(program: Command, io: CliIO): void {
       for (const r of result.renumbered) io.stdout(`  renumbered: ${r}\n`);
       for (const c of result.conflicts) io.stdout(`  conflict kept beside the note: ${c}\n`);
     });
-  // git calls this for a day note (.gitattributes: merge=memvault-episodes); not for people.
+  // git calls this for a file `.gitattributes` marks merge=union (a day note: entry by entry; any
+  // other: as union) or merge=memvault-episodes (earlier versions' line); not for people.
   program
     .command('merge-driver', { hidden: true })
     .argument('<base>')
