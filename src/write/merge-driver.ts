@@ -7,7 +7,7 @@
 // merge-driver %O %A %B %P` from PATH, and `git merge-file --union` where mem is not on PATH: no
 // clone's path or Node binary is written into the config, so a moved or copied clone still merges.
 // The driver merges a day note with mergeDay and any other file `merge=union` names as union does.
-import { dirname, join, relative, sep } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { CONFIG_FILE, loadConfig, type MemConfig } from '../core/config.js';
 import { readRegularText } from '../core/regular-file.js';
 import { exists, git } from '../git/run-git.js';
@@ -52,6 +52,8 @@ export async function mergeEpisodeFiles(
   path: string,
   top: string = process.cwd(),
 ): Promise<void> {
+  // git's temp file names are relative to the work tree, where git runs the driver.
+  [base, ours, theirs] = [base, ours, theirs].map((f) => resolve(top, f)) as [string, string, string];
   if (!(await isDayNote(top, path))) {
     await git(top, ['merge-file', '--union', '-q', ours, base, theirs]);
     return;

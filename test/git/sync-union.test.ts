@@ -10,11 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig, openVault } from '../../src/index.js';
+import { loadConfig, mergeEpisodeFiles, openVault } from '../../src/index.js';
 import { DRIVER_COMMAND } from '../../src/write/merge-driver.js';
 import { prepareVaultWrites } from '../../src/write/repair-union.js';
 import { git } from '../helpers/git.js';
-import { cleanupVaults } from '../helpers/make-vault.js';
+import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 import { mem } from '../helpers/run-cli.js';
 import { countLine, DAY, DAY_PATH, expectHealthy, memOnPath, twoClones } from './sync-helpers.js';
 
@@ -126,5 +126,23 @@ describe('a day both devices wrote', () => {
     // Merged entry by entry already: there is nothing to repair.
     expect(await prepareVaultWrites(moved, await loadConfig(moved))).toEqual([]);
     await expectHealthy(moved);
+  });
+});
+
+describe('the driver git calls for merge=union', () => {
+  it('merges a day note entry by entry and any other file as union', async () => {
+    const root = await makeVault({ 'notes/list.md': '' }, { config: { timezone: 'UTC' } });
+    const day = (lines: string) => `---\ndate: ${DAY}\n---\n# ${DAY}\n\n- 08:00 **Rain:** one ^e1\n${lines}`;
+    const files = async (b: string, o: string, t: string) => {
+      await writeFile(join(root, 'B'), b);
+      await writeFile(join(root, 'O'), o);
+      await writeFile(join(root, 'T'), t);
+    };
+    await files('a\n', 'a\nours\n', 'a\ntheirs\n');
+    await mergeEpisodeFiles('B', 'O', 'T', 'notes/list.md', root);
+    expect(await readFile(join(root, 'O'), 'utf8')).toBe('a\nours\ntheirs\n');
+    await files(day(''), day('- 12:00 **Rain:** ours ^e2\n'), day('- 10:00 **Rain:** theirs ^e2\n'));
+    await mergeEpisodeFiles('B', 'O', 'T', DAY_PATH, root);
+    expectRepaired(await readFile(join(root, 'O'), 'utf8'), 3);
   });
 });
