@@ -152,7 +152,11 @@ export class NoteWrites {
     return this.queue.writing(async () => {
       const { syncVault } = await import('../write/sync-vault.js');
       const result = await syncVault(this.root, this.config, options);
-      await this.live.refreshPathsNow(result.paths);
+      // A day another clone union-merged (a phone without mem) may have come in: repaired here, and
+      // the repair goes out with the next sync.
+      const { repairAfterSync } = await import('../write/repair-union.js');
+      const repaired = await repairAfterSync(this.root, this.config);
+      await this.live.refreshPathsNow([...result.paths, ...repaired]);
       return result;
     });
   }

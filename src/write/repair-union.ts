@@ -144,3 +144,13 @@ export async function prepareVaultWrites(
   await configureMergeDriver(repo.repo);
   return withVaultLock(root, (lock) => repairUnionDays(lock, root, repo, config));
 }
+
+/** After a sync: repairs the days it brought that git union-merged elsewhere (see repairUnionDays). */
+export async function repairAfterSync(
+  root: string,
+  config: Pick<MemConfig, 'layout' | 'git'>,
+): Promise<string[]> {
+  const repo = await findVaultRepo(root);
+  if (!repo) return [];
+  return withVaultLock(root, (lock) => repairUnionDays(lock, root, repo, config));
+}

@@ -74,6 +74,10 @@ describe('a day both devices wrote', () => {
       expect(pulled).toContain(text);
     // The union left two ^e2 and the laptop's 15:00 entry before the phone's 12:00 one.
     expect(new Set(entries(pulled).ids).size).toBeLessThan(4);
+    // The phone pushes the union; the laptop's next sync takes it and repairs it there.
+    await git(c.b, 'push', '-q', 'origin', 'main');
+    expect((await mem(['--vault', c.a, 'sync'])).code).toBe(0);
+    expectRepaired(await readFile(join(c.a, DAY_PATH), 'utf8'), 4);
 
     // mem's next command on the phone repairs the day, then writes.
     const said = await mem(['--vault', c.b, 'remember', 'phone dinner', '--at', `${DAY}T20:00:00Z`]);
@@ -92,10 +96,11 @@ describe('a day both devices wrote', () => {
     expect(await readFile(dayB, 'utf8')).toBe(repaired);
     expect(await git(c.b, 'rev-parse', 'HEAD')).toBe(head);
 
-    // The laptop takes the repair with a plain pull through its driver: both the same, healthy.
+    // Both repairs meet: the same day on both clones.
     await git(c.b, 'push', '-q', 'origin', 'main');
     expect((await mem(['--vault', c.a, 'sync'])).code).toBe(0);
     expect(await readFile(join(c.a, DAY_PATH), 'utf8')).toBe(repaired);
+    await expectHealthy(c.a);
   });
 
   it('is merged by mem on PATH in a clone moved to another folder, set up by mem remember alone', async () => {
