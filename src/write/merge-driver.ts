@@ -54,10 +54,6 @@ export async function mergeEpisodeFiles(
 ): Promise<void> {
   // git's temp file names are relative to the work tree, where git runs the driver.
   [base, ours, theirs] = [base, ours, theirs].map((f) => resolve(top, f)) as [string, string, string];
-  if (!(await isDayNote(top, path))) {
-    await git(top, ['merge-file', '--union', '-q', ours, base, theirs]);
-    return;
-  }
   // Regular files only (git's temp files are): anything else is refused, not waited on.
   const read = (file: string) =>
     readRegularText(file).catch((error: NodeJS.ErrnoException) => {
@@ -65,6 +61,10 @@ export async function mergeEpisodeFiles(
       throw error;
     });
   const [b, o, t] = await Promise.all([read(base), read(ours), read(theirs)]);
+  if (!(await isDayNote(top, path))) {
+    await git(top, ['merge-file', '--union', '-q', ours, base, theirs]);
+    return;
+  }
   // Links name a day note by its file name, whatever the vault's date format.
   // The merge (and its line diff) loads when git calls the driver, not with `mem init`.
   const { mergeDay } = await import('./merge-day.js');
