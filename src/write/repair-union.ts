@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { cacheDir, ensureCacheDir } from '../core/cache-dir.js';
 import type { MemConfig } from '../core/config.js';
 import { readRegularText } from '../core/regular-file.js';
+import type { DeriveContent } from '../git/commit-paths.js';
 import { commitWrite } from '../git/commit-write.js';
 import { git, headCommit } from '../git/run-git.js';
 import { blobText, isAncestor, mergeBase } from '../git/sync-git.js';
@@ -104,6 +105,8 @@ export async function repairUnionDays(
       : ['-n', String(FIRST_LOOK), head];
   const fixes = await unionDays(repo, config, range);
   const written: string[] = [];
+  // What is committed is the repair of the committed day, never a person's edit not yet committed.
+  const derived = new Map<string, DeriveContent>();
   if (fixes.length > 0) {
     const { mergeDay } = await import('./merge-day.js');
     for (const fix of fixes) {
@@ -115,6 +118,11 @@ export async function repairUnionDays(
       if (fixed === now) continue;
       await writeAtomic(abs, fixed, { label: fix.vaultPath });
       written.push(fix.vaultPath);
+      derived.set(fix.vaultPath, (committed) =>
+        committed === undefined || committed === fix.union
+          ? fix.expected
+          : mergeDay(fix.union, committed, fix.expected, fix.name).text,
+      );
     }
     if (written.length > 0)
       await commitWrite(
@@ -123,6 +131,7 @@ export async function repairUnionDays(
         config,
         written,
         `mem: repair ${written.join(', ')} after git's union merge (each entry once, ids unique, in time order)`,
+        derived,
       );
   }
   await ensureCacheDir(root);

@@ -134,6 +134,34 @@ describe('a day both devices wrote', () => {
   });
 });
 
+describe('a repair beside a hand edit not yet committed', () => {
+  it("commits the repair of the committed day only: the person's edit stays theirs, on disk and uncommitted", async () => {
+    const c = await twoClones();
+    await shareAttributes(c.a, c.b);
+    await remember(c.a, [['09:00', 'laptop coffee']]);
+    await git(c.a, 'push', '-q', 'origin', 'main');
+    const dayB = join(c.b, DAY_PATH);
+    await writeFile(dayB, `${await readFile(dayB, 'utf8')}- 12:00 **Rain:** phone lunch ^e2\n`);
+    await git(c.b, 'commit', '-q', '-am', 'obsidian-git: vault backup');
+    await git(c.b, 'pull', '-q', '--no-rebase', '--no-edit', 'origin', 'main');
+    // The person types on after the pull, and does not commit.
+    await writeFile(dayB, `${await readFile(dayB, 'utf8')}\nA thought of my own, not committed.\n`);
+    const said = await mem(['--vault', c.b, 'remember', 'another day', '--at', '2026-11-30T10:00:00Z']);
+    expect(said.code, said.stderr).toBe(0);
+    const repairCommit = (await git(c.b, 'log', '--format=%H %s'))
+      .split('\n')
+      .find((l) => / mem: repair /.test(l));
+    expect(repairCommit).toBeDefined();
+    const committed = await git(c.b, 'show', `${repairCommit!.slice(0, 40)}:${DAY_PATH}`);
+    expect(committed).not.toContain('A thought of my own');
+    expectRepaired(committed, 3);
+    const onDisk = await readFile(dayB, 'utf8');
+    expect(onDisk).toContain('A thought of my own, not committed.');
+    expectRepaired(onDisk, 3);
+    expect(await git(c.b, 'status', '--porcelain')).toBe(` M ${DAY_PATH}\n`);
+  });
+});
+
 describe('the driver git calls for merge=union', () => {
   it('merges a day note entry by entry and any other file as union', async () => {
     const root = await makeVault({ 'notes/list.md': '' }, { config: { timezone: 'UTC' } });
