@@ -147,18 +147,24 @@ const scenario = scenarioOf(6, 0, 12);
 /** Days far apart: scores of edits a side, past the exact diff's 64 (diff-lines.ts). */
 const farScenario = scenarioOf(150, 40, 120, 60);
 
+/** mergeDay's promises for one scenario: each entry and hand line once, ids unique, time order; the merged text. */
+function expectMergePromises({ base, o, t }: { base: Item[]; o: Side; t: Side }): string {
+  const merged = mergeDay(render(base), render(o.items), render(t.items), DATE).text;
+  const entries = entriesOf(merged);
+  expect(entries.map((e) => e.text).sort()).toEqual(expected(base, o, t));
+  expect(new Set(entries.map((e) => e.id)).size).toBe(entries.length);
+  const times = entries.map((e) => e.time);
+  expect(times).toEqual([...times].sort());
+  const lines = merged.split('\n');
+  for (const hand of [...o.hands, ...t.hands]) expect(lines.filter((l) => l === hand)).toHaveLength(1);
+  return merged;
+}
+
 describe('mergeDay', () => {
   it('keeps every entry and every hand line once, in time order, without markers; ids unique', () => {
     fc.assert(
-      fc.property(scenario, ({ base, o, t }) => {
-        const merged = mergeDay(render(base), render(o.items), render(t.items), DATE).text;
-        const entries = entriesOf(merged);
-        expect(entries.map((e) => e.text).sort()).toEqual(expected(base, o, t));
-        expect(new Set(entries.map((e) => e.id)).size).toBe(entries.length);
-        const times = entries.map((e) => e.time);
-        expect(times).toEqual([...times].sort());
-        const lines = merged.split('\n');
-        for (const hand of [...o.hands, ...t.hands]) expect(lines.filter((l) => l === hand)).toHaveLength(1);
+      fc.property(scenario, (sides) => {
+        const merged = expectMergePromises(sides);
         expect(merged).not.toMatch(/^(<{7}|={7}|>{7})/m);
         expect(merged.startsWith(`${HEAD.join('\n')}\n`)).toBe(true);
       }),
@@ -168,15 +174,8 @@ describe('mergeDay', () => {
 
   it('keeps the same promises on days far apart, where the exact diff gives way to the anchored one', () => {
     fc.assert(
-      fc.property(farScenario, ({ base, o, t }) => {
-        const merged = mergeDay(render(base), render(o.items), render(t.items), DATE).text;
-        const entries = entriesOf(merged);
-        expect(entries.map((e) => e.text).sort()).toEqual(expected(base, o, t));
-        expect(new Set(entries.map((e) => e.id)).size).toBe(entries.length);
-        const times = entries.map((e) => e.time);
-        expect(times).toEqual([...times].sort());
-        const lines = merged.split('\n');
-        for (const hand of [...o.hands, ...t.hands]) expect(lines.filter((l) => l === hand)).toHaveLength(1);
+      fc.property(farScenario, (sides) => {
+        expectMergePromises(sides);
       }),
       { numRuns: 60 },
     );
