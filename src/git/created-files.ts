@@ -23,13 +23,22 @@ async function readCreated(root: string): Promise<string[]> {
   } catch {
     return [];
   }
-  if (!Array.isArray(paths)) return [];
-  if (
-    (await isGitAvailable()) &&
-    (await git(root, ['ls-files', '--', `${CACHE_DIR}/${FILE}`], { allowFail: true }))?.trim()
-  )
-    return [];
-  return paths.filter((p): p is string => badPlanPath(p) === undefined);
+  if (!Array.isArray(paths) || paths.length === 0) return [];
+  const valid = paths.filter((p): p is string => badPlanPath(p) === undefined);
+  return valid.length > 0 && (await trackedByGit(root)) ? [] : valid;
+}
+
+/** Whether git tracks the record (a remote's: mem never commits `.mem/`); asked once a process a vault. */
+const tracked = new Map<string, Promise<boolean>>();
+function trackedByGit(root: string): Promise<boolean> {
+  let found = tracked.get(root);
+  if (!found) {
+    found = (async () =>
+      (await isGitAvailable()) &&
+      Boolean((await git(root, ['ls-files', '--', `${CACHE_DIR}/${FILE}`], { allowFail: true }))?.trim()))();
+    tracked.set(root, found);
+  }
+  return found;
 }
 
 /** Records that mem is about to make the note at `path` (call it under the write lock, before the write). */
