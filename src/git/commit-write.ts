@@ -115,16 +115,21 @@ export type FinishedPlan = WriteCommit & { key: string; paths: string[] };
 /**
  * Commits every plan whose owner is gone (see pending-plan.ts), each on its own with its own
  * message, and clears the record of each one settled. Plans a live process still runs are left
- * alone, as are those of `except` (the caller's own plan, which it joins instead).
+ * alone, and so are those `which` leaves out (the caller's own plan, which it joins instead).
  */
 export async function finishPendingPlans(
   lock: VaultLockHeld,
   root: string,
-  options: { which?: (key: string) => boolean; runHooks?: boolean } = {},
+  options: {
+    which?: (key: string) => boolean;
+    runHooks?: boolean;
+    /** The records as the caller just read them (default: read here) */
+    plans?: PendingPlan[];
+  } = {},
 ): Promise<FinishedPlan[]> {
   assertLockHeld(lock, root);
   const done: FinishedPlan[] = [];
-  for (const pending of (await readPlans(root)).plans) {
+  for (const pending of options.plans ?? (await readPlans(root)).plans) {
     if (isOwnerAlive(pending, root)) continue;
     if (options.which && !options.which(pending.key)) continue;
     await removePlanTemps(root, pending.paths);
@@ -143,8 +148,7 @@ export async function finishPendingPlans(
 }
 
 /** The records of plan `key` a commit of that plan holds: this process's own, and any a killed run left. */
-async function plansToJoin(root: string, key: string): Promise<PendingPlan[]> {
-  const { plans } = await readPlans(root);
+function plansToJoin(root: string, plans: PendingPlan[], key: string): PendingPlan[] {
   return plans.filter((p) => p.key === key && (isMine(root, p) || !isOwnerAlive(p, root)));
 }
 
@@ -165,8 +169,14 @@ export async function startPlan(
 ): Promise<void> {
   assertLockHeld(lock, root);
   if (!config.git.autoCommit) return;
-  await finishPendingPlans(lock, root, { which: (other) => other !== key, runHooks: config.git.runHooks });
-  const joined = await plansToJoin(root, key);
+  // Read once: finishing other commands' plans leaves this key's records as they are.
+  const { plans } = await readPlans(root);
+  await finishPendingPlans(lock, root, {
+    plans,
+    which: (other) => other !== key,
+    runHooks: config.git.runHooks,
+  });
+  const joined = plansToJoin(root, plans, key);
   const own = await writeOwnPlan(root, {
     key,
     message,
@@ -202,8 +212,13 @@ export async function commitWrite(
   assertLockHeld(lock, root);
   if (!config.git.autoCommit)
     return { committed: false, code: 'auto-commit-off', reason: 'git.autoCommit is off' };
-  await finishPendingPlans(lock, root, { which: (other) => other !== plan, runHooks: config.git.runHooks });
-  const joined = plan === undefined ? [] : await plansToJoin(root, plan);
+  const { plans } = await readPlans(root);
+  await finishPendingPlans(lock, root, {
+    plans,
+    which: (other) => other !== plan,
+    runHooks: config.git.runHooks,
+  });
+  const joined = plan === undefined ? [] : plansToJoin(root, plans, plan);
   const recorded = joined.flatMap((p) => p.paths);
   if (joined.length > 0) await removePlanTemps(root, recorded);
   const paths = union(recorded, vaultPaths);
