@@ -151,7 +151,7 @@ export async function prepareVaultWrites(
   const repo = await findVaultRepo(root);
   if (!repo) return [];
   await configureMergeDriver(repo.repo);
-  return withVaultLock(root, (lock) => repairUnionDays(lock, root, repo, config));
+  return repairIn(root, repo, config);
 }
 
 /** After a sync: repairs the days it brought that git union-merged elsewhere (see repairUnionDays). */
@@ -160,6 +160,8 @@ export async function repairAfterSync(
   config: Pick<MemConfig, 'layout' | 'git'>,
 ): Promise<string[]> {
   const repo = await findVaultRepo(root);
-  if (!repo) return [];
-  return withVaultLock(root, (lock) => repairUnionDays(lock, root, repo, config));
+  return repo ? repairIn(root, repo, config) : [];
 }
+
+const repairIn = (root: string, repo: VaultRepo, config: Pick<MemConfig, 'layout' | 'git'>) =>
+  withVaultLock(root, (lock) => repairUnionDays(lock, root, repo, config));
