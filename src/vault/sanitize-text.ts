@@ -18,7 +18,7 @@ const TERMINAL = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1
  * characters spell ASCII) or make a line read in another order. Removed, but where they are part
  * of what is seen (the rule's exceptions, KEPT_INVISIBLE below).
  */
-const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}]/u;
+export const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}]/u;
 /**
  * The invisible characters kept, because removing them changes what the text shows:
  * - the tag sequences of the flags of England, Scotland and Wales (🏴 and `gbeng`, `gbsct`, `gbwls`

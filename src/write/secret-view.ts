@@ -12,6 +12,8 @@
  * only the secret words are matched leniently (`leetWord`).
  */
 
+import { INVISIBLE } from '../vault/sanitize-text.js';
+
 const DECIMAL = /^\p{Nd}$/u;
 
 /**
@@ -51,7 +53,7 @@ const LOOSE_MARKS = /[\p{Mn}\p{Me}]/gu;
  * (variation selectors, Hangul fillers, the combining grapheme joiner). The same set mem's text rule
  * removes from entries; here all of them go, since the view is only read.
  */
-const INVISIBLES = /[\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
+const INVISIBLES = new RegExp(INVISIBLE.source, 'gu');
 const DIGITS = /\p{Nd}/gu;
 const ACCENTED = /[\u00C0-\u024F\u1E00-\u1EFF]/gu;
 
