@@ -1,6 +1,7 @@
-import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { refreshIndex } from '../../src/indexing/refresh-index.js';
 import { VaultIndex } from '../../src/indexing/vault-index.js';
@@ -48,4 +49,17 @@ export async function indexOf(root: string): Promise<VaultIndex> {
   const index = new VaultIndex();
   await refreshIndex(root, index, new Set());
   return index;
+}
+
+/** Every file of the vault but git's and mem's own, by path, as a hash of its bytes. */
+export async function snapshotVault(root: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const e of await readdir(root, { recursive: true, withFileTypes: true })) {
+    const path = relative(root, join(e.parentPath, e.name)).split('\\').join('/');
+    if (!e.isFile() || /^(\.git|\.mem)\//.test(path)) continue;
+    out[path] = createHash('sha256')
+      .update(await readFile(join(root, path)))
+      .digest('hex');
+  }
+  return out;
 }

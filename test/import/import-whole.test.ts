@@ -1,9 +1,3 @@
-// An import writes only its own notes, is checked whole before its first write, and judges each
-// item's time on its own: a persona-named entity of a memory graph is refused and counted (never
-// appended to the persona, never shown unquoted in compile), a bad timestamp skips its message
-// and is counted (never the whole export refused, never an entry filed under today), and an
-// import whose last item cannot be written leaves no note behind for the next command to commit.
-import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -11,7 +5,7 @@ import { importSummary } from '../../src/cli/commands/import.js';
 import { openVault } from '../../src/index.js';
 import { BAD_TIME, NO_TIME } from '../../src/write/import/import-types.js';
 import { git, gitVault } from '../helpers/git.js';
-import { cleanupVaults } from '../helpers/make-vault.js';
+import { cleanupVaults, snapshotVault } from '../helpers/make-vault.js';
 
 afterAll(cleanupVaults);
 
@@ -32,19 +26,6 @@ const entity = (name: string, entityType: string, observations: string[]) => ({
 /** Skip counts above zero. */
 const counted = (skipped: Record<string, number>) =>
   Object.fromEntries(Object.entries(skipped).filter(([, n]) => n > 0));
-
-/** Every file of the vault but git's and mem's own, by path, as a hash of its bytes. */
-async function snapshot(root: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  for (const e of await readdir(root, { recursive: true, withFileTypes: true })) {
-    const path = relative(root, join(e.parentPath, e.name)).split('\\').join('/');
-    if (!e.isFile() || /^(\.git|\.mem)\//.test(path)) continue;
-    out[path] = createHash('sha256')
-      .update(await readFile(join(root, path)))
-      .digest('hex');
-  }
-  return out;
-}
 
 async function importInto(root: string, name: string, text: string, now?: Date) {
   const file = join(root, '..', `${relative(join(root, '..'), root)}-${name}`);
@@ -191,9 +172,9 @@ describe('an export with bad timestamps mixed in', () => {
 
 describe('an import that cannot write its last item', () => {
   async function expectNothingLeft(root: string, run: () => Promise<unknown>, message: RegExp) {
-    const before = await snapshot(root);
+    const before = await snapshotVault(root);
     await expect(run()).rejects.toThrow(message);
-    expect(await snapshot(root)).toEqual(before);
+    expect(await snapshotVault(root)).toEqual(before);
     expect((await git(root, 'status', '--porcelain')).trim()).toBe('');
     // The next command commits only its own write.
     const vault = await openVault({ path: root, cache: false });
