@@ -168,8 +168,9 @@ const VALUES: Record<Value, fc.Arbitrary<string>> = {
   password: fc
     .tuple(fc.stringMatching(/^[A-Za-z0-9!@#$%^&*_+\-~]{3,16}$/), fc.integer({ min: 0, max: 9 }))
     .map(([chars, digit]) => `${chars}${digit}`)
-    // Not a note's block id: `^a1` ending a line after a space is one (see the mentions below).
-    .filter((p) => !/^[-]/.test(p) && !/^\^[A-Za-z0-9-]+$/.test(p)),
+    // Not a note's block id: `^a1` ending a line after a space is one (see the mentions below);
+    // not an environment variable named in its place (`$DB_PASS0`), which redact.ts keeps by design.
+    .filter((p) => !/^[-]/.test(p) && !/^\^[A-Za-z0-9-]+$/.test(p) && !/^\$[A-Z_][A-Z0-9_]*$/.test(p)),
   pin: digits(4, 8),
   cvv: digits(3, 4),
   code: digits(4, 8),
