@@ -6,7 +6,7 @@ import { between, HEADLINE, renderHeadline } from '../../bench/scale-report.mjs'
 import { REPO_ROOT } from '../helpers/make-vault.js';
 
 /** The README is what a newcomer reads in ten minutes; reference and history live in docs/. */
-const README_MAX_WORDS = 4000;
+const README_MAX_WORDS = 2000;
 
 const pages = [
   'README.md',
