@@ -4,7 +4,11 @@
 // src/index.ts (and core/). dependency-cruiser 18 needs Node 22 and reads TypeScript through its JS
 // API, which TypeScript 7 no longer has; the rule is small enough to check here directly. Imports
 // are read by a real parser (oxc, through rolldown, which vite brings): a regular expression missed
-// side-effect imports, template-literal dynamic imports and .mts files.
+// side-effect imports, template-literal dynamic imports and .mts files. Two edges are no import
+// statement and are found in the syntax tree: a type query (`import('../api/open-vault.js').Vault`,
+// which ties the layers' types as an `import type` does) and a module loaded by URL
+// (`new Worker(new URL('../serve/read-worker.js', import.meta.url))`, or `import.meta.resolve`),
+// which runs that module as surely as an import.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -66,16 +70,84 @@ function sourceOf(file, specifier) {
   return resolve(dirname(file), specifier).replace(/\.([mc]?)js$/, '.$1ts');
 }
 
+/** The text of a plain string or a backtick string without substitutions, else undefined. */
+function plainString(raw) {
+  const plain = /^(['"])([^'"\\]*)\1$/.exec(raw) ?? /^`([^`$\\]*)`$/.exec(raw);
+  return plain ? (plain[2] ?? plain[1]) : undefined;
+}
+
+/** Every node of an ESTree tree (oxc's), depth first. */
+function* walk(node) {
+  if (Array.isArray(node)) {
+    for (const item of node) yield* walk(item);
+    return;
+  }
+  if (node === null || typeof node !== 'object') return;
+  if (typeof node.type === 'string') yield node;
+  for (const [key, value] of Object.entries(node)) {
+    if (key !== 'type' && value !== null && typeof value === 'object') yield* walk(value);
+  }
+}
+
+/** `import.meta.url` (or `import.meta`'s other fields when `field` is given). */
+function isImportMeta(node, field = 'url') {
+  return (
+    node?.type === 'MemberExpression' &&
+    !node.computed &&
+    node.property?.name === field &&
+    node.object?.type === 'MetaProperty' &&
+    node.object.meta?.name === 'import' &&
+    node.object.property?.name === 'meta'
+  );
+}
+
 /**
- * `{ file, imports, unchecked }` for every TypeScript file below `src`: relative imports (static,
- * type-only, side-effect, re-exports and dynamic) resolved to source paths, and the dynamic imports
- * whose specifier is not a plain string, which no checker can follow.
+ * The module specifiers the import statements do not show: type queries (`typeof import('…')`,
+ * `import('…').T`) in `types`, and `new URL('…', import.meta.url)` (a worker, or any module loaded
+ * by URL) and `import.meta.resolve('…')` in `urls`. `unchecked` gets the text of a URL or resolve
+ * whose module is named at run time.
+ */
+function treeSpecifiers(program, text, unchecked) {
+  const types = [];
+  const urls = [];
+  for (const node of walk(program)) {
+    if (node.type === 'TSImportType') {
+      const source = node.source ?? node.argument?.literal ?? node.argument;
+      if (typeof source?.value === 'string') types.push(source.value);
+      continue;
+    }
+    const byUrl =
+      node.type === 'NewExpression' &&
+      node.callee?.type === 'Identifier' &&
+      node.callee.name === 'URL' &&
+      node.arguments?.length === 2 &&
+      isImportMeta(node.arguments[1]);
+    const byResolve =
+      node.type === 'CallExpression' && isImportMeta(node.callee, 'resolve') && node.arguments?.length >= 1;
+    if (!byUrl && !byResolve) continue;
+    const raw = text.slice(node.arguments[0].start, node.arguments[0].end);
+    const specifier = plainString(raw);
+    if (specifier !== undefined) urls.push(specifier);
+    else unchecked.push(byUrl ? `new URL(${raw}, import.meta.url)` : `import.meta.resolve(${raw})`);
+  }
+  return { types, urls };
+}
+
+/** A module's source (not a data file such as templates/ or package.json a URL may also name). */
+const MODULE = /\.(?:[mc]?js|ts|mts|cts|tsx)$/;
+
+/**
+ * `{ file, imports, byUrl, unchecked }` for every TypeScript file below `src`: relative imports
+ * (static, type-only, side-effect, re-exports, dynamic and type queries) and the modules it loads by
+ * URL, resolved to source paths, and the dynamic imports and URLs whose specifier is not a plain
+ * string, which no checker can follow. A URL that names a file outside `src` (the package's
+ * templates, its package.json, the built CLI) is data, not an edge between layers.
  */
 export function readImports(src) {
   return listFiles(src).map((file) => {
     const text = readFileSync(file, 'utf8');
     const lang = file.endsWith('x') ? 'tsx' : 'ts';
-    const { module, errors } = parseSync(file, text, { lang, sourceType: 'module' });
+    const { program, module, errors } = parseSync(file, text, { lang, sourceType: 'module' });
     if (errors.length > 0) throw new Error(`${file}: cannot be parsed: ${errors[0].message}`);
     const specifiers = [
       ...module.staticImports.map((i) => i.moduleRequest.value),
@@ -84,14 +156,20 @@ export function readImports(src) {
     const unchecked = [];
     for (const { moduleRequest } of module.dynamicImports) {
       const raw = text.slice(moduleRequest.start, moduleRequest.end);
-      const plain = /^(['"])([^'"\\]*)\1$/.exec(raw) ?? /^`([^`$\\]*)`$/.exec(raw);
-      if (plain) specifiers.push(plain[2] ?? plain[1]);
-      else unchecked.push(raw);
+      const specifier = plainString(raw);
+      if (specifier === undefined) unchecked.push(`import(${raw})`);
+      else specifiers.push(specifier);
     }
-    const imports = [...new Set(specifiers)]
-      .filter((specifier) => specifier?.startsWith('.'))
-      .map((specifier) => sourceOf(file, specifier));
-    return { file, imports, unchecked };
+    const { types, urls } = treeSpecifiers(program, text, unchecked);
+    const relativeOnly = (specifier) => specifier?.startsWith('.');
+    const byUrl = urls
+      .filter((specifier) => relativeOnly(specifier) && MODULE.test(specifier))
+      .map((specifier) => sourceOf(file, specifier))
+      .filter((path) => !relative(src, path).startsWith('..'));
+    const imports = [
+      ...new Set([...specifiers, ...types].filter(relativeOnly).map((s) => sourceOf(file, s))),
+    ];
+    return { file, imports, byUrl: [...new Set(byUrl)], unchecked };
   });
 }
 
@@ -102,19 +180,23 @@ export function checkLayers(src) {
   for (const { file, unchecked } of read) {
     for (const raw of unchecked)
       problems.push(
-        `${relative(src, file)}: import(${raw}) names its module at run time; the layer rule cannot follow it`,
+        `${relative(src, file)}: ${raw} names its module at run time; the layer rule cannot follow it`,
       );
   }
-  for (const [file, imports] of graph) {
+  for (const { file, imports, byUrl } of read) {
     const from = layerOf(src, file);
     const rank = LAYERS.indexOf(from);
     if (rank < 0)
       problems.push(`${relative(src, file)}: src/${from} is not a layer in scripts/check-layers.mjs`);
-    for (const target of imports) {
+    const edges = [
+      ...imports.map((target) => [target, 'imports']),
+      ...byUrl.map((target) => [target, 'loads by URL']),
+    ];
+    for (const [target, how] of edges) {
       const to = layerOf(src, target);
       if (LAYERS.indexOf(to) > rank) {
         problems.push(
-          `${relative(src, file)} imports ${relative(src, target)}: ${from}/ may not import ${to}/`,
+          `${relative(src, file)} ${how} ${relative(src, target)}: ${from}/ may not import ${to}/`,
         );
       } else if (
         EDGE_IMPORTS.has(pathIn(src, file)) &&
@@ -122,7 +204,7 @@ export function checkLayers(src) {
         pathIn(src, target) !== pathIn(src, file)
       ) {
         problems.push(
-          `${relative(src, file)} imports ${relative(src, target)}: the edges import it directly, so it may import only core/`,
+          `${relative(src, file)} ${how} ${relative(src, target)}: the edges import it directly, so it may import only core/`,
         );
       } else if (
         EDGE.has(from) &&
@@ -133,12 +215,15 @@ export function checkLayers(src) {
         !EDGE_IMPORTS.has(pathIn(src, target))
       ) {
         problems.push(
-          `${relative(src, file)} imports ${relative(src, target)}: ${from}/ uses only src/index.ts and core/`,
+          `${relative(src, file)} ${how} ${relative(src, target)}: ${from}/ uses only src/index.ts and core/`,
         );
       }
     }
   }
-  // Cycles between files (Tarjan's strongly connected components).
+  // Cycles between files (Tarjan's strongly connected components), through imports only: a module
+  // loaded by URL is the entry of another thread or process, evaluated in a module graph of its own,
+  // so a worker that imports its pool's message types (serve/read-worker.ts) or a CLI that starts
+  // itself as a daemon (cli/start-daemon.ts) makes no loop a reader or the loader must untangle.
   let counter = 0;
   const index = new Map();
   const low = new Map();

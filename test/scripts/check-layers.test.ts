@@ -84,6 +84,79 @@ describe('the layer rule (scripts/check-layers.mjs)', () => {
     ]);
   });
 
+  it('follows a type query, in a type alias, a typeof and a generic argument', async () => {
+    const src = await tree({
+      'core/a.ts': "export type V = import('../api/open-vault.js').Vault;\n",
+      'core/b.ts': "export let mod: typeof import('../api/other.js');\n",
+      'core/c.ts': "export const list: Array<import('../api/third.js').T> = [];\n",
+      'cli/x.ts': "export type R = import('../recall/recall.js').Hit;\n",
+      'api/open-vault.ts': 'export class Vault {}\n',
+      'api/other.ts': 'export const y = 1;\n',
+      'api/third.ts': 'export type T = 1;\n',
+      'recall/recall.ts': 'export type Hit = 1;\n',
+    });
+    expect(checkLayers(src)).toEqual([
+      'cli/x.ts imports recall/recall.ts: cli/ uses only src/index.ts and core/',
+      'core/a.ts imports api/open-vault.ts: core/ may not import api/',
+      'core/b.ts imports api/other.ts: core/ may not import api/',
+      'core/c.ts imports api/third.ts: core/ may not import api/',
+    ]);
+  });
+
+  it('passes type queries that point down the layers or at index.ts from an edge', async () => {
+    const src = await tree({
+      'api/open-vault.ts': "export type C = import('../core/config.js').Config;\n",
+      'cli/library.ts': "export type L = typeof import('../index.js');\n",
+      'core/config.ts': 'export type Config = 1;\n',
+      'index.ts': "export type { C } from './api/open-vault.js';\n",
+    });
+    expect(checkLayers(src)).toEqual([]);
+  });
+
+  it('follows a module loaded by new URL(…, import.meta.url) and import.meta.resolve', async () => {
+    const src = await tree({
+      'api/pool.ts':
+        "import { Worker } from 'node:worker_threads';\nexport const w = () => new Worker(new URL('../serve/read-worker.js', import.meta.url));\n",
+      'core/where.ts': "export const at = import.meta.resolve('../write/x.js');\n",
+      'cli/spawn.ts': "export const entry = new URL('../recall/run.js', import.meta.url);\n",
+      'serve/read-worker.ts': 'export {};\n',
+      'write/x.ts': 'export {};\n',
+      'recall/run.ts': 'export {};\n',
+    });
+    expect(checkLayers(src)).toEqual([
+      'api/pool.ts loads by URL serve/read-worker.ts: api/ may not import serve/',
+      'cli/spawn.ts loads by URL recall/run.ts: cli/ uses only src/index.ts and core/',
+      'core/where.ts loads by URL write/x.ts: core/ may not import write/',
+    ]);
+  });
+
+  it('passes a worker of its own layer, a data file by URL and a worker that imports its pool', async () => {
+    const src = await tree({
+      'serve/read-pool.ts':
+        "import { Worker } from 'node:worker_threads';\nexport type Msg = 1;\nexport const w = () => new Worker(new URL('./read-worker.js', import.meta.url));\n",
+      // The worker runs in its own thread with its own module graph: importing the pool's message
+      // types is no cycle.
+      'serve/read-worker.ts': "import type { Msg } from './read-pool.js';\nexport type M = Msg;\n",
+      'core/version.ts': "export const pkg = new URL('../../package.json', import.meta.url);\n",
+      'core/templates.ts': "export const dir = new URL('../../templates/', import.meta.url);\n",
+      'vault/data.ts': "export const words = new URL('../api/words.txt', import.meta.url);\n",
+      'api/words.txt': 'a\n',
+    });
+    expect(checkLayers(src)).toEqual([]);
+  });
+
+  it('refuses a URL whose module is named at run time', async () => {
+    const src = await tree({
+      'serve/pool.ts':
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: the source text under test
+        'export const w = (name: string) => new URL(`./${name}.js`, import.meta.url);\n',
+    });
+    expect(checkLayers(src)).toEqual([
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the source text under test
+      'serve/pool.ts: new URL(`./${name}.js`, import.meta.url) names its module at run time; the layer rule cannot follow it',
+    ]);
+  });
+
   it('refuses a dynamic import whose module is named at run time', async () => {
     const src = await tree({
       // biome-ignore lint/suspicious/noTemplateCurlyInString: the source text under test
