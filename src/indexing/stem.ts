@@ -1,11 +1,24 @@
+import { IRREGULAR_FORMS } from './irregular-forms.js';
+
 /**
  * A light English stemmer: the plural and -ed/-ing steps of Porter2 (Snowball English), -ly after a
  * valid li-ending, and a final y/ie → i so `city`/`cities` and `movie`/`movies` meet.
  * It joins `moving`/`moved`/`moves`/`move` and `hiking`/`hike`; Porter2's later steps (-ational,
  * -ness, -ive …) are left out because they conflate more words than a memory search wants.
+ * Irregular forms no suffix rule reaches (`went`, `bought`, `children`, `better`) are looked up
+ * first and stem as their base word does (irregular-forms.ts).
  * Input: one lower-case word of a–z; anything else should not be passed in.
  */
 export function stem(word: string): string {
+  return IRREGULAR_STEMS.get(word) ?? regularStem(word);
+}
+
+/** Each irregular form → the stem of its base word, so `bought`, `buys` and `buying` meet. */
+const IRREGULAR_STEMS: ReadonlyMap<string, string> = new Map(
+  [...IRREGULAR_FORMS].map(([form, base]) => [form, regularStem(base)]),
+);
+
+function regularStem(word: string): string {
   if (word.length <= 2) return word;
   let w = stripPlural(word);
   w = stripLy(w);

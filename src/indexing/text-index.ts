@@ -27,7 +27,7 @@ import { type QueryTerm, type TopKOptions, TopKSearch } from './top-k-search.js'
 export { dateWords, type TextHitSource } from './section-documents.js';
 
 /** Bump when the tokenizer, the stemmer, the stop words or the fields change: old caches are then rebuilt. */
-export const TEXT_INDEX_VERSION = 5;
+export const TEXT_INDEX_VERSION = 6;
 
 export interface TextHit extends TextHitSource {
   /** BM25 score (as MiniSearch computes it), field boosts included */
