@@ -131,6 +131,194 @@ export function expireCommitments(text: string, today: string): { text: string; 
   return restatus(text, (c) => (c.due < today ? 'expired' : undefined));
 }
 
+/** What an operation's steps are planned with: where they go, the run's time and links. */
+interface Planner {
+  index: VaultIndex;
+  /** The run's moment, as the notes record it */
+  stamp: string;
+  /** The run's day in the vault's time zone */
+  today: string;
+  /** Adds a step to a file's change; the file's first step says whether the change creates it */
+  add: (path: string, create: boolean, step: FileChange['steps'][number]) => void;
+  linkTo: (path: string) => string;
+  /** The commitments the run adds: one step writes them all (see planAddCommitment) */
+  added?: Commitment[];
+}
+
+/** The steps of one kind of operation, the `i`th of the answer. */
+type PlanSteps<K extends Operation['op']> = (
+  op: Extract<Operation, { op: K }>,
+  i: number,
+  planner: Planner,
+) => void;
+
+const planInsight: PlanSteps<'create_insight'> = (op, i, { add, stamp }) => {
+  add(op.path, true, {
+    index: i,
+    apply: () =>
+      newNote(
+        {
+          id: randomBytes(6).toString('hex'),
+          title: op.title,
+          created: stamp,
+          updated: stamp,
+          confidence: op.confidence,
+          importance: op.importance,
+          tags: op.tags,
+          sources: op.sources,
+        },
+        op.title,
+        op.body,
+      ),
+  });
+};
+
+const planProfileFact: PlanSteps<'update_profile_fact'> = (op, i, { add }) => {
+  const line = clean(op.fact.startsWith('- ') ? op.fact : `- ${op.fact}`);
+  add(op.path, false, {
+    index: i,
+    apply: (text) => {
+      const base = text === '' ? profileSkeleton(op.path) : text;
+      if (op.replaces) return replaceLine(base, op.replaces, line);
+      return addUnderHeading(base, op.heading ?? 'Facts', line);
+    },
+  });
+};
+
+const planSupersede: PlanSteps<'supersede_fact'> = (op, i, { add, stamp, linkTo }) => {
+  const newLink = linkTo(op.new.path);
+  add(op.new.path, true, {
+    index: i,
+    apply: () =>
+      newNote(
+        {
+          id: randomBytes(6).toString('hex'),
+          title: op.new.title,
+          created: stamp,
+          updated: stamp,
+          status: 'active',
+          supersedes: linkTo(op.old),
+          valid_from: op.valid_from,
+          confidence: op.new.confidence,
+          importance: op.new.importance,
+          sources: op.sources,
+        },
+        op.new.title,
+        op.new.body,
+      ),
+  });
+  add(op.old, false, {
+    index: i,
+    apply: (text) =>
+      setFrontmatterKeys(text, {
+        status: 'superseded',
+        superseded_by: newLink,
+        ...(op.valid_to ? { valid_to: op.valid_to } : {}),
+        updated: stamp,
+      }),
+  });
+};
+
+const planLink: PlanSteps<'add_link'> = (op, i, { add, linkTo }) => {
+  add(op.from, false, {
+    index: i,
+    apply: (text) => {
+      const target = linkTo(op.to);
+      const name = target.slice(2, -2).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      if (new RegExp(`\\[\\[${name}(?:\\.md)?(?:[|#\\]\\\\])`, 'i').test(text)) return text;
+      return addUnderHeading(text, 'Related', `- ${target}`);
+    },
+  });
+};
+
+const planRollup: PlanSteps<'write_rollup'> = (op, i, { add, stamp, index }) => {
+  add(rollupPath(op.period, index.layout.folders.episodes) ?? op.period, true, {
+    index: i,
+    apply: () =>
+      newNote(
+        { type: 'rollup', period: op.period, title: op.title, created: stamp, sources: op.sources },
+        op.title,
+        op.body,
+      ),
+  });
+};
+
+const planMarkReflected: PlanSteps<'mark_reflected'> = (op, i, { add, stamp }) => {
+  add(op.path, false, { index: i, apply: (text) => setFrontmatterKeys(text, { reflected: stamp }) });
+};
+
+const planAddCommitment: PlanSteps<'add_commitment'> = (op, i, planner) => {
+  // One step for all the run's additions, placed where the first one is, so a
+  // complete_commitment after it in the answer finds the line.
+  if (!planner.added) {
+    const lines: Commitment[] = [];
+    planner.added = lines;
+    planner.add(commitmentsPath(planner.index.layout), false, {
+      index: i,
+      apply: (text) => addCommitments(text, lines),
+    });
+  }
+  planner.added.push({
+    // One found after its day (a first run over old entries) is written as expired at once.
+    status: op.due < planner.today ? 'expired' : 'pending',
+    due: op.due,
+    who: clean(op.who),
+    what: clean(op.what),
+    source: op.sources[0] ?? '',
+  });
+};
+
+const planCompleteCommitment: PlanSteps<'complete_commitment'> = (op, i, { add, index }) => {
+  add(commitmentsPath(index.layout), false, {
+    index: i,
+    apply: (text) => {
+      const result = restatus(text, (c) => (c.source === op.commitment ? 'done' : undefined), op.sources[0]);
+      if (result.changed === 0) throw new Skip(`no pending commitment from ${op.commitment} (edited since?)`);
+      return result.text;
+    },
+  });
+};
+
+const planMerge: PlanSteps<'merge_insights'> = (op, i, { add, stamp, linkTo, index }) => {
+  // The duplicate is kept, marked and linked, as for any superseded fact; its evidence moves
+  // to the note that stays, so no citation is lost with it.
+  const keepSources = index.notes.get(op.keep)?.frontmatter['sources'];
+  const dupSources = index.notes.get(op.duplicate)?.frontmatter['sources'];
+  const list = (v: unknown) => (Array.isArray(v) ? v.filter((x) => typeof x === 'string') : []);
+  const union = [...new Set([...list(keepSources), ...list(dupSources)])];
+  add(op.duplicate, false, {
+    index: i,
+    apply: (text) =>
+      setFrontmatterKeys(
+        text,
+        { status: 'superseded', superseded_by: linkTo(op.keep), updated: stamp },
+        { label: op.duplicate },
+      ),
+  });
+  add(op.keep, false, {
+    index: i,
+    apply: (text) =>
+      setFrontmatterKeys(
+        text,
+        { ...(union.length > list(keepSources).length ? { sources: union } : {}), updated: stamp },
+        { label: op.keep },
+      ),
+  });
+};
+
+/** Each kind of operation's steps: a kind the schema gains without them here does not compile. */
+const PLAN_STEPS: { [K in Operation['op']]: PlanSteps<K> } = {
+  create_insight: planInsight,
+  update_profile_fact: planProfileFact,
+  supersede_fact: planSupersede,
+  add_link: planLink,
+  write_rollup: planRollup,
+  mark_reflected: planMarkReflected,
+  add_commitment: planAddCommitment,
+  complete_commitment: planCompleteCommitment,
+  merge_insights: planMerge,
+};
+
 /** Turns validated operations into per-file changes. Nothing is read or written here. */
 export function planChanges(
   operations: Operation[],
@@ -139,176 +327,20 @@ export function planChanges(
   timeZone: string,
 ): Map<string, FileChange> {
   const plan = new Map<string, FileChange>();
-  const stamp = isoWithOffset(now, timeZone);
-  const add = (path: string, create: boolean, step: FileChange['steps'][number]) => {
-    const change = plan.get(path) ?? { create, steps: [] };
-    change.steps.push(step);
-    plan.set(path, change);
+  const planner: Planner = {
+    index,
+    stamp: isoWithOffset(now, timeZone),
+    today: dayOf(now, timeZone),
+    add: (path, create, step) => {
+      const change = plan.get(path) ?? { create, steps: [] };
+      change.steps.push(step);
+      plan.set(path, change);
+    },
+    linkTo: (path) => `[[${index.linkText(path)}]]`,
   };
-  const linkTo = (path: string) => `[[${index.linkText(path)}]]`;
-  const today = dayOf(now, timeZone);
-  let added: Commitment[] | undefined;
   operations.forEach((op, i) => {
-    switch (op.op) {
-      case 'create_insight':
-        add(op.path, true, {
-          index: i,
-          apply: () =>
-            newNote(
-              {
-                id: randomBytes(6).toString('hex'),
-                title: op.title,
-                created: stamp,
-                updated: stamp,
-                confidence: op.confidence,
-                importance: op.importance,
-                tags: op.tags,
-                sources: op.sources,
-              },
-              op.title,
-              op.body,
-            ),
-        });
-        break;
-      case 'update_profile_fact': {
-        const line = clean(op.fact.startsWith('- ') ? op.fact : `- ${op.fact}`);
-        add(op.path, false, {
-          index: i,
-          apply: (text) => {
-            const base = text === '' ? profileSkeleton(op.path) : text;
-            if (op.replaces) return replaceLine(base, op.replaces, line);
-            return addUnderHeading(base, op.heading ?? 'Facts', line);
-          },
-        });
-        break;
-      }
-      case 'supersede_fact': {
-        const newLink = linkTo(op.new.path);
-        add(op.new.path, true, {
-          index: i,
-          apply: () =>
-            newNote(
-              {
-                id: randomBytes(6).toString('hex'),
-                title: op.new.title,
-                created: stamp,
-                updated: stamp,
-                status: 'active',
-                supersedes: linkTo(op.old),
-                valid_from: op.valid_from,
-                confidence: op.new.confidence,
-                importance: op.new.importance,
-                sources: op.sources,
-              },
-              op.new.title,
-              op.new.body,
-            ),
-        });
-        add(op.old, false, {
-          index: i,
-          apply: (text) =>
-            setFrontmatterKeys(text, {
-              status: 'superseded',
-              superseded_by: newLink,
-              ...(op.valid_to ? { valid_to: op.valid_to } : {}),
-              updated: stamp,
-            }),
-        });
-        break;
-      }
-      case 'add_link':
-        add(op.from, false, {
-          index: i,
-          apply: (text) => {
-            const target = linkTo(op.to);
-            const name = target.slice(2, -2).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-            if (new RegExp(`\\[\\[${name}(?:\\.md)?(?:[|#\\]\\\\])`, 'i').test(text)) return text;
-            return addUnderHeading(text, 'Related', `- ${target}`);
-          },
-        });
-        break;
-      case 'write_rollup': {
-        add(rollupPath(op.period, index.layout.folders.episodes) ?? op.period, true, {
-          index: i,
-          apply: () =>
-            newNote(
-              { type: 'rollup', period: op.period, title: op.title, created: stamp, sources: op.sources },
-              op.title,
-              op.body,
-            ),
-        });
-        break;
-      }
-      case 'mark_reflected':
-        add(op.path, false, { index: i, apply: (text) => setFrontmatterKeys(text, { reflected: stamp }) });
-        break;
-      case 'add_commitment': {
-        // One step for all the run's additions, placed where the first one is, so a
-        // complete_commitment after it in the answer finds the line.
-        if (!added) {
-          const lines: Commitment[] = [];
-          added = lines;
-          add(commitmentsPath(index.layout), false, {
-            index: i,
-            apply: (text) => addCommitments(text, lines),
-          });
-        }
-        added.push({
-          // One found after its day (a first run over old entries) is written as expired at once.
-          status: op.due < today ? 'expired' : 'pending',
-          due: op.due,
-          who: clean(op.who),
-          what: clean(op.what),
-          source: op.sources[0] ?? '',
-        });
-        break;
-      }
-      case 'complete_commitment':
-        add(commitmentsPath(index.layout), false, {
-          index: i,
-          apply: (text) => {
-            const result = restatus(
-              text,
-              (c) => (c.source === op.commitment ? 'done' : undefined),
-              op.sources[0],
-            );
-            if (result.changed === 0)
-              throw new Skip(`no pending commitment from ${op.commitment} (edited since?)`);
-            return result.text;
-          },
-        });
-        break;
-      case 'merge_insights': {
-        // The duplicate is kept, marked and linked, as for any superseded fact; its evidence moves
-        // to the note that stays, so no citation is lost with it.
-        const keepSources = index.notes.get(op.keep)?.frontmatter['sources'];
-        const dupSources = index.notes.get(op.duplicate)?.frontmatter['sources'];
-        const list = (v: unknown) => (Array.isArray(v) ? v.filter((x) => typeof x === 'string') : []);
-        const union = [...new Set([...list(keepSources), ...list(dupSources)])];
-        add(op.duplicate, false, {
-          index: i,
-          apply: (text) =>
-            setFrontmatterKeys(
-              text,
-              { status: 'superseded', superseded_by: linkTo(op.keep), updated: stamp },
-              { label: op.duplicate },
-            ),
-        });
-        add(op.keep, false, {
-          index: i,
-          apply: (text) =>
-            setFrontmatterKeys(
-              text,
-              {
-                ...(union.length > list(keepSources).length ? { sources: union } : {}),
-                updated: stamp,
-              },
-              { label: op.keep },
-            ),
-        });
-        break;
-      }
-    }
+    const planSteps = PLAN_STEPS[op.op] as (op: Operation, i: number, planner: Planner) => void;
+    planSteps(op, i, planner);
   });
   return plan;
 }
