@@ -1,12 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { stringify } from 'yaml';
-import {
-  type Commitment,
-  commitmentKey,
-  formatCommitmentLine,
-  parseCommitmentLine,
-  parseCommitments,
-} from '../compile/commitments.js';
+import { type Commitment, parseCommitments } from '../compile/commitments.js';
 import { MemError } from '../core/errors.js';
 import type { DeriveContent } from '../git/commit-paths.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
@@ -20,6 +14,7 @@ import { outlineOf } from '../vault/note-outline.js';
 import { findOnDisk } from '../vault/paths.js';
 import { readForWrite, updateFile, writeAtomic } from '../vault/write-note.js';
 import { redactSecrets } from '../write/redact.js';
+import { addCommitments, expireCommitments, restatus } from './commitments-note.js';
 import type { Operation } from './operations.js';
 import type { Rejected } from './validate-operations.js';
 
@@ -41,10 +36,6 @@ function newNote(frontmatter: Record<string, unknown>, title: string, body: stri
     Object.entries({ ...frontmatter, title: redactSecrets(title).text }).filter(([, v]) => v !== undefined),
   );
   return `---\n${stringify(data).trimEnd()}\n---\n# ${clean(title)}\n\n${clean(body).trim()}\n`;
-}
-
-function eolOf(text: string): string {
-  return text.includes('\r\n') ? '\r\n' : '\n';
 }
 
 /** `text` with `[start, end)` replaced by `by`: every other byte is left as it is. */
@@ -74,61 +65,6 @@ function replaceLine(text: string, old: string, line: string): string {
 function profileSkeleton(path: string): string {
   const name = path.slice(path.lastIndexOf('/') + 1).replace(/\.md$/, '');
   return `---\ntitle: ${JSON.stringify(name)}\n---\n# ${name}\n`;
-}
-
-const COMMITMENTS_SKELETON =
-  '---\ntitle: Commitments\ntype: commitments\n---\n# Commitments\n\n' +
-  'Promises and plans, one a line: status · due · who · what · the entry it came from. ' +
-  'Reflect adds them and marks them done or expired; edit them freely.\n';
-
-/**
- * Adds commitments, leaving out any whose entry, or whose promise for the same day, is already
- * there. One pass for all of a run's: a first run over a year of entries adds thousands.
- */
-export function addCommitments(text: string, lines: Commitment[]): string {
-  const base = text === '' ? COMMITMENTS_SKELETON : text;
-  const known = parseCommitments(base);
-  const key = commitmentKey;
-  const seen = new Set([...known.map((c) => c.source), ...known.map(key)]);
-  const fresh: string[] = [];
-  for (const line of lines) {
-    if (seen.has(line.source) || seen.has(key(line))) continue;
-    seen.add(line.source).add(key(line));
-    fresh.push(formatCommitmentLine(line));
-  }
-  if (fresh.length === 0) return base;
-  const eol = eolOf(base);
-  if (known.length > 0) return addUnderHeading(base, 'Commitments', fresh.join(eol));
-  // The first lines start a list of their own, a blank line below the text above them.
-  return `${base.trimEnd()}${eol}${eol}${fresh.join(eol)}${eol}`;
-}
-
-/** Rewrites the status word of the pending lines `pick` chooses, splicing only that word (and a done link). */
-function restatus(
-  text: string,
-  pick: (c: NonNullable<ReturnType<typeof parseCommitmentLine>>) => 'done' | 'expired' | undefined,
-  doneBy?: string,
-): { text: string; changed: number } {
-  let out = text;
-  let changed = 0;
-  // From the last line up, so each splice leaves the offsets of the lines above it as they are.
-  for (const l of outlineOf(text).lines.reverse()) {
-    const line = text.slice(l.start, l.end);
-    const found = l.code ? undefined : parseCommitmentLine(line);
-    if (found?.status !== 'pending') continue;
-    const status = pick(found);
-    if (!status) continue;
-    let next = line.replace(/^(\s*[-*]\s+)pending/, `$1${status}`);
-    if (status === 'done' && doneBy) next = `${next.trimEnd()} · done ${doneBy}`;
-    out = splice(out, l.start, l.end, next);
-    changed++;
-  }
-  return { text: out, changed };
-}
-
-/** Marks pending commitments due before `today` (`YYYY-MM-DD`, the vault's time zone) expired. */
-export function expireCommitments(text: string, today: string): { text: string; changed: number } {
-  return restatus(text, (c) => (c.due < today ? 'expired' : undefined));
 }
 
 /** What an operation's steps are planned with: where they go, the run's time and links. */

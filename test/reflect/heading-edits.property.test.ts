@@ -5,7 +5,8 @@
 import fc from 'fast-check';
 import type { Nodes, Root } from 'mdast';
 import { describe, expect, it } from 'vitest';
-import { addUnderHeading, expireCommitments } from '../../src/reflect/apply-operations.js';
+import { addUnderHeading } from '../../src/reflect/apply-operations.js';
+import { expireCommitments } from '../../src/reflect/commitments-note.js';
 import { addLinesUnderHeading } from '../../src/vault/add-under-heading.js';
 import { parseMarkdown } from '../../src/vault/parse-markdown.js';
 
