@@ -14,6 +14,7 @@ import { dayOfPath } from '../vault/layout.js';
 import { runWritePlan } from '../write/write-plan.js';
 import {
   applyChanges,
+  type FileChange,
   type PlannedFile,
   planChanges,
   planExpiry,
@@ -141,6 +142,101 @@ async function expireOnly(
 }
 
 /**
+ * The skip of a run whose prompt alone would pass `reflect.maxTokensPerDay` on `day`, or undefined
+ * when there is no cap or the prompt fits in what is left.
+ */
+async function overBudget(
+  root: string,
+  config: MemConfig,
+  day: string,
+  estimate: number,
+  empty: ReflectResult,
+): Promise<ReflectResult | undefined> {
+  const max = config.reflect.maxTokensPerDay;
+  if (max > 0) {
+    const used = totalTokens(await readUsage(root, day));
+    if (used + estimate > max) {
+      return {
+        ...empty,
+        budget: { day, used, max },
+        skipped: `the daily budget would be passed: ${used} of reflect.maxTokensPerDay ${max} tokens used on ${day} (${config.timezone}), and this run's prompt alone is about ${estimate}; it resets at midnight, or raise reflect.maxTokensPerDay in mem.config.json`,
+        reason: 'skipped: over the daily token budget',
+      };
+    }
+  }
+  return undefined;
+}
+
+/** The model's answer, with the tokens it reported recorded against `day` whatever the answer. */
+async function askModel(
+  root: string,
+  llm: Llm,
+  prompt: string,
+  question: string,
+  day: string,
+  signal: AbortSignal | undefined,
+): Promise<{ answer: unknown; usage: LlmUsage | undefined }> {
+  let usage: LlmUsage | undefined;
+  let answer: unknown;
+  try {
+    answer = await llm.completeJson(prompt, question, {
+      signal,
+      onUsage: (reported) => {
+        usage = reported;
+      },
+    });
+  } finally {
+    // Counted even when the answer is unusable: the tokens were spent.
+    if (usage) await recordUsage(root, day, usage);
+  }
+  return { answer, usage };
+}
+
+/** What every result of a run that asked the model says: its episodes, operations and cost. */
+type RunBase = Pick<ReflectResult, 'mode' | 'episodes' | 'accepted' | 'expired' | 'usage' | 'budget'>;
+
+/**
+ * A --review run: the plan applied to the notes as the last commit has them, committed on a branch
+ * `mem/reflect-<day>`; the checked-out branch and the files on disk stay as they are.
+ */
+async function commitForReview(
+  root: string,
+  plan: Map<string, FileChange>,
+  base: RunBase,
+  rejected: Rejected[],
+  message: (applied: number) => string,
+  day: string,
+): Promise<ReflectResult> {
+  const { accepted } = base;
+  const { files: changed, skipped } = await previewWrites(root, plan, (path) => committedText(root, path));
+  const rejectedAll = [...rejected, ...skipped];
+  if (changed.length === 0)
+    return {
+      ...base,
+      applied: 0,
+      rejected: rejectedAll,
+      files: [],
+      committed: false,
+      reason: 'nothing to write',
+    };
+  const review = await commitReviewBranch(
+    root,
+    changed.map((f) => ({ path: f.path, text: f.after })),
+    message(accepted.length - skipped.length),
+    `mem/reflect-${day}`,
+  );
+  return {
+    ...base,
+    applied: accepted.length - skipped.length,
+    rejected: rejectedAll,
+    files: changed.map((f) => f.path),
+    committed: true,
+    sha: review.sha,
+    review,
+  };
+}
+
+/**
  * One reflection run: the model reads new episodes and the notes they touch and proposes
  * operations; each is validated, then all are applied with atomic, conflict-checked writes and
  * committed once. A model failure writes nothing.
@@ -175,30 +271,9 @@ export async function reflect(
   const estimate = countTokens(prompt + question);
   const tooLong = checkContextWindow(estimate, config, llm);
   if (tooLong) options.onNotice?.(tooLong);
-  if (max > 0) {
-    const used = totalTokens(await readUsage(root, day));
-    if (used + estimate > max) {
-      return {
-        ...empty,
-        budget: { day, used, max },
-        skipped: `the daily budget would be passed: ${used} of reflect.maxTokensPerDay ${max} tokens used on ${day} (${config.timezone}), and this run's prompt alone is about ${estimate}; it resets at midnight, or raise reflect.maxTokensPerDay in mem.config.json`,
-        reason: 'skipped: over the daily token budget',
-      };
-    }
-  }
-  let usage: LlmUsage | undefined;
-  let answer: unknown;
-  try {
-    answer = await llm.completeJson(prompt, question, {
-      signal: options.signal,
-      onUsage: (reported) => {
-        usage = reported;
-      },
-    });
-  } finally {
-    // Counted even when the answer is unusable: the tokens were spent.
-    if (usage) await recordUsage(root, day, usage);
-  }
+  const skip = await overBudget(root, config, day, estimate, empty);
+  if (skip) return skip;
+  const { answer, usage } = await askModel(root, llm, prompt, question, day, options.signal);
   const budget = max > 0 ? { day, used: totalTokens(await readUsage(root, day)), max } : undefined;
   const spent = { ...(usage ? { usage } : {}), ...(budget ? { budget } : {}) };
   const { accepted, rejected } = await validateOperations(answer, {
@@ -218,34 +293,7 @@ export async function reflect(
 
   const message = (applied: number) =>
     `mem: reflect ${episodes.length} episode${episodes.length === 1 ? '' : 's'}, ${applied} operations\n\n${costLine(llm.model, usage)}\n`;
-  if (options.review && !options.dryRun) {
-    const { files: changed, skipped } = await previewWrites(root, plan, (path) => committedText(root, path));
-    const rejectedAll = [...rejected, ...skipped];
-    if (changed.length === 0)
-      return {
-        ...base,
-        applied: 0,
-        rejected: rejectedAll,
-        files: [],
-        committed: false,
-        reason: 'nothing to write',
-      };
-    const review = await commitReviewBranch(
-      root,
-      changed.map((f) => ({ path: f.path, text: f.after })),
-      message(accepted.length - skipped.length),
-      `mem/reflect-${day}`,
-    );
-    return {
-      ...base,
-      applied: accepted.length - skipped.length,
-      rejected: rejectedAll,
-      files: changed.map((f) => f.path),
-      committed: true,
-      sha: review.sha,
-      review,
-    };
-  }
+  if (options.review && !options.dryRun) return commitForReview(root, plan, base, rejected, message, day);
   const run = await runWritePlan(root, config, {
     key: REFLECT_PLAN,
     dryRun: options.dryRun,
