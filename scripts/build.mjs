@@ -50,6 +50,10 @@ const result = await build({
   // index, an optional dependency): its loader finds its native binary from its own module's path,
   // which a bundled copy would not have.
   external: ['@huggingface/transformers', 'usearch'],
+  // jsonc-parser's `main` is a UMD build whose modules require() each other through a parameter,
+  // which a bundler cannot follow (the bundle failed at run time: "Cannot find module
+  // './impl/format'"); its ES module build is the same code.
+  alias: { 'jsonc-parser': './node_modules/jsonc-parser/lib/esm/main.js' },
   // Bundled CommonJS dependencies call require() for Node's own modules.
   banner: {
     js: "import { createRequire as __memCreateRequire } from 'node:module'; const require = __memCreateRequire(import.meta.url);",

@@ -203,6 +203,23 @@ describe('mem mcp install merges, and never clobbers', () => {
     expect((await stat(file)).mode & 0o777).toBe(0o600);
   });
 
+  it("edits VS Code's mcp.json with its comments and trailing commas, as VS Code reads it", async () => {
+    const { home, env } = await freshHome();
+    const file = join(home, '.config/Code/User/mcp.json');
+    await mkdir(dirname(file), { recursive: true });
+    const before =
+      '// MCP servers for every workspace\n{\n\t"servers": {\n\t\t/* docs */\n\t\t"docs": {"type": "stdio", "command": "npx", "args": ["docs-mcp"]}, // pinned\n\t},\n\t"inputs": [],\n}\n';
+    await writeFile(file, before);
+    const run = await install(['vscode', '--vault', vault], env);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(await readFile(file, 'utf8')).toBe(
+      `// MCP servers for every workspace\n{\n\t"servers": {\n\t\t/* docs */\n\t\t"docs": {"type": "stdio", "command": "npx", "args": ["docs-mcp"]}, // pinned\n\t\t"memvault": {\n\t\t\t"type": "stdio",\n\t\t\t"command": "mem",\n\t\t\t"args": ["mcp", "--vault", ${JSON.stringify(vault)}]\n\t\t},\n\t},\n\t"inputs": [],\n}\n`,
+    );
+    expect(await readFile(`${file}.bak`, 'utf8')).toBe(before);
+    expect((await install(['vscode', '--vault', vault], env)).stdout).toContain('already installed');
+  });
+
   it('keeps the other Codex tables byte for byte', async () => {
     const { home, env } = await freshHome();
     const file = join(home, '.codex/config.toml');
@@ -217,7 +234,8 @@ describe('mem mcp install merges, and never clobbers', () => {
 
   it.each([
     ['cursor', '.cursor/mcp.json', '{"mcpServers": {"a": {}},}\n', 'not valid JSON'],
-    ['vscode', '.config/Code/User/mcp.json', '// my servers\n{"servers": {}}\n', 'not valid JSON'],
+    ['claude-desktop', '.config/Claude/claude_desktop_config.json', '// mine\n{}\n', 'not valid JSON'],
+    ['vscode', '.config/Code/User/mcp.json', '{"servers": {}\n', 'not valid JSON with comments'],
     ['claude-code', '.claude.json', '[1, 2]\n', 'does not hold a JSON object'],
     [
       'claude-desktop',

@@ -40,6 +40,11 @@ export interface ClientSpec {
   /** Its snippet in examples/mcp/ */
   example: string;
   format: 'json' | 'toml';
+  /**
+   * The client reads its JSON with comments and trailing commas (VS Code's JSONC): mem reads them
+   * too and keeps them; a strict JSON client's file with a comment is refused, as it would fail there.
+   */
+  jsonc?: boolean;
   /** The JSON key that holds the servers (unused for TOML) */
   serversKey: 'mcpServers' | 'servers';
   /** The `memvault` entry the client reads */
@@ -108,6 +113,7 @@ export const CLIENTS: Record<ClientId, ClientSpec> = {
     label: 'VS Code',
     example: 'vscode.mcp.json',
     format: 'json',
+    jsonc: true,
     serversKey: 'servers',
     entry: (server) => ({ type: 'stdio', ...plain(server) }),
     paths: {
