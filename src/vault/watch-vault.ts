@@ -70,6 +70,139 @@ function toVaultPath(root: string, path: string): string {
 }
 
 /**
+ * chokidar lists a new folder before it starts watching it, so a file written in between is
+ * never reported (a `git checkout` that creates folders does exactly that). Listing the folder
+ * again once the batch is due catches those.
+ */
+async function notesBelow(vault: WatchTarget, dirs: string[]): Promise<string[]> {
+  const found = await Promise.all(
+    dirs.map((dir) =>
+      readVault(join(vault.root, dir), { followSymlinks: vault.followSymlinks }).then(
+        (files) => files.map((file) => `${dir}/${file.path}`),
+        () => [],
+      ),
+    ),
+  );
+  return found.flat();
+}
+
+/** What changed since the last batch, read into the index: the tracker says what, else the batch's paths. */
+async function readChanges(
+  vault: WatchTarget,
+  tracker: ChangeTracker | undefined,
+  paths: string[],
+  dirs: string[],
+): Promise<{ changes: VaultChange[]; touched: boolean }> {
+  if (!tracker) return vault.apply([...new Set([...paths, ...(await notesBelow(vault, dirs))])]);
+  const taken = await tracker.take((dir) => vault.pathsBelow(dir));
+  return 'paths' in taken ? vault.apply(taken.paths) : vault.walk(taken.walk);
+}
+
+/** Where changes are seen: the tracker's watches or chokidar's. */
+interface ChangeSource {
+  /** Resolves once changes are being seen */
+  ready: Promise<void>;
+  /** Stops seeing changes */
+  stop: () => Promise<void>;
+}
+
+/** What a change source tells the watcher's batch. */
+interface BatchInput {
+  /** True once the watcher was closed: later events are dropped */
+  closed: () => boolean;
+  /** A note path to re-read */
+  note: (path: string) => void;
+  /** A new folder to list once the batch is due */
+  folder: (path: string) => void;
+  /** The tracker has something for the next take */
+  signal: () => void;
+  onError: (error: unknown) => void;
+}
+
+/**
+ * The tracker's watches (Linux: one inotify watch per folder). `firstTake` walks the vault when
+ * the tracker has no watches yet (and makes them), or reads what changed since the vault's own
+ * walk made them.
+ */
+function trackerSource(
+  tracker: ChangeTracker,
+  batch: BatchInput,
+  firstTake: () => Promise<void>,
+): ChangeSource {
+  let told = false;
+  tracker.onPending(() => {
+    if (batch.closed()) return;
+    batch.signal();
+    if (tracker.disabled !== undefined && !told) {
+      told = true;
+      batch.onError(
+        new Error(`changes are no longer watched: ${tracker.disabled}; a refresh walks the vault`),
+      );
+    }
+  });
+  // Like chokidar's, the watches keep the process alive while the watcher runs (`mem watch`).
+  tracker.keepAlive(true);
+  return {
+    ready: firstTake(),
+    stop: async () => {
+      tracker.onPending(noop);
+      tracker.keepAlive(false);
+    },
+  };
+}
+
+/** chokidar, watching every file: a rename arrives as unlink + add. */
+async function chokidarSource(
+  vault: WatchTarget,
+  stableMs: number | undefined,
+  batch: BatchInput,
+): Promise<ChangeSource> {
+  // Loaded here, not at the top: a command that only reads never starts a watcher.
+  const { watch } = await import('chokidar');
+  const watcher = watch(vault.root, {
+    ignoreInitial: true,
+    followSymlinks: vault.followSymlinks ?? false,
+    // Editors write in several steps; wait until the size holds before reading.
+    awaitWriteFinish: { stabilityThreshold: stableMs ?? 150, pollInterval: 50 },
+    ignored: (path, stats) => {
+      const rel = toVaultPath(vault.root, path);
+      if (rel === '' || rel.startsWith('..')) return false;
+      if (isIgnoredPath(rel)) return true;
+      return Boolean(stats?.isFile()) && !isNotePath(rel);
+    },
+  });
+  watcher.on('all', (event, path) => {
+    if (batch.closed()) return;
+    const rel = toVaultPath(vault.root, path);
+    if (event === 'add' || event === 'change' || event === 'unlink') {
+      if (isNotePath(rel)) batch.note(rel);
+    } else if (event === 'addDir') {
+      if (rel !== '' && !isIgnoredPath(rel)) batch.folder(rel);
+    } else if (event === 'unlinkDir') {
+      // A folder moved away: every note held below it is gone, whatever events follow.
+      for (const known of vault.pathsBelow(rel)) batch.note(known);
+    }
+  });
+  watcher.on('error', batch.onError);
+  return {
+    ready: new Promise<void>((resolve) => watcher.once('ready', () => resolve())),
+    stop: () => watcher.close(),
+  };
+}
+
+/** True when `running` (if any) settles within `timeoutMs`, false when it is still running then. */
+async function settlesWithin(running: Promise<void> | undefined, timeoutMs: number): Promise<boolean> {
+  if (!running) return true;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
+  const idle = await Promise.race([running.then(() => true), late]);
+  clearTimeout(timer);
+  return idle;
+}
+
+/**
  * Keeps `vault`'s index in step with its folder. Events are gathered for a short window and
  * applied in one step, so a `git checkout` of hundreds of files is a few refreshes rather than
  * hundreds. With a `tracker` (Linux: one inotify watch per folder) the tracker says what changed;
@@ -98,35 +231,8 @@ export async function watchVault(
   const exclusive = <T>(fn: () => Promise<T>): Promise<T> => vault.exclusive(fn);
   const waiting = () => pending.size > 0 || newDirs.size > 0 || signalled;
 
-  /**
-   * chokidar lists a new folder before it starts watching it, so a file written in between is
-   * never reported (a `git checkout` that creates folders does exactly that). Listing the folder
-   * again once the batch is due catches those.
-   */
-  async function notesBelow(dirs: string[]): Promise<string[]> {
-    const found = await Promise.all(
-      dirs.map((dir) =>
-        readVault(join(vault.root, dir), { followSymlinks: vault.followSymlinks }).then(
-          (files) => files.map((file) => `${dir}/${file.path}`),
-          () => [],
-        ),
-      ),
-    );
-    return found.flat();
-  }
-
-  /** What changed since the last batch, read into the index. */
-  async function read(
-    paths: string[],
-    dirs: string[],
-  ): Promise<{ changes: VaultChange[]; touched: boolean }> {
-    if (!tracker) return vault.apply([...new Set([...paths, ...(await notesBelow(dirs))])]);
-    const taken = await tracker.take((dir) => vault.pathsBelow(dir));
-    return 'paths' in taken ? vault.apply(taken.paths) : vault.walk(taken.walk);
-  }
-
   async function apply(paths: string[], dirs: string[]): Promise<void> {
-    const { changes, touched } = await read(paths, dirs);
+    const { changes, touched } = await readChanges(vault, tracker, paths, dirs);
     // A file saved unchanged moved its mtime: the cache should learn it, or the next start re-reads it.
     if (touched || changes.length > 0) dirty = true;
     for (const change of changes) options.onChange?.(change);
@@ -180,76 +286,24 @@ export async function watchVault(
     saveTimer = setTimeout(() => void save(), quietMs);
   }
 
-  let stop: () => Promise<void>;
-  let ready: Promise<void>;
-  if (tracker) {
-    let told = false;
-    tracker.onPending(() => {
-      if (closed) return;
-      enqueue();
-      if (tracker.disabled !== undefined && !told) {
-        told = true;
-        onError(new Error(`changes are no longer watched: ${tracker.disabled}; a refresh walks the vault`));
-      }
-    });
-    // The first take walks the vault when the tracker has no watches yet (and makes them), or
-    // reads what changed since the vault's own walk made them.
-    // Like chokidar's, the watches keep the process alive while the watcher runs (`mem watch`).
-    tracker.keepAlive(true);
-    ready = run(exclusive(() => apply([], [])).catch(onError));
-    stop = async () => {
-      tracker.onPending(noop);
-      tracker.keepAlive(false);
-    };
-  } else {
-    // Loaded here, not at the top: a command that only reads never starts a watcher.
-    const { watch } = await import('chokidar');
-    const watcher = watch(vault.root, {
-      ignoreInitial: true,
-      followSymlinks: vault.followSymlinks ?? false,
-      // Editors write in several steps; wait until the size holds before reading.
-      awaitWriteFinish: { stabilityThreshold: options.stableMs ?? 150, pollInterval: 50 },
-      ignored: (path, stats) => {
-        const rel = toVaultPath(vault.root, path);
-        if (rel === '' || rel.startsWith('..')) return false;
-        if (isIgnoredPath(rel)) return true;
-        return Boolean(stats?.isFile()) && !isNotePath(rel);
-      },
-    });
-    watcher.on('all', (event, path) => {
-      if (closed) return;
-      const rel = toVaultPath(vault.root, path);
-      if (event === 'add' || event === 'change' || event === 'unlink') {
-        if (isNotePath(rel)) enqueue(rel);
-      } else if (event === 'addDir') {
-        if (rel !== '' && !isIgnoredPath(rel)) enqueue(rel, newDirs);
-      } else if (event === 'unlinkDir') {
-        // A folder moved away: every note held below it is gone, whatever events follow.
-        for (const known of vault.pathsBelow(rel)) enqueue(known);
-      }
-    });
-    watcher.on('error', onError);
-    ready = new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
-    stop = () => watcher.close();
-  }
+  const batch: BatchInput = {
+    closed: () => closed,
+    note: (path) => enqueue(path),
+    folder: (path) => enqueue(path, newDirs),
+    signal: () => enqueue(),
+    onError,
+  };
+  const source = tracker
+    ? trackerSource(tracker, batch, () => run(exclusive(() => apply([], [])).catch(onError)))
+    : await chokidarSource(vault, options.stableMs, batch);
 
   return {
-    ready,
-    async whenIdle(timeoutMs) {
-      const running = refreshing;
-      if (!running) return true;
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<boolean>((resolve) => {
-        timer = setTimeout(() => resolve(false), timeoutMs);
-      });
-      const idle = await Promise.race([running.then(() => true), late]);
-      clearTimeout(timer);
-      return idle;
-    },
+    ready: source.ready,
+    whenIdle: (timeoutMs) => settlesWithin(refreshing, timeoutMs),
     async close() {
       if (closed) return;
       closed = true;
-      await stop();
+      await source.stop();
       flush();
       await save(true);
     },
