@@ -7,6 +7,10 @@ import { openFromCli, printJson } from '../context.js';
 import type { CliIO } from '../io.js';
 import { parseNow } from '../parse-options.js';
 import { progressBar } from './ingest.js';
+import { QUIET, reportCommit } from './note.js';
+
+/** An import that found nothing new is not news either (a second import of the same export). */
+const IMPORT_QUIET = new Set([...QUIET, 'nothing-to-write' as const]);
 
 const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
@@ -72,10 +76,9 @@ export function importCommand(program: Command, io: CliIO): void {
         else io.stdout(importSummary(source, result));
         if (result.redacted > 0)
           io.stderr(`mem: redacted ${result.redacted} secret(s); use --no-redact to keep them\n`);
-        // As remember says it: a vault without git or with auto-commit off is not news.
-        const quiet = ['nothing new', 'not a git repository', 'git.autoCommit is off'];
-        if (!result.committed && result.reason && !quiet.includes(result.reason))
-          io.stderr(`mem: written, not committed: ${result.reason}\n`);
+        // As remember says it, by the library's code: a vault without git or with auto-commit off,
+        // or an import that found nothing new, is not news.
+        reportCommit(io, result, IMPORT_QUIET);
       },
     );
 }

@@ -30,11 +30,11 @@ async function assignments(texts: string[]): Promise<Record<string, unknown>> {
 }
 
 /** Not worth a word: git is not in use, or the write changed nothing. */
-const QUIET = new Set<WriteCommit['code']>(['no-repository', 'auto-commit-off', 'no-change']);
+export const QUIET = new Set<WriteCommit['code']>(['no-repository', 'auto-commit-off', 'no-change']);
 
 /** Says why a write was not committed (the library's code decides, its reason words it), unless git is simply not in use. */
-export function reportCommit(io: CliIO, result: WriteCommit): void {
-  if (!result.committed && result.reason && !QUIET.has(result.code)) {
+export function reportCommit(io: CliIO, result: WriteCommit, quiet = QUIET): void {
+  if (!result.committed && result.reason && !quiet.has(result.code)) {
     io.stderr(`mem: written, not committed: ${result.reason}\n`);
   }
 }
