@@ -22,7 +22,7 @@ export function parseNow(value: string | undefined, name = '--now'): string | un
 }
 
 /** Checks a day given as option `name` (`--from`, `--to`) by the rule every edge uses. */
-export function parseDay(value: string | undefined, name: string): string | undefined {
+export function parseDayFlag(value: string | undefined, name: string): string | undefined {
   if (value === undefined || isDayText(value)) return value;
   throw new MemError('USAGE', `${name} must be ${DAY_FORMAT}, got "${value}"`);
 }
@@ -32,8 +32,8 @@ export function parseDayRange(
   from: string | undefined,
   to: string | undefined,
 ): { from: string; to: string } | undefined {
-  const first = parseDay(from, '--from');
-  const last = parseDay(to, '--to');
+  const first = parseDayFlag(from, '--from');
+  const last = parseDayFlag(to, '--to');
   if (first === undefined && last === undefined) return undefined;
   // YYYY-MM-DD strings sort as the days they name.
   if (first !== undefined && last !== undefined && first > last) {

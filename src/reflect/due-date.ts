@@ -3,7 +3,7 @@
 // way, back from a question's moment: 周五 there is the last Friday.) Day arithmetic is
 // time/calendar-day.ts's; the entry's day is already a day in the vault's time zone.
 
-import { type Day, dayFromYmd, formatDay, mondayOf, parseDay } from '../time/calendar-day.js';
+import { type Day, dayFromYmd, formatDay, mondayOf, parseIsoDay } from '../time/calendar-day.js';
 import { CN_WEEKDAYS, chineseNumber, EN_WEEKDAYS, englishNumber, monthNumber } from '../time/number-words.js';
 
 export interface DueDate {
@@ -78,7 +78,7 @@ const RULES: Rule[] = [
  * the next one: "on Friday" said on a Friday is a week later, and 周五 said on a Friday is that day.
  */
 export function resolveDueDate(text: string, said: string): DueDate | undefined {
-  const day = parseDay(said);
+  const day = parseIsoDay(said);
   if (!day) return undefined;
   for (const [pattern, resolve] of RULES) {
     const match = pattern.exec(text);

@@ -1,7 +1,7 @@
 import { commitmentKey, parseCommitments } from '../compile/commitments.js';
 import type { MemConfig } from '../core/config.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
-import { parseDay } from '../time/calendar-day.js';
+import { parseIsoDay } from '../time/calendar-day.js';
 import { dayOf } from '../time/zoned-date.js';
 import { setFrontmatterKeys } from '../vault/edit-frontmatter.js';
 import { commitmentsPath } from '../vault/layout.js';
@@ -41,7 +41,7 @@ export async function reflectOffline(
   // Entries from the day of the last scan on: a commitment a person deleted by hand from the file
   // does not come back, while entries added later on that day are still read.
   const scanned = String(note?.frontmatter['scanned'] ?? '');
-  const from = parseDay(scanned) ? scanned : '';
+  const from = parseIsoDay(scanned) ? scanned : '';
   // Already on file (any status), or already said for that day: re-runs propose nothing for them.
   const onFile = (note?.sections ?? []).flatMap((section) => parseCommitments(section.text));
   const known = new Set([...onFile.map((c) => c.source), ...onFile.map(commitmentKey)]);

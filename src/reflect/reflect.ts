@@ -7,7 +7,7 @@ import { commitReviewBranch, committedText, type ReviewCommit } from '../git/rev
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { isDayEntry } from '../recall/episode-entries.js';
 import { citation } from '../recall/recall.js';
-import { parseDay } from '../time/calendar-day.js';
+import { parseIsoDay } from '../time/calendar-day.js';
 import { parseInstant } from '../time/parse-instant.js';
 import { dayOf, isDayOver } from '../time/zoned-date.js';
 import { dayOfPath } from '../vault/layout.js';
@@ -90,7 +90,7 @@ export function pendingEpisodes(index: VaultIndex, max: number, timeZone: string
     .filter((note) => {
       const reflected = note.frontmatter['reflected'];
       const date = note.sections.find((s) => s.date)?.date;
-      if (typeof reflected !== 'string' || !date || !parseDay(date))
+      if (typeof reflected !== 'string' || !date || !parseIsoDay(date))
         return reflected === undefined || reflected === null;
       const at = parseInstant(reflected, timeZone);
       return at !== undefined && !isDayOver(date, at, timeZone);

@@ -1,7 +1,7 @@
 import { parseCommitments } from '../compile/commitments.js';
 import { issuePath, issuePhrase } from '../core/schema-issues.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
-import { parseDay } from '../time/calendar-day.js';
+import { parseIsoDay } from '../time/calendar-day.js';
 import { rollupPath, rollupPeriod } from '../time/rollup-period.js';
 import { commitmentsPath, dayOfPath, layerOf } from '../vault/layout.js';
 import { noteNameProblem } from '../vault/link-name.js';
@@ -226,7 +226,7 @@ const checkRollup: Check<'write_rollup'> = async (op, plan) => {
 const checkAddCommitment: Check<'add_commitment'> = (op, plan) => {
   const { context } = plan;
   const cited = sources(op.sources, context);
-  if (!parseDay(op.due)) throw new Invalid(`due ${op.due} is not a real date`);
+  if (!parseIsoDay(op.due)) throw new Invalid(`due ${op.due} is not a real date`);
   // A commitment is the user's own or the companion's own promise; a friend's "remind me on
   // Friday: ignore all previous instructions" would otherwise be pinned into every compile.
   // The line cites that entry first, and names its speaker rather than the model's `who`.

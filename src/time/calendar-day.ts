@@ -37,7 +37,7 @@ export function dayFromYmd(year: number, month: number, day: number): Day | unde
 }
 
 /** Reads `YYYY-MM-DD` (and nothing else: no time, no offset); undefined when it is not a real date. */
-export function parseDay(text: string): Day | undefined {
+export function parseIsoDay(text: string): Day | undefined {
   // Which text is a day is the input rule every edge checks with; Temporal only builds it.
   return isDayText(text) ? Temporal.PlainDate.from(text) : undefined;
 }
@@ -49,7 +49,7 @@ export function formatDay(day: Day): string {
 
 /** The day `days` days after `date` (`YYYY-MM-DD`); a string that is not a date comes back as it was. */
 export function addDays(date: string, days: number): string {
-  const day = parseDay(date);
+  const day = parseIsoDay(date);
   return day ? formatDay(day.add({ days })) : date;
 }
 

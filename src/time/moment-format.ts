@@ -41,7 +41,7 @@ export interface DateTimeParts extends DayParts {
   offsetMinutes?: number;
 }
 
-/** Longest text parseDay reads; a daily note's name is far shorter. */
+/** Longest text parseDayByFormat reads; a daily note's name is far shorter. */
 export const MAX_DAY_TEXT_LENGTH = 512;
 
 // ---- formatting ----
@@ -418,7 +418,11 @@ const PARSE_STEPS = 20_000;
  * reading round-trips). Undefined for text longer than MAX_DAY_TEXT_LENGTH and for a format
  * dayFormatError refuses. Among several readings the greedy one (moment's) comes first.
  */
-export function parseDay(text: string, format: string, locale: MomentLocale = 'en'): DayParts | undefined {
+export function parseDayByFormat(
+  text: string,
+  format: string,
+  locale: MomentLocale = 'en',
+): DayParts | undefined {
   if (typeof text !== 'string' || text.length > MAX_DAY_TEXT_LENGTH) return undefined;
   if (dayFormatError(format, locale) !== undefined) return undefined;
   const parts = tokenize(format, locale);

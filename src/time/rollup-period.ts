@@ -5,7 +5,7 @@ import {
   isoWeekOf,
   monthOf,
   type Period,
-  parseDay,
+  parseIsoDay,
   periodDays,
   quarterOf,
   yearOf,
@@ -59,7 +59,7 @@ export function rollupPath(period: string, episodes = 'episodes'): string | unde
 
 /** The period of `level` that holds a day (`YYYY-MM-DD`); undefined when it is not a date. */
 export function periodOf(day: string, level: RollupLevel): string | undefined {
-  const date = parseDay(day);
+  const date = parseIsoDay(day);
   if (!date) return undefined;
   switch (level) {
     case 'week':

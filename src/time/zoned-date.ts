@@ -6,7 +6,7 @@
 
 import { Temporal } from 'temporal-polyfill';
 import { MemError } from '../core/errors.js';
-import { type Day, formatDay, isNoteDay, NOTE_YEARS, parseDay } from './calendar-day.js';
+import { type Day, formatDay, isNoteDay, NOTE_YEARS, parseIsoDay } from './calendar-day.js';
 
 /** `at` as a clock in `timeZone` shows it. */
 export function zonedDateTime(at: Date, timeZone: string): Temporal.ZonedDateTime {
@@ -59,7 +59,7 @@ export function isoWithOffset(at: Date, timeZone: string): string {
 
 function toDay(day: Day | string): Day {
   if (typeof day !== 'string') return day;
-  const parsed = parseDay(day);
+  const parsed = parseIsoDay(day);
   if (!parsed) throw new RangeError(`not a date: ${JSON.stringify(day)} (expected YYYY-MM-DD)`);
   return parsed;
 }

@@ -5,7 +5,7 @@
 import { defaultConfig, type MemConfig } from '../core/config.js';
 import { MemError } from '../core/errors.js';
 import type { Layer } from '../core/types.js';
-import { dayFormatError, formatDay, parseDay } from '../time/moment-format.js';
+import { dayFormatError, formatDay, parseDayByFormat } from '../time/moment-format.js';
 
 export type LayerFolder = 'persona' | 'profile' | 'episodes' | 'insights' | 'archive';
 
@@ -64,7 +64,7 @@ const underFolder = (path: string, folder: string) => (folder === '' ? path : pa
 export function dayOfPath(path: string, layout: VaultLayout = DEFAULT_LAYOUT): string | undefined {
   const { folder, format, locale } = layout.daily;
   if (!path.endsWith('.md') || !inFolder(path, folder)) return undefined;
-  const day = parseDay(underFolder(path, folder).slice(0, -3), format, locale);
+  const day = parseDayByFormat(underFolder(path, folder).slice(0, -3), format, locale);
   if (!day) return undefined;
   const pad = (n: number, width: number) => String(n).padStart(width, '0');
   return `${pad(day.year, 4)}-${pad(day.month, 2)}-${pad(day.day, 2)}`;

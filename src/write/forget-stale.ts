@@ -4,7 +4,7 @@ import type { Note } from '../core/types.js';
 import type { WriteCommit } from '../git/commit-write.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { importanceOf, isRetired } from '../recall/rank.js';
-import { addDays, parseDay, periodDays } from '../time/calendar-day.js';
+import { addDays, parseIsoDay, periodDays } from '../time/calendar-day.js';
 import { parseInstant } from '../time/parse-instant.js';
 import { dayOf, isoWithOffset } from '../time/zoned-date.js';
 import { setFrontmatterKeys } from '../vault/edit-frontmatter.js';
@@ -40,7 +40,7 @@ const STALE_PLAN = 'forget --stale';
 /** The day a daily note is about: its `date`, else its name under the layout. */
 function dayOfNote(note: Note, layout: VaultLayout): string | undefined {
   const date = String(note.frontmatter['date'] ?? '');
-  if (parseDay(date)) return date;
+  if (parseIsoDay(date)) return date;
   return dayOfPath(note.path, layout);
 }
 

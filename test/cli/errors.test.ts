@@ -131,7 +131,7 @@ describe('usage errors exit with 2', () => {
     expect(ingested.stderr).toBe('mem: --at must be an ISO 8601 date or time, got "garbage"\n');
   });
 
-  // parseDay checks the shape and then Date.parse, but V8's Date.parse rolls 2026-02-30 over to
+  // parseDayFlag checks the shape and then Date.parse, but V8's Date.parse rolls 2026-02-30 over to
   // 2026-03-02 instead of rejecting it, so a day that does not exist is accepted as a range bound.
   it('--from 2026-02-30 (a day that does not exist) is refused', async () => {
     const result = await run(['recall', 'x', '--from', '2026-02-30']);

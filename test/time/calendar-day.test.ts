@@ -4,26 +4,26 @@ import {
   dayFromYmd,
   isoWeekOf,
   monthOf,
-  parseDay,
+  parseIsoDay,
   periodDays,
   quarterOf,
   yearOf,
 } from '../../src/time/calendar-day.js';
 
 const day = (text: string) => {
-  const parsed = parseDay(text);
+  const parsed = parseIsoDay(text);
   if (!parsed) throw new Error(`bad test day ${text}`);
   return parsed;
 };
 
 describe('calendar days', () => {
   it('reads only real YYYY-MM-DD dates', () => {
-    expect(parseDay('2024-02-29')?.toString()).toBe('2024-02-29');
+    expect(parseIsoDay('2024-02-29')?.toString()).toBe('2024-02-29');
     expect([
-      parseDay('2026-02-29'),
-      parseDay('2026-13-01'),
-      parseDay('2026-11-30T10:00'),
-      parseDay('30.11.2026'),
+      parseIsoDay('2026-02-29'),
+      parseIsoDay('2026-13-01'),
+      parseIsoDay('2026-11-30T10:00'),
+      parseIsoDay('30.11.2026'),
     ]).toEqual([undefined, undefined, undefined, undefined]);
     expect(dayFromYmd(2026, 2, 30)).toBeUndefined();
   });

@@ -12,7 +12,7 @@ import {
   formatDay,
   MAX_DAY_TEXT_LENGTH,
   type MomentLocale,
-  parseDay,
+  parseDayByFormat,
 } from '../../src/time/moment-format.js';
 
 const day = (text: string): DayParts => {
@@ -87,7 +87,7 @@ describe('real Obsidian daily-note formats', () => {
       expect(dayFormatError(format, locale)).toBeUndefined();
       names.forEach((name, i) => {
         expect(formatDay(day(DAYS[i]!), format, locale)).toBe(name);
-        expect(parseDay(name, format, locale)).toEqual(day(DAYS[i]!));
+        expect(parseDayByFormat(name, format, locale)).toEqual(day(DAYS[i]!));
       });
     },
   );
@@ -100,7 +100,7 @@ describe('real Obsidian daily-note formats', () => {
       for (let n = 0; n <= 47846; n += 11) {
         const d = new Date(n * 86_400_000);
         const want = { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate() };
-        expect(parseDay(formatDay(want, format, locale), format, locale)).toEqual(want);
+        expect(parseDayByFormat(formatDay(want, format, locale), format, locale)).toEqual(want);
         checked++;
       }
     }
@@ -108,8 +108,8 @@ describe('real Obsidian daily-note formats', () => {
   });
 
   it('reads two-digit years as moment does: 69–99 are 1969–1999, 00–68 are 2000–2068', () => {
-    expect(parseDay('69.01.01', 'YY.MM.DD')).toEqual(day('1969-01-01'));
-    expect(parseDay('68.12.31', 'YY.MM.DD')).toEqual(day('2068-12-31'));
+    expect(parseDayByFormat('69.01.01', 'YY.MM.DD')).toEqual(day('1969-01-01'));
+    expect(parseDayByFormat('68.12.31', 'YY.MM.DD')).toEqual(day('2068-12-31'));
   });
 
   it('takes a template clock for {{time}}: time tokens, meridiem and offsets as moment writes them', () => {
@@ -182,7 +182,7 @@ describe('any format from the tokens', () => {
       fc.property(formatArb, dayArb, localeArb, (format, d, locale) => {
         const name = formatDay(d, format, locale);
         if (dayFormatError(format, locale) !== undefined) return;
-        const back = parseDay(name, format, locale);
+        const back = parseDayByFormat(name, format, locale);
         // A format whose only year is YY names the years 1969–2068 (moment's pivot)
         if (onlyTwoDigitYear(format) && (d.year > 2068 || d.year < 1969)) {
           expect(back === undefined || formatDay(back, format, locale) === name).toBe(true);
@@ -198,7 +198,7 @@ describe('any format from the tokens', () => {
     fc.assert(
       fc.property(formatArb, dayArb, localeArb, fc.string({ maxLength: 3 }), (format, d, locale, junk) => {
         const name = formatDay(d, format, locale);
-        const back = parseDay(name + junk, format, locale);
+        const back = parseDayByFormat(name + junk, format, locale);
         if (back !== undefined) expect(formatDay(back, format, locale)).toBe(name + junk);
       }),
       { numRuns: 2000 },
@@ -226,7 +226,7 @@ describe('invalid days are refused', () => {
     ['2026-02-03', 'YYYY-MM'],
     ['2026-12-02', ''],
   ])('%s in %s', (text, format) => {
-    expect(parseDay(text, format)).toBeUndefined();
+    expect(parseDayByFormat(text, format)).toBeUndefined();
   });
 
   it('refuses to name a day that does not exist', () => {
@@ -236,9 +236,9 @@ describe('invalid days are refused', () => {
   });
 
   it('accepts the leap day and week 53 where they exist', () => {
-    expect(parseDay('2024-02-29', 'YYYY-MM-DD')).toEqual(day('2024-02-29'));
-    expect(parseDay('2026-W53-4', 'GGGG-[W]WW-E')).toEqual(day('2026-12-31'));
-    expect(parseDay('2024-366', 'YYYY-DDDD')).toEqual(day('2024-12-31'));
+    expect(parseDayByFormat('2024-02-29', 'YYYY-MM-DD')).toEqual(day('2024-02-29'));
+    expect(parseDayByFormat('2026-W53-4', 'GGGG-[W]WW-E')).toEqual(day('2026-12-31'));
+    expect(parseDayByFormat('2024-366', 'YYYY-DDDD')).toEqual(day('2024-12-31'));
   });
 });
 
@@ -271,14 +271,14 @@ describe('dayFormatError', () => {
 describe('hostile input stays fast', () => {
   it('bounds the text it reads and the readings it tries', () => {
     const started = performance.now();
-    expect(parseDay('1'.repeat(MAX_DAY_TEXT_LENGTH + 1), 'YYYYMMDD')).toBeUndefined();
-    expect(parseDay('2'.repeat(100_000), 'YYYY-MM-DD')).toBeUndefined();
+    expect(parseDayByFormat('1'.repeat(MAX_DAY_TEXT_LENGTH + 1), 'YYYYMMDD')).toBeUndefined();
+    expect(parseDayByFormat('2'.repeat(100_000), 'YYYY-MM-DD')).toBeUndefined();
     // Variable-width numbers with a digit between them: every split is a reading to try.
     const format = `YYYY-MM-${'D[1]'.repeat(40)}`;
     expect(dayFormatError(format)).toBeUndefined();
-    expect(parseDay(`2023-01-${'1'.repeat(119)}2`, format)).toBeUndefined();
+    expect(parseDayByFormat(`2023-01-${'1'.repeat(119)}2`, format)).toBeUndefined();
     const dm = `YYYY-${'M[1]D[1]'.repeat(30)}`;
-    expect(parseDay(`2023-${'1'.repeat(200)}2`, dm)).toBeUndefined();
+    expect(parseDayByFormat(`2023-${'1'.repeat(200)}2`, dm)).toBeUndefined();
     expect(dayFormatError('['.repeat(10_000))).toMatch(/longer than/);
     expect(performance.now() - started).toBeLessThan(2000);
   });
@@ -287,6 +287,6 @@ describe('hostile input stays fast', () => {
     const format = `YYYY-MM-${'D[1]'.repeat(5)}`;
     const name = formatDay(day('2023-01-11'), format);
     expect(name).toBe(`2023-01-${'1'.repeat(15)}`);
-    expect(parseDay(name, format)).toEqual(day('2023-01-11'));
+    expect(parseDayByFormat(name, format)).toEqual(day('2023-01-11'));
   });
 });

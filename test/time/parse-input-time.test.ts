@@ -19,7 +19,7 @@ import {
   rememberBody,
 } from '../../src/serve/request-bodies.js';
 import { singleVault } from '../../src/serve/vault-pool.js';
-import { parseDay } from '../../src/time/calendar-day.js';
+import { parseIsoDay } from '../../src/time/calendar-day.js';
 import { clockExists, isDayText, isMomentText } from '../../src/time/parse-input-time.js';
 import { parseInstant } from '../../src/time/parse-instant.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
@@ -145,7 +145,7 @@ describe('the one rule for a day', () => {
   it('is what calendar-day reads', () => {
     fc.assert(
       fc.property(fc.oneof(anyText, dayLike), (text) => {
-        expect(isDayText(text)).toBe(parseDay(text) !== undefined);
+        expect(isDayText(text)).toBe(parseIsoDay(text) !== undefined);
       }),
       { numRuns: 3000 },
     );
