@@ -64,6 +64,8 @@ export async function loadIndex(
     if (cached.status === 'loaded') {
       index = cached.index;
       loaded = true;
+      index.notes.onDamaged = (path) =>
+        onNotice?.(`mem: the index cache's copy of ${path} is damaged; it was read from the note instead`);
     } else if (cached.status !== 'missing') onNotice?.(`mem: ${cached.reason}; rebuilding it`);
   }
   index.limits = config.limits;
@@ -301,7 +303,8 @@ export class LiveIndex {
 
   /** Walks the whole vault for a watcher (its tracker lost events, or has no watches yet) and says what changed. */
   private async walkChanges(onFolder: FolderHook): Promise<{ changes: VaultChange[]; touched: boolean }> {
-    const before = new Map(this.index.notes);
+    // What each path holds (a note or its saved slot), not the notes: nothing is decoded for it.
+    const before = new Map(this.index.notes.entriesRaw());
     let seen: string[] = [];
     this.lastRefresh = await this.indexing(async (changed) => {
       const stats = await refreshIndex(this.root, this.index, changed, undefined, onFolder);
@@ -312,8 +315,15 @@ export class LiveIndex {
     const changes: VaultChange[] = [];
     for (const path of seen) {
       const was = before.get(path);
-      const now = this.index.notes.get(path);
-      const kind = !was && now ? 'added' : was && !now ? 'removed' : was !== now ? 'changed' : undefined;
+      const now = this.index.notes.entry(path);
+      const kind =
+        was === undefined && now !== undefined
+          ? 'added'
+          : was !== undefined && now === undefined
+            ? 'removed'
+            : was !== now
+              ? 'changed'
+              : undefined;
       if (kind) changes.push({ path, kind });
     }
     return { changes, touched: this.lastRefresh.touched > 0 };
@@ -342,14 +352,22 @@ export class LiveIndex {
 
   /** Re-reads paths a watcher reported and says which notes appeared, changed or went. */
   private async applyChanges(paths: string[]): Promise<{ changes: VaultChange[]; touched: boolean }> {
-    const before = new Map(paths.map((path) => [path, this.index.notes.get(path)]));
+    const before = new Map(paths.map((path) => [path, this.index.notes.entry(path)]));
     const stats = await this.refreshPathsNow(paths);
     const changes: VaultChange[] = [];
     for (const path of paths) {
       const was = before.get(path);
-      const now = this.index.notes.get(path);
-      // An unchanged note keeps its object (only its mtime is updated), so identity tells an edit.
-      const kind = !was && now ? 'added' : was && !now ? 'removed' : was !== now ? 'changed' : undefined;
+      const now = this.index.notes.entry(path);
+      // An unchanged note keeps its object or its saved slot (only its mtime is updated), so
+      // identity tells an edit.
+      const kind =
+        was === undefined && now !== undefined
+          ? 'added'
+          : was !== undefined && now === undefined
+            ? 'removed'
+            : was !== now
+              ? 'changed'
+              : undefined;
       if (kind) changes.push({ path, kind });
     }
     return { changes, touched: stats.touched > 0 };
@@ -383,5 +401,7 @@ export class LiveIndex {
     await this.queue.exclusive(async () => {
       if (this.stale.size > 0) await this.saveNow();
     });
+    // The saved notes' files; a note read after this is read from the vault instead.
+    this.index.close();
   }
 }

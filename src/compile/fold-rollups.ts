@@ -3,6 +3,7 @@
 // the highest one that covers it, so the working memory never says the same week twice.
 
 import type { Note } from '../core/types.js';
+import { declareFacet } from '../indexing/trackers.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { isRetired } from '../recall/rank.js';
 import { addDays } from '../time/calendar-day.js';
@@ -50,6 +51,8 @@ export interface Folding {
 }
 
 const isRollup = (n: Note) => n.layer === 'episodes' && !isRetired(n) && n.frontmatter['type'] === 'rollup';
+// Declared so that a save keeps it and an open restores it instead of scanning every note.
+declareFacet('rollups', isRollup);
 
 /** The rollup notes, kept as notes change: every view below is made of them alone. */
 const rollupFacet = (index: VaultIndex) => index.facet('rollups', isRollup);

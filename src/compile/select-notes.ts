@@ -2,6 +2,7 @@
 // changes.
 
 import type { Note, Section } from '../core/types.js';
+import { declareFacet } from '../indexing/trackers.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { entriesNewestFirst } from '../recall/episode-entries.js';
 import { isRetired } from '../recall/rank.js';
@@ -26,6 +27,8 @@ function isPinned(note: Note): boolean {
 
 const isPersona = (n: Note) =>
   !isRetired(n) && (n.layer === 'persona' || (isPinned(n) && n.layer !== 'profile'));
+// Declared so that a save keeps it and an open restores it instead of scanning every note.
+declareFacet('persona', isPersona);
 
 /** The test of a core profile note under one layout (an index keeps its layout for life). */
 const isCoreProfile = (userPath: string) => (n: Note) =>

@@ -1,36 +1,45 @@
+import { closeSync, constants, fstatSync, openSync } from 'node:fs';
 import { type FileHandle, mkdir, open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { CACHE_DIR, ensureCacheDir } from '../core/cache-dir.js';
 import { readRegularFile, readRegularText } from '../core/regular-file.js';
-import type { Note } from '../core/types.js';
 import { DEFAULT_LAYOUT, type VaultLayout } from '../vault/layout.js';
+import { NoteTable } from './note-table.js';
+import { readNoteNow } from './refresh-index.js';
+import { SavedLinkGraph, type SavedLinks } from './saved-links.js';
+import { checkExtents, decodeTable, encodeTable, savedNotes, type TableData } from './table-file.js';
 import { TextIndex } from './text-index.js';
+import { isSavedTrackers } from './trackers.js';
 import { VaultIndex } from './vault-index.js';
 
 /**
  * Bump whenever the shape of a parsed note, the tokenizer, the index options or the cache layout
  * change: a cache from another schema is rebuilt, never trusted.
  */
-export const CACHE_SCHEMA = 8;
+export const CACHE_SCHEMA = 9;
 
 /**
  * The layout, in `.mem/index/`:
  * - `manifest.json`: the schema, the current generation and its segments with their sizes and
  *   CRC-32s. It is small, and replaced by a rename: the switch from one cache to the next.
  * - `g<time>-<pid>-<random>/`: one generation, its segments written one at a time, each a few MiB
- *   (notes as JSON arrays, the text index as in text-index-store.ts), so no string or buffer grows
- *   with the vault. A crash before the rename leaves the old manifest and the old generation.
+ *   (notes as JSON, one a line; the note table; the trackers; the text index as in
+ *   text-index-store.ts), so no string or buffer grows with the vault. A crash before the rename
+ *   leaves the old manifest and the old generation.
+ * Opening reads the table, the trackers and the text index whole (each checked against its size
+ * and CRC-32) and keeps the notes files open: a note is read at its offset and checked against its
+ * own CRC-32 when a query needs it (note-table.ts). See docs/index-format.md.
  */
 const INDEX_DIR = 'index';
 const MANIFEST = 'manifest.json';
 /** The single-file cache of schema 3 and before, removed by the first save in this layout */
 const LEGACY_FILE = 'index.json';
-/** A notes segment is closed once its JSON holds this many characters (plus one note) */
-const NOTES_SEGMENT_CHARS = 8 << 20;
+/** A notes segment is closed once it holds this many bytes (plus one note) */
+const NOTES_SEGMENT_BYTES = 8 << 20;
 
 interface Segment {
-  part: 'notes' | 'docs' | 'terms';
+  part: 'notes' | 'table' | 'trackers' | 'docs' | 'terms';
   file: string;
   bytes: number;
   crc: number;
@@ -96,7 +105,7 @@ export async function loadIndexCache(root: string, layout: VaultLayout = DEFAULT
       };
     }
     try {
-      return { status: 'loaded', index: await loadGeneration(base, manifest) };
+      return { status: 'loaded', index: await loadGeneration(root, base, manifest) };
     } catch (error) {
       // Another process may have saved a new generation and removed this one while it was read.
       const now = await readManifest(base);
@@ -106,46 +115,59 @@ export async function loadIndexCache(root: string, layout: VaultLayout = DEFAULT
   }
 }
 
-async function loadGeneration(base: string, manifest: Manifest): Promise<VaultIndex> {
+async function loadGeneration(root: string, base: string, manifest: Manifest): Promise<VaultIndex> {
   if (typeof manifest.generation !== 'string' || !Array.isArray(manifest.segments)) {
     throw new Error('the manifest lists no segments');
   }
   const text = TextIndex.loader(manifest.text);
-  const notes: Note[] = [];
-  for (const segment of manifest.segments) {
-    const bytes = await readRegularFile(join(base, manifest.generation, segment.file));
-    if (bytes.length !== segment.bytes || crc32(bytes) !== segment.crc) {
-      throw new Error(`${segment.file} is not the file that was saved`);
+  const fds: number[] = [];
+  const sizes: number[] = [];
+  try {
+    let table: Buffer | undefined;
+    let trackers: unknown;
+    for (const segment of manifest.segments) {
+      const path = join(base, manifest.generation, segment.file);
+      if (segment.part === 'notes') {
+        // Kept open and read by offset: each note is checked against its own CRC-32 when read.
+        const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+        fds.push(fd);
+        const info = fstatSync(fd);
+        if (!info.isFile() || info.size !== segment.bytes)
+          throw new Error(`${segment.file} is not the file that was saved`);
+        sizes.push(info.size);
+        continue;
+      }
+      const bytes = await readRegularFile(path);
+      if (bytes.length !== segment.bytes || crc32(bytes) !== segment.crc) {
+        throw new Error(`${segment.file} is not the file that was saved`);
+      }
+      if (segment.part === 'table') table = bytes;
+      else if (segment.part === 'trackers') trackers = JSON.parse(bytes.toString('utf8'));
+      else if (segment.part === 'docs') text.docs(bytes.toString('utf8'));
+      else if (segment.part === 'terms') text.terms(bytes);
+      else throw new Error(`unknown segment ${String(segment.part)}`);
     }
-    if (segment.part === 'notes') readNotes(bytes, notes);
-    else if (segment.part === 'docs') text.docs(bytes.toString('utf8'));
-    else if (segment.part === 'terms') text.terms(bytes);
-    else throw new Error(`unknown segment ${String(segment.part)}`);
-  }
-  if (notes.length !== manifest.notes) {
-    throw new Error(`${notes.length} notes in the segments, ${manifest.notes} in the manifest`);
-  }
-  return VaultIndex.restore(notes, text.finish());
-}
-
-/**
- * Reads a notes segment (`[note,\nnote,\n…note]`, as writeGeneration writes it) one note at a
- * time: a note's JSON never holds a raw newline, so each line is one note. Decoding and parsing
- * a line at a time leaves small strings that die young, where the whole segment as one string
- * (16 MiB of UTF-16 for 8 MiB of Chinese text) went to the large-object space, which only a full
- * collection frees: at 100,000 notes, 0.4 s less CPU and 40 MiB less peak memory on open.
- */
-function readNotes(bytes: Buffer, into: Note[]): void {
-  const last = bytes.length - 1;
-  if (bytes[0] !== 0x5b || bytes[last] !== 0x5d) throw new Error('a notes segment is not a JSON array');
-  let start = 1;
-  while (start < last) {
-    const newline = bytes.indexOf(0x0a, start);
-    const end = newline === -1 || newline > last ? last : newline - 1;
-    if (end !== last && bytes[end] !== 0x2c)
-      throw new Error('a notes segment has a line that is not one note');
-    into.push(JSON.parse(bytes.toString('utf8', start, end)) as Note);
-    start = end === last ? last : newline + 1;
+    if (!table) throw new Error('the cache has no note table');
+    if (!isSavedTrackers(trackers)) throw new Error('the saved trackers are not what a save writes');
+    const data = decodeTable(table, fds);
+    checkExtents(data, sizes);
+    if (data.paths.length !== manifest.notes) {
+      throw new Error(`${data.paths.length} notes in the table, ${manifest.notes} in the manifest`);
+    }
+    const notes = NoteTable.over(savedNotes(data, fds));
+    if (notes.size !== data.paths.length) throw new Error('the note table names a path twice');
+    const index = VaultIndex.restore(
+      notes,
+      text.finish(),
+      new SavedLinkGraph(notes, data.paths, data.links),
+      trackers,
+    );
+    // A saved note whose bytes are damaged is read again from its file, never trusted.
+    notes.reread = (path) => readNoteNow(root, path, index);
+    return index;
+  } catch (error) {
+    for (const fd of fds) closeSync(fd);
+    throw error;
   }
 }
 
@@ -194,19 +216,36 @@ class SegmentFile {
     readonly file: string,
   ) {}
 
+  /** Bytes gathered and not yet written (binary pieces; strings are flushed before a binary write) */
+  pending = 0;
+  private buffers: Uint8Array[] = [];
+
   async write(data: string | Uint8Array): Promise<void> {
     if (typeof data !== 'string') {
-      await this.flush();
-      await this.out(data);
+      if (this.pieces.length > 0) await this.flush();
+      // Small pieces (a note's JSON) are gathered into one write.
+      this.buffers.push(data);
+      this.pending += data.length;
+      if (this.pending >= WRITE_CHARS) await this.flushBuffers();
       return;
     }
+    await this.flushBuffers();
     this.pieces.push(data);
     this.chars += data.length;
     if (this.chars >= WRITE_CHARS) await this.flush();
   }
 
+  private async flushBuffers(): Promise<void> {
+    if (this.buffers.length === 0) return;
+    const bytes = this.buffers.length === 1 ? (this.buffers[0] as Uint8Array) : Buffer.concat(this.buffers);
+    this.buffers = [];
+    this.pending = 0;
+    await this.out(bytes);
+  }
+
   async close(): Promise<Segment> {
     try {
+      await this.flushBuffers();
       await this.flush();
     } finally {
       await this.handle.close();
@@ -231,10 +270,11 @@ class SegmentFile {
 
 async function writeGeneration(base: string, dir: string, generation: string, index: VaultIndex) {
   const segments: Segment[] = [];
-  const counts = { notes: 0, docs: 0, terms: 0 };
+  const counts = { notes: 0, table: 0, trackers: 0, docs: 0, terms: 0 };
   let current: SegmentFile | undefined;
   const start = async (part: Segment['part']) => {
-    const file = `${part}-${String(counts[part]++).padStart(4, '0')}.${part === 'terms' ? 'bin' : 'json'}`;
+    const ext = part === 'terms' || part === 'table' ? 'bin' : part === 'notes' ? 'jsonl' : 'json';
+    const file = `${part}-${String(counts[part]++).padStart(4, '0')}.${ext}`;
     current = new SegmentFile(await open(join(dir, file), 'wx'), part, file);
     return current;
   };
@@ -243,27 +283,11 @@ async function writeGeneration(base: string, dir: string, generation: string, in
     current = undefined;
   };
   try {
-    let chars = -1;
-    for (const note of index.notes.values()) {
-      const file = chars < 0 ? await start('notes') : (current as SegmentFile);
-      await file.write(chars < 0 ? '[' : ',\n');
-      const json = JSON.stringify(note);
-      await file.write(json);
-      chars = Math.max(0, chars) + json.length;
-      if (chars >= NOTES_SEGMENT_CHARS) {
-        await file.write(']');
-        await end();
-        chars = -1;
-      }
-    }
-    if (chars >= 0) {
-      await current?.write(']');
-      await end();
-    }
-    if (index.notes.size === 0) {
-      await (await start('notes')).write('[]');
-      await end();
-    }
+    const table = await writeNotes(index, start, end);
+    await (await start('table')).write(encodeTable(table));
+    await end();
+    await (await start('trackers')).write(JSON.stringify(index.saveTrackers()));
+    await end();
     for (const piece of index.text.storeSegments()) {
       const file = current ?? (await start(piece.part));
       await file.write(piece.data);
@@ -289,6 +313,79 @@ async function writeGeneration(base: string, dir: string, generation: string, in
   } finally {
     await rm(tmp, { force: true });
   }
+}
+
+/**
+ * Writes every note's JSON, one a line, into notes segments of about NOTES_SEGMENT_BYTES, and
+ * returns the table that finds them. A note restored from the cache and unchanged is copied as
+ * its saved bytes (checked against their CRC-32), not decoded and encoded again.
+ */
+async function writeNotes(
+  index: VaultIndex,
+  start: (part: Segment['part']) => Promise<SegmentFile>,
+  end: () => Promise<void>,
+): Promise<TableData> {
+  const { notes } = index;
+  const count = notes.size;
+  const table: TableData = {
+    paths: [],
+    file: new Uint32Array(count),
+    offset: new Float64Array(count),
+    length: new Uint32Array(count),
+    crc: new Uint32Array(count),
+    size: new Float64Array(count),
+    mtime: new Float64Array(count),
+    links: savedLinks(index),
+  };
+  let file: SegmentFile | undefined;
+  let segment = -1;
+  let slot = 0;
+  for (const [path, entry] of notes.entriesRaw()) {
+    let bytes = typeof entry === 'number' ? notes.savedBytes(entry) : undefined;
+    const note = typeof entry === 'number' ? undefined : entry;
+    if (!bytes) bytes = Buffer.from(JSON.stringify(note ?? notes.get(path)));
+    if (!file || file.bytes + file.pending >= NOTES_SEGMENT_BYTES) {
+      if (file) await end();
+      file = await start('notes');
+      segment++;
+    }
+    const stat =
+      typeof entry === 'number' ? notes.savedStat(entry) : (note as { size: number; mtimeMs: number });
+    table.paths.push(path);
+    table.file[slot] = segment;
+    table.offset[slot] = file.bytes + file.pending;
+    table.length[slot] = bytes.length;
+    table.crc[slot] = crc32(bytes);
+    table.size[slot] = stat.size;
+    table.mtime[slot] = stat.mtimeMs;
+    await file.write(bytes);
+    await file.write(NEWLINE);
+    slot++;
+  }
+  if (file) await end();
+  return table;
+}
+
+const NEWLINE = Buffer.from('\n');
+
+/**
+ * The link graph's rows over the slots of this save (slots are the notes' order). A graph still
+ * as the cache saved it is copied as it is: no note changed, so no slot moved.
+ */
+function savedLinks(index: VaultIndex): SavedLinks {
+  const { graph, notes } = index;
+  if (graph instanceof SavedLinkGraph && graph.saved) return graph.saved;
+  const slots = new Map<string, number>();
+  for (const path of notes.keys()) slots.set(path, slots.size);
+  const outStart = new Int32Array(notes.size + 1);
+  const targets: number[] = [];
+  let slot = 0;
+  for (const path of notes.keys()) {
+    // A link to a file that is not a note (LinkGraph.addFile) is saved as unresolved; nothing adds such files yet.
+    for (const to of graph.outTargets(path)) targets.push(to === undefined ? -1 : (slots.get(to) ?? -1));
+    outStart[++slot] = targets.length;
+  }
+  return { outStart, outTarget: Int32Array.from(targets) };
 }
 
 /**

@@ -86,6 +86,11 @@ export class LinkGraph {
     return (this.outgoing.get(path) ?? []).map(toEdge);
   }
 
+  /** Where each of the note's links points, in source order (undefined: unresolved); a save keeps these. */
+  outTargets(path: string): Array<string | undefined> {
+    return (this.outgoing.get(path) ?? []).map((edge) => edge.to);
+  }
+
   /** Links resolved to `path` (its own same-note links included), by linking note then offset. */
   backlinks(path: string): Edge[] {
     return [...(this.incoming.get(path) ?? [])].sort(bySource).map(toEdge);
@@ -188,7 +193,7 @@ function dirnameOf(path: string): string {
 }
 
 /** Anchor of the innermost section holding the link; `''` for frontmatter links and links outside any. */
-function sectionOf(note: Note, link: LinkRef): string {
+export function sectionOf(note: Note, link: LinkRef): string {
   if (link.kind === 'frontmatter') return '';
   let best: { anchor: string; start: number; end: number } | undefined;
   for (const section of note.sections) {

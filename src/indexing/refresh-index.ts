@@ -1,5 +1,6 @@
+import { statSync } from 'node:fs';
 import { lstat, realpath, stat } from 'node:fs/promises';
-import { sep } from 'node:path';
+import { join, sep } from 'node:path';
 import { readRegularFileSync } from '../core/regular-file.js';
 import type { Note } from '../core/types.js';
 import type { VaultLayout } from '../vault/layout.js';
@@ -51,7 +52,8 @@ export async function refreshIndex(
   const temps: string[] = [];
   const onTempFile = (abs: string) => temps.push(abs);
   const renamed = await walkVault(root, { ...options, onFolder, onTempFile }, (path, abs, size, mtimeMs) => {
-    const note = index.notes.get(path);
+    // The size and mtime the index holds: a note restored from the cache is not decoded for them.
+    const note = index.notes.statOf(path);
     if (note) known++;
     if (note && note.size === size && note.mtimeMs === mtimeMs) stats.unchanged++;
     else toRead.push({ path, abs, size, mtimeMs });
@@ -144,28 +146,49 @@ async function readInto(
       const hash = hashText(text);
       const known = index.notes.get(file.path);
       if (known && known.hash === hash) {
-        known.mtimeMs = file.mtimeMs;
-        known.size = file.size;
+        index.touch(file.path, file.size, file.mtimeMs);
         stats.unchanged++;
         tally(stats, 'touched', file.path, changed);
         continue;
       }
-      const stat = { size: file.size, mtimeMs: file.mtimeMs };
-      try {
-        const bounded = boundNote(file.path, text, index.limits);
-        // The hash is the file's, so an unchanged file is still recognised as unchanged.
-        const note = boundLinks(parseNote(file.path, bounded.text, stat, hash, index.layout), index.limits);
-        if (bounded.reason)
-          note.truncated = note.truncated ? `${bounded.reason}; ${note.truncated}` : bounded.reason;
-        index.upsert(note);
-      } catch (error) {
-        // Whatever a note holds, indexing goes on: the note is kept by its name, with the reason.
-        index.upsert(unreadableNote(file.path, text, stat, error, index.layout));
-      }
+      index.upsert(noteOf(index, file.path, text, hash, { size: file.size, mtimeMs: file.mtimeMs }));
       tally(stats, known ? 'changed' : 'added', file.path, changed);
     }
   }
   if (toRead.length > 0) onProgress?.(toRead.length, toRead.length);
+}
+
+/** The note a file's text makes, as the index holds it (limits applied); never throws. */
+function noteOf(
+  index: VaultIndex,
+  path: string,
+  text: string,
+  hash: string,
+  stat: { size: number; mtimeMs: number },
+): Note {
+  try {
+    const bounded = boundNote(path, text, index.limits);
+    // The hash is the file's, so an unchanged file is still recognised as unchanged.
+    const note = boundLinks(parseNote(path, bounded.text, stat, hash, index.layout), index.limits);
+    if (bounded.reason)
+      note.truncated = note.truncated ? `${bounded.reason}; ${note.truncated}` : bounded.reason;
+    return note;
+  } catch (error) {
+    // Whatever a note holds, indexing goes on: the note is kept by its name, with the reason.
+    return unreadableNote(path, text, stat, error, index.layout);
+  }
+}
+
+/**
+ * A note read now from its file, as a refresh would index it: what the cache holds for a saved
+ * note whose bytes turned out damaged. A file that cannot be read gives a note of its name only.
+ */
+export function readNoteNow(root: string, path: string, index: VaultIndex): Note {
+  const abs = join(root, path);
+  const text = readOrUndefined(abs) ?? '';
+  const info = statSync(abs, { throwIfNoEntry: false });
+  const stat = { size: info?.size ?? 0, mtimeMs: info?.mtimeMs ?? 0 };
+  return noteOf(index, path, text, hashText(text), stat);
 }
 
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));

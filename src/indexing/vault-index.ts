@@ -5,19 +5,25 @@ import { basenameOf, foldPath } from '../vault/resolve-link.js';
 import type { TemplateSections } from '../vault/template-notes.js';
 import { DEFAULT_LIMITS, type IndexLimits } from './bound-note.js';
 import { LinkGraph } from './link-graph.js';
+import { NoteTable } from './note-table.js';
+import type { Graph } from './saved-links.js';
 import { TextIndex } from './text-index.js';
+import { DECLARED_TRACKERS, Facet, type SavedTrackers, Tally } from './trackers.js';
 
 /**
  * Everything derived from the files, kept together so that one change updates all of it:
  * the parsed notes, the text index over their sections and the link graph.
  */
 export class VaultIndex {
-  readonly notes = new Map<string, Note>();
-  private readonly sectionsById = new Map<string, { note: Note; section: Section }>();
-  /** How many notes share each lower-cased file name, so citations can use the short form when unique */
-  private readonly basenameCounts = new Map<string, number>();
+  /** The notes by path; those restored from the cache are decoded when read (see NoteTable) */
+  readonly notes: NoteTable;
+  /**
+   * How many notes share each lower-cased file name, so citations can use the short form when
+   * unique; counted at the first citation, not at open
+   */
+  private basenameCounts: Map<string, number> | undefined;
   text: TextIndex;
-  graph: LinkGraph;
+  graph: Graph;
   /** Bounds on the work one note may cost (the config's `limits`) */
   limits: IndexLimits = DEFAULT_LIMITS;
   /** Which folders hold which layer (the config's `layout`) */
@@ -36,10 +42,13 @@ export class VaultIndex {
   private readonly views = new Map<string, { version: number; value: unknown }>();
   /** Facets and tallies by name, each told of every change */
   private readonly trackers = new Map<string, Facet | Tally>();
+  /** Trackers the cache saved that no code asked for yet, and the paths changed since they were saved */
+  private savedTrackers: { trackers: SavedTrackers; changed: Set<string> } | undefined;
 
-  constructor(text = new TextIndex(), graph = new LinkGraph()) {
+  constructor(text = new TextIndex(), graph: Graph = new LinkGraph(), notes = new NoteTable()) {
     this.text = text;
     this.graph = graph;
+    this.notes = notes;
   }
 
   /** Adds a note or replaces the version held, in all three structures. */
@@ -47,13 +56,17 @@ export class VaultIndex {
     const previous = this.notes.get(note.path);
     this.version++;
     for (const tracker of this.trackers.values()) tracker.update(note.path, note);
-    if (previous) this.forgetSections(previous);
-    else this.countBasename(note.path, 1);
+    this.savedTrackers?.changed.add(note.path);
+    if (!previous) this.countBasename(note.path, 1);
     this.notes.set(note.path, note);
-    for (const section of note.sections) this.sectionsById.set(section.id, { note, section });
     if (previous) this.text.replace(note, previous);
     else this.text.add(note);
     this.graph.upsert(note);
+  }
+
+  /** A note's file got a new size or mtime and kept its content: remembered without a decode. */
+  touch(path: string, size: number, mtimeMs: number): void {
+    this.notes.touch(path, size, mtimeMs);
   }
 
   /**
@@ -65,11 +78,10 @@ export class VaultIndex {
   }
 
   remove(path: string): boolean {
-    const previous = this.notes.get(path);
-    if (!previous) return false;
+    if (!this.notes.has(path)) return false;
     this.version++;
     for (const tracker of this.trackers.values()) tracker.update(path, undefined);
-    this.forgetSections(previous);
+    this.savedTrackers?.changed.add(path);
     this.countBasename(path, -1);
     this.notes.delete(path);
     this.text.remove(path);
@@ -97,7 +109,7 @@ export class VaultIndex {
    * for a name every time.
    */
   facet(name: string, test: (note: Note) => boolean): { notes: ReadonlyMap<string, Note>; version: number } {
-    return this.track(name, Facet, () => new Facet(test));
+    return this.track(name, Facet, () => new Facet(test, (path) => this.notes.get(path)));
   }
 
   /**
@@ -119,9 +131,37 @@ export class VaultIndex {
     if (known instanceof kind) return known;
     if (known !== undefined) throw new Error(`"${name}" is already tracked as another kind`);
     const tracker = make();
-    for (const note of this.notes.values()) tracker.update(note.path, note);
+    const saved = this.savedTrackers?.trackers[name];
+    if (saved && saved.kind === (tracker instanceof Facet ? 'facet' : 'tally')) {
+      // Restored as the cache saved it, then told of the notes changed since.
+      (tracker as { restore(saved: unknown): void }).restore(saved);
+      for (const path of this.savedTrackers?.changed ?? []) tracker.update(path, this.notes.get(path));
+    } else {
+      for (const [path, note] of this.notes) tracker.update(path, note);
+    }
     this.trackers.set(name, tracker);
     return tracker;
+  }
+
+  /**
+   * The trackers as a save keeps them: every one asked for or declared (see trackers.ts), and
+   * those restored that no code asked for yet while no note changed since.
+   */
+  saveTrackers(): SavedTrackers {
+    for (const [name, declared] of DECLARED_TRACKERS) {
+      if (declared.kind === 'facet') this.facet(name, declared.test);
+      else this.tally(name, declared.keysOf);
+    }
+    const out: SavedTrackers = {};
+    const pending = this.savedTrackers;
+    if (pending && pending.changed.size === 0) Object.assign(out, pending.trackers);
+    for (const [name, tracker] of this.trackers) out[name] = tracker.save();
+    return out;
+  }
+
+  /** Closes the cache files the saved notes are read from. */
+  close(): void {
+    this.notes.close();
   }
 
   /**
@@ -138,8 +178,15 @@ export class VaultIndex {
     return value;
   }
 
+  /** The section of that id (`path#anchor`) and its note. */
   section(id: string): { note: Note; section: Section } | undefined {
-    return this.sectionsById.get(id);
+    // A path may hold `#` itself: each split is tried, shortest path first.
+    for (let hash = id.indexOf('#'); hash !== -1; hash = id.indexOf('#', hash + 1)) {
+      const note = this.notes.get(id.slice(0, hash));
+      const section = note ? sectionsOf(note).get(id) : undefined;
+      if (note && section) return { note, section };
+    }
+    return undefined;
   }
 
   /** Finds a section of `path` by anchor (`''`, heading text or `^id`); falls back to the first section. */
@@ -167,85 +214,50 @@ export class VaultIndex {
     const full = path.replace(/\.md$/i, '');
     const base = nameKey(path);
     // A note about to be created counts too: its name must not clash with an existing one.
-    const count = (this.basenameCounts.get(base) ?? 0) + (this.notes.has(path) ? 0 : 1);
+    const count = (this.counts().get(base) ?? 0) + (this.notes.has(path) ? 0 : 1);
     return count > 1 ? full : full.slice(full.lastIndexOf('/') + 1);
   }
 
-  private countBasename(path: string, delta: number): void {
-    const base = nameKey(path);
-    const next = (this.basenameCounts.get(base) ?? 0) + delta;
-    if (next > 0) this.basenameCounts.set(base, next);
-    else this.basenameCounts.delete(base);
+  private counts(): Map<string, number> {
+    if (!this.basenameCounts) {
+      this.basenameCounts = new Map();
+      for (const path of this.notes.keys()) this.countBasename(path, 1);
+    }
+    return this.basenameCounts;
   }
 
-  private forgetSections(note: Note): void {
-    for (const section of note.sections) this.sectionsById.delete(section.id);
+  private countBasename(path: string, delta: number): void {
+    const counts = this.basenameCounts;
+    if (!counts) return;
+    const base = nameKey(path);
+    const next = (counts.get(base) ?? 0) + delta;
+    if (next > 0) counts.set(base, next);
+    else counts.delete(base);
   }
 
   /**
-   * An index over notes and a text index restored from the `.mem/` cache. The graph is rebuilt
-   * from the notes: cheap, and one less thing to keep in sync.
+   * An index restored from the `.mem/` cache: its notes (held as saved slots), text index, link
+   * graph and the trackers it saved. Nothing is built per note.
    */
-  static restore(notes: Note[], text: TextIndex): VaultIndex {
-    const index = new VaultIndex(text, LinkGraph.fromNotes(notes));
-    for (const note of notes) {
-      index.notes.set(note.path, note);
-      index.countBasename(note.path, 1);
-      for (const section of note.sections) index.sectionsById.set(section.id, { note, section });
-    }
+  static restore(notes: NoteTable, text: TextIndex, graph: Graph, trackers: SavedTrackers): VaultIndex {
+    const index = new VaultIndex(text, graph, notes);
+    index.savedTrackers = { trackers, changed: new Set() };
     return index;
   }
 }
 
-/** The notes one test holds for (see VaultIndex.facet). */
-class Facet {
-  readonly notes = new Map<string, Note>();
-  version = 0;
+/** A note's sections by id, made once per note object. */
+const sectionMaps = new WeakMap<Note, Map<string, Section>>();
 
-  constructor(private readonly test: (note: Note) => boolean) {}
-
-  /** `note` is the note now at `path`, or undefined when it was removed. */
-  update(path: string, note: Note | undefined): void {
-    const member = note !== undefined && this.test(note);
-    if (member) this.notes.set(path, note);
-    else if (!this.notes.delete(path)) return;
-    this.version++;
+function sectionsOf(note: Note): Map<string, Section> {
+  let map = sectionMaps.get(note);
+  if (!map) {
+    map = new Map();
+    // The last of a repeated id, as the map of every section kept it before.
+    for (const section of note.sections) map.set(section.id, section);
+    sectionMaps.set(note, map);
   }
-}
-
-/** The keys of all notes, counted (see VaultIndex.tally). */
-class Tally {
-  readonly keys = new Map<string, number>();
-  version = 0;
-  private readonly byPath = new Map<string, string[]>();
-
-  constructor(private readonly keysOf: (note: Note) => Iterable<string>) {}
-
-  update(path: string, note: Note | undefined): void {
-    const before = new Set(this.byPath.get(path));
-    const after = new Set(note === undefined ? [] : this.keysOf(note));
-    // A key the note gave before and gives still keeps its count; the version moves when a key
-    // comes or goes, not when a note's keys stayed the same.
-    let changed = false;
-    for (const key of before) {
-      if (after.has(key)) continue;
-      const count = (this.keys.get(key) as number) - 1;
-      if (count > 0) this.keys.set(key, count);
-      else {
-        this.keys.delete(key);
-        changed = true;
-      }
-    }
-    for (const key of after) {
-      if (before.has(key)) continue;
-      const count = (this.keys.get(key) ?? 0) + 1;
-      this.keys.set(key, count);
-      if (count === 1) changed = true;
-    }
-    if (after.size > 0) this.byPath.set(path, [...after]);
-    else this.byPath.delete(path);
-    if (changed) this.version++;
-  }
+  return map;
 }
 
 /** File names compare as link resolution compares them (NFC, case-insensitive). */

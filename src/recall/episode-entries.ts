@@ -1,4 +1,5 @@
 import type { Note, Section } from '../core/types.js';
+import { declareFacet } from '../indexing/trackers.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { isJournalSection } from '../vault/journal-items.js';
 
@@ -19,6 +20,8 @@ function byWhen(a: { note: Note; section: Section }, b: { note: Note; section: S
 }
 
 const isEpisode = (note: Note) => note.layer === 'episodes';
+// Declared so that a save keeps it and an open restores it instead of scanning every note.
+declareFacet('episodes', isEpisode);
 
 /**
  * An entry of a day: one of mem's (a dated block with its `^id`), or a section of the person's

@@ -1,5 +1,6 @@
 import type { Note } from '../core/types.js';
 import { processTerm, tokenize } from '../indexing/tokenize.js';
+import { declareTally } from '../indexing/trackers.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -17,6 +18,8 @@ function* speakersOf(note: Note): Iterable<string> {
     if (name) yield name.toLowerCase();
   }
 }
+// Declared so that a save keeps it and an open restores it instead of scanning every note.
+declareTally('speakers', speakersOf);
 
 /**
  * Every speaker of an episode entry, longest name first (so `Mei Lin` is read before `Mei`): kept

@@ -42,7 +42,9 @@ async function cachedPaths(root: string): Promise<string[]> {
   const paths: string[] = [];
   for (const segment of manifest.segments.filter((s) => s.part === 'notes')) {
     const file = join(root, '.mem', 'index', manifest.generation, segment.file);
-    for (const note of JSON.parse(await readFile(file, 'utf8'))) paths.push(note.path);
+    // One note's JSON a line.
+    for (const line of (await readFile(file, 'utf8')).split('\n'))
+      if (line) paths.push(JSON.parse(line).path);
   }
   return paths.sort();
 }
@@ -75,24 +77,28 @@ describe('index cache', () => {
     await loaded.close();
   });
 
-  it('a notes segment that is not one note a line is damaged: rebuilt, not trusted', async () => {
+  it('a saved note whose bytes changed (the notes file whole, its manifest entry agreeing) is read from its file, not trusted', async () => {
     const root = await makeVault(FILES);
-    await (await openVault({ path: root })).close();
+    const built = await openVault({ path: root });
+    const expected = built.note('profile/places/Shanghai.md');
+    await built.close();
     const file = await segmentFile(root, 'notes');
     const text = await readFile(file, 'utf8');
-    // The same bytes' length and a matching CRC, but the notes no longer one per line.
-    const joined = Buffer.from(text.replace(',\n', ', '));
-    await writeFile(file, joined);
+    // Same length, and the manifest's size and CRC of the file made to agree: only the note's own
+    // CRC-32 in the table can tell.
+    const changed = Buffer.from(text.replace('lighthouse', 'lightHOUSE'));
+    expect(changed.equals(Buffer.from(text))).toBe(false);
+    await writeFile(file, changed);
     const manifest = await readManifest(root);
     const segment = manifest.segments.find((s) => s.part === 'notes');
     if (!segment) throw new Error('no notes segment');
-    segment.crc = crc32(joined);
+    segment.crc = crc32(changed);
     await writeFile(join(root, MANIFEST), JSON.stringify(manifest));
     const notices: string[] = [];
     const vault = await openVault({ path: root, onNotice: (message) => notices.push(message) });
-    expect(notices.join('\n')).toMatch(/damaged/);
-    expect(vault.paths()).toEqual(Object.keys(FILES).sort());
-    expect(vault.lastRefresh.added).toBe(Object.keys(FILES).length);
+    expect(vault.lastRefresh.unchanged).toBe(Object.keys(FILES).length);
+    expect(vault.note('profile/places/Shanghai.md')).toEqual(expected);
+    expect(notices.join('\n')).toMatch(/profile\/places\/Shanghai\.md.*damaged/);
     await vault.close();
   });
 
@@ -102,7 +108,7 @@ describe('index cache', () => {
     expect(vault.lastRefresh).toEqual({ added: 3, changed: 0, removed: 0, unchanged: 0, touched: 0 });
     const manifest = await readManifest(root);
     expect(manifest.schema).toBe(CACHE_SCHEMA);
-    expect(manifest.segments.map((s) => s.part)).toEqual(['notes', 'docs', 'terms']);
+    expect(manifest.segments.map((s) => s.part)).toEqual(['notes', 'table', 'trackers', 'docs', 'terms']);
     expect(await readdir(join(root, '.mem', 'index'))).toEqual([manifest.generation, 'manifest.json']);
     expect(await cachedPaths(root)).toEqual([
       'episodes/daily/2026-11-21.md',

@@ -1,0 +1,248 @@
+import { closeSync, readSync } from 'node:fs';
+import { crc32 } from 'node:zlib';
+import type { Note } from '../core/types.js';
+
+/**
+ * The saved notes of a cache generation, as the cache file's table gives them: for each slot (a
+ * note, in the order saved) which notes file holds its JSON, at which offset, how many bytes and
+ * their CRC-32, and the note's size and mtime (a refresh compares them without decoding the note).
+ * Typed arrays and one string per path: nothing else is built per note at open.
+ */
+export interface SavedNotes {
+  /** Open descriptors of the generation's notes files; held until close() */
+  fds: number[];
+  paths: string[];
+  file: Uint32Array;
+  offset: Float64Array;
+  length: Uint32Array;
+  crc: Uint32Array;
+  size: Float64Array;
+  mtime: Float64Array;
+}
+
+/** What the table holds for a path: the note itself (changed since the save), or its saved slot. */
+export type NoteEntry = Note | number;
+
+/** Default bound of the decoded saved notes kept between reads, in bytes of their JSON */
+export const DEFAULT_DECODED_BYTES = 16 << 20;
+
+/**
+ * The vault's notes by path, in the order they were first indexed. A note read from the files (or
+ * changed since the cache was saved) is held whole; a note restored from the cache is held as its
+ * slot in the saved table and decoded from its notes file when asked for, through a cache bounded
+ * by `decodedBytes`: opening a vault builds no object per note, and a query decodes the few notes it
+ * touches. Iterating `values()` decodes every saved note, one at a time; whole-vault scans are for
+ * rare paths (doctor, reflection) or are kept as facets and tallies (see VaultIndex).
+ */
+export class NoteTable implements ReadonlyMap<string, Note> {
+  private readonly held = new Map<string, NoteEntry>();
+  private saved: SavedNotes | undefined;
+  /** Decoded saved notes, least recently used first */
+  private readonly decoded = new Map<number, Note>();
+  /** Saved notes whose bytes were damaged, read again from their files */
+  private readonly repaired = new Map<number, Note>();
+  private decodedTotal = 0;
+  private scratch = Buffer.alloc(0);
+  /** Bytes of JSON whose decoded notes are kept between reads */
+  decodedBytes = DEFAULT_DECODED_BYTES;
+  /**
+   * Reads a note again from the vault when its saved bytes are damaged (the CRC-32 differs, or
+   * they do not parse to the note of that path): a damaged cache is never trusted.
+   */
+  reread: ((path: string) => Note) | undefined;
+  /** Told once when a saved note was damaged and was read from its file instead */
+  onDamaged: ((path: string) => void) | undefined;
+
+  /** A table over the saved notes of a cache generation, every note held as its slot. */
+  static over(saved: SavedNotes): NoteTable {
+    const table = new NoteTable();
+    table.saved = saved;
+    // A table dropped without close() (a vault never closed) still gives its files back.
+    closeWhenCollected.register(table, saved.fds, table);
+    for (let slot = 0; slot < saved.paths.length; slot++) table.held.set(saved.paths[slot] as string, slot);
+    return table;
+  }
+
+  get size(): number {
+    return this.held.size;
+  }
+
+  get [Symbol.toStringTag](): string {
+    return 'NoteTable';
+  }
+
+  has(path: string): boolean {
+    return this.held.has(path);
+  }
+
+  get(path: string): Note | undefined {
+    const entry = this.held.get(path);
+    return typeof entry === 'number' ? this.decode(entry) : entry;
+  }
+
+  /** The note held as it is or its saved slot: unchanged while the note is, so it tells an edit without a decode. */
+  entry(path: string): NoteEntry | undefined {
+    return this.held.get(path);
+  }
+
+  set(path: string, note: Note): void {
+    this.held.set(path, note);
+  }
+
+  delete(path: string): boolean {
+    return this.held.delete(path);
+  }
+
+  keys(): MapIterator<string> {
+    return this.held.keys();
+  }
+
+  *values(): MapIterator<Note> {
+    for (const entry of this.held.values()) yield typeof entry === 'number' ? this.decode(entry) : entry;
+  }
+
+  entries(): MapIterator<[string, Note]> {
+    return this.pairs() as unknown as MapIterator<[string, Note]>;
+  }
+
+  private *pairs(): Generator<[string, Note]> {
+    for (const [path, entry] of this.held) {
+      yield [path, typeof entry === 'number' ? this.decode(entry) : entry];
+    }
+  }
+
+  entriesRaw(): MapIterator<[string, NoteEntry]> {
+    return this.held.entries();
+  }
+
+  [Symbol.iterator](): MapIterator<[string, Note]> {
+    return this.entries();
+  }
+
+  forEach(callback: (value: Note, key: string, map: ReadonlyMap<string, Note>) => void): void {
+    for (const [path, note] of this.pairs()) callback(note, path, this);
+  }
+
+  /** Size and mtime of the indexed version, without decoding a saved note. */
+  statOf(path: string): { size: number; mtimeMs: number } | undefined {
+    const entry = this.held.get(path);
+    if (entry === undefined) return undefined;
+    if (typeof entry !== 'number') return { size: entry.size, mtimeMs: entry.mtimeMs };
+    const saved = this.saved as SavedNotes;
+    return { size: saved.size[entry] as number, mtimeMs: saved.mtime[entry] as number };
+  }
+
+  /** A file whose content is as indexed got a new size or mtime (a touch, a copy): remembered without a decode. */
+  touch(path: string, size: number, mtimeMs: number): void {
+    const entry = this.held.get(path);
+    if (entry === undefined) return;
+    const note = typeof entry === 'number' ? (this.repaired.get(entry) ?? this.decoded.get(entry)) : entry;
+    if (note) {
+      note.size = size;
+      note.mtimeMs = mtimeMs;
+    }
+    if (typeof entry === 'number') {
+      const saved = this.saved as SavedNotes;
+      saved.size[entry] = size;
+      saved.mtime[entry] = mtimeMs;
+    }
+  }
+
+  /**
+   * The saved JSON of a slot, checked against its CRC-32 (the notes file is read, nothing is
+   * decoded); undefined when it is damaged. A save copies unchanged notes this way.
+   */
+  savedBytes(slot: number): Buffer | undefined {
+    if (this.repaired.has(slot)) return undefined;
+    const saved = this.saved as SavedNotes;
+    const length = saved.length[slot] as number;
+    const bytes = Buffer.allocUnsafe(length);
+    const fd = saved.fds[saved.file[slot] as number];
+    if (fd === undefined || readSync(fd, bytes, 0, length, saved.offset[slot] as number) !== length)
+      return undefined;
+    return crc32(bytes) === saved.crc[slot] ? bytes : undefined;
+  }
+
+  /** Size and mtime of a slot as the table has them now (touches included). */
+  savedStat(slot: number): { size: number; mtimeMs: number } {
+    const saved = this.saved as SavedNotes;
+    return { size: saved.size[slot] as number, mtimeMs: saved.mtime[slot] as number };
+  }
+
+  /** Closes the notes files; saved notes cannot be decoded after. */
+  close(): void {
+    const saved = this.saved;
+    if (!saved) return;
+    closeWhenCollected.unregister(this);
+    closeAll(saved.fds);
+  }
+
+  private decode(slot: number): Note {
+    const repaired = this.repaired.get(slot);
+    if (repaired) return repaired;
+    const cached = this.decoded.get(slot);
+    if (cached) {
+      // Most recently used last.
+      this.decoded.delete(slot);
+      this.decoded.set(slot, cached);
+      return cached;
+    }
+    const saved = this.saved as SavedNotes;
+    const path = saved.paths[slot] as string;
+    const length = saved.length[slot] as number;
+    let note = this.parse(slot, path, length);
+    if (note === undefined) {
+      if (!this.reread)
+        throw new Error(`the index cache holds a damaged note (${path}) and no way to read it`);
+      if (saved.fds.length > 0) this.onDamaged?.(path);
+      note = this.reread(path);
+      // Read from the file: held whole from now on, the damaged bytes never read again.
+      this.repaired.set(slot, note);
+      return note;
+    }
+    note.size = saved.size[slot] as number;
+    note.mtimeMs = saved.mtime[slot] as number;
+    this.decoded.set(slot, note);
+    this.decodedTotal += length;
+    for (const [old] of this.decoded) {
+      if (this.decodedTotal <= this.decodedBytes || old === slot) break;
+      this.decoded.delete(old);
+      this.decodedTotal -= saved.length[old] as number;
+    }
+    return note;
+  }
+
+  /** The note saved in a slot, or undefined when its bytes are not what was saved. */
+  private parse(slot: number, path: string, length: number): Note | undefined {
+    const saved = this.saved as SavedNotes;
+    if (this.scratch.length < length) this.scratch = Buffer.allocUnsafe(Math.max(length, 64 * 1024));
+    const fd = saved.fds[saved.file[slot] as number];
+    // Closed (a read after the vault closed): the note is read from its file instead.
+    if (fd === undefined) return undefined;
+    let read: number;
+    try {
+      read = readSync(fd, this.scratch, 0, length, saved.offset[slot] as number);
+    } catch {
+      return undefined;
+    }
+    if (read !== length || crc32(this.scratch.subarray(0, length)) !== saved.crc[slot]) return undefined;
+    try {
+      const note = JSON.parse(this.scratch.toString('utf8', 0, length)) as Note;
+      return note !== null && typeof note === 'object' && note.path === path ? note : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+function closeAll(fds: number[]): void {
+  for (const fd of fds.splice(0)) {
+    try {
+      closeSync(fd);
+    } catch {
+      // Already closed: nothing to release.
+    }
+  }
+}
+
+const closeWhenCollected = new FinalizationRegistry<number[]>(closeAll);
