@@ -16,21 +16,18 @@ const FILES = {
 };
 const QUERIES = ['lighthouse', '上海', 'Mochi cat', 'Rain'];
 const INDEX = join('.mem', 'index');
+const NOW = new Date('2026-11-22T10:00:00Z');
 
 /** Everything a vault answers that the cache holds: every note, its links both ways, recall. */
 async function answers(root: string, notices: string[]): Promise<string> {
-  const vault = await openVault({
-    path: root,
-    onNotice: (m) => notices.push(m),
-    now: new Date('2026-11-22T10:00:00Z'),
-  });
+  const vault = await openVault({ path: root, onNotice: (m) => notices.push(m) });
   try {
     const paths = vault.paths();
     return JSON.stringify({
       paths,
       notes: paths.map((path) => vault.note(path)),
       links: paths.map((path) => [vault.links(path), vault.backlinks(path)]),
-      recall: QUERIES.map((q) => vault.recall(q).hits.map((hit) => [hit.id, hit.score])),
+      recall: QUERIES.map((q) => vault.recall(q, { now: NOW }).hits.map((hit) => [hit.id, hit.score])),
     });
   } finally {
     await vault.close();
