@@ -11,6 +11,8 @@ import { dueCommitments } from './commitments.js';
 import { type Encoding, getTokenizer } from './count-tokens.js';
 import { assemble, type Candidate, type CompiledSection, type Filled, fill } from './fill-section.js';
 import { capsuleOf, type FoldedRollup, foldRollups } from './fold-rollups.js';
+import { listItems, termWeights } from './list-items.js';
+import { asksForSeveral } from './list-question.js';
 import { NearDuplicates } from './near-duplicates.js';
 
 export type { CompiledItem, CompiledSection } from './fill-section.js';
@@ -72,6 +74,8 @@ export const MIN_BUDGET = 64;
 const HISTORY_TURNS = 2;
 /** Recalled candidates per token of budget (at least 40): a short entry costs about 25 tokens. */
 const TOKENS_PER_CANDIDATE = 25;
+/** The same for a question that asks for several things: its entries are cut to one sentence. */
+const TOKENS_PER_LIST_CANDIDATE = 12;
 /**
  * The recent share when no conversation history comes with the message: then the message is a
  * question asked on its own (a tool call, a search), and the newest entries rarely answer it.
@@ -211,8 +215,11 @@ export function compile(
   // after personaPaths, so a question about older commitments can still recall the note itself.
   const due = commitmentsCandidate(index, today, config.commitments.windowDays);
   if (due) user.splice(user[0]?.path === userNotePath(index.layout) ? 1 : 0, 0, due);
+  // "What hobbies does she have", "去过哪些地方": the answer is many entries, one sentence each.
+  const several = asksForSeveral(options.message);
+  const perCandidate = several ? TOKENS_PER_LIST_CANDIDATE : TOKENS_PER_CANDIDATE;
   const hits = recall(index, config, words, {
-    k: Math.max(40, Math.ceil(budget / TOKENS_PER_CANDIDATE)),
+    k: Math.max(40, Math.ceil(budget / perCandidate)),
     now,
     range: range ? { from: range.from, to: range.to } : undefined,
     rangeMode: range?.mode,
@@ -220,10 +227,11 @@ export function compile(
     context: true,
     ...(semantic ? { semantic } : {}),
   });
-  const relevant = hits
+  const recalled = hits
     .filter((h) => !personaPaths.has(h.path))
     .map((h) => hitCandidate(index, h))
     .filter((c): c is Candidate => c !== undefined);
+  const relevant = several ? listItems(recalled, termWeights(index, words)) : recalled;
   // Working memory: the newest raw entries, and before them the rollups that stand in for the
   // days before (picked after the entries, shown first). The newest rollup is shown whole; older
   // ones by their capsule line, so a year of rollups fits in the recent share.

@@ -46,6 +46,22 @@ function sentenceEnds(text: string): number[] {
   return ends;
 }
 
+/**
+ * The sentences of `text` as [start, end) offsets, in order, leading whitespace left out: split
+ * where sentenceEnds() would cut. A text with no sentence end is one span.
+ */
+export function sentenceSpans(text: string): Array<[number, number]> {
+  const ends = [...new Set(sentenceEnds(text))].sort((a, b) => a - b);
+  const spans: Array<[number, number]> = [];
+  let start = 0;
+  for (const end of [...ends, text.length]) {
+    while (start < end && /\s/.test(text[start] ?? '')) start++;
+    if (end > start) spans.push([start, end]);
+    start = Math.max(start, end);
+  }
+  return spans;
+}
+
 /** Ends of words: before whitespace, and between words where Chinese or Japanese text is involved. */
 function wordEnds(text: string): number[] {
   const ends = [...text.matchAll(/\S(?=\s)/gu)].map((match) => match.index + match[0].length);
