@@ -66,18 +66,24 @@ export const companionRoutes: Route[] = [
     method: 'GET',
     path: '/memory/health',
     handle: async (request, context) => {
+      // A draining server fails the router's health check, so the router sends its users elsewhere.
+      const moves = context.source.moves?.state();
       // Background reflection of the vault the ids name (never loads or waits on a model).
       const { value: status } = await readVault(
         { ...context, deadlineMs: 0 },
         idsOf(request),
         (vault) => ({ reflect: vault.reflectStatus(), embeddings: vault.embeddingsHealth() }),
         () => undefined,
+        false,
+        // Never fetched from its remote for a health check: the router checks every second.
+        { local: true },
       );
       return {
-        status: 200,
+        status: moves?.draining ? 503 : 200,
         body: {
-          status: 'ok',
+          status: moves?.draining ? 'draining' : 'ok',
           mode: context.source.mode,
+          ...(moves ? { away: moves.away.length } : {}),
           ...(await context.source.health()),
           ...(status?.reflect ? { reflect: status.reflect } : {}),
           ...(status?.embeddings ? { embeddings: status.embeddings } : {}),

@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { MemError, type MemErrorCode } from '../index.js';
+import { clusterRoutes } from './cluster-routes.js';
 import { companionRoutes } from './companion.js';
 import { hidePaths } from './hide-paths.js';
 import { isPageAsset, PAGE_SECURITY_HEADERS, pageAsset } from './page-assets.js';
@@ -10,6 +11,7 @@ import { describeHolder, portHolder } from './port-holder.js';
 import type { ReadPool } from './read-pool.js';
 import { requestGuard } from './request-guard.js';
 import { apiRoutes, HttpError, type Reply, type Route, type RouteContext } from './routes.js';
+import { VaultAway } from './vault-moves.js';
 import type { VaultSource } from './vault-pool.js';
 
 export interface ServeHttpOptions {
@@ -35,6 +37,14 @@ export interface ServeHttpOptions {
   routes?: Route[];
   /** Read workers (`mem serve --workers`): reads are answered there when one is free */
   reads?: ReadPool;
+  /**
+   * Addresses a router connects from (`--router`): a request from one was sent on by the router,
+   * and its Host may also be one of `routerHosts`, the names clients reach the router by. A
+   * request from anywhere else is held to the server's own names as before.
+   */
+  routers?: readonly string[];
+  /** Names (`host[:port]`) of the router, accepted as Host only from `routers` (`--router-host`) */
+  routerHosts?: readonly string[];
 }
 
 export interface HttpServer {
@@ -47,7 +57,7 @@ export interface HttpServer {
 }
 
 /** Every endpoint of the API, the companion contract and the web page (a read worker answers the same ones) */
-export const standardRoutes: Route[] = [...apiRoutes, ...companionRoutes, ...pageRoutes];
+export const standardRoutes: Route[] = [...apiRoutes, ...companionRoutes, ...pageRoutes, ...clusterRoutes];
 
 const STATUS: Partial<Record<MemErrorCode, number>> = {
   USAGE: 400,
@@ -68,6 +78,12 @@ const STATUS: Partial<Record<MemErrorCode, number>> = {
  * not the client's (500) also go to `onError`.
  */
 export function errorReply(error: unknown, onError: (error: unknown) => void): Reply {
+  if (error instanceof VaultAway)
+    return {
+      status: 503,
+      body: { error: error.message, code: 'MOVED' },
+      headers: { 'retry-after': '0', 'x-mem-vault': 'away' },
+    };
   if (error instanceof HttpError) {
     const headers: Record<string, string> =
       error.status === 401
@@ -111,6 +127,13 @@ export function isLoopback(host: string): boolean {
   const h = host.replace(/^\[|\]$/g, '').toLowerCase();
   return h === 'localhost' || h === '::1' || /^(::ffff:)?127\.\d+\.\d+\.\d+$/.test(h);
 }
+
+/** `::ffff:127.0.0.2` → `127.0.0.2`: a peer address as `--router` names it. */
+const plainAddress = (address: string | undefined) => (address ?? '').replace(/^::ffff:/i, '').toLowerCase();
+
+/** A header's bytes as UTF-8 (Node reads header bytes as Latin-1): a router forwards ids as it read them. */
+const utf8Header = (value: string | string[] | undefined) =>
+  typeof value === 'string' ? Buffer.from(value, 'latin1').toString('utf8') : undefined;
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
 
@@ -206,7 +229,10 @@ export async function serveHttp(options: ServeHttpOptions): Promise<HttpServer> 
   };
   const routes = [...standardRoutes, ...(options.routes ?? [])];
   // Set once the server listens: the Host a request must name holds the port it got.
-  let guard: ReturnType<typeof requestGuard> | undefined;
+  let directGuard: ReturnType<typeof requestGuard> | undefined;
+  // The same checks for requests a router sent on, with the router's names allowed besides.
+  let routedGuard: ReturnType<typeof requestGuard> | undefined;
+  const routers = new Set((options.routers ?? []).map(plainAddress));
   /** Every reply leaves here: an error never shows where the vault or the home folder is. */
   const reply = (
     response: ServerResponse,
@@ -224,9 +250,11 @@ export async function serveHttp(options: ServeHttpOptions): Promise<HttpServer> 
   const server = createServer((request, response) => {
     // The CORS headers of a request from an allowed other origin: its errors are readable too.
     let allowed: Record<string, string> = {};
+    const viaRouter = routers.has(plainAddress(request.socket.remoteAddress));
     void (async () => {
       const method = request.method ?? 'GET';
       const [rawPath = '/', search = ''] = (request.url ?? '/').split(/\?(.*)/s);
+      const guard = viaRouter ? routedGuard : directGuard;
       if (!guard) throw new HttpError(503, 'the server is starting');
       // Before the token: a page the user has open learns nothing, not even that a token is asked.
       if (method === 'OPTIONS') {
@@ -254,7 +282,14 @@ export async function serveHttp(options: ServeHttpOptions): Promise<HttpServer> 
       // The raw path, not a URL object's: that would fold `..` away before we could refuse it.
       const { route, rest } = findRoute(routes, method, rawPath);
       const body = route.method === 'POST' ? await readBody(request, maxBodyBytes) : {};
-      const asked = { method, rest, query: new URLSearchParams(search), body };
+      const vaultHeader = utf8Header(request.headers['x-vault-id']);
+      const asked = {
+        method,
+        rest,
+        query: new URLSearchParams(search),
+        body,
+        ...(vaultHeader !== undefined ? { vaultHeader } : {}),
+      };
       const here = () => route.handle(asked, context);
       const answer =
         route.reads && options.reads
@@ -263,7 +298,11 @@ export async function serveHttp(options: ServeHttpOptions): Promise<HttpServer> 
       reply(response, answer, allowed);
     })().catch((error: unknown) => {
       if (response.headersSent) return;
-      reply(response, errorReply(error, onError), allowed);
+      const answer = errorReply(error, onError);
+      // Behind a router, 503 means "not here, try the next server" (VaultAway) and nothing else:
+      // a vault busy here must not be served by a second server meanwhile.
+      if (viaRouter && answer.status === 503 && !(error instanceof VaultAway)) answer.status = 500;
+      reply(response, answer, allowed);
     });
   });
 
@@ -277,11 +316,18 @@ export async function serveHttp(options: ServeHttpOptions): Promise<HttpServer> 
     });
   });
   const address = server.address() as AddressInfo;
-  guard = requestGuard({
+  const guardOptions = {
     port: address.port,
     bound: address.address,
-    ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
     ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
+  };
+  routedGuard = requestGuard({
+    ...guardOptions,
+    allowedHosts: [...(options.allowedHosts ?? []), ...(options.routerHosts ?? [])],
+  });
+  directGuard = requestGuard({
+    ...guardOptions,
+    ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
   });
   const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {

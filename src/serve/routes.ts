@@ -9,7 +9,7 @@ import {
   type Vault,
 } from '../index.js';
 import { compileBody, KINDS, recallBody, rememberBody } from './request-bodies.js';
-import { parseVaultId, type VaultIds, type VaultSource } from './vault-pool.js';
+import { parseVaultId, type UseOptions, type VaultIds, type VaultSource } from './vault-pool.js';
 
 /** A request refused with this status and message, as `{"error": message}`. */
 export class HttpError extends Error {
@@ -27,6 +27,12 @@ export interface ApiRequest {
   query: URLSearchParams;
   /** The JSON body of a POST (always an object) */
   body: Record<string, unknown>;
+  /**
+   * `X-Vault-Id` (`<agent>/<user>`), when the request has one: the vault a router placed it by.
+   * It must name the vault the body or query names (else 400), so a router that read the body
+   * differently (a duplicate key, an escape) never sends a vault's requests to two servers.
+   */
+  vaultHeader?: string;
 }
 
 export interface Reply {
@@ -79,10 +85,17 @@ export function parseBody<Schema extends z.ZodType>(
 /** `agent_id` and `user_id` from the body, else the query string; `default` when absent. */
 export function idsOf(request: ApiRequest): VaultIds {
   const pick = (key: string) => request.body[key] ?? request.query.get(key) ?? undefined;
-  return {
+  const ids = {
     agentId: parseVaultId(pick('agent_id'), 'agent_id'),
     userId: parseVaultId(pick('user_id'), 'user_id'),
   };
+  const named = `${ids.agentId}/${ids.userId}`;
+  if (request.vaultHeader !== undefined && request.vaultHeader !== named)
+    throw new HttpError(
+      400,
+      `X-Vault-Id ${JSON.stringify(request.vaultHeader)} does not name the vault of this request's agent_id and user_id (${JSON.stringify(named)}); send ids in one form (NFC, no escapes) and the header, if you set it, to match`,
+    );
+  return ids;
 }
 
 /**
@@ -116,14 +129,20 @@ export function readVault<T>(
   read: (vault: Vault) => T | Promise<T>,
   empty: () => T,
   fresh = false,
+  how: UseOptions = {},
 ): Promise<{ value: T; partial: boolean }> {
-  return context.source.use(ids, false, async (vault) => {
-    if (!vault) return { value: empty(), partial: false };
-    // Fresh: every note is looked at now, as a new process would, rather than trusting the watcher.
-    if (fresh) await vault.refresh();
-    const idle = await vault.whenIdle(context.deadlineMs);
-    return { value: await read(vault), partial: !idle };
-  });
+  return context.source.use(
+    ids,
+    false,
+    async (vault) => {
+      if (!vault) return { value: empty(), partial: false };
+      // Fresh: every note is looked at now, as a new process would, rather than trusting the watcher.
+      if (fresh) await vault.refresh();
+      const idle = await vault.whenIdle(context.deadlineMs);
+      return { value: await read(vault), partial: !idle };
+    },
+    how,
+  );
 }
 
 const withPartial = <T extends object>(value: T, partial: boolean) =>
@@ -268,6 +287,9 @@ export const apiRoutes: Route[] = [
           };
         },
         () => ({ notes: 0 }),
+        false,
+        // A health check never fetches a vault from its remote.
+        { local: true },
       );
       const readers = context.readers?.();
       return { status: 200, body: { status: 'ok', ...value, ...(readers ? { readers } : {}) } };

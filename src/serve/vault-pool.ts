@@ -1,4 +1,4 @@
-import { mkdir, stat } from 'node:fs/promises';
+import { mkdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   CONFIG_FILE,
@@ -9,6 +9,8 @@ import {
   type WatchVaultOptions,
   type WriterHealth,
 } from '../index.js';
+import { idsOfKey, releaseAll, VaultAway, type VaultMoves } from './vault-moves.js';
+import { fetchVault, pushFirst, type RemoteOptions, vaultsWithWork } from './vault-remote.js';
 import { checkSettings, readTemplate, type VaultSettings, withSettings } from './vault-template.js';
 
 /** Whose memory a request is about; both default to `default`. */
@@ -25,7 +27,12 @@ export interface VaultSource {
    * Runs `fn` with the vault for `ids`, kept loaded while `fn` runs. A vault that does not exist
    * is created first when `create` is true, else `fn` gets `undefined`.
    */
-  use<T>(ids: VaultIds, create: boolean, fn: (vault: Vault | undefined) => Promise<T> | T): Promise<T>;
+  use<T>(
+    ids: VaultIds,
+    create: boolean,
+    fn: (vault: Vault | undefined) => Promise<T> | T,
+    how?: UseOptions,
+  ): Promise<T>;
   /** `single`: one vault, `user_id`/`agent_id` ignored; `per-user`: one vault per agent and user */
   readonly mode: 'single' | 'per-user';
   /**
@@ -39,6 +46,13 @@ export interface VaultSource {
   health(): Promise<WriterHealth & { vaults: number; sync?: SyncHealth }>;
   /** Closes every vault: stops its watcher, finishes its writes and saves its cache */
   close(): Promise<void>;
+  /** Moving vaults to other servers (`--vaults` with `--remote`) */
+  readonly moves?: VaultMoves;
+}
+
+export interface UseOptions {
+  /** Only a vault on this server's disk: never fetched from its remote (health checks) */
+  local?: boolean;
 }
 
 /** Letters of any script, digits, `_` and `-`; never a dot or a dash first, at most 64 characters. */
@@ -107,7 +121,7 @@ export function singleVault(vault: Vault): VaultSource {
   return {
     mode: 'single',
     root: vault.root,
-    use: async (ids, _create, fn) => {
+    use: async (ids, _create, fn, _how) => {
       checkSettings(vault, ids.settings);
       return fn(vault);
     },
@@ -132,7 +146,15 @@ export interface VaultPoolOptions {
   defaultIds?: boolean;
   /** Receives one-line notices (vault created, loaded, unloaded) */
   onNotice?: (message: string) => void;
+  /**
+   * Vaults live in git remotes: a vault not on disk is cloned from its own repository (created
+   * there for a new user), synced before it serves and pushed when released (`--remote`)
+   */
+  remote?: RemoteOptions;
 }
+
+/** Sync settings a vault created with `--remote` starts with: push after each group commit. */
+const REMOTE_SYNC = { remote: 'origin', afterCommit: true, intervalSeconds: 60 };
 
 interface Entry {
   vault: Vault;
@@ -154,11 +176,15 @@ export class VaultPool implements VaultSource {
   readonly mode = 'per-user';
   readonly root: string;
   readonly defaultIds: boolean;
+  readonly moves?: VaultMoves;
   private readonly dir: string;
   private readonly idleMs: number;
   private readonly options: VaultPoolOptions;
   private readonly entries = new Map<string, Promise<Entry>>();
   private readonly unloading = new Map<string, Promise<void>>();
+  private readonly releasing = new Map<string, Promise<unknown>>();
+  private readonly away = new Set<string>();
+  private draining = false;
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(options: VaultPoolOptions) {
@@ -169,6 +195,7 @@ export class VaultPool implements VaultSource {
     this.idleMs = options.idleMs ?? 10 * 60_000;
     this.sweeper = setInterval(() => void this.sweep(), Math.max(10, Math.min(this.idleMs / 2, 60_000)));
     this.sweeper.unref();
+    if (options.remote) this.moves = this.makeMoves();
   }
 
   /** Keys (`agent/user`) of the vaults loaded now */
@@ -176,19 +203,38 @@ export class VaultPool implements VaultSource {
     return [...this.entries.keys()].sort();
   }
 
-  async use<T>(ids: VaultIds, create: boolean, fn: (vault: Vault | undefined) => Promise<T> | T): Promise<T> {
+  async use<T>(
+    ids: VaultIds,
+    create: boolean,
+    fn: (vault: Vault | undefined) => Promise<T> | T,
+    how: UseOptions = {},
+  ): Promise<T> {
     const agentId = parseVaultId(ids.agentId, 'agent_id');
     const userId = parseVaultId(ids.userId, 'user_id');
     const key = `${agentId}/${userId}`;
+    // A request that came while the vault was being released waits for its push: the next
+    // server then clones what this one wrote last.
+    const releasing = this.releasing.get(key);
+    if (releasing) await releasing.catch(() => undefined);
+    if (this.away.has(key) || (this.draining && !this.entries.has(key))) {
+      if (how.local) return fn(undefined);
+      throw new VaultAway(key, this.draining);
+    }
     await this.unloading.get(key);
     let loading = this.entries.get(key);
     if (!loading) {
       const root = join(this.dir, agentId, userId);
-      if (!create && !(await exists(join(root, CONFIG_FILE)))) return fn(undefined);
+      if (!(await exists(join(root, CONFIG_FILE)))) {
+        if (how.local || (!create && !this.options.remote)) return fn(undefined);
+        // A read of a vault not here: the user's vault may be in its remote (it moved here).
+        if (!create && (await this.fetch(root, agentId, userId)) === 'empty') return fn(undefined);
+      }
       // Checked again: another request may have started loading it while we looked.
-      loading = this.entries.get(key) ?? this.load(key, root, ids.settings);
+      loading = this.entries.get(key) ?? this.load(key, root, ids.settings, agentId, userId);
     }
     const entry = await loading;
+    // Released while it loaded: nothing may reach a vault once its release has begun.
+    if (this.away.has(key)) throw new VaultAway(key, this.draining);
     // Also when this request created it: another one may have created it first with other settings.
     checkSettings(entry.vault, ids.settings);
     entry.active++;
@@ -200,18 +246,60 @@ export class VaultPool implements VaultSource {
     }
   }
 
-  private load(key: string, root: string, settings: VaultSettings | undefined): Promise<Entry> {
+  private readonly fetching = new Map<string, Promise<'cloned' | 'empty' | 'present'>>();
+
+  /** One clone at a time per vault: two requests of a new user's first turn arrive together. */
+  private fetch(root: string, agentId: string, userId: string) {
+    const remote = this.options.remote!;
+    let running = this.fetching.get(root);
+    if (!running) {
+      running = fetchVault(root, remote, agentId, userId).finally(() => this.fetching.delete(root));
+      this.fetching.set(root, running);
+    }
+    return running;
+  }
+
+  /** A new vault: from the template, with the request's settings (and, with a remote, syncing on). */
+  private async seed(settings: VaultSettings | undefined) {
+    const template = this.options.template;
+    const seed = withSettings(
+      template ? await readTemplate(template, this.options.onNotice) : { files: new Map() },
+      settings,
+    );
+    if (this.options.remote) seed.config = { sync: REMOTE_SYNC, ...(seed.config ?? {}) };
+    return seed;
+  }
+
+  /** Makes the vault's working copy at `root`: cloned, or created (and pushed) for a new user. */
+  private async prepare(key: string, root: string, settings: VaultSettings | undefined, ids: string[]) {
+    const [agentId, userId] = ids as [string, string];
+    const how = this.options.remote ? await this.fetch(root, agentId, userId) : 'empty';
+    if (how === 'cloned') this.options.onNotice?.(`mem: cloned vault ${key} from its remote`);
+    if (how !== 'empty' || (await exists(join(root, CONFIG_FILE)))) return;
+    const seed = await this.seed(settings);
+    await mkdir(root, { recursive: true });
+    await initVault(root, { git: true, config: seed.config, files: seed.files });
+    if (this.options.remote && !(await pushFirst(root))) {
+      // Another server made this user's vault first; this copy holds nothing yet.
+      await rm(root, { recursive: true, force: true });
+      await this.fetch(root, agentId, userId);
+      this.options.onNotice?.(`mem: cloned vault ${key}, which another server created meanwhile`);
+      return;
+    }
+    const template = this.options.template;
+    this.options.onNotice?.(`mem: created vault ${key}${template ? ' from the template' : ''}`);
+  }
+
+  private load(
+    key: string,
+    root: string,
+    settings: VaultSettings | undefined,
+    agentId: string,
+    userId: string,
+  ): Promise<Entry> {
     const loading = (async () => {
-      if (!(await exists(join(root, CONFIG_FILE)))) {
-        const template = this.options.template;
-        const seed = withSettings(
-          template ? await readTemplate(template, this.options.onNotice) : { files: new Map() },
-          settings,
-        );
-        await mkdir(root, { recursive: true });
-        await initVault(root, { git: true, config: seed.config, files: seed.files });
-        this.options.onNotice?.(`mem: created vault ${key}${template ? ' from the template' : ''}`);
-      }
+      if (!(await exists(join(root, CONFIG_FILE))))
+        await this.prepare(key, root, settings, [agentId, userId]);
       // Tracked from the first walk: the watcher's start then needs no second one.
       const vault = await openVault({
         path: root,
@@ -222,6 +310,7 @@ export class VaultPool implements VaultSource {
       await vault.watch(this.options.watch);
       // What a killed server accepted but did not write or commit is finished before any request.
       await vault.startExchanges({ onError: this.options.watch?.onError });
+      if (this.options.remote) await this.catchUp(key, vault);
       vault.startSync(this.options.watch?.onError);
       // Each user's vault reflects on its own schedule, one model call at a time (when reflect.auto asks).
       vault.startAutoReflect({ onError: this.options.watch?.onError });
@@ -232,6 +321,90 @@ export class VaultPool implements VaultSource {
     return loading;
   }
 
+  /**
+   * A copy that was here before (the vault moved away and back, or this server died and came
+   * back) takes in what other servers pushed meanwhile, entry by entry, and pushes what it holds.
+   * A remote that cannot be reached does not stop the vault: it serves, and the next sync merges.
+   */
+  private async catchUp(key: string, vault: Vault): Promise<void> {
+    try {
+      await vault.sync({});
+      await vault.refresh();
+    } catch (error) {
+      this.options.onNotice?.(
+        `mem: vault ${key} serves without its remote's latest: ${(error as Error).message}`,
+      );
+    }
+  }
+
+  /**
+   * Loads, in the background, the vaults a killed server left work in (adds in the journal,
+   * commits not pushed): each replays its journal and syncs at once. They unload when idle.
+   */
+  async recover(): Promise<number> {
+    if (!this.options.remote) return 0;
+    const found = await vaultsWithWork(this.dir);
+    for (const { agentId, userId } of found) {
+      await this.use({ agentId, userId }, false, () => undefined).catch((error: unknown) =>
+        this.options.watch?.onError?.(error),
+      );
+    }
+    return found.length;
+  }
+
+  private makeMoves(): VaultMoves {
+    const keyOf = (ids: VaultIds) =>
+      `${parseVaultId(ids.agentId, 'agent_id')}/${parseVaultId(ids.userId, 'user_id')}`;
+    return {
+      release: (ids) => {
+        const key = keyOf(ids);
+        const running = this.releasing.get(key) ?? this.release(key);
+        this.releasing.set(key, running);
+        void running.finally(() => this.releasing.delete(key)).catch(() => undefined);
+        return running as ReturnType<VaultMoves['release']>;
+      },
+      accept: (ids) => {
+        const key = keyOf(ids);
+        this.away.delete(key);
+        return key;
+      },
+      drain: async () => {
+        this.draining = true;
+        return releaseAll(
+          [...this.entries.keys()],
+          (key) => this.moves!.release(idsOfKey(key)),
+          (error) => this.options.watch?.onError?.(error),
+        );
+      },
+      undrain: () => {
+        this.draining = false;
+      },
+      state: () => ({ draining: this.draining, away: [...this.away].sort() }),
+    };
+  }
+
+  /**
+   * Stops serving one vault: new requests wait, then are told it is away; the requests in flight
+   * end; what its journal holds is written and committed; the commits are pushed; the vault is
+   * closed. A push that fails keeps the vault here, served as before.
+   */
+  private async release(key: string): Promise<{ released: string; wasLoaded: boolean; head?: string }> {
+    this.away.add(key);
+    const loading = this.entries.get(key);
+    const entry = await loading?.catch(() => undefined);
+    if (!entry) return { released: key, wasLoaded: false };
+    while (entry.active > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    try {
+      await (await entry.vault.startExchanges()).commitNow();
+      const result = await entry.vault.sync({});
+      if (this.entries.get(key) === loading) await this.unload(key, entry, 'released', false);
+      return { released: key, wasLoaded: true, ...(result.head ? { head: result.head } : {}) };
+    } catch (error) {
+      this.away.delete(key);
+      throw error;
+    }
+  }
+
   private async sweep(): Promise<void> {
     const now = Date.now();
     for (const [key, loading] of this.entries) {
@@ -239,7 +412,7 @@ export class VaultPool implements VaultSource {
       if (!entry || entry.active > 0 || now - entry.lastUsed < this.idleMs) continue;
       if (this.reflectsSoon(entry.vault, now)) continue;
       if (this.entries.get(key) !== loading) continue;
-      this.unload(key, entry);
+      void this.unload(key, entry);
     }
   }
 
@@ -253,11 +426,20 @@ export class VaultPool implements VaultSource {
     return status.running || next - now <= this.idleMs;
   }
 
-  private unload(key: string, entry: Entry): Promise<void> {
+  private unload(key: string, entry: Entry, why = 'idle', push = true): Promise<void> {
     this.entries.delete(key);
-    const closing = entry.vault.close().finally(() => this.unloading.delete(key));
+    // With a remote, what the last group commit made goes out before the vault closes.
+    const pushed =
+      this.options.remote && push
+        ? entry.vault
+            .startExchanges()
+            .then((writer) => writer.commitNow())
+            .then(() => entry.vault.sync({}))
+            .catch((error: unknown) => this.options.watch?.onError?.(error))
+        : Promise.resolve();
+    const closing = pushed.then(() => entry.vault.close()).finally(() => this.unloading.delete(key));
     this.unloading.set(key, closing);
-    this.options.onNotice?.(`mem: unloaded idle vault ${key}`);
+    this.options.onNotice?.(`mem: unloaded ${why} vault ${key}`);
     return closing;
   }
 
@@ -271,7 +453,9 @@ export class VaultPool implements VaultSource {
     const entries = await Promise.all(
       [...this.entries].map(async ([key, loading]) => [key, await loading.catch(() => undefined)] as const),
     );
-    await Promise.all(entries.map(([key, entry]) => (entry ? this.unload(key, entry) : undefined)));
+    await Promise.all(
+      entries.map(([key, entry]) => (entry ? this.unload(key, entry, 'closing') : undefined)),
+    );
     await Promise.all(this.unloading.values());
   }
 }

@@ -42,6 +42,10 @@ interface ServeCliOptions {
   deadline?: string;
   workers?: string;
   allowHost: string[];
+  remote?: string;
+  createRemote?: string;
+  router: string[];
+  routerHost: string[];
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -72,6 +76,26 @@ export function serveCommand(program: Command, io: CliIO): void {
     .option(
       '--default-vault',
       'with --vaults: file adds and searches that name no user_id or agent_id under default/default (else they are refused with 400)',
+    )
+    .option(
+      '--remote <url>',
+      "with --vaults: each vault's git repository, {agent} and {user} in it (git://host/{agent}/{user}.git); a vault not on disk is cloned from it, pushed after each group commit and when released",
+    )
+    .option(
+      '--create-remote <command>',
+      "with --remote: a shell command that creates a vault's repository on the git server if it is missing ({agent}, {user}, {url})",
+    )
+    .option(
+      '--router <address>',
+      'a router connects from this address (repeatable): its requests may name --router-host in Host',
+      collect,
+      [],
+    )
+    .option(
+      '--router-host <name>',
+      'a name the router is reached by, accepted as Host only from --router addresses (repeatable)',
+      collect,
+      [],
     )
     .option('--idle-minutes <n>', 'with --vaults: unload a vault after this many idle minutes', '10')
     .option(
@@ -110,6 +134,15 @@ export function serveCommand(program: Command, io: CliIO): void {
         );
       if (options.template && !options.vaults)
         throw new MemError('USAGE', "--template is for --vaults: it is what new users' vaults start from");
+      if ((options.remote || options.createRemote) && !options.vaults)
+        throw new MemError('USAGE', '--remote and --create-remote are for --vaults: one remote per vault');
+      if (options.createRemote && !options.remote)
+        throw new MemError('USAGE', '--create-remote needs --remote, the URL of the repositories it creates');
+      if (options.remote && !/\{user\}/.test(options.remote))
+        throw new MemError('USAGE', '--remote must name {user} (and {agent}): one repository per vault');
+      if (options.routerHost.length > 0 && options.router.length === 0)
+        throw new MemError('USAGE', '--router-host needs --router, the address the router connects from');
+      let pool: InstanceType<typeof VaultPool> | undefined;
       if (options.vaults) {
         const dir = resolve(io.cwd, options.vaults);
         // `.template` can never be a user's vault: ids never start with a dot (parseVaultId).
@@ -126,14 +159,23 @@ export function serveCommand(program: Command, io: CliIO): void {
         // committed the same users' vaults.
         await claimOrRefuse(dir);
         root = dir;
-        source = new VaultPool({
+        pool = new VaultPool({
           dir,
           template,
           defaultIds: options.defaultVault === true,
           idleMs: parsePositiveInt(options.idleMinutes ?? '10', '--idle-minutes') * 60_000,
           watch: { onError },
           onNotice: (message) => io.stderr(`${message}\n`),
+          ...(options.remote
+            ? {
+                remote: {
+                  template: options.remote,
+                  ...(options.createRemote ? { create: options.createRemote } : {}),
+                },
+              }
+            : {}),
         });
+        source = pool;
         what = `vaults under ${dir}`;
       } else {
         // Listening comes first: the walk of the vault and the watcher's start (below) run
@@ -185,6 +227,8 @@ export function serveCommand(program: Command, io: CliIO): void {
           deadlineMs: parsePositiveInt(options.deadline ?? '1000', '--deadline'),
           onError,
           ...(reads ? { reads } : {}),
+          routers: options.router,
+          routerHosts: options.routerHost,
         });
       } catch (error) {
         if (root !== undefined) await removeServeRecord(root, process.pid);
@@ -195,6 +239,16 @@ export function serveCommand(program: Command, io: CliIO): void {
       // The watcher's first scan of a large vault takes seconds of the event loop (20 s at
       // 100,000 notes): it starts once the server listens, not before.
       watchLater();
+      // What a killed server accepted and did not push goes out now, not at the user's next turn.
+      if (pool)
+        void pool
+          .recover()
+          .then(
+            (n) =>
+              n > 0 &&
+              io.stderr(`mem: recovered ${n} vault${n === 1 ? '' : 's'} a stopped server left work in\n`),
+            onError,
+          );
       // Listen for the stop before saying we serve: a supervisor may send it the moment it reads the line.
       const stop = waitForStop();
       // The claim now says where: on loopback, `mem recall` and `mem compile` for this vault ask

@@ -1,0 +1,63 @@
+// Moving vaults between servers behind a router: what a server answers for a vault it released
+// or while it drains, and the release of many vaults at once. The pool (vault-pool.ts) does the
+// releasing itself; this is the contract the HTTP layer and the routes see.
+/** Whose vault: the ids of a request (vault-pool.ts's MoveIds has these and more). */
+export interface MoveIds {
+  agentId: string;
+  userId: string;
+}
+
+/** What a server behind a router does to hand vaults to the others (`/cluster/*`). */
+export interface VaultMoves {
+  /** Finishes the vault's journal, commits, pushes and stops serving it (503 "away" after) */
+  release(ids: MoveIds): Promise<{ released: string; wasLoaded: boolean; head?: string }>;
+  /** Serves a released vault again (fetched from its remote at the next request) */
+  accept(ids: MoveIds): string;
+  /** Releases every vault and takes no new one; `/memory/health` answers 503 so the router moves them */
+  drain(): Promise<{ released: string[] }>;
+  /** Ends a drain */
+  undrain(): void;
+  /** Draining now, and the vaults released */
+  state(): { draining: boolean; away: string[] };
+}
+
+/**
+ * A vault this server does not serve now: released to another server, or the server drains. The
+ * answer is 503 so the router tries the next server on its ring (HAProxy's `retry-on 503` with
+ * `option redispatch`); nothing was done with the request.
+ */
+export class VaultAway extends Error {
+  readonly key: string;
+  constructor(key: string, draining: boolean) {
+    super(
+      draining
+        ? `this server is draining: vault ${key} is served by another server; send requests through the router`
+        : `vault ${key} moved away from this server; send requests through the router, which tries the next server`,
+    );
+    this.key = key;
+  }
+}
+
+/** `agent/user` back to ids. */
+export function idsOfKey(key: string): MoveIds {
+  const [agentId = '', userId = ''] = key.split('/');
+  return { agentId, userId };
+}
+
+/** Releases `keys` a few at a time (each is a commit and a push: a few git processes). */
+export async function releaseAll(
+  keys: string[],
+  release: (key: string) => Promise<unknown>,
+  onError: (error: unknown) => void,
+): Promise<{ released: string[] }> {
+  const released: string[] = [];
+  for (let i = 0; i < keys.length; i += 4) {
+    const batch = keys.slice(i, i + 4);
+    const done = await Promise.allSettled(batch.map(release));
+    done.forEach((result, n) => {
+      if (result.status === 'fulfilled') released.push(batch[n]!);
+      else onError(result.reason);
+    });
+  }
+  return { released };
+}
