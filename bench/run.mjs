@@ -6,12 +6,15 @@
 // MEM_BENCH_EMBEDDINGS (a real endpoint for the paraphrase and LoCoMo parts, bench/bench-embeddings.mjs),
 // --scale[=100k] (only the side-by-side scale run with qmd, ripgrep and MiniSearch: 1k and 10k, or
 // every size up to the one given; written to bench/results/scale.json, SCALE.md and scale-*.svg),
-// --only vectors (the vector cache at 10k and 100k notes, on its own: bench/results/vectors.json).
+// --only vectors (the vector cache at 10k and 100k notes, on its own: bench/results/vectors.json),
+// --only cluster (three servers behind HAProxy with vaults moving and a server killed, on its own:
+// bench/results/cluster.json; HAProxy and git must be installed).
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, platform, release, totalmem } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { benchCluster } from './cluster.mjs';
 import { benchCompanionAdds } from './companion-adds.mjs';
 import { formatJson } from './format-json.mjs';
 import { benchHttp } from './http-latency.mjs';
@@ -94,9 +97,15 @@ async function main() {
     return;
   }
   const only = values.only;
-  if (only && !['scale', 'locomo', 'chinese', 'vectors', 'paraphrase'].includes(only))
-    throw new Error(`--only takes scale, locomo, chinese, vectors or paraphrase, not ${only}`);
+  if (only && !['scale', 'locomo', 'chinese', 'vectors', 'paraphrase', 'cluster'].includes(only))
+    throw new Error(`--only takes scale, locomo, chinese, vectors, paraphrase or cluster, not ${only}`);
   const quick = Boolean(values.quick);
+  if (only === 'cluster') {
+    const progress = (line) => process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+    const result = await benchCluster({ quick, log: progress });
+    log(formatJson(result));
+    return;
+  }
   if (only === 'vectors') {
     // Minutes at 100k (a 1.5 GB JSON file is written to compare): a part of its own, in its own file.
     const progress = (line) => process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] ${line}\n`);

@@ -1,0 +1,253 @@
+// A pool of mem serve processes behind HAProxy with a git daemon holding every vault's remote, all
+// on loopback: what bench/cluster.mjs and test/cluster/ run. Installs nothing: HAProxy and git must
+// be on PATH (Debian: apt-get install -y haproxy git). The configuration is deploy/render.mjs's.
+import { execFile, spawn } from 'node:child_process';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { gitDaemonArgs, memServeArgs, renderHaproxy } from '../deploy/render.mjs';
+
+const run = promisify(execFile);
+const MEM = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+/** The router connects from here: mem serve --router accepts the router's Host from it only. */
+const ROUTER_SOURCE = '127.0.0.2';
+
+/** `HAProxy version 2.6.12-1+deb12u4 …` → `2.6.12-1+deb12u4`, or undefined when it is not installed. */
+export async function haproxyVersion() {
+  try {
+    const { stdout } = await run('haproxy', ['-v']);
+    return /HAProxy version (\S+)/.exec(stdout)?.[1];
+  } catch {
+    return undefined;
+  }
+}
+
+/** A free loopback port (listened on, then closed: the router's configuration needs them named). */
+/** @returns {Promise<number>} */
+async function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** @param {number} ms @returns {Promise<void>} */
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls `check` until it is truthy or `ms` pass; returns its last value. */
+export async function until(check, ms, what) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await check().catch(() => undefined);
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+const ENV = {
+  ...process.env,
+  GIT_AUTHOR_NAME: 'mem bench',
+  GIT_AUTHOR_EMAIL: 'bench@example.com',
+  GIT_COMMITTER_NAME: 'mem bench',
+  GIT_COMMITTER_EMAIL: 'bench@example.com',
+};
+
+/** @param {import('node:child_process').ChildProcess} child @returns {Promise<void>} */
+function exited(child) {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once('exit', () => resolve());
+  });
+}
+
+/**
+ * Starts the git daemon, `servers` mem serve processes and HAProxy under `dir`.
+ * @param {{ dir: string, servers?: number, idleMinutes?: number }} options
+ */
+export async function startCluster({ dir, servers: count = 3, idleMinutes = 10 }) {
+  const gitBase = join(dir, 'git');
+  await mkdir(gitBase, { recursive: true });
+  const [gitPort, routerPort, ...ports] = await Promise.all(
+    Array.from({ length: count + 2 }, () => freePort()),
+  );
+  const routerHost = `127.0.0.1:${routerPort}`;
+  const children = new Set();
+  const track = (child, name) => {
+    children.add(child);
+    let output = '';
+    child.stdout?.on('data', (chunk) => {
+      output += chunk;
+    });
+    child.stderr?.on('data', (chunk) => {
+      output += chunk;
+    });
+    child.once('exit', () => children.delete(child));
+    return () => `${name}: ${output.slice(-4000)}`;
+  };
+
+  const gitd = spawn('git', gitDaemonArgs({ base: gitBase, port: gitPort }), { env: ENV });
+  track(gitd, 'git daemon');
+  await until(
+    async () =>
+      await run('git', ['ls-remote', `git://127.0.0.1:${gitPort}/none.git`]).catch((e) =>
+        /not exported|access denied|does not appear/.test(String(e.stderr)) ? { ok: true } : undefined,
+      ),
+    10_000,
+    'git daemon',
+  );
+
+  /** @typedef {{ name: string, port: number, url: string, vaults: string, startedAt?: number,
+   *   child?: import('node:child_process').ChildProcess, output: () => string }} Server */
+  const servers = ports.map(
+    (port, i) =>
+      /** @type {Server} */ ({
+        name: `mem${i + 1}`,
+        port,
+        url: `http://127.0.0.1:${port}`,
+        vaults: join(dir, `server${i + 1}`),
+        output: () => '',
+      }),
+  );
+  /** @param {Server} s */
+  const running = (s) => s.child !== undefined && s.child.exitCode === null && s.child.signalCode === null;
+
+  /** @param {Server} server */
+  async function startServer(server) {
+    const args = memServeArgs({
+      port: server.port,
+      vaults: server.vaults,
+      gitPort,
+      gitBase,
+      routerSource: ROUTER_SOURCE,
+      routerHost,
+    });
+    const child = spawn(process.execPath, [MEM, 'serve', ...args, '--idle-minutes', String(idleMinutes)], {
+      env: ENV,
+    });
+    server.child = child;
+    server.output = track(child, server.name);
+    await until(
+      async () => (await fetch(`${server.url}/memory/health`)).ok,
+      30_000,
+      `${server.name} to listen`,
+    ).catch((error) => {
+      throw new Error(`${error.message}\n${server.output()}`);
+    });
+    server.startedAt = Date.now();
+  }
+  await Promise.all(servers.map(startServer));
+
+  const socket = join(dir, 'haproxy.sock');
+  const config = await renderHaproxy({
+    bind: routerHost,
+    host: routerHost,
+    source: ROUTER_SOURCE,
+    socket,
+    servers: servers.map((s) => ({ name: s.name, address: `127.0.0.1:${s.port}` })),
+  });
+  const configFile = join(dir, 'haproxy.cfg');
+  await writeFile(configFile, config);
+  const haproxy = spawn('haproxy', ['-db', '-f', configFile], { env: ENV });
+  const haproxyOutput = track(haproxy, 'haproxy');
+  const routerUrl = `http://${routerHost}`;
+  // Up once every server passes its health check through the router's eyes.
+  await until(async () => (await serverStates()).every((s) => s.up), 30_000, 'haproxy and its health checks');
+
+  /** Each server's state as HAProxy sees it (the stats socket's `show servers state`). */
+  async function serverStates() {
+    const out = await adminCommand('show servers state mem');
+    return out
+      .split('\n')
+      .filter((line) => /^\d+ mem /.test(line))
+      .map((line) => {
+        const f = line.split(' ');
+        return { name: f[3], up: f[5] === '2' };
+      });
+  }
+
+  function adminCommand(command) {
+    return new Promise((resolve, reject) => {
+      import('node:net').then(({ createConnection }) => {
+        const conn = createConnection(socket);
+        let out = '';
+        conn.on('data', (d) => {
+          out += d;
+        });
+        conn.on('end', () => resolve(out));
+        conn.on('error', reject);
+        conn.end(`${command}\n`);
+      });
+    });
+  }
+
+  return {
+    routerUrl,
+    routerHost,
+    gitBase,
+    gitPort,
+    servers,
+    config,
+    serverStates,
+    /** Waits until HAProxy sees `name` up (true) or down (false). */
+    waitState: (name, up) =>
+      until(
+        async () => (await serverStates()).find((s) => s.name === name)?.up === up,
+        30_000,
+        `haproxy to see ${name} ${up ? 'up' : 'down'}`,
+      ),
+    output: () => [haproxyOutput(), ...servers.map((s) => s.output())].join('\n'),
+    /** SIGKILL: the process ends without closing anything (its journal is what it leaves). */
+    /** @param {Server} server */
+    async kill(server) {
+      server.child?.kill('SIGKILL');
+      if (server.child) await exited(server.child);
+    },
+    /** Starts a killed or stopped server again, on its port and its folder of vaults. */
+    /** @param {Server} server */
+    restart: (server) => startServer(server),
+    /** SIGTERM to every mem serve (each commits and pushes what it holds), then the router and git. */
+    async stop() {
+      await Promise.all(
+        servers.map(async (s) => {
+          if (!s.child || !running(s)) return;
+          s.child.kill('SIGTERM');
+          await exited(s.child);
+        }),
+      );
+      for (const child of [...children]) {
+        child.kill('SIGKILL');
+        await exited(child);
+      }
+    },
+    /** Every add text's token found in the remote of `agent/user` (HEAD of its bare repository). */
+    async tokensInRemote(agent, user, pattern) {
+      const repo = join(gitBase, agent, `${user}.git`);
+      const { stdout } = await run(
+        'git',
+        ['--git-dir', repo, 'grep', '-h', '-o', '-E', pattern, 'HEAD', '--'],
+        {
+          maxBuffer: 64 * 1024 * 1024,
+        },
+      ).catch((error) => ({ stdout: error.code === 1 ? '' : Promise.reject(error) }));
+      return new Set(String(stdout).split('\n').filter(Boolean));
+    },
+    /** Resident memory of each mem serve now, and its peak (VmHWM), in MiB. */
+    async memory() {
+      const out = {};
+      for (const s of servers) {
+        if (!s.child || !running(s)) continue;
+        const status = await readFile(`/proc/${s.child.pid}/status`, 'utf8').catch(() => '');
+        const kib = (key) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+        out[s.name] = { rssMiB: Math.round(kib('VmRSS') / 1024), peakMiB: Math.round(kib('VmHWM') / 1024) };
+      }
+      return out;
+    },
+  };
+}
