@@ -51,7 +51,10 @@ async function post(base: string, path: string, body: object, headers: Record<st
   return {
     status: response.status,
     server: response.headers.get('x-mem-server'),
-    body: (await response.json()) as Record<string, unknown>,
+    // HAProxy's own refusals are HTML.
+    body: (await response
+      .text()
+      .then((text) => (text.startsWith('{') ? JSON.parse(text) : { html: text }))) as Record<string, unknown>,
   };
 }
 
