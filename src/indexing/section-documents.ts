@@ -62,6 +62,37 @@ export function sameDocument(a: SectionDocument | undefined, b: SectionDocument)
   return keys.length === Object.keys(a).length && keys.every((key) => a[key] === b[key]);
 }
 
+/**
+ * Whether a section indexes as `before` did in a note whose title, aliases, tags, path and layer
+ * are unchanged (see sameNoteFields): the fields its document is made of (sectionDocuments) alike.
+ */
+export function sameSection(before: Section | undefined, after: Section): boolean {
+  return (
+    before !== undefined &&
+    before.id === after.id &&
+    before.anchor === after.anchor &&
+    before.text === after.text &&
+    before.heading === after.heading &&
+    before.date === after.date &&
+    before.speaker === after.speaker
+  );
+}
+
+/** Whether every field a note gives all its sections' documents is alike in both versions. */
+export function sameNoteFields(before: Note, after: Note): boolean {
+  return (
+    before.path === after.path &&
+    before.layer === after.layer &&
+    before.title === after.title &&
+    sameList(before.aliases, after.aliases) &&
+    sameList(before.tags, after.tags)
+  );
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((item, i) => item === b[i]);
+}
+
 export function sectionDocuments(note: Note): SectionDocument[] {
   const common = {
     path: note.path,

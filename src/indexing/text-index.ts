@@ -1,5 +1,5 @@
 import { MemError } from '../core/errors.js';
-import type { Layer, Note } from '../core/types.js';
+import type { Layer, Note, Section } from '../core/types.js';
 import { boundQueryText, boundTerms } from './query-limits.js';
 import {
   BOOST,
@@ -9,6 +9,8 @@ import {
   type SectionDocument,
   STORED,
   sameDocument,
+  sameNoteFields,
+  sameSection,
   sectionDocuments,
   type TextHitSource,
 } from './section-documents.js';
@@ -104,7 +106,16 @@ export class TextIndex {
    * the note is left indexed.
    */
   private addDocuments(path: string, documents: SectionDocument[], kept: ReadonlySet<string>): void {
-    const fresh = documents.filter((document) => !kept.has(document.id));
+    this.addFresh(
+      path,
+      documents.map((document) => document.id),
+      documents.filter((document) => !kept.has(document.id)),
+      kept,
+    );
+  }
+
+  /** addDocuments with the note's section ids (in order) and the documents to add given apart. */
+  private addFresh(path: string, ids: string[], fresh: SectionDocument[], kept: ReadonlySet<string>): void {
     // A section left from an add that failed half-way (or a cache saved then) is replaced, never
     // met with "duplicate ID", which made every later write to the note fail.
     this.discard(fresh.map((document) => document.id).filter((id) => this.terms.has(id)));
@@ -120,10 +131,7 @@ export class TextIndex {
       this.idsByPath.delete(path);
       throw error;
     }
-    this.idsByPath.set(
-      path,
-      documents.map((document) => document.id),
-    );
+    this.idsByPath.set(path, ids);
     // Long posting lists are packed into typed arrays now and then (see PackedPostings): as Maps,
     // a cold index held twice the memory of everything else together.
     this.unpacked += added.length;
@@ -161,6 +169,7 @@ export class TextIndex {
    */
   replace(note: Note, previous?: Note): void {
     const ids = this.idsByPath.get(note.path);
+    if (ids && previous && this.replaceSections(note, previous, ids)) return;
     const before = previous?.path === note.path ? documentsById(previous) : undefined;
     if (!ids || !before || ids.length !== before.size || !ids.every((id) => before.has(id))) {
       this.remove(note.path);
@@ -175,6 +184,42 @@ export class TextIndex {
     if (gone.length === 0 && kept.size === after.length) return;
     this.discard(gone);
     this.addDocuments(note.path, after, kept);
+  }
+
+  /**
+   * replace() when the note's own fields (title, aliases, tags) are unchanged and every section id
+   * is unique: sections are compared as they are and only the changed ones become documents, so a
+   * chat turn's append to a day of a thousand entries makes one document, not two thousand.
+   * Returns false (nothing done) when the case is not that simple.
+   */
+  private replaceSections(note: Note, previous: Note, ids: readonly string[]): boolean {
+    if (!sameNoteFields(previous, note) || previous.sections.length === 0 || note.sections.length === 0)
+      return false;
+    const before = new Map<string, Section>();
+    for (const section of previous.sections) before.set(section.id, section);
+    if (before.size !== previous.sections.length || ids.length !== before.size) return false;
+    for (const id of ids) if (!before.has(id)) return false;
+    const kept = new Set<string>();
+    const fresh: Section[] = [];
+    const seen = new Set<string>();
+    for (const section of note.sections) {
+      if (seen.has(section.id)) return false;
+      seen.add(section.id);
+      if (sameSection(before.get(section.id), section)) kept.add(section.id);
+      else fresh.push(section);
+    }
+    const gone = ids.filter((id) => !kept.has(id));
+    if (gone.length === 0 && fresh.length === 0) return true;
+    this.discard(gone);
+    // Without sections sectionDocuments would make the empty preamble a note without any gets.
+    const documents = fresh.length === 0 ? [] : sectionDocuments({ ...note, sections: fresh });
+    this.addFresh(
+      note.path,
+      note.sections.map((section) => section.id),
+      documents,
+      kept,
+    );
+    return true;
   }
 
   /**
@@ -274,7 +319,7 @@ export class TextIndex {
 function checkVersion(version: unknown): void {
   if (version !== TEXT_INDEX_VERSION) {
     throw new MemError(
-      'INVALID_INPUT',
+      'INVALID_ARGUMENT',
       `text index: saved version ${JSON.stringify(version)} does not match ${TEXT_INDEX_VERSION}; rebuild it`,
     );
   }
