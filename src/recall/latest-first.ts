@@ -1,4 +1,5 @@
 import type { Note, Section } from '../core/types.js';
+import { processTerm, tokenize } from '../indexing/tokenize.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 
 /**
@@ -19,6 +20,22 @@ export function readPresent(query: string): { text: string; present: boolean } {
   return { text, present: text !== query };
 }
 
+/**
+ * A question in the present tense asks for how things are ("how do I get to work", "我住在哪里"),
+ * where a question in the past asks for how they were ("where did I live in March", "我以前住在哪"):
+ * only then is a newer entry that restates an older one in other words the answer (RESTATED).
+ */
+const PRESENT_TENSE_EN = /\b(?:do|does|am|is|are)\b/i;
+const PAST_EN = /\b(?:did|was|were|had|used\s+to|ago|last|yesterday|before|ever)\b/i;
+const CJK_TEXT = /[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}]/u;
+const PAST_ZH = /了|过|以前|之前|当时|那时|去年|上次|曾经|原来/;
+
+export function asksCurrentState(query: string): boolean {
+  if (readPresent(query).present) return true;
+  if (CJK_TEXT.test(query)) return !PAST_ZH.test(query);
+  return PRESENT_TENSE_EN.test(query) && !PAST_EN.test(query);
+}
+
 interface Version {
   note: Note;
   section: Section;
@@ -31,6 +48,16 @@ interface Version {
 const VERSION_FLOOR = 0.3;
 /** Two hits are versions of one thing when this share of the query terms they matched is shared. */
 const SAME_TERMS = 0.6;
+/**
+ * Or a weaker hit restates a strong one: said by the same speaker, matching no query word the
+ * other does not, and sharing this share of the shorter entry's own words, each word weighed by
+ * its rarity (at least RESTATED_MIN words). "My commute: I take the bus to work" and "I take the
+ * metro to work now" share take, work, minutes; the newer shares fewer words with "how do I
+ * commute to work" and is still the answer. Greetings and chat ("Thanks, Mel! That's awesome")
+ * share common words, which weigh little.
+ */
+const RESTATED = 0.4;
+const RESTATED_MIN = 2;
 
 function overlap(a: Set<string>, b: Set<string>): number {
   let shared = 0;
@@ -38,29 +65,101 @@ function overlap(a: Set<string>, b: Set<string>): number {
   return shared / (a.size + b.size - shared || 1);
 }
 
+/** How to tell that one entry restates another: its words, and what each word weighs. */
+export interface Restatement {
+  wordsOf(section: Section): ReadonlySet<string>;
+  weight(term: string): number;
+}
+
+/**
+ * Restatement over the vault's index: an entry's indexed words (Latin words, Chinese or Japanese
+ * words and bigrams: one character says little), kept until the vault changes, each weighed by
+ * its idf. Numbers are left out: they are the values that change between versions (40 minutes,
+ * line 11), not the words that say which fact it is.
+ */
+export function restatementIn(index: VaultIndex): Restatement {
+  const kept = index.view('recall:entry-words', () => new WeakMap<Section, Set<string>>());
+  const total = index.text.size;
+  return {
+    wordsOf(section) {
+      let words = kept.get(section);
+      if (words === undefined) {
+        words = new Set();
+        for (const token of tokenize(section.text)) {
+          const term = processTerm(token);
+          if (term && (term.length > 1 || /[a-z]/.test(term)) && !/^\d+$/.test(term)) words.add(term);
+        }
+        kept.set(section, words);
+      }
+      return words;
+    },
+    weight: (term) => Math.log(1 + total / Math.max(1, index.text.documentFrequency(term))),
+  };
+}
+
+function restates(first: Version, hit: Version, by: Restatement): boolean {
+  if (hit.matched.size === 0 || first.section.speaker !== hit.section.speaker) return false;
+  for (const term of hit.matched) if (!first.matched.has(term)) return false;
+  const a = by.wordsOf(first.section);
+  const b = by.wordsOf(hit.section);
+  let shared = 0;
+  let sharedWeight = 0;
+  let weightA = 0;
+  let weightB = 0;
+  for (const word of a) weightA += by.weight(word);
+  for (const word of b) {
+    const weight = by.weight(word);
+    weightB += weight;
+    if (a.has(word)) {
+      shared++;
+      sharedWeight += weight;
+    }
+  }
+  return shared >= RESTATED_MIN && sharedWeight >= RESTATED * Math.min(weightA, weightB);
+}
+
+/** Entries of one vault share its zone, so their day and clock time order them. */
+const when = (hit: Version) => `${hit.section.date}T${hit.section.time ?? '12:00'}`;
+
 /**
  * Several entries that match the same words of a question are versions of the same thing ("I
  * live in Hangzhou", "I live in Suzhou now", "I live in Shanghai"): the newest comes first. Their
- * text scores are dealt out again, best to newest, so the rest of the ranking is unchanged.
+ * text scores are dealt out again, best to newest, so the rest of the ranking is unchanged. With
+ * `restatement`, a weaker hit newer than every version it restates is lifted to their best score
+ * (its recency then puts it first); the others keep theirs, so a false restatement costs a place,
+ * not the older entry's rank.
  */
-export function newestVersionsFirst(hits: Version[]): void {
+export function newestVersionsFirst(hits: Version[], restatement?: Restatement): void {
   // Best first: each hit joins the first group whose best hit matched mostly the same terms.
   const groups: Version[][] = [];
+  const restating: Array<[Version, Version[]]> = [];
   for (const hit of hits) {
-    if (hit.text < VERSION_FLOOR || hit.note.layer !== 'episodes' || !hit.section.date) continue;
-    const group = groups.find((g) => overlap(g[0]?.matched ?? new Set(), hit.matched) >= SAME_TERMS);
-    if (group) group.push(hit);
-    else groups.push([hit]);
+    if (hit.note.layer !== 'episodes' || !hit.section.date) continue;
+    const strong = hit.text >= VERSION_FLOOR;
+    const group = strong
+      ? groups.find((g) => overlap(g[0]?.matched ?? new Set(), hit.matched) >= SAME_TERMS)
+      : undefined;
+    if (group) {
+      group.push(hit);
+      continue;
+    }
+    const restated = restatement
+      ? groups.find((g) => g[0] !== undefined && restates(g[0], hit, restatement))
+      : undefined;
+    if (restated) restating.push([hit, restated]);
+    else if (strong) groups.push([hit]);
   }
   for (const group of groups) {
     if (group.length < 2) continue;
     const scores = group.map((h) => h.text).sort((a, b) => b - a);
-    // Entries of one vault share its zone, so their day and clock time order them.
-    const when = (hit: Version) => `${hit.section.date}T${hit.section.time ?? '12:00'}`;
     const newest = [...group].sort((a, b) => (when(a) < when(b) ? 1 : when(a) > when(b) ? -1 : 0));
     newest.forEach((hit, i) => {
       hit.text = scores[i] ?? hit.text;
     });
+  }
+  for (const [hit, group] of restating) {
+    if (group.every((version) => when(version) < when(hit)))
+      hit.text = Math.max(hit.text, ...group.map((version) => version.text));
   }
 }
 

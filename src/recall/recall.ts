@@ -6,7 +6,14 @@ import { rollupPeriod } from '../time/rollup-period.js';
 import { linkableAnchor } from '../vault/link-name.js';
 import { entriesNewestFirst, isDayEntry } from './episode-entries.js';
 import { graphNeighbours } from './graph-neighbours.js';
-import { belowSuccessors, newestVersionsFirst, PRESENT_RECENCY, readPresent } from './latest-first.js';
+import {
+  asksCurrentState,
+  belowSuccessors,
+  newestVersionsFirst,
+  PRESENT_RECENCY,
+  readPresent,
+  restatementIn,
+} from './latest-first.js';
 import { combineScore, importanceOf, isRetired, memoryTime, recencyOf, type ScoreParts } from './rank.js';
 import { fuseRanks, type SemanticInput } from './semantic.js';
 import { makeSnippet } from './snippet.js';
@@ -203,7 +210,9 @@ export function recall(
     candidates.set(hit.id, candidate);
     versions.push(candidate);
   }
-  newestVersionsFirst(versions);
+  // A question about how things are now also takes an entry that restates a strong hit in other
+  // words as a newer version of it (latest-first.ts); one about the past does not.
+  newestVersionsFirst(versions, asksCurrentState(query) ? restatementIn(index) : undefined);
   const closeness = options.semantic
     ? semanticCandidates(index, options.semantic, candidates, admit, Math.max(SEMANTIC_CANDIDATES, k))
     : undefined;
