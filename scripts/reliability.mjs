@@ -43,6 +43,7 @@ const CLASS_TESTS = [
   'test/git/plans-beside-chat.test.ts',
   'test/git/plan-owners.test.ts',
   'test/hostile/hostile-remote.test.ts',
+  'test/git/sync-ids.test.ts',
 ];
 
 async function classTests() {

@@ -9,6 +9,7 @@ import { commitWrite } from '../git/commit-write.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { withVaultLock } from '../vault/lock.js';
 import { type EditNoteOptions, editNote, type NoteEdit } from '../write/edit-note.js';
+import { blockIdNumber } from '../write/episode-entry.js';
 import { type ForgetOptions, type ForgetResult, forgetNote } from '../write/forget-note.js';
 import { type ForgetStaleOptions, type ForgetStaleResult, forgetStale } from '../write/forget-stale.js';
 import { type ImportOptions, type ImportResult, importHistory } from '../write/import/import-history.js';
@@ -283,7 +284,7 @@ export class NoteWrites {
   }
 }
 
-/** The highest `^eN` any note's link cites in the note at `path`: an id still cited is never reused. */
+/** The highest id number (`^eN`, `^eN-tag`) any note's link cites in the note at `path`: an id still cited is never reused. */
 function highestCitedId(index: VaultIndex, path: string): number {
   let top = 0;
   // A deleted note's citations no longer resolve: they are matched by the name they give it.
@@ -296,7 +297,8 @@ function highestCitedId(index: VaultIndex, path: string): number {
         return target === base || target === name;
       });
   for (const edge of [...index.graph.backlinks(path), ...unresolved]) {
-    const n = Number(/^#?\^e([1-9]\d{0,8})$/.exec(edge.link.subpath ?? '')?.[1] ?? 0);
+    // `^e7`, or another device's `^e7-k7q2` (7): one number for every device.
+    const n = blockIdNumber(/^#?\^(.*)$/.exec(edge.link.subpath ?? '')?.[1] ?? '');
     if (n > top) top = n;
   }
   return top;

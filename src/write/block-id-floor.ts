@@ -1,7 +1,8 @@
-// The highest `^eN` mem has given out in each daily note, kept in `.mem/block-ids.json`, so an id is
-// never handed out twice: a person who deletes mem's last entries (or its whole section) frees
-// their ids in the note, but a citation elsewhere (`[[2026-12-02#^e3]]`, in an insight, a rollup,
-// the person's own note) still means the entry that was deleted, never the next one written.
+// The highest id number mem has given out in each daily note (`^eN`, or `^eN-k7q2` with this
+// device's tag: device-tag.ts), kept in `.mem/block-ids.json`, so an id is never handed out twice:
+// a person who deletes mem's last entries (or its whole section) frees their ids in the note, but a
+// citation elsewhere (`[[2026-12-02#^e3]]`, in an insight, a rollup, the person's own note) still
+// means the entry that was deleted, never the next one written.
 // Read and raised under the vault's write lock. It is a cache like the rest of `.mem/`: without it,
 // ids start above those in the note and those the vault's links cite (the caller's floor).
 import { rename, writeFile } from 'node:fs/promises';
@@ -35,7 +36,7 @@ export async function blockIdFloor(root: string, path: string): Promise<number> 
     : 0;
 }
 
-/** Records that ids up to `eN` of `ids` were given out in the note at `path`. */
+/** Records that ids numbered up to the highest of `ids` (`eN`, `eN-tag`) were given out in the note at `path`. */
 export async function raiseBlockIdFloor(root: string, path: string, ids: string[]): Promise<void> {
   // A loop, not Math.max(...ids): an import's day of 150,000 ids overflows the stack as arguments.
   let top = 0;

@@ -4,7 +4,7 @@
 // against the whole text (a search per entry for its line, its id and the next free id, and a new
 // copy of the note per placed entry) made one conversation of 20,000 messages cost minutes.
 import { addLinesUnderHeading } from '../vault/add-under-heading.js';
-import { appendLine, blockIdNumber, freshBlockIds, nextBlockId } from './episode-entry.js';
+import { appendLine, blockIdNumber, countedIds, formatBlockId, freshBlockIds } from './episode-entry.js';
 
 /** The lines of `text`, a CRLF note's read as LF. */
 export function lineSet(text: string): Set<string> {
@@ -23,8 +23,9 @@ function blockIdsOf(text: string): string[] {
   return [...text.matchAll(BLOCK_ID)].map((m) => m[1]!);
 }
 
-/** The number of the next free `eN` after `line`'s, given the one before it (`nextBlockId`'s rule). */
-const nextAfter = (line: string, next: number) => Math.max(next, Number(nextBlockId(line).slice(1)));
+/** The number of the next free id after `line`'s, given the one before it (`nextBlockId`'s rule). */
+const nextAfter = (line: string, next: number) =>
+  Math.max(next, blockIdNumber(freshBlockIds(countedIds(line), 0, 1)[0]!));
 
 /**
  * `text` with `lines` placed: at the end, or at the end of the section under `heading` (made at the
@@ -42,17 +43,19 @@ export class DayDraft {
   private readonly lines: Set<string>;
   private readonly ids: Set<string>;
   private readonly added: string[] = [];
-  /** The number the next `eN` gets */
+  /** The number the next id gets */
   private next: number;
 
   constructor(
     readonly base: string,
     /** The highest id ever given out or cited in the note (block-id-floor.ts) */
     private readonly floor: number,
+    /** This device's tag (device-tag.ts), which its new ids carry; none: plain `eN` */
+    private readonly tag?: string,
   ) {
     this.lines = lineSet(base);
     this.ids = new Set(blockIdsOf(base));
-    this.next = Number(nextBlockId(base, floor).slice(1));
+    this.next = blockIdNumber(freshBlockIds(countedIds(base), floor, 1)[0]!);
   }
 
   /** Whether the note, with the lines added so far, holds `line` whole. */
@@ -65,9 +68,12 @@ export class DayDraft {
     return this.ids.has(id);
   }
 
-  /** The next free `eN`: one more than every one in the note, the lines added and the floor. */
+  /**
+   * The next free id: numbered one more than every one in the note, the lines added and the floor,
+   * with the device's tag when it has one (`e8-k7q2`).
+   */
   nextBlockId(): string {
-    return `e${this.next}`;
+    return formatBlockId(this.next, this.tag);
   }
 
   /** Adds `line` (its ids and its lines count from now on). */
@@ -78,7 +84,7 @@ export class DayDraft {
     this.next = nextAfter(line, this.next);
     // Numbering on stops where the note holds the next id by hand, or at the ids' bound: then the
     // next is chosen among all the ids (rare; episode-entry.ts freshBlockIds).
-    if (this.ids.has(`e${this.next}`) || blockIdNumber(`e${this.next}`) === 0)
+    if (this.ids.has(this.nextBlockId()) || blockIdNumber(`e${this.next}`) === 0)
       this.next = blockIdNumber(freshBlockIds(this.ids, this.floor, 1)[0]!);
   }
 

@@ -75,10 +75,19 @@ export function renderEntry(entry: EntryInput): string {
 }
 
 /**
- * Block ids mem counts in a day: ` ^e` and up to nine digits at a line end (or alone on a line). Anything else (a
- * `^e` with a hundred digits in a message) is not counted: `Number()` of it gave `e1e+23`.
+ * A device tag (device-tag.ts) as mem writes one after an id's number: `e12-k7q2`. Read back, a
+ * tag is two to eight base-36 characters, lower case, so ids a later version writes still count.
  */
-const MEM_ID = /(?<=^|[ \t])\^e([1-9]\d{0,8})[ \t\r]*$/gm;
+export const DEVICE_TAG = /^[0-9a-z]{4}$/;
+const TAG = '[0-9a-z]{2,8}';
+
+/**
+ * Block ids mem counts in a day: ` ^e` and up to nine digits, with or without a device's tag
+ * (`^e7`, `^e7-k7q2`), at a line end (or alone on a line). Anything else (a `^e` with a hundred
+ * digits in a message) is not counted: `Number()` of it gave `e1e+23`.
+ */
+const MEM_ID = new RegExp(String.raw`(?<=^|[ \t])\^e([1-9]\d{0,8})(?:-${TAG})?[ \t\r]*$`, 'gm');
+const ID = new RegExp(String.raw`^e([1-9]\d{0,8})(?:-(${TAG}))?$`);
 
 /** The highest `eN` mem counts: nine digits, far below Number.MAX_SAFE_INTEGER. */
 export const MAX_BLOCK_ID = 999_999_999;
@@ -91,24 +100,39 @@ export const MAX_BLOCK_ID = 999_999_999;
  */
 export const MAX_CITED_ID = 10_000_000;
 
-/** The number of a block id mem counts (`e1` … `e999999999`), else 0. */
+/**
+ * The number of a block id mem counts (`e1` … `e999999999`, each also with a device's tag:
+ * `e7-k7q2` is 7), else 0. One number for every device: a day's ids number on from the highest of
+ * any tag, so they read in the order they were given out.
+ */
 export function blockIdNumber(id: string): number {
-  const digits = /^e([1-9]\d{0,8})$/.exec(id)?.[1];
+  const digits = ID.exec(id)?.[1];
   return digits === undefined ? 0 : Number(digits);
+}
+
+/** The device tag of a block id mem counts (`k7q2` of `e7-k7q2`); '' for a plain `eN` or another id. */
+export function blockIdTag(id: string): string {
+  return ID.exec(id)?.[2] ?? '';
+}
+
+/** The block id numbered `n` on the device tagged `tag` (none: a plain `eN`). */
+export function formatBlockId(n: number, tag?: string): string {
+  return tag ? `e${n}-${tag}` : `e${n}`;
 }
 
 /** Ids this near MAX_BLOCK_ID leave too few to number on from: only a hand edit puts one there. */
 const NEAR_BOUND = MAX_BLOCK_ID - 1_000_000;
 
 /**
- * `count` new `eN` ids for a note whose block ids are `ids`: numbered on from the highest of them and
- * of `floor` (the highest given out or cited there, counted up to MAX_CITED_ID). Each differs from
+ * `count` new ids for a note whose block ids are `ids`: numbered on from the highest number of them
+ * (of any device) and of `floor` (the highest given out or cited there, counted up to
+ * MAX_CITED_ID), each with this device's `tag` when it has one (`e13-k7q2`). Each differs from
  * every id in `ids` and from the others, and has at most nine digits. When a note holds an id too
  * near MAX_BLOCK_ID to number on, they number on from the highest below NEAR_BOUND (the numbers
  * between it and NEAR_BOUND are free, so the id after each is too, as a day's draft counts them);
  * and when those run out as well, the free numbers above MAX_CITED_ID are used, lowest first.
  */
-export function freshBlockIds(ids: Iterable<string>, floor: number, count: number): string[] {
+export function freshBlockIds(ids: Iterable<string>, floor: number, count: number, tag?: string): string[] {
   const start = Number.isSafeInteger(floor) && floor > 0 && floor <= MAX_CITED_ID ? floor : 0;
   let max = start;
   let below = start;
@@ -122,21 +146,28 @@ export function freshBlockIds(ids: Iterable<string>, floor: number, count: numbe
   const fresh: string[] = [];
   const from = max + count <= MAX_BLOCK_ID ? max : below + count <= NEAR_BOUND ? below : undefined;
   if (from !== undefined) {
-    for (let k = 1; k <= count; k++) fresh.push(`e${from + k}`);
+    for (let k = 1; k <= count; k++) fresh.push(formatBlockId(from + k, tag));
     return fresh;
   }
-  for (let n = MAX_CITED_ID + 1; fresh.length < count; n++) if (!high.has(n)) fresh.push(`e${n}`);
+  for (let n = MAX_CITED_ID + 1; fresh.length < count; n++)
+    if (!high.has(n)) fresh.push(formatBlockId(n, tag));
   return fresh;
 }
 
-/**
- * The next free `eN` block id in a daily note: one more than the highest used in it, and than
- * `floor`, the highest ever given out or cited there (see block-id-floor.ts); see freshBlockIds.
- */
-export function nextBlockId(text: string, floor = 0): string {
+/** The numbers of the block ids mem counts in `text` (see MEM_ID), as ids. */
+export function countedIds(text: string): string[] {
   const ids: string[] = [];
   for (const match of text.matchAll(MEM_ID)) ids.push(`e${match[1]}`);
-  return freshBlockIds(ids, floor, 1)[0]!;
+  return ids;
+}
+
+/**
+ * The next free block id in a daily note: one more than the highest number used in it (by any
+ * device), and than `floor`, the highest ever given out or cited there (see block-id-floor.ts),
+ * with this device's `tag` when it has one; see freshBlockIds.
+ */
+export function nextBlockId(text: string, floor = 0, tag?: string): string {
+  return freshBlockIds(countedIds(text), floor, 1, tag)[0]!;
 }
 
 /** Appends `line` as the last line of `text`, keeping the note's line endings. */

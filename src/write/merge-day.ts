@@ -1,8 +1,12 @@
 // The merge of two versions of one day's episode note (episodes/daily/YYYY-MM-DD.md), entry by
 // entry: the union of both sides' entries by block id, each written once, in time order where both
-// added; an id both sides gave to different entries is renumbered on theirs, and the links to it
-// that theirs wrote are rewritten. The rest of the note (frontmatter, headings, a person's text)
-// merges three-way by lines; what cannot merge keeps both versions. Never writes conflict markers.
+// added. Ids that devices give out carry the device's tag (`^e7-k7q2`, device-tag.ts), so entries
+// two devices wrote while apart never share one and keep their ids: a citation handed out before
+// the merge names the same entry after it. Two entries under one id are left only by older mem
+// versions and hand-typed ids (two plain `^e7`), or by one entry both sides edited differently:
+// then theirs gets a new id and the links to it that theirs wrote are rewritten (reported as
+// renumbered). The rest of the note (frontmatter, headings, a person's text) merges three-way by
+// lines; what cannot merge keeps both versions. Never writes conflict markers.
 // Pure: `git merge` (through the merge driver) and `mem sync` both call it.
 import type { DiffWork } from '../core/diff-lines.js';
 import { blockIdNumber, freshBlockIds } from './episode-entry.js';
@@ -227,7 +231,8 @@ export function mergeDay(
     work,
   );
 
-  // New ids for theirs' entries apart: numbered on from every mem id either side or the base holds.
+  // New ids for theirs' entries apart: numbered on from every mem id either side or the base holds
+  // (of any device), plain: the merge is no device's, and it is the same on every clone.
   const fresh = freshBlockIds(
     [...decisions.keys()].filter((id) => blockIdNumber(id) > 0),
     0,

@@ -15,6 +15,7 @@ import { resolveInVault } from '../vault/paths.js';
 import { appendVerified } from '../vault/write-note.js';
 import { blockIdFloor, raiseBlockIdFloor } from './block-id-floor.js';
 import { DayDraft, holdsIn, lineSet, placeEntries } from './day-draft.js';
+import { deviceTag } from './device-tag.js';
 import { type EntryKind, renderEntry } from './episode-entry.js';
 import { fillTemplate } from './fill-template.js';
 import { redactSecrets } from './redact.js';
@@ -197,7 +198,7 @@ export async function appendToDay(
   date: string,
   entries: DayEntry[],
   onPlanned?: OnPlanned,
-  /** The highest `eN` the vault's links cite in this day's note (an id cited is never reused) */
+  /** The highest id number the vault's links cite in this day's note (an id cited is never reused) */
   cited = 0,
 ): Promise<{ path: string; ids: string[]; lines: string[]; derive: DeriveContent; created: boolean }> {
   const layout = layoutOf(config);
@@ -210,8 +211,10 @@ export async function appendToDay(
   // Lines of earlier appends that an editor's late save dropped: appended again, before the new ones.
   const recent = recentOf(abs);
   let restored: Array<{ line: string; at: number }> = [];
-  // Set under the lock, before the first plan: the highest id ever given out or cited in the note.
+  // Set under the lock, before the first plan: the highest id ever given out or cited in the note,
+  // and the tag this device's new ids carry (device-tag.ts).
   let floor = cited;
+  let tag: string | undefined;
   // Whether this append made the note (the last plan's view: a retry may find it made meanwhile).
   let created = false;
   const plan = (current: string | undefined): string | { replace: string } | undefined => {
@@ -219,7 +222,7 @@ export async function appendToDay(
     created = current === undefined;
     // The note is read once; each entry is checked against that reading and the entries before it
     // (day-draft.ts): a search of the whole note per entry made a long day quadratic.
-    const draft = new DayDraft(base, floor);
+    const draft = new DayDraft(base, floor, tag);
     // Not into a missing note: a person who deleted the note meant it.
     restored = current === undefined ? [] : recent.filter((r) => !draft.holds(r.line));
     for (const r of restored) {
@@ -258,6 +261,8 @@ export async function appendToDay(
   let ours = false;
   await withVaultLock(root, async () => {
     floor = Math.max(cited, await blockIdFloor(root, rel));
+    // Only entries without a fixed id (an import's are derived from their content) are numbered.
+    if (entries.some((e) => e.blockId === undefined) || recent.length > 0) tag = await deviceTag(root);
     // A note mem is about to make is mem's from now on, committed or not (git/created-files.ts).
     const made = await lstat(abs).then(
       () => false,
@@ -340,7 +345,7 @@ export async function rememberAll(
   config: MemConfig,
   inputs: RememberInput[],
   onPlanned?: OnPlanned,
-  /** The highest `eN` the vault's links cite in the note at a vault path (from the index) */
+  /** The highest id number the vault's links cite in the note at a vault path (from the index) */
   citedIn?: (path: string) => number,
 ): Promise<RememberResult[]> {
   const prepared = inputs.map((input) => entryOf(config, input));

@@ -48,7 +48,7 @@ describe('the merge driver', () => {
       expect(countLine(na, `a pulled ${i}`)).toBe(1);
       expect(countLine(na, `b pulled ${i}`)).toBe(1);
     }
-    const ids = [...day.matchAll(/\^(e\d+)$/gm)].map((m) => m[1]);
+    const ids = [...day.matchAll(/\^(e\d+(?:-[0-9a-z]+)?)$/gm)].map((m) => m[1]);
     expect(new Set(ids).size).toBe(9);
   });
 

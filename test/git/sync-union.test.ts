@@ -32,7 +32,7 @@ async function remember(root: string, lines: [string, string][]): Promise<void> 
 
 /** The ids and times of a day's entries, in order. */
 function entries(day: string): { ids: string[]; times: string[] } {
-  const found = [...day.matchAll(/^- (\d\d:\d\d) .*\^(e\d+)$/gm)];
+  const found = [...day.matchAll(/^- (\d\d:\d\d) .*\^(e\d+(?:-[0-9a-z]+)?)$/gm)];
   return { ids: found.map((m) => m[2]!), times: found.map((m) => m[1]!) };
 }
 
@@ -63,7 +63,7 @@ describe('a day both devices wrote', () => {
       ['15:00', 'laptop walk'],
     ]);
     await git(c.a, 'push', '-q', 'origin', 'main');
-    // Written on the phone by hand, with the id mem's next entry took on the laptop.
+    // Written on the phone by hand, as `^e2`: the laptop's second entry is `^e2-<its tag>`, apart.
     const dayB = join(c.b, DAY_PATH);
     await writeFile(dayB, `${await readFile(dayB, 'utf8')}- 12:00 **Rain:** phone lunch ^e2\n`);
     await git(c.b, 'commit', '-q', '-am', 'obsidian-git: vault backup');
@@ -72,12 +72,17 @@ describe('a day both devices wrote', () => {
     expect(pulled).not.toMatch(/^(<{7}|={7}|>{7})/m);
     for (const text of ['laptop coffee', 'laptop walk', 'phone lunch', 'good morning'])
       expect(pulled).toContain(text);
-    // The union left two ^e2 and the laptop's 15:00 entry before the phone's 12:00 one.
-    expect(new Set(entries(pulled).ids).size).toBeLessThan(4);
+    // The union left the laptop's 15:00 entry before the phone's 12:00 one. The ids are apart: the
+    // laptop's carry its device tag (`^e2-k7q2`), the phone's is the `^e2` typed by hand.
+    const union = entries(pulled);
+    expect(union.times).not.toEqual([...union.times].sort());
+    expect(new Set(union.ids).size).toBe(4);
     // The phone pushes the union; the laptop's next sync takes it and repairs it there.
     await git(c.b, 'push', '-q', 'origin', 'main');
     expect((await mem(['--vault', c.a, 'sync'])).code).toBe(0);
     expectRepaired(await readFile(join(c.a, DAY_PATH), 'utf8'), 4);
+    // Repaired with every id as the union had it: none moved to another entry.
+    expect(entries(await readFile(join(c.a, DAY_PATH), 'utf8')).ids.sort()).toEqual(union.ids.sort());
 
     // mem's next command on the phone repairs the day, then writes.
     const said = await mem(['--vault', c.b, 'remember', 'phone dinner', '--at', `${DAY}T20:00:00Z`]);

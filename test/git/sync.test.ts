@@ -67,23 +67,29 @@ describe('mem sync', () => {
       const c = await twoClones();
       const [va, vb] = [await vaultAt(c.a), await vaultAt(c.b)];
       const mine: string[] = [];
+      const citedB: string[] = [];
       for (let i = 0; i < 5; i++) {
         const ra = await va.remember({ text: `from a ${i}`, at: at(`09:0${i}`) });
         const rb = await vb.remember({ text: `from b ${i}`, at: at(`09:0${i}`), speaker: 'Aiko' });
         mine.push(`from a ${i}`, `from b ${i}`);
-        expect(ra.blockId).toBe(rb.blockId);
+        citedB.push(rb.blockId);
+        // The same number on both clones, each with its own device's tag: never the same id.
+        expect(ra.blockId.replace(/-.*/, '')).toBe(rb.blockId.replace(/-.*/, ''));
+        expect(ra.blockId).toMatch(/^e\d+-[0-9a-z]{4}$/);
+        expect(rb.blockId).not.toBe(ra.blockId);
       }
-      // B cites one of its own entries from another note: the link must follow the renumbering.
-      await handEdit(c.b, 'insights/tea.md', (t) => `${t}\nSaid at [[${DAY}#^e4]].\n`);
+      // B cites one of its own entries from another note: the link still names it after the sync.
+      await handEdit(c.b, 'insights/tea.md', (t) => `${t}\nSaid at [[${DAY}#^${citedB[2]}]].\n`);
       const notes = await syncAll(c, va, vb, order);
       const day = notes.get(DAY_PATH)!;
       for (const text of [...mine, 'good morning']) expect(countLine(notes, text)).toBe(1);
-      const ids = [...day.matchAll(/\^(e\d+)$/gm)].map((m) => m[1]);
+      const ids = [...day.matchAll(/\^(e\d+(?:-[0-9a-z]+)?)$/gm)].map((m) => m[1]);
       expect(new Set(ids).size).toBe(11);
       const times = [...day.matchAll(/^- (\d\d:\d\d)/gm)].map((m) => m[1]);
       expect(times).toEqual([...times].sort());
-      // The cited entry is still B's "from b 2" (e4 on B before the merge).
-      const cited = /\[\[2026-11-29#\^(e\d+)\]\]/.exec(notes.get('insights/tea.md')!)![1];
+      // The cited entry is still B's "from b 2", under the id it was given.
+      const cited = /\[\[2026-11-29#\^(e\d+-[0-9a-z]+)\]\]/.exec(notes.get('insights/tea.md')!)![1];
+      expect(cited).toBe(citedB[2]);
       expect(day).toMatch(new RegExp(`from b 2 \\^${cited}$`, 'm'));
       expect(await git(c.a, 'log', '--merges', '--format=%s')).toMatch(/^mem: sync, merge origin\/main$/m);
     });

@@ -112,7 +112,8 @@ describe('what a plain git pull brings is not trusted either', () => {
     const other = await memIn(a, 'remember', 'another day', '--at', '2026-11-30T10:00:00Z');
     expect(other.code).toBe(0);
     expect(await git(a, 'ls-files', 'diary-secret.md')).toBe('');
-    expect(await git(a, 'log', '--format=%s', '-1')).toBe('mem: remember 2026-11-30#^e1\n');
+    // A clone's ids carry its device tag (`^e1-k7q2`).
+    expect(await git(a, 'log', '--format=%s', '-1')).toMatch(/^mem: remember 2026-11-30#\^e1-[0-9a-z]{4}\n$/);
     const status = await vaultStatus(a);
     expect(status.setAside.join('\n')).toContain('tracked by git');
   });

@@ -3,6 +3,7 @@
 // time order, without conflict markers; merge(x, x) = x; swapping the sides changes only the ids.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { blockIdNumber } from '../../src/write/episode-entry.js';
 import { mergeDay } from '../../src/write/merge-day.js';
 
 const DATE = '2026-11-29';
@@ -47,8 +48,11 @@ interface Side {
   reused: boolean;
 }
 
-/** Applies ops as mem and a person would: adds get the next id and a later time. */
-function play(base: Item[], ops: Op[], tag: string, start: number): Side {
+/**
+ * Applies ops as mem and a person would: adds get the next id and a later time; with a `device`
+ * tag the id carries it (`e7-aaaa`), as on a vault with a remote (device-tag.ts).
+ */
+function play(base: Item[], ops: Op[], tag: string, start: number, device?: string): Side {
   const items = base.map((x) => ({ ...x }));
   const side: Side = {
     items,
@@ -63,11 +67,12 @@ function play(base: Item[], ops: Op[], tag: string, start: number): Side {
   ops.forEach((op, k) => {
     const entries = items.flatMap((x, i) => (x.kind === 'entry' ? [i] : []));
     if (op.op === 'add') {
-      const max = Math.max(0, ...items.map((x) => (x.kind === 'entry' ? Number(x.id.slice(1)) : 0)));
+      const max = Math.max(0, ...items.map((x) => (x.kind === 'entry' ? blockIdNumber(x.id) : 0)));
       clock += op.gap;
       const text = `${tag}${k} added`;
-      if (base.some((b) => b.kind === 'entry' && b.id === `e${max + 1}`)) side.reused = true;
-      items.push({ kind: 'entry', id: `e${max + 1}`, time: Math.min(clock, 1439), text });
+      const id = device ? `e${max + 1}-${device}` : `e${max + 1}`;
+      if (base.some((b) => b.kind === 'entry' && b.id === id)) side.reused = true;
+      items.push({ kind: 'entry', id, time: Math.min(clock, 1439), text });
       side.added.add(text);
     } else if (op.op === 'hand') {
       const text = `${tag}${k} a note by hand`;
@@ -113,7 +118,7 @@ function expected(base: Item[], o: Side, t: Side): string[] {
   return out.sort();
 }
 
-const ENTRY = /^- (\d\d:\d\d) \*\*Rain:\*\* (.*) \^(e\d+)$/;
+const ENTRY = /^- (\d\d:\d\d) \*\*Rain:\*\* (.*) \^(e\d+(?:-[0-9a-z]+)?)$/;
 
 function entriesOf(text: string) {
   return text.split('\n').flatMap((l) => {
@@ -123,7 +128,7 @@ function entriesOf(text: string) {
 }
 
 /** A base of up to `maxBase` entries and each side's ops; `minOps` and more ops a side. */
-const scenarioOf = (maxBase: number, minOps: number, maxOps: number, minBase = 0) =>
+const scenarioOf = (maxBase: number, minOps: number, maxOps: number, minBase = 0, tagged = false) =>
   fc
     .record({
       baseCount: fc.integer({ min: minBase, max: maxBase }),
@@ -140,10 +145,13 @@ const scenarioOf = (maxBase: number, minOps: number, maxOps: number, minBase = 0
         text: `base${i}`,
       }));
       const start = 8 * 60 + baseCount * step;
-      return { base, o: play(base, ours, 'o', start), t: play(base, theirs, 't', start) };
+      const [to, tt] = tagged ? ['aaaa', 'bbbb'] : [];
+      return { base, o: play(base, ours, 'o', start, to), t: play(base, theirs, 't', start, tt) };
     });
 
 const scenario = scenarioOf(6, 0, 12);
+/** Each side a device with its own tag, over a base of plain ids (written before a remote, or by an older mem). */
+const taggedScenario = scenarioOf(6, 0, 12, 0, true);
 /** Days far apart: scores of edits a side, past the exact diff's 64 (diff-lines.ts). */
 const farScenario = scenarioOf(150, 40, 120, 60);
 
@@ -205,6 +213,33 @@ describe('mergeDay', () => {
         expect(times(xy)).toEqual(times(yx));
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it("moves no id between devices: each side's entries keep the ids they were given, and only an entry both edited gets a second", () => {
+    fc.assert(
+      fc.property(taggedScenario, (sides) => {
+        const { base, o, t } = sides;
+        const merged = expectMergePromises(sides);
+        const { renumbered } = mergeDay(render(base), render(o.items), render(t.items), DATE);
+        const named = new Map(entriesOf(merged).map((e) => [e.id, e.text]));
+        for (const side of [o, t])
+          for (const x of side.items)
+            if (x.kind === 'entry' && side.added.has(x.text)) expect(named.get(x.id), x.id).toBe(x.text);
+        // A base entry keeps its id, under one of its versions; only one both sides edited apart
+        // is renumbered (theirs' version, which the ours' id does not name).
+        for (const x of base) {
+          if (x.kind !== 'entry') continue;
+          const versions = [x.text, o.edited.get(x.text), t.edited.get(x.text)];
+          if (named.has(x.id)) expect(versions).toContain(named.get(x.id));
+        }
+        for (const id of renumbered.keys()) {
+          const x = base.find((b) => b.kind === 'entry' && b.id === id) as Extract<Item, { kind: 'entry' }>;
+          expect(x, id).toBeDefined();
+          expect(o.edited.has(x.text) && t.edited.has(x.text), id).toBe(true);
+        }
+      }),
+      { numRuns: 400 },
     );
   });
 
