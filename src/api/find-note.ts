@@ -29,7 +29,7 @@ export function findNoteToWrite(index: VaultIndex, ref: string): Note {
   const candidates = [...index.notes.keys()].filter((path) => `/${path}`.toLowerCase().endsWith(wanted));
   if (candidates.length > 1) {
     throw new MemError(
-      'INVALID_INPUT',
+      'INVALID_ARGUMENT',
       `${ref} is ambiguous: ${candidates.sort().join(', ')}; give the note's path`,
     );
   }

@@ -55,6 +55,6 @@ export function decodeUtf8(bytes: Uint8Array, path: string): string {
   try {
     return strict.decode(bytes);
   } catch {
-    throw new MemError('INVALID_INPUT', `${path} is ${invalidUtf8Reason(bytes)}; mem will not rewrite it`);
+    throw new MemError('INVALID_ARGUMENT', `${path} is ${invalidUtf8Reason(bytes)}; mem will not rewrite it`);
   }
 }

@@ -40,7 +40,7 @@ export async function history(repoRoot: string, path: string): Promise<HistoryEn
 
 function checkRev(rev: string): string {
   if (rev.startsWith('-') || /[\s\0]/.test(rev))
-    throw new MemError('INVALID_INPUT', `${JSON.stringify(rev)}: not a revision`);
+    throw new MemError('INVALID_ARGUMENT', `${JSON.stringify(rev)}: not a revision`);
   return rev;
 }
 
@@ -139,7 +139,7 @@ export async function revertibleParent(repoRoot: string, sha: string): Promise<s
   const parents = (await git(repoRoot, ['rev-list', '--parents', '-n', '1', sha])).trim().split(' ').slice(1);
   if (parents.length > 1)
     throw new MemError(
-      'INVALID_INPUT',
+      'INVALID_ARGUMENT',
       `${sha.slice(0, 7)} is a merge commit; mem undoes only its own commits`,
     );
   const parent = parents[0];
@@ -148,7 +148,7 @@ export async function revertibleParent(repoRoot: string, sha: string): Promise<s
       await git(repoRoot, ['rev-parse', '--is-shallow-repository'], { allowFail: true })
     )?.trim();
     throw new MemError(
-      'INVALID_INPUT',
+      'INVALID_ARGUMENT',
       shallow === 'true'
         ? `${sha.slice(0, 7)} is the oldest commit of this shallow clone and its parent is missing, so mem cannot tell what it changed; nothing was undone (\`git fetch --unshallow\` fetches the history)`
         : `${sha.slice(0, 7)} is the repository's first commit: it has no parent to go back to; nothing was undone`,
@@ -282,7 +282,7 @@ export async function planRevert(
     const old = await gitBlob(repoRoot, `${parent}:${path}`);
     if (old === undefined && current !== undefined && keep(path))
       throw new MemError(
-        'INVALID_INPUT',
+        'INVALID_ARGUMENT',
         `undoing ${sha.slice(0, 7)} would delete ${path}, which a vault needs; nothing was undone`,
       );
     steps.push({ path, abs, hash: current?.hash ?? null, old });

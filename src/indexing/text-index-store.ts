@@ -271,7 +271,7 @@ export class TextStoreLoader {
   ) {
     if (header?.store !== TEXT_STORE_VERSION) {
       throw new MemError(
-        'INVALID_INPUT',
+        'INVALID_ARGUMENT',
         `text index segments of format ${String(header?.store)}, not ${TEXT_STORE_VERSION}`,
       );
     }

@@ -201,7 +201,7 @@ export function registerWriteTools(server: McpServer, vault: Vault): void {
           const link = `[[${next.path.replace(/\.md$/, '')}]]`;
           const old = vault.noteToWrite(notePathOf(path));
           if (old.path === next.path)
-            throw new MemError('INVALID_INPUT', `${old.path} cannot supersede itself`);
+            throw new MemError('INVALID_ARGUMENT', `${old.path} cannot supersede itself`);
           const result = await vault.updateNote(old.path, {
             set: {
               status: 'superseded',

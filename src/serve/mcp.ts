@@ -120,7 +120,7 @@ export function createMcpServer(vault: Vault, options: McpOptions = {}): McpServ
             // The metadata line's share comes out of the budget asked for, so the minimum is the caller's.
             if (!(total >= MIN_BUDGET + META_TOKENS))
               throw new MemError(
-                'INVALID_INPUT',
+                'INVALID_ARGUMENT',
                 `compile: a budget of ${total} tokens is too small to hold anything; the minimum here is ${MIN_BUDGET + META_TOKENS} (${MIN_BUDGET} for the document, ${META_TOKENS} for the line under it)`,
               );
             // compileAsync: with embeddings on, the semantic ranking is fused in, as memory_recall does.

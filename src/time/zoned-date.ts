@@ -19,7 +19,7 @@ export function zonedDate(at: Date, timeZone: string): Day {
 }
 
 /**
- * The day an entry made at `at` belongs to: `YYYY-MM-DD` in `timeZone`. Throws INVALID_INPUT for
+ * The day an entry made at `at` belongs to: `YYYY-MM-DD` in `timeZone`. Throws INVALID_ARGUMENT for
  * an instant outside the years 0000–9999, which no daily note can be named by.
  */
 export function dayOf(at: Date, timeZone: string): string {
@@ -35,7 +35,7 @@ export function hasNoteDay(at: Date, timeZone: string): boolean {
 
 function outsideNoteYears(at: Date, day: Day): MemError {
   return new MemError(
-    'INVALID_INPUT',
+    'INVALID_ARGUMENT',
     `${at.toISOString()} falls in the year ${day.year}; daily notes are named by the years ${NOTE_YEARS.first}–${NOTE_YEARS.last} (YYYY-MM-DD)`,
   );
 }

@@ -86,14 +86,14 @@ export function setFrontmatterKeys(
   if (firstError) {
     const line = (firstError.linePos?.[0]?.line ?? 1) + 1;
     throw new MemError(
-      'INVALID_INPUT',
+      'INVALID_ARGUMENT',
       `${label}: frontmatter is not valid YAML (line ${line}); not changed`,
     );
   }
   const contents = doc.contents;
   if (contents !== null && !(isMap(contents) && !contents.flow)) {
     throw new MemError(
-      'INVALID_INPUT',
+      'INVALID_ARGUMENT',
       `${label}: frontmatter is not a block of \`key: value\` lines; not changed`,
     );
   }
@@ -141,7 +141,7 @@ export function setFrontmatterKeys(
   if (parseDocument(result, { logLevel: 'error' }).errors.length > 0) {
     // A splice that breaks the YAML is a bug here; refuse rather than write a broken note.
     throw new MemError(
-      'INVALID_INPUT',
+      'INVALID_ARGUMENT',
       `${label}: changing ${Object.keys(changes).join(', ')} would break the frontmatter; not changed`,
     );
   }

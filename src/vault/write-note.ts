@@ -29,7 +29,7 @@ export function hashText(data: string | Uint8Array): string {
 
 /**
  * Reads a file with the sha256 of its raw bytes; undefined when it does not exist. Only a regular
- * file is read (see regular-file.ts). `text` throws INVALID_INPUT when the bytes are not UTF-8:
+ * file is read (see regular-file.ts). `text` throws INVALID_ARGUMENT when the bytes are not UTF-8:
  * every rewrite starts from it, so no command can write back a note it could not decode, while
  * callers that only compare hashes (a delete, an undo, a conflict check) still work on such a note.
  */

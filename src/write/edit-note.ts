@@ -88,7 +88,7 @@ function findHeading(headings: readonly Heading[], name: string, label: string):
   if (found.length === 1) return found[0]!;
   if (found.length > 1) {
     throw new MemError(
-      'INVALID_INPUT',
+      'INVALID_ARGUMENT',
       `${label}: ${found.length} headings are named ${JSON.stringify(wanted)} (lines ${found.map((h) => h.line).join(', ')}); rename one`,
     );
   }
@@ -171,7 +171,7 @@ function checkStructureKept(
   const now = after.filter((h) => h.start >= splice.end).map((h) => key(h, 0));
   if (old.join('\n') !== now.join('\n')) {
     throw new MemError(
-      'INVALID_INPUT',
+      'INVALID_ARGUMENT',
       `${path}: the text would change the headings after it (an unclosed code fence or %% comment?); nothing was written`,
     );
   }
@@ -192,11 +192,11 @@ export async function editNote(
   checkWrite({ author: options.author ?? 'person', action: 'edit', path: rel, layout: layoutOf(config) });
   if (layerOf(rel, layoutOf(config)) === 'episodes') {
     throw new MemError(
-      'INVALID_INPUT',
+      'INVALID_ARGUMENT',
       `${rel} is an episode note; episodes are append-only through remember (mem remember / memory_remember)`,
     );
   }
-  if (!rel.endsWith('.md')) throw new MemError('INVALID_INPUT', `${rel} is not a Markdown note`);
+  if (!rel.endsWith('.md')) throw new MemError('INVALID_ARGUMENT', `${rel} is not a Markdown note`);
   await checkNoTwin(root, rel);
   const message = `mem: note ${editKind(edit)} ${rel}`;
   return rewriteNote(root, config, {

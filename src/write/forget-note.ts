@@ -48,7 +48,7 @@ export interface ForgetResult extends WriteCommit {
 async function checkUndoable(root: string, config: MemConfig, path: string, stored: string): Promise<void> {
   const refuse = (why: string) =>
     new MemError(
-      'INVALID_INPUT',
+      'INVALID_ARGUMENT',
       `${path}: not deleted: ${why}; \`mem forget\` without --hard archives it instead`,
     );
   if (!config.git.autoCommit) throw refuse('git.autoCommit is off, so the deletion could not be undone');
@@ -133,7 +133,7 @@ async function archiveNote(
   const layout = layoutOf(config);
   if (layerOf(rel, layout) === 'archive') {
     throw new MemError(
-      'INVALID_INPUT',
+      'INVALID_ARGUMENT',
       `${rel} is already in ${layout.folders.archive}/; use --hard to delete it`,
     );
   }

@@ -50,14 +50,14 @@ function ingestId(speaker: string, text: string, at: string, occurrence: number)
   return `i${hash.slice(0, 10)}`;
 }
 
-/** Refuses (INVALID_INPUT) a day note that is there but is no regular text file mem can append to. */
+/** Refuses (INVALID_ARGUMENT) a day note that is there but is no regular text file mem can append to. */
 async function checkDayNote(root: string, path: string): Promise<void> {
   const { abs, rel } = await resolveInVault(root, path);
   await readForWrite(abs)
     .then((read) => read?.text)
     .catch((error: NodeJS.ErrnoException) => {
       throw new MemError(
-        'INVALID_INPUT',
+        'INVALID_ARGUMENT',
         `${rel} cannot be appended to (${error.code ?? error.message}); nothing was written`,
       );
     });

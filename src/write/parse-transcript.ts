@@ -36,13 +36,13 @@ function timeOf(value: unknown, timeZone: string): Date | undefined {
 
 function turnOf(value: unknown, where: string, timeZone: string): TranscriptTurn | undefined {
   if (!value || typeof value !== 'object' || Array.isArray(value)) {
-    throw new MemError('INVALID_INPUT', `${where}: expected an object with role/speaker and content/text`);
+    throw new MemError('INVALID_ARGUMENT', `${where}: expected an object with role/speaker and content/text`);
   }
   const record = value as Record<string, unknown>;
   const role = record['speaker'] ?? record['role'] ?? record['name'];
   if (typeof role === 'string' && SKIPPED_ROLES.has(role.toLowerCase())) return undefined;
   const text = textOf(record['content'] ?? record['text'] ?? record['message']);
-  if (text === undefined) throw new MemError('INVALID_INPUT', `${where}: no "content" or "text" string`);
+  if (text === undefined) throw new MemError('INVALID_ARGUMENT', `${where}: no "content" or "text" string`);
   if (text.trim() === '') return undefined;
   const at = timeOf(
     record['timestamp'] ?? record['time'] ?? record['created_at'] ?? record['date'],
@@ -56,7 +56,7 @@ function turnOf(value: unknown, where: string, timeZone: string): TranscriptTurn
 }
 
 function binary(file: string): MemError {
-  return new MemError('INVALID_INPUT', `${file}: looks like a binary file, not a transcript`);
+  return new MemError('INVALID_ARGUMENT', `${file}: looks like a binary file, not a transcript`);
 }
 
 /**
@@ -74,7 +74,7 @@ export const TRANSCRIPT_EXTENSIONS = [
   '.markdown',
 ];
 
-/** Refuses (INVALID_INPUT) a file whose name ends in anything but a transcript's extension (or none). */
+/** Refuses (INVALID_ARGUMENT) a file whose name ends in anything but a transcript's extension (or none). */
 export function checkTranscriptName(file: string): void {
   const name = file.slice(Math.max(file.lastIndexOf('/'), file.lastIndexOf('\\')) + 1);
   const dot = name.lastIndexOf('.');
@@ -82,14 +82,14 @@ export function checkTranscriptName(file: string): void {
   const extension = name.slice(dot).toLowerCase();
   if (!TRANSCRIPT_EXTENSIONS.includes(extension)) {
     throw new MemError(
-      'INVALID_INPUT',
+      'INVALID_ARGUMENT',
       `${file}: a ${extension} file is not a transcript; ingest reads ${TRANSCRIPT_EXTENSIONS.join(', ')} files (or a name without an extension)`,
     );
   }
 }
 
 /**
- * A transcript file's bytes as text; refuses (INVALID_INPUT) a name that is not a transcript's
+ * A transcript file's bytes as text; refuses (INVALID_ARGUMENT) a name that is not a transcript's
  * (`checkTranscriptName`) and bytes that are not UTF-8 or hold a NUL, which a text transcript
  * never does: an image or archive would otherwise be imported as garbage.
  */
@@ -121,10 +121,10 @@ export function parseTranscript(text: string, file: string, timeZone: string): T
     try {
       data = JSON.parse(body);
     } catch (error) {
-      throw new MemError('INVALID_INPUT', `${file}: not valid JSON (${(error as Error).message})`);
+      throw new MemError('INVALID_ARGUMENT', `${file}: not valid JSON (${(error as Error).message})`);
     }
     const list = Array.isArray(data) ? data : (data as { messages?: unknown }).messages;
-    if (!Array.isArray(list)) throw new MemError('INVALID_INPUT', `${file}: expected an array of messages`);
+    if (!Array.isArray(list)) throw new MemError('INVALID_ARGUMENT', `${file}: expected an array of messages`);
     return list
       .map((m, i) => turnOf(m, `${file}: message ${i + 1}`, timeZone))
       .filter((t): t is TranscriptTurn => t !== undefined);
@@ -137,7 +137,7 @@ export function parseTranscript(text: string, file: string, timeZone: string): T
       try {
         data = JSON.parse(line);
       } catch {
-        throw new MemError('INVALID_INPUT', `${file}:${i + 1}: not valid JSON`);
+        throw new MemError('INVALID_ARGUMENT', `${file}:${i + 1}: not valid JSON`);
       }
       const turn = turnOf(data, `${file}:${i + 1}`, timeZone);
       return turn ? [turn] : [];

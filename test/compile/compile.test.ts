@@ -163,16 +163,16 @@ describe('compile', () => {
         error = e;
       }
       expect(error).toBeInstanceOf(MemError);
-      expect((error as MemError).code).toBe('INVALID_INPUT');
+      expect((error as MemError).code).toBe('INVALID_ARGUMENT');
       expect((error as MemError).message).toContain(`the minimum is ${MIN_BUDGET}`);
     }
   });
 
-  it('mem compile --budget 10 says so on stderr and exits 1, with nothing on stdout', async () => {
+  it('mem compile --budget 10 says so on stderr and exits 2 (a refused argument), with nothing on stdout', async () => {
     const root = await makeVault(SMALL);
     const run = await mem(['--vault', root, '--no-server', 'compile', 'hiking', '--budget', '10']);
     expect(run).toEqual({
-      code: 1,
+      code: 2,
       stdout: '',
       stderr: `mem: compile: a budget of 10 tokens is too small to hold anything; the minimum is ${MIN_BUDGET}\n`,
     });

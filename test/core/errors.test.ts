@@ -28,8 +28,18 @@ describe('a refused argument', () => {
   });
 
   it('other library errors still exit 1', () => {
-    expect(new MemError('INVALID_INPUT', 'x is ambiguous').exitCode).toBe(1);
     expect(new MemError('NOT_FOUND', 'note not found: x').exitCode).toBe(1);
+    expect(new MemError('CONFLICT', 'the note changed').exitCode).toBe(1);
+  });
+
+  it('INVALID_INPUT is merged into INVALID_ARGUMENT: one code, exit 2, HTTP 400', () => {
+    const error = new MemError('INVALID_INPUT', 'x is ambiguous');
+    expect(error.code).toBe('INVALID_ARGUMENT');
+    expect(error.exitCode).toBe(2);
+    expect(errorReply(error, () => undefined)).toEqual({
+      status: 400,
+      body: { error: 'x is ambiguous', code: 'INVALID_ARGUMENT' },
+    });
   });
 
   it('the library never throws USAGE: that code is the command line’s alone', async () => {

@@ -333,7 +333,7 @@ describe('companion /memory/* contract', () => {
           status: 400,
           json: {
             error: `${key} must be 1 to 64 letters, digits, "_" or "-", not starting with "-" and not a reserved name, got ${JSON.stringify(id)}`,
-            code: 'INVALID_INPUT',
+            code: 'INVALID_ARGUMENT',
           },
         });
       }

@@ -125,19 +125,19 @@ describe('setFrontmatterKeys', () => {
       return ['changed'];
     };
     expect(run('---\ntitle: ok\nx: a: b\n---\n')).toEqual([
-      'INVALID_INPUT',
+      'INVALID_ARGUMENT',
       'profile/user.md: frontmatter is not valid YAML (line 3); not changed',
     ]);
     expect(run('---\ntitle: ok\n\tx: 1\n---\n')).toEqual([
-      'INVALID_INPUT',
+      'INVALID_ARGUMENT',
       'profile/user.md: frontmatter is not valid YAML (line 3); not changed',
     ]);
     expect(run('---\ntitle: a\ntitle: b\n---\n')).toEqual([
-      'INVALID_INPUT',
+      'INVALID_ARGUMENT',
       'profile/user.md: frontmatter is not valid YAML (line 3); not changed',
     ]);
     expect(run('---\n- a\n- b\n---\n')).toEqual([
-      'INVALID_INPUT',
+      'INVALID_ARGUMENT',
       'profile/user.md: frontmatter is not a block of `key: value` lines; not changed',
     ]);
   });

@@ -60,7 +60,7 @@ describe('a note that is not valid UTF-8', () => {
     const bytes = Buffer.from('caf\xe9 ok', 'latin1');
     expect(() => decodeUtf8(bytes, 'insights/x.md')).toThrow(
       new MemError(
-        'INVALID_INPUT',
+        'INVALID_ARGUMENT',
         'insights/x.md is not valid UTF-8 text (byte 0xE9 at offset 3); mem will not rewrite it',
       ),
     );

@@ -74,7 +74,7 @@ describe('applyEdit', () => {
       ),
     );
     expect(() => applyEdit('a.md', '# A\n\n# A\n', { insertUnder: 'A', text: 'x' })).toThrow(
-      new MemError('INVALID_INPUT', 'a.md: 2 headings are named "A" (lines 1, 3); rename one'),
+      new MemError('INVALID_ARGUMENT', 'a.md: 2 headings are named "A" (lines 1, 3); rename one'),
     );
     expect(() => applyEdit('a.md', TEA, { insertUnder: 'Habits', text: '~~~\ncode' })).toThrow(
       /would change the headings after it/,
@@ -117,7 +117,7 @@ describe('Vault.editNote', () => {
     const root = await makeVault({ 'episodes/2026/2026-11-30.md': day });
     const vault = await openVault({ path: root, cache: false });
     await expect(vault.editNote('episodes/2026/2026-11-30', { append: 'x' })).rejects.toMatchObject({
-      code: 'INVALID_INPUT',
+      code: 'INVALID_ARGUMENT',
       message: expect.stringContaining('append-only through remember'),
     });
     expect(await read(root, 'episodes/2026/2026-11-30.md')).toBe(day);
@@ -135,7 +135,7 @@ describe('Vault.editNote', () => {
 });
 
 describe('mem note append|prepend|section|insert', () => {
-  it('edits with exit 0 and --json, and exits 1 on CONFLICT, a missing heading, an episode or ../', async () => {
+  it('edits with exit 0 and --json, and exits 1 on CONFLICT, a missing heading or ../ and 2 on an episode (append-only: a refused argument)', async () => {
     const root = await makeVault({ 'insights/tea.md': TEA, 'episodes/2026/2026-11-30.md': '# 2026-11-30\n' });
     const ok = await mem(['--vault', root, 'note', 'append', 'tea', 'Last.', '--json']);
     expect(ok.code).toBe(0);
@@ -162,7 +162,7 @@ describe('mem note append|prepend|section|insert', () => {
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('no heading "Nope"');
     const episode = await mem(['--vault', root, 'note', 'append', 'episodes/2026/2026-11-30', 'x']);
-    expect(episode.code).toBe(1);
+    expect(episode.code).toBe(2);
     expect(episode.stderr).toContain('append-only');
     const outside = await mem(['--vault', root, 'note', 'append', '../x', 'x']);
     expect(outside.code).toBe(1);

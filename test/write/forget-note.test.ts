@@ -72,7 +72,7 @@ describe('forget', () => {
     const root = await makeVault({ 'archive/old.md': '# Old\n' });
     const vault = await openVault({ path: root, cache: false });
     await expect(vault.forget('archive/old')).rejects.toThrow(
-      new MemError('INVALID_INPUT', 'archive/old.md is already in archive/; use --hard to delete it'),
+      new MemError('INVALID_ARGUMENT', 'archive/old.md is already in archive/; use --hard to delete it'),
     );
   });
 
@@ -80,7 +80,7 @@ describe('forget', () => {
     const root = await makeVault(FILES);
     const out = await mem(['--vault', root, 'forget', 'insights/tea', '--hard']);
     expect(out).toEqual({
-      code: 1,
+      code: 2,
       stdout: '',
       stderr:
         'mem: insights/tea.md: not deleted: the vault is not in a git repository, so the deletion could not be undone; `mem forget` without --hard archives it instead\n',

@@ -139,7 +139,7 @@ describe('ingest', () => {
 
     for (const file of ['logo.log', 'latin1.txt']) {
       expect(await mem(['ingest', file], { cwd: root })).toEqual({
-        code: 1,
+        code: 2,
         stdout: '',
         stderr: `mem: ${file}: looks like a binary file, not a transcript\n`,
       });
@@ -156,7 +156,7 @@ describe('ingest', () => {
     await writeFile(join(root, 'Notes.PY'), 'user: hello\n');
     for (const file of ['app.py', 'Notes.PY']) {
       const result = await mem(['ingest', file], { cwd: root });
-      expect(result.code).toBe(1);
+      expect(result.code).toBe(2);
       expect(result.stderr).toMatch(
         new RegExp(`^mem: ${file}: a \\.py file is not a transcript; ingest reads \\.json, `),
       );
@@ -169,7 +169,7 @@ describe('ingest', () => {
 
   it('parseTranscript refuses text holding a NUL, and decodeTranscript keeps UTF-8 text as it is', () => {
     expect(() => parseTranscript('user: hi\0there', 'x.txt', 'UTC')).toThrow(
-      new MemError('INVALID_INPUT', 'x.txt: looks like a binary file, not a transcript'),
+      new MemError('INVALID_ARGUMENT', 'x.txt: looks like a binary file, not a transcript'),
     );
     expect(decodeTranscript(Buffer.from('\uFEFFuser: café\n'), 'x.txt')).toBe('\uFEFFuser: café\n');
   });

@@ -49,12 +49,12 @@ function branchOf(mapping: Record<string, unknown>, current: string, where: stri
   let id: string | undefined = current;
   while (id !== undefined) {
     if (visited.has(id))
-      throw new MemError('INVALID_INPUT', `${where}: the mapping's parents form a loop at ${id}`);
+      throw new MemError('INVALID_ARGUMENT', `${where}: the mapping's parents form a loop at ${id}`);
     visited.add(id);
     const node: unknown = mapping[id];
     if (!isRecord(node))
       throw new MemError(
-        'INVALID_INPUT',
+        'INVALID_ARGUMENT',
         `${where}: current_node or a parent names ${id}, which is not in mapping`,
       );
     path.push(id);
@@ -143,11 +143,11 @@ function turnOf(node: Record<string, unknown>, skipped: SkipCounts): IngestTurn 
  */
 export function parseChatGptExport(data: unknown, file: string, skipped: SkipCounts): ImportedConversation[] {
   if (!Array.isArray(data))
-    throw new MemError('INVALID_INPUT', `${file}: expected an array of conversations`);
+    throw new MemError('INVALID_ARGUMENT', `${file}: expected an array of conversations`);
   return data.map((conversation, i) => {
     const where = `${file}: conversation ${i + 1}`;
     if (!isRecord(conversation) || !isRecord(conversation['mapping']))
-      throw new MemError('INVALID_INPUT', `${where}: expected an object with "mapping"`);
+      throw new MemError('INVALID_ARGUMENT', `${where}: expected an object with "mapping"`);
     const mapping = conversation['mapping'];
     const current =
       typeof conversation['current_node'] === 'string' ? conversation['current_node'] : lastLeaf(mapping);

@@ -40,18 +40,18 @@ export function parseClaudeExport(
   skipped: SkipCounts,
 ): ImportedConversation[] {
   if (!Array.isArray(data))
-    throw new MemError('INVALID_INPUT', `${file}: expected an array of conversations`);
+    throw new MemError('INVALID_ARGUMENT', `${file}: expected an array of conversations`);
   return data.map((conversation, i) => {
     const where = `${file}: conversation ${i + 1}`;
     if (!isRecord(conversation) || !Array.isArray(conversation['chat_messages']))
-      throw new MemError('INVALID_INPUT', `${where}: expected an object with "chat_messages"`);
+      throw new MemError('INVALID_ARGUMENT', `${where}: expected an object with "chat_messages"`);
     const started =
       typeof conversation['created_at'] === 'string'
         ? parseInstant(conversation['created_at'], timeZone)
         : undefined;
     const turns: IngestTurn[] = [];
     for (const message of conversation['chat_messages']) {
-      if (!isRecord(message)) throw new MemError('INVALID_INPUT', `${where}: a message is not an object`);
+      if (!isRecord(message)) throw new MemError('INVALID_ARGUMENT', `${where}: a message is not an object`);
       const sender = message['sender'];
       if (sender !== 'human' && sender !== 'assistant') {
         countSkip(skipped, 'system or tool message');

@@ -12,7 +12,7 @@ export const KNOWN_FORMATS =
 
 export function unknownFormat(file: string, why: string): MemError {
   return new MemError(
-    'INVALID_INPUT',
+    'INVALID_ARGUMENT',
     `${file}: ${why}; mem import reads ${KNOWN_FORMATS} (--format ${IMPORT_FORMATS.join('|')} forces one; mem ingest reads a plain transcript)`,
   );
 }

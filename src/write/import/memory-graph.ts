@@ -37,9 +37,9 @@ export function parseMemoryGraph(text: string, file: string): MemoryGraph {
     try {
       item = JSON.parse(line);
     } catch {
-      throw new MemError('INVALID_INPUT', `${file}:${i + 1}: not valid JSON`);
+      throw new MemError('INVALID_ARGUMENT', `${file}:${i + 1}: not valid JSON`);
     }
-    if (!isRecord(item)) throw new MemError('INVALID_INPUT', `${file}:${i + 1}: expected an object`);
+    if (!isRecord(item)) throw new MemError('INVALID_ARGUMENT', `${file}:${i + 1}: expected an object`);
     if (item['type'] === 'entity' && typeof item['name'] === 'string' && item['name'].trim() !== '') {
       const name = item['name'].trim();
       const known = entities.get(name);
@@ -64,7 +64,7 @@ export function parseMemoryGraph(text: string, file: string): MemoryGraph {
       });
     } else {
       throw new MemError(
-        'INVALID_INPUT',
+        'INVALID_ARGUMENT',
         `${file}:${i + 1}: expected {"type":"entity","name",…} or {"type":"relation","from","to","relationType"}`,
       );
     }

@@ -26,10 +26,10 @@ export function parseVtuberHistory(
   names: Record<string, string>,
   skipped: SkipCounts,
 ): ImportedConversation {
-  if (!Array.isArray(data)) throw new MemError('INVALID_INPUT', `${file}: expected an array of messages`);
+  if (!Array.isArray(data)) throw new MemError('INVALID_ARGUMENT', `${file}: expected an array of messages`);
   const turns: IngestTurn[] = [];
   data.forEach((message, i) => {
-    if (!isRecord(message)) throw new MemError('INVALID_INPUT', `${file}: message ${i + 1} is not an object`);
+    if (!isRecord(message)) throw new MemError('INVALID_ARGUMENT', `${file}: message ${i + 1} is not an object`);
     const role = message['role'];
     if (role === 'metadata') return;
     if (role !== 'human' && role !== 'ai') {

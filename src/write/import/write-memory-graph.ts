@@ -133,7 +133,7 @@ async function entityPath(entity: GraphEntity, context: GraphPlan): Promise<{ ab
   const length = nameLengthProblem(planned.normalize('NFC'));
   if (length)
     throw new MemError(
-      'INVALID_INPUT',
+      'INVALID_ARGUMENT',
       `${context.name}: entity ${JSON.stringify(entity.name.slice(0, 40))}…: ${length}; nothing was written`,
     );
   return resolveInVault(context.root, resolveLink(name, planned, context.known) ?? planned);
@@ -172,7 +172,7 @@ async function planEntity(entity: GraphEntity, context: GraphPlan): Promise<Plan
     .then((read) => read && { text: read.text })
     .catch((error: NodeJS.ErrnoException) => {
       throw new MemError(
-        'INVALID_INPUT',
+        'INVALID_ARGUMENT',
         `${context.name}: entity ${JSON.stringify(entity.name)} goes to ${rel}, which cannot be read (${error.code ?? error.message}); nothing was written`,
       );
     });
@@ -186,7 +186,7 @@ async function planEntity(entity: GraphEntity, context: GraphPlan): Promise<Plan
     : (context.names.claim(rel) ?? (await newNameProblem(context.root, rel)));
   if (problem)
     throw new MemError(
-      'INVALID_INPUT',
+      'INVALID_ARGUMENT',
       `${context.name}: entity ${JSON.stringify(entity.name)}: ${rel}: ${problem}; nothing was written`,
     );
   return { entity, ...linesOf(entity, context), abs, rel };
