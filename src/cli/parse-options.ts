@@ -2,7 +2,20 @@ import type { Command } from 'commander';
 import { MemError } from '../core/errors.js';
 // The input rules read text only and load no time-zone library: the one module of time/ that the
 // edges import directly, so a flag is checked before the library loads (scripts/check-layers.mjs).
-import { DAY_FORMAT, isDayText, isMomentText, MOMENT_FORMAT } from '../time/parse-input-time.js';
+import { isMomentText, MOMENT_FORMAT } from '../time/parse-input-time.js';
+
+/** The open ends of a range of days given by one of `--from` and `--to`. */
+export const FIRST_DAY = '0000-01-01';
+export const LAST_DAY = '9999-12-31';
+
+/**
+ * A number typed as a flag, unchecked, for a verb's input schema to check: NaN for text that is no
+ * number (Number('') is 0, Number('0x10') 16: neither what a person meant).
+ */
+export function numberFlag(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  return /^[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?$/i.test(text.trim()) ? Number(text) : Number.NaN;
+}
 
 export function parsePositiveInt(value: string, name: string): number {
   const n = Number(value);
@@ -19,27 +32,6 @@ export function parsePositiveInt(value: string, name: string): number {
 export function parseNow(value: string | undefined, name = '--now'): string | undefined {
   if (value === undefined || isMomentText(value)) return value;
   throw new MemError('USAGE', `${name} must be ${MOMENT_FORMAT}, got "${value}"`);
-}
-
-/** Checks a day given as option `name` (`--from`, `--to`) by the rule every edge uses. */
-export function parseDayFlag(value: string | undefined, name: string): string | undefined {
-  if (value === undefined || isDayText(value)) return value;
-  throw new MemError('USAGE', `${name} must be ${DAY_FORMAT}, got "${value}"`);
-}
-
-/** `--from` and `--to` as an inclusive range of days (an open end reaches the first or last day), or undefined. */
-export function parseDayRange(
-  from: string | undefined,
-  to: string | undefined,
-): { from: string; to: string } | undefined {
-  const first = parseDayFlag(from, '--from');
-  const last = parseDayFlag(to, '--to');
-  if (first === undefined && last === undefined) return undefined;
-  // YYYY-MM-DD strings sort as the days they name.
-  if (first !== undefined && last !== undefined && first > last) {
-    throw new MemError('USAGE', `--from ${first} is after --to ${last}`);
-  }
-  return { from: first ?? '0000-01-01', to: last ?? '9999-12-31' };
 }
 
 /**

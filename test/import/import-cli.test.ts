@@ -133,7 +133,7 @@ describe('mem import (built CLI)', () => {
     const root = await gitVault({}, { config: CONFIG });
     for (const bad of ['not-an-export.json', 'broken.json']) {
       const run = await memProcess(['import', join(FIXTURES, 'bad', bad)], { cwd: root, env: ENV });
-      expect(run.code).toBe(1);
+      expect(run.code).toBe(2);
       expect(run.stdout).toBe('');
       expect(run.stderr).toMatch(
         new RegExp(
@@ -151,7 +151,7 @@ describe('mem import (built CLI)', () => {
     );
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain(
-      '--format must be one of chatgpt, claude, mcp-memory, vtuber, journal, got "csv"',
+      '"format" must be one of chatgpt, claude, mcp-memory, vtuber, journal',
     );
     expect(await days(root)).toEqual([]);
     expect(await commits(root)).toEqual(['init']);
@@ -234,12 +234,12 @@ describe('mem import (in process)', () => {
   it('says an export archive is unzipped first, and refuses a file that is no export', async () => {
     const root = await gitVault({ 'export.zip': 'PK', 'notes.txt': 'Rain: hi' }, { config: CONFIG });
     const zip = await mem(['import', 'export.zip'], { cwd: root, env: ENV });
-    expect(zip.code).toBe(1);
+    expect(zip.code).toBe(2);
     expect(zip.stderr).toMatch(
       /^mem: export\.zip: an export archive is unzipped first; import the conversations\.json inside it; mem import reads/,
     );
     const text = await mem(['import', 'notes.txt'], { cwd: root, env: ENV });
-    expect(text.code).toBe(1);
+    expect(text.code).toBe(2);
     expect(text.stderr).toMatch(
       /^mem: notes\.txt: not a \.json, \.jsonl or \.md file; mem import reads .*mem ingest reads a plain transcript\)\n$/,
     );

@@ -62,7 +62,26 @@ describe('the layer rule (scripts/check-layers.mjs)', () => {
     });
     expect(checkLayers(src)).toEqual([
       'cli/x.ts imports time/zoned-date.ts: cli/ uses only src/index.ts and core/',
-      'time/parse-input-time.ts imports time/zoned-date.ts: the edges import it directly, so it may import only core/',
+      'time/parse-input-time.ts imports time/zoned-date.ts: the edges import it directly, so it may import only core/ and the other modules the edges import',
+    ]);
+  });
+
+  it("lets the edges import the verbs' input schemas of api/inputs/, which may import only core/ and the input rules", async () => {
+    const src = await tree({
+      'cli/x.ts': "import { rememberInput } from '../api/inputs/remember.js';\n",
+      'serve/y.ts': "import { recallInput } from '../api/inputs/recall.js';\n",
+      'api/inputs/remember.ts':
+        "import { moment } from './fields.js';\nimport { E } from '../../core/errors.js';\nexport const rememberInput = moment;\n",
+      'api/inputs/fields.ts':
+        "import { isMomentText } from '../../time/parse-input-time.js';\nexport const moment = isMomentText;\n",
+      'api/inputs/recall.ts':
+        "import { Vault } from '../open-vault.js';\nexport const recallInput = Vault;\n",
+      'api/open-vault.ts': 'export class Vault {}\n',
+      'time/parse-input-time.ts': 'export const isMomentText = 1;\n',
+      'core/errors.ts': 'export const E = 1;\n',
+    });
+    expect(checkLayers(src)).toEqual([
+      'api/inputs/recall.ts imports api/open-vault.ts: the edges import it directly, so it may import only core/ and the other modules the edges import',
     ]);
   });
 

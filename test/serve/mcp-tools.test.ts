@@ -155,7 +155,7 @@ describe('mem mcp tools for an agent', () => {
       set: { a: 1 },
       hash: 'abc',
     });
-    expect(bad.text).toContain('"hash" must be the 64 hex digits memory_read_note gave');
+    expect(bad.text).toContain('"hash" must be the 64 hex digits a read of the note gave');
   });
 
   it('remembers with importance, tags and a time, on that day, and recall finds it', async () => {

@@ -56,7 +56,7 @@ describe('a moment without an offset is read in the vault time zone', () => {
     }
     const bad = await memProcess(['--vault', root, 'recall', 'tea', '--now', 'soon']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('--now must be an ISO 8601 date or time, got "soon"');
+    expect(bad.stderr).toContain('"now" must be an ISO 8601 date or time');
   });
 
   it('over HTTP', async () => {

@@ -6,7 +6,10 @@ import fc from 'fast-check';
 import { Temporal } from 'temporal-polyfill';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod/v4';
-import { parseDayRange, parseNow } from '../../src/cli/parse-options.js';
+import { checkInput } from '../../src/api/inputs/check-input.js';
+import { recallInput } from '../../src/api/inputs/recall.js';
+import { toRecallOptions } from '../../src/cli/commands/recall.js';
+import { parseNow } from '../../src/cli/parse-options.js';
 import { openVault, type Vault } from '../../src/index.js';
 import { type HttpServer, serveHttp } from '../../src/serve/http.js';
 import {
@@ -162,8 +165,9 @@ describe('the one rule for a day', () => {
       'memory_recall range': (day: string) => recallArgs.safeParse({ query: 'q', range: range(day) }).success,
       'memory_compile range': (day: string) =>
         compileArgs.safeParse({ message: 'm', range: range(day) }).success,
-      '--from': (day: string) => accepts(() => parseDayRange(day, undefined)),
-      '--to': (day: string) => accepts(() => parseDayRange(undefined, day)),
+      '--from': (day: string) =>
+        recallInput.safeParse({ query: 'q', ...toRecallOptions({ from: day }) }).success,
+      '--to': (day: string) => recallInput.safeParse({ query: 'q', ...toRecallOptions({ to: day }) }).success,
     };
     fc.assert(
       fc.property(fc.oneof(anyText, dayLike), (text) => {
@@ -189,8 +193,9 @@ describe('the one rule for a day', () => {
       recallBody.safeParse({ query: 'q', range: { from: '2026-02-30', to: '2026-03-01' } }).error?.issues[0]
         ?.message,
     ).toBe('"range.from" must be a date YYYY-MM-DD');
-    expect(() => parseDayRange('2026-02-30', undefined)).toThrow(
-      '--from must be a date YYYY-MM-DD, got "2026-02-30"',
+    // The command line checks its flags with the same schema, so it says the same.
+    expect(() => checkInput(recallInput, { query: 'q', ...toRecallOptions({ from: '2026-02-30' }) })).toThrow(
+      '"range.from" must be a date YYYY-MM-DD',
     );
   });
 });

@@ -8,7 +8,7 @@ import { askServer } from '../ask-server.js';
 import { openFromCli, printJson } from '../context.js';
 import { formatCompileExplain } from '../format.js';
 import type { CliIO } from '../io.js';
-import { parseDayRange, parseNow, parsePositiveInt, refuseConflicts } from '../parse-options.js';
+import { FIRST_DAY, LAST_DAY, numberFlag, refuseConflicts } from '../parse-options.js';
 
 interface CompileCliOptions {
   budget?: string;
@@ -43,7 +43,7 @@ export function parseHistory(text: string, file: string): string[] {
     try {
       data = JSON.parse(trimmed);
     } catch {
-      throw new MemError('INVALID_INPUT', `${file}: starts like a JSON array but is not valid JSON`);
+      throw new MemError('INVALID_ARGUMENT', `${file}: starts like a JSON array but is not valid JSON`);
     }
     return (data as unknown[]).map(turnText).filter((t): t is string => t !== undefined);
   }
@@ -61,22 +61,33 @@ export function parseHistory(text: string, file: string): string[] {
   });
 }
 
+/**
+ * The flags (and a batch line's overrides) as compile's input, unchecked: compile's schema
+ * (api/inputs/compile.ts) checks them, in the server asked or here before the vault opens.
+ */
 function compileOptions(
   options: CompileCliOptions,
   message: string,
   overrides: { budget?: unknown; now?: unknown } = {},
 ): WithMoments<CompileOptions> {
-  if (options.tokenizer && options.tokenizer !== 'o200k_base' && options.tokenizer !== 'cl100k_base') {
-    throw new MemError('USAGE', `--tokenizer must be o200k_base or cl100k_base, got "${options.tokenizer}"`);
-  }
   const budget = overrides.budget ?? options.budget;
+  const range =
+    options.from === undefined && options.to === undefined
+      ? undefined
+      : { from: options.from ?? FIRST_DAY, to: options.to ?? LAST_DAY };
   return {
     message,
-    budget: budget === undefined ? undefined : parsePositiveInt(String(budget), 'budget'),
-    now: parseNow(typeof overrides.now === 'string' ? overrides.now : options.now),
+    budget: typeof budget === 'number' ? budget : numberFlag(budget as string | undefined),
+    now: overrides.now === undefined ? options.now : (overrides.now as string),
     tokenizer: options.tokenizer as CompileOptions['tokenizer'],
-    range: parseDayRange(options.from, options.to),
+    range,
   };
+}
+
+/** Compile's input checked by its schema (loaded only now: a read a server answers never loads zod). */
+async function checkedCompile(request: WithMoments<CompileOptions>): Promise<void> {
+  const { checkInput, compileInput } = await import('../../api/inputs/index.js');
+  checkInput(compileInput, request);
 }
 
 /** The batch line: what went in and why, nothing that was left out. */
@@ -119,13 +130,12 @@ export function compileCommand(program: Command, io: CliIO): void {
     .option('--json', 'the full result: sections, items, tokens, scores and reasons')
     .option('--explain', 'after the document, why each item is in it (and how embeddings were used)')
     .action(async (message: string | undefined, options: CompileCliOptions, command: Command) => {
-      // Check the options before the (slower) vault opens, so usage errors exit 2 wherever they are run.
-      compileOptions(options, '');
       if (!options.batch && message === undefined)
         throw new MemError('USAGE', 'compile needs a message (or --batch FILE)');
       if (options.batch) {
         // Regular files only: a FIFO given as the batch is refused, naming it, not waited on; and
         // before the (slower) vault opens.
+        await checkedCompile(compileOptions(options, ''));
         const text = await readRegularText(resolve(io.cwd, options.batch));
         const vault = await openFromCli(command, io);
         for (const [i, line] of text.split('\n').entries()) {
@@ -134,15 +144,17 @@ export function compileCommand(program: Command, io: CliIO): void {
           try {
             item = JSON.parse(line);
           } catch {
-            throw new MemError('INVALID_INPUT', `${options.batch}:${i + 1}: not valid JSON`);
+            throw new MemError('INVALID_ARGUMENT', `${options.batch}:${i + 1}: not valid JSON`);
           }
-          if (typeof item['message'] !== 'string') {
-            throw new MemError('INVALID_INPUT', `${options.batch}:${i + 1}: "message" must be a string`);
-          }
+          const request = compileOptions(options, item['message'] as string, {
+            budget: item['budget'],
+            now: item['now'],
+          });
+          await checkedCompile(request).catch((error: Error) => {
+            throw new MemError('INVALID_ARGUMENT', `${options.batch}:${i + 1}: ${error.message}`);
+          });
           // compileAsync: with embeddings on, each turn's recall fuses the semantic ranking in.
-          const result = await vault.compileAsync(
-            compileOptions(options, item['message'], { budget: item['budget'], now: item['now'] }),
-          );
+          const result = await vault.compileAsync(request);
           io.stdout(`${batchLine(item['id'] ?? i + 1, result)}\n`);
         }
         return;
@@ -157,7 +169,9 @@ export function compileCommand(program: Command, io: CliIO): void {
         request.history = parseHistory(text, name);
       }
       // A running `mem serve` for this vault already holds the index: ask it, the same question.
+      // It checks the question with compile's schema; on a 400 it is checked here, in the same words.
       const served = await askServer<CompileResult>(command, io, '/compile', request);
+      if (!served) await checkedCompile(request);
       // compileAsync: with embeddings on (mem.config.json) the semantic ranking is fused in, as in `mem recall`.
       const result = served ?? (await (await openFromCli(command, io)).compileAsync(request));
       if (options.out) await writeFile(resolve(io.cwd, options.out), result.markdown);

@@ -1,11 +1,9 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { MemError } from '../../core/errors.js';
-import { IMPORT_FORMATS, type ImportFormat } from '../../core/import-formats.js';
+import { IMPORT_FORMATS } from '../../core/import-formats.js';
 import type { ImportResult } from '../../index.js';
 import { openFromCli, printJson } from '../context.js';
 import type { CliIO } from '../io.js';
-import { parseNow } from '../parse-options.js';
 import { progressBar } from './ingest.js';
 import { QUIET, reportCommit } from './note.js';
 
@@ -55,16 +53,13 @@ export function importCommand(program: Command, io: CliIO): void {
         options: { format?: string; now?: string; redact: boolean; json?: boolean },
         command: Command,
       ) => {
-        if (options.format !== undefined && !(IMPORT_FORMATS as readonly string[]).includes(options.format))
-          throw new MemError(
-            'USAGE',
-            `--format must be one of ${IMPORT_FORMATS.join(', ')}, got "${options.format}"`,
-          );
-        const now = parseNow(options.now);
+        // Checked by import's own input schema before the vault opens.
+        const { checkInput, importInput } = await import('../../api/inputs/index.js');
+        const { format, now } = checkInput(importInput, { source, format: options.format, now: options.now });
         const vault = await openFromCli(command, io);
         const showProgress = io.isTTY && !options.json;
         const result = await vault.importHistory(resolve(io.cwd, source), {
-          format: options.format as ImportFormat | undefined,
+          format,
           now,
           noRedact: !options.redact,
           onProgress: showProgress

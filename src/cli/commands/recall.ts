@@ -9,7 +9,7 @@ import { openFromCli, printJson } from '../context.js';
 import { embeddingsLine, formatHits } from '../format.js';
 import type { CliIO } from '../io.js';
 import { library } from '../library.js';
-import { parseDayRange, parseNow, parsePositiveInt, refuseConflicts } from '../parse-options.js';
+import { FIRST_DAY, LAST_DAY, numberFlag, refuseConflicts } from '../parse-options.js';
 
 interface RecallCliOptions {
   k?: string;
@@ -23,21 +23,30 @@ interface RecallCliOptions {
   batch?: string;
 }
 
+/**
+ * The flags as recall's input, unchecked: recall's schema (api/inputs/recall.ts) checks them, in
+ * the server asked or here before the vault opens, so a bad value has the same words either way.
+ * An open end of `--from`/`--to` reaches the first or last day.
+ */
 export function toRecallOptions(options: RecallCliOptions, now?: string): WithMoments<RecallOptions> {
   const layers = (options.layer ?? []).flatMap((l) => l.split(','));
-  for (const layer of layers) {
-    if (!LAYERS.includes(layer as Layer)) {
-      throw new MemError('USAGE', `unknown layer "${layer}"; expected one of ${LAYERS.join(', ')}`);
-    }
-  }
-  const range = parseDayRange(options.from, options.to);
+  const range =
+    options.from === undefined && options.to === undefined
+      ? undefined
+      : { from: options.from ?? FIRST_DAY, to: options.to ?? LAST_DAY };
   return {
-    k: options.k === undefined ? undefined : parsePositiveInt(options.k, '-k'),
-    layers: layers as Layer[],
-    now: parseNow(now ?? options.now),
+    k: numberFlag(options.k),
+    layers: layers.length ? (layers as Layer[]) : undefined,
+    now: now ?? options.now,
     all: options.all,
     range,
   };
+}
+
+/** Recall's input checked by its schema (loaded only now: a read a server answers never loads zod). */
+async function checkedRecall(query: string, options: WithMoments<RecallOptions>): Promise<void> {
+  const { checkInput, recallInput } = await import('../../api/inputs/index.js');
+  checkInput(recallInput, { query, ...options, now: options.now as string | undefined });
 }
 
 export function recallCommand(program: Command, io: CliIO): void {
@@ -57,19 +66,16 @@ export function recallCommand(program: Command, io: CliIO): void {
     .option('--batch <file>', 'JSONL of {"id","query","now"?}; one JSON result per line')
     .option('--json', 'machine-readable output')
     .action(async (query: string | undefined, options: RecallCliOptions, command: Command) => {
-      // Check the options before the (slower) vault opens, so usage errors exit 2 wherever they are run.
       const base = toRecallOptions(options);
       if (!options.batch && query === undefined)
         throw new MemError('USAGE', 'recall needs a query (or --batch FILE)');
       if (!options.batch) {
         // A running `mem serve` for this vault already holds the index: ask it, the same question.
+        // It checks the question with recall's schema; on a 400 the command checks it here, in the
+        // same words, and exits 2.
         const asked = await askServer<RecallResult & { warning?: string }>(command, io, '/recall', {
           query,
-          k: base.k,
-          layers: base.layers?.length ? base.layers : undefined,
-          range: base.range,
-          all: base.all,
-          now: base.now,
+          ...base,
         });
         if (asked) {
           const { warning, ...result } = asked;
@@ -77,6 +83,7 @@ export function recallCommand(program: Command, io: CliIO): void {
           return printRecall(io, result, options);
         }
       }
+      await checkedRecall(query ?? '', base);
       // Regular files only: a FIFO given as the batch is refused, naming it, not waited on; and
       // before the (slower) vault opens.
       const batch = options.batch ? await readRegularText(resolve(io.cwd, options.batch)) : undefined;
@@ -88,15 +95,13 @@ export function recallCommand(program: Command, io: CliIO): void {
           try {
             item = JSON.parse(line);
           } catch {
-            throw new MemError('INVALID_INPUT', `${options.batch}:${i + 1}: not valid JSON`);
+            throw new MemError('INVALID_ARGUMENT', `${options.batch}:${i + 1}: not valid JSON`);
           }
-          if (typeof item.query !== 'string') {
-            throw new MemError('INVALID_INPUT', `${options.batch}:${i + 1}: "query" must be a string`);
-          }
-          const result = await vault.recallAsync(
-            item.query,
-            toRecallOptions(options, typeof item.now === 'string' ? item.now : undefined),
-          );
+          const lineOptions = toRecallOptions(options, typeof item.now === 'string' ? item.now : undefined);
+          await checkedRecall(item.query as string, lineOptions).catch((error: Error) => {
+            throw new MemError('INVALID_ARGUMENT', `${options.batch}:${i + 1}: ${error.message}`);
+          });
+          const result = await vault.recallAsync(item.query as string, lineOptions);
           io.stdout(`${JSON.stringify({ id: item.id ?? i + 1, ...result })}\n`);
         }
         return;

@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
-import { MemError } from '../../core/errors.js';
 import { openFromCli, printJson } from '../context.js';
 import type { CliIO } from '../io.js';
-import { parseNow } from '../parse-options.js';
+import { numberFlag } from '../parse-options.js';
 import { reportCommit } from './note.js';
 
 interface RememberCliOptions {
@@ -14,8 +13,6 @@ interface RememberCliOptions {
   redact: boolean;
   json?: boolean;
 }
-
-const KINDS = ['chat', 'event', 'note'] as const;
 
 export function rememberCommand(program: Command, io: CliIO): void {
   program
@@ -31,27 +28,21 @@ export function rememberCommand(program: Command, io: CliIO): void {
     .option('--json', 'machine-readable output')
     .action(async (arg: string, options: RememberCliOptions, command: Command) => {
       const text = arg === '-' ? await io.readStdin() : arg;
-      if (options.kind !== undefined && !KINDS.includes(options.kind as (typeof KINDS)[number])) {
-        throw new MemError('USAGE', `--kind must be one of ${KINDS.join(', ')}, got "${options.kind}"`);
-      }
-      const importance = options.importance === undefined ? undefined : Number(options.importance);
-      if (importance !== undefined && !(importance >= 0 && importance <= 1)) {
-        throw new MemError('USAGE', `--importance must be a number from 0 to 1, got "${options.importance}"`);
-      }
-      const at = parseNow(options.at, '--at');
-      const vault = await openFromCli(command, io);
-      const result = await vault.remember({
+      // Checked by remember's own input schema, as HTTP and MCP check it, before the vault opens.
+      const { checkInput, rememberInput } = await import('../../api/inputs/index.js');
+      const input = checkInput(rememberInput, {
         text,
         speaker: options.speaker,
-        kind: options.kind as (typeof KINDS)[number] | undefined,
-        importance,
+        kind: options.kind,
+        importance: numberFlag(options.importance),
         tags: options.tags
           ?.split(',')
           .map((t) => t.trim())
           .filter(Boolean),
-        at,
-        noRedact: !options.redact,
+        at: options.at,
       });
+      const vault = await openFromCli(command, io);
+      const result = await vault.remember({ ...input, noRedact: !options.redact });
       if (options.json) {
         printJson(io, result);
         return;
