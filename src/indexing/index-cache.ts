@@ -5,6 +5,7 @@ import { crc32 } from 'node:zlib';
 import { CACHE_DIR, ensureCacheDir } from '../core/cache-dir.js';
 import { readRegularFile, readRegularText } from '../core/regular-file.js';
 import { DEFAULT_LAYOUT, type VaultLayout } from '../vault/layout.js';
+import { basenameOf, foldPath } from '../vault/resolve-link.js';
 import { NoteTable } from './note-table.js';
 import { readNoteNow } from './refresh-index.js';
 import { SavedLinkGraph, type SavedLinks } from './saved-links.js';
@@ -17,7 +18,7 @@ import { VaultIndex } from './vault-index.js';
  * Bump whenever the shape of a parsed note, the tokenizer, the index options or the cache layout
  * change: a cache from another schema is rebuilt, never trusted.
  */
-export const CACHE_SCHEMA = 9;
+export const CACHE_SCHEMA = 10;
 
 /**
  * The layout, in `.mem/index/`:
@@ -385,7 +386,11 @@ function savedLinks(index: VaultIndex): SavedLinks {
     for (const to of graph.outTargets(path)) targets.push(to === undefined ? -1 : (slots.get(to) ?? -1));
     outStart[++slot] = targets.length;
   }
-  return { outStart, outTarget: Int32Array.from(targets) };
+  const dangling =
+    graph instanceof SavedLinkGraph
+      ? graph.danglingNames()
+      : [...new Set(graph.unresolved().map((edge) => foldPath(basenameOf(edge.link.target))))];
+  return { outStart, outTarget: Int32Array.from(targets), dangling };
 }
 
 /**

@@ -39,6 +39,8 @@ export class NoteTable implements ReadonlyMap<string, Note> {
   private saved: SavedNotes | undefined;
   /** Decoded saved notes, least recently used first */
   private readonly decoded = new Map<number, Note>();
+  /** Saved slots of paths since written or removed */
+  private readonly replaced = new Map<string, number>();
   /** Saved notes whose bytes were damaged, read again from their files */
   private readonly repaired = new Map<number, Note>();
   private decodedTotal = 0;
@@ -86,11 +88,21 @@ export class NoteTable implements ReadonlyMap<string, Note> {
   }
 
   set(path: string, note: Note): void {
+    const entry = this.held.get(path);
+    if (typeof entry === 'number') this.replaced.set(path, entry);
     this.held.set(path, note);
   }
 
   delete(path: string): boolean {
+    const entry = this.held.get(path);
+    if (typeof entry === 'number') this.replaced.set(path, entry);
     return this.held.delete(path);
+  }
+
+  /** The slot a path had in the saved table (also after the note was written or removed since). */
+  slotOf(path: string): number | undefined {
+    const entry = this.held.get(path);
+    return typeof entry === 'number' ? entry : this.replaced.get(path);
   }
 
   keys(): MapIterator<string> {

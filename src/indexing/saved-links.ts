@@ -1,5 +1,5 @@
 import type { Edge, Note } from '../core/types.js';
-import { compareStrings, PathIndex, resolveLink } from '../vault/resolve-link.js';
+import { basenameOf, compareStrings, foldPath, PathIndex, resolveLink } from '../vault/resolve-link.js';
 import { LinkGraph, sectionOf } from './link-graph.js';
 import type { NoteTable } from './note-table.js';
 
@@ -11,6 +11,11 @@ import type { NoteTable } from './note-table.js';
 export interface SavedLinks {
   outStart: Int32Array;
   outTarget: Int32Array;
+  /**
+   * The folded file names (`note.md`, `note`) unresolved links name: a new note of such a name
+   * would take them over. May name more than are still unresolved, never fewer.
+   */
+  dangling: string[];
 }
 
 /** What the vault's code asks of the link graph (LinkGraph's public methods). */
@@ -32,20 +37,28 @@ export type Graph = Pick<
 
 /**
  * The link graph of a vault opened from the cache: one hop of links is answered from the saved
- * arrays, decoding only the notes on that hop, until the first change to the vault's notes makes
- * the whole LinkGraph from every note (a change can re-resolve links anywhere).
+ * arrays, decoding only the notes on that hop. A note written since (a chat turn's day note) is
+ * held beside them, its links resolved when written, as long as no other note's link can change
+ * where it points: a removal, or a new note whose name another note's link names or another file
+ * has, makes the whole LinkGraph from every note once.
  */
 export class SavedLinkGraph implements Graph {
   private graph: LinkGraph | undefined;
   private readonly inStart: Int32Array;
   private readonly inFrom: Int32Array;
   private pathIndex: PathIndex | undefined;
+  /** Notes written since the save: where each of their links points (undefined: unresolved) */
+  private readonly written = new Map<string, Array<string | undefined>>();
+  /** Target path → the written notes that link to it */
+  private readonly writtenIn = new Map<string, Set<string>>();
+  private readonly dangling: Set<string>;
 
   constructor(
     private readonly notes: NoteTable,
     private readonly paths_: readonly string[],
     private readonly links: SavedLinks,
   ) {
+    this.dangling = new Set(links.dangling);
     // Backlinks: the distinct linking slots of each target, in slot order (a transpose of the rows).
     const n = paths_.length;
     const { outStart, outTarget } = links;
@@ -79,13 +92,56 @@ export class SavedLinkGraph implements Graph {
     return this.graph !== undefined;
   }
 
-  /** The saved arrays, while no change made the whole graph: a save copies them as they are. */
+  /** The saved arrays, while nothing changed: a save copies them as they are. */
   get saved(): SavedLinks | undefined {
-    return this.graph ? undefined : this.links;
+    return this.graph || this.written.size > 0 ? undefined : this.links;
+  }
+
+  /** Folded names unresolved links name, for a save (see SavedLinks.dangling). */
+  danglingNames(): string[] {
+    if (this.graph) return [...new Set(this.graph.unresolved().map((edge) => nameOf(edge.link.target)))];
+    return [...this.dangling];
   }
 
   upsert(note: Note): void {
-    this.whole().upsert(note);
+    if (this.graph) {
+      this.graph.upsert(note);
+      return;
+    }
+    const { path } = note;
+    // The table holds the note already (VaultIndex sets it first), and so may the path index if
+    // made just now: a path is new to the graph when it was neither saved nor written since.
+    const paths = this.pathIndexNow();
+    if (this.notes.slotOf(path) === undefined && !this.written.has(path)) {
+      const name = foldPath(basenameOf(path));
+      const takesOver =
+        paths.candidates(name).some((other) => other !== path) ||
+        this.dangling.has(name) ||
+        (name.endsWith('.md') && this.dangling.has(name.slice(0, -3)));
+      if (takesOver) {
+        this.whole().upsert(note);
+        return;
+      }
+      paths.add(path);
+    }
+    this.forget(path);
+    const targets = note.links.map((link) => resolveLink(link.target, path, paths));
+    this.written.set(path, targets);
+    note.links.forEach((link, i) => {
+      const to = targets[i];
+      if (to === undefined) this.dangling.add(nameOf(link.target));
+      else {
+        const from = this.writtenIn.get(to) ?? new Set<string>();
+        from.add(path);
+        this.writtenIn.set(to, from);
+      }
+    });
+  }
+
+  /** Drops what `written` holds of a note's links. */
+  private forget(path: string): void {
+    for (const to of this.written.get(path) ?? []) if (to !== undefined) this.writtenIn.get(to)?.delete(path);
+    this.written.delete(path);
   }
 
   addFile(path: string): void {
@@ -101,43 +157,48 @@ export class SavedLinkGraph implements Graph {
   }
 
   unresolved(): Edge[] {
-    return this.whole().unresolved();
+    if (this.graph) return this.graph.unresolved();
+    const found: Edge[] = [];
+    const { outStart, outTarget } = this.links;
+    for (let slot = 0; slot < this.paths_.length; slot++) {
+      const path = this.paths_[slot] as string;
+      if (this.written.has(path) || !this.notes.has(path)) continue;
+      let dangles = false;
+      for (let i = outStart[slot] as number; i < (outStart[slot + 1] as number) && !dangles; i++) {
+        dangles = outTarget[i] === -1;
+      }
+      if (!dangles) continue;
+      const edges = this.edgesOf(path);
+      if (!edges) return this.whole().unresolved();
+      for (const edge of edges) if (edge.to === undefined) found.push(edge);
+    }
+    for (const path of this.written.keys()) {
+      for (const edge of this.edgesOf(path) ?? []) if (edge.to === undefined) found.push(edge);
+    }
+    return found.sort(bySource);
   }
 
   outEdges(path: string): Edge[] {
     if (this.graph) return this.graph.outEdges(path);
-    const slot = this.slotOf(path);
-    if (slot === undefined) return [];
-    const edges = this.edgesFrom(slot);
-    return edges ? edges.map(({ edge }) => edge) : this.whole().outEdges(path);
+    if (!this.notes.has(path)) return [];
+    return this.edgesOf(path) ?? this.whole().outEdges(path);
   }
 
   backlinks(path: string): Edge[] {
     if (this.graph) return this.graph.backlinks(path);
-    const slot = this.slotOf(path);
-    if (slot === undefined) return [];
     const found: Edge[] = [];
-    for (let i = this.inStart[slot] as number; i < (this.inStart[slot + 1] as number); i++) {
-      const edges = this.edgesFrom(this.inFrom[i] as number);
+    for (const from of this.linkingTo(path)) {
+      const edges = this.edgesOf(from);
       if (!edges) return this.whole().backlinks(path);
-      for (const { edge, to } of edges) if (to === slot) found.push(edge);
+      for (const edge of edges) if (edge.to === path) found.push(edge);
     }
-    return found.sort((a, b) => compareStrings(a.from, b.from) || a.link.start - b.link.start);
+    return found.sort(bySource);
   }
 
   neighbours(path: string): string[] {
     if (this.graph) return this.graph.neighbours(path);
-    const slot = this.slotOf(path);
-    if (slot === undefined) return [];
-    const found = new Set<string>();
-    const { outStart, outTarget } = this.links;
-    for (let i = outStart[slot] as number; i < (outStart[slot + 1] as number); i++) {
-      const to = outTarget[i] as number;
-      if (to >= 0) found.add(this.paths_[to] as string);
-    }
-    for (let i = this.inStart[slot] as number; i < (this.inStart[slot + 1] as number); i++) {
-      found.add(this.paths_[this.inFrom[i] as number] as string);
-    }
+    const found = new Set<string>(this.linkingTo(path));
+    for (const to of this.outTargets(path)) if (to !== undefined) found.add(to);
     found.delete(path);
     return [...found].sort(compareStrings);
   }
@@ -152,17 +213,15 @@ export class SavedLinkGraph implements Graph {
 
   resolve(target: string, fromPath: string): string | undefined {
     if (this.graph) return this.graph.resolve(target, fromPath);
-    if (!this.pathIndex) {
-      this.pathIndex = new PathIndex();
-      for (const path of this.notes.keys()) this.pathIndex.add(path);
-    }
-    return resolveLink(target, fromPath, this.pathIndex);
+    return resolveLink(target, fromPath, this.pathIndexNow());
   }
 
   outTargets(path: string): Array<string | undefined> {
     if (this.graph) return this.graph.outTargets(path);
-    const slot = this.slotOf(path);
-    if (slot === undefined) return [];
+    const written = this.written.get(path);
+    if (written) return [...written];
+    const slot = this.notes.slotOf(path);
+    if (slot === undefined || !this.notes.has(path)) return [];
     const { outStart, outTarget } = this.links;
     const out: Array<string | undefined> = [];
     for (let i = outStart[slot] as number; i < (outStart[slot + 1] as number); i++) {
@@ -172,28 +231,49 @@ export class SavedLinkGraph implements Graph {
     return out;
   }
 
-  private slotOf(path: string): number | undefined {
-    const entry = this.notes.entry(path);
-    return typeof entry === 'number' ? entry : undefined;
+  /** Every path of the vault, for resolving links (made at the first need, then kept). */
+  private pathIndexNow(): PathIndex {
+    if (!this.pathIndex) {
+      this.pathIndex = new PathIndex();
+      for (const path of this.notes.keys()) this.pathIndex.add(path);
+    }
+    return this.pathIndex;
   }
 
-  /** A saved slot's links as edges, with the slot each resolved to; undefined when they no longer match. */
-  private edgesFrom(slot: number): Array<{ edge: Edge; to: number }> | undefined {
-    const path = this.paths_[slot] as string;
+  /** The notes with a link resolved to `path`: saved rows (of notes not written since) and written notes. */
+  private linkingTo(path: string): Set<string> {
+    const found = new Set<string>();
+    const slot = this.notes.slotOf(path);
+    if (slot !== undefined) {
+      for (let i = this.inStart[slot] as number; i < (this.inStart[slot + 1] as number); i++) {
+        const from = this.paths_[this.inFrom[i] as number] as string;
+        if (!this.written.has(from) && this.notes.has(from)) found.add(from);
+      }
+    }
+    for (const from of this.writtenIn.get(path) ?? []) found.add(from);
+    return found;
+  }
+
+  /** A note's links as edges: resolved as written, or as saved; undefined when the saved rows do not fit the note. */
+  private edgesOf(path: string): Edge[] | undefined {
     const note = this.notes.get(path);
-    const { outStart, outTarget } = this.links;
-    const start = outStart[slot] as number;
-    if (!note || note.links.length !== (outStart[slot + 1] as number) - start) {
+    if (!note) return [];
+    let targets = this.written.get(path);
+    if (!targets) {
+      const slot = this.notes.slotOf(path);
+      const { outStart } = this.links;
       // The note read is not the one whose links were saved (a damaged note read again from a file
       // that changed since): the saved rows no longer describe the vault.
-      this.whole();
-      return [];
+      const saved = slot === undefined ? -1 : (outStart[slot + 1] as number) - (outStart[slot] as number);
+      if (note.links.length !== saved) return undefined;
+      targets = this.outTargets(path);
     }
+    const resolved = targets;
     return note.links.map((link, i) => {
-      const to = outTarget[start + i] as number;
       const edge: Edge = { from: path, link, section: sectionOf(note, link) };
-      if (to >= 0) edge.to = this.paths_[to] as string;
-      return { edge, to };
+      const to = resolved[i];
+      if (to !== undefined) edge.to = to;
+      return edge;
     });
   }
 
@@ -202,7 +282,17 @@ export class SavedLinkGraph implements Graph {
     if (!this.graph) {
       this.graph = LinkGraph.fromNotes([...this.notes.values()]);
       this.pathIndex = undefined;
+      this.written.clear();
+      this.writtenIn.clear();
     }
     return this.graph;
   }
+}
+
+function nameOf(target: string): string {
+  return target === '' ? '' : foldPath(basenameOf(target));
+}
+
+function bySource(a: Edge, b: Edge): number {
+  return compareStrings(a.from, b.from) || a.link.start - b.link.start;
 }

@@ -5,7 +5,7 @@ import type { SavedLinks } from './saved-links.js';
 
 /** `MEMT`, then a word written as 1 that reads 1 only in the byte order it was written in */
 const MAGIC = 0x544d454d;
-const FORMAT = 1;
+const FORMAT = 2;
 const HEAD = 24;
 
 /** The table as saved: everything of SavedNotes but the open files, and the links. */
@@ -25,7 +25,7 @@ const pad8 = (n: number) => (n + 7) & ~7;
 export function encodeTable(data: TableData): Buffer {
   const count = data.paths.length;
   const edges = data.links.outTarget.length;
-  const names = Buffer.from(JSON.stringify(data.paths));
+  const names = Buffer.from(JSON.stringify({ paths: data.paths, dangling: data.links.dangling }));
   let at = pad8(HEAD + names.length);
   const total = at + count * 8 * 3 + count * 4 * 3 + (count + 1) * 4 + edges * 4;
   const out = Buffer.alloc(total);
@@ -65,9 +65,16 @@ export function decodeTable(bytes: Buffer, files: readonly number[]): TableData 
   let at = pad8(HEAD + namesLength);
   if (bytes.length !== at + count * 36 + (count + 1) * 4 + edges * 4)
     throw new Error('the note table is cut short');
-  const paths: unknown = JSON.parse(bytes.toString('utf8', HEAD, HEAD + namesLength));
+  const head = JSON.parse(bytes.toString('utf8', HEAD, HEAD + namesLength)) as {
+    paths?: unknown;
+    dangling?: unknown;
+  };
+  const { paths, dangling } = head ?? {};
   if (!Array.isArray(paths) || paths.length !== count || !paths.every((p) => typeof p === 'string')) {
     throw new Error('the note table lists other paths than it counts');
+  }
+  if (!Array.isArray(dangling) || !dangling.every((name) => typeof name === 'string')) {
+    throw new Error('the note table lists no names of unresolved links');
   }
   // Copies: a view needs its offset aligned to its element size, which a read buffer need not be.
   const take = <T extends Float64Array | Uint32Array | Int32Array>(
@@ -100,7 +107,16 @@ export function decodeTable(bytes: Buffer, files: readonly number[]): TableData 
     const to = outTarget[i] as number;
     if (to < -1 || to >= count) throw new Error('a link points past the note table');
   }
-  return { paths: paths as string[], file, offset, length, crc, size, mtime, links: { outStart, outTarget } };
+  return {
+    paths: paths as string[],
+    file,
+    offset,
+    length,
+    crc,
+    size,
+    mtime,
+    links: { outStart, outTarget, dangling: dangling as string[] },
+  };
 }
 
 /** Checks each slot's bytes lie inside its notes file (of `sizes[file]` bytes). */
