@@ -5,6 +5,7 @@ export type {
   CommitMode,
   ExchangeInput,
   ExchangeResult,
+  ExchangeSession,
   ExchangeWriterOptions,
   WriterHealth,
 } from './api/exchange-writer.js';
@@ -39,6 +40,8 @@ export type {
   FoldedRollup,
 } from './compile/compile.js';
 export { MIN_BUDGET } from './compile/compile.js';
+export type { Encoding } from './compile/count-tokens.js';
+export type { CompileSectionName } from './compile/render.js';
 export { CONFIG_FILE, defaultConfig, isTimeZone, loadConfig, type MemConfig } from './core/config.js';
 export { MemError, type MemErrorCode } from './core/errors.js';
 export { IMPORT_FORMATS, type ImportFormat } from './core/import-formats.js';
@@ -49,30 +52,37 @@ export {
   type Heading,
   LAYERS,
   type Layer,
+  type LinkKind,
   type LinkRef,
   type Note,
   type Section,
 } from './core/types.js';
-export type { CommitResult } from './git/commit-paths.js';
+export type { CommitResult, NotCommitted } from './git/commit-paths.js';
 export type { WriteCommit } from './git/commit-write.js';
 export type { HistoryEntry } from './git/git-history.js';
 export type { ReviewCommit } from './git/review-branch.js';
 export type { DoctorReport, UnreadableNote } from './indexing/doctor.js';
 export { QUERY_LIMITS, queryProblem } from './indexing/query-limits.js';
+export type { RefreshProgress, RefreshStats } from './indexing/refresh-index.js';
 export type { EmbedProgress, EmbedTexts } from './indexing/vector-cache.js';
 export type { AppliedRange } from './recall/choose-range.js';
 export type { ScoreParts } from './recall/rank.js';
 export type { DateRange, EmbeddingUse, RecallHit, RecallOptions } from './recall/recall.js';
 export type { SemanticInput } from './recall/semantic.js';
+export type { PlannedFile } from './reflect/apply-operations.js';
 export type { CallOptions, Llm, LlmOptions, LlmUsage } from './reflect/llm.js';
 export type { Operation } from './reflect/operations.js';
 export type { ReflectOptions, ReflectResult } from './reflect/reflect.js';
 export type { RollupOptions, RollupResult, RollupWritten } from './reflect/rollup.js';
 export type { BudgetState } from './reflect/token-budget.js';
+export type { Rejected } from './reflect/validate-operations.js';
+export type { Period } from './time/calendar-day.js';
 export { DAY_FORMAT, DAY_PATTERN, isDayText, isMomentText, MOMENT_FORMAT } from './time/parse-input-time.js';
 export { type Moment, parseInstant } from './time/parse-instant.js';
+export type { RollupLevel } from './time/rollup-period.js';
 export { withoutComments } from './vault/comments.js';
 export { isJournalSection, type JournalItem, journalItems } from './vault/journal-items.js';
+export type { VaultLayout } from './vault/layout.js';
 export type { TrackOptions } from './vault/track-changes.js';
 export type { VaultChange, VaultWatcher, WatchVaultOptions } from './vault/watch-vault.js';
 export {
@@ -84,11 +94,13 @@ export {
   writeRefusal,
 } from './vault/write-policy.js';
 export type { EditNoteOptions, NoteEdit } from './write/edit-note.js';
+export type { EntryKind } from './write/episode-entry.js';
 export type { ForgetOptions, ForgetResult } from './write/forget-note.js';
 export type { ForgetStaleOptions, ForgetStaleResult } from './write/forget-stale.js';
 export type { ImportOptions, ImportResult } from './write/import/import-history.js';
+export type { SkipCounts } from './write/import/import-types.js';
 export type { IngestOptions, IngestResult } from './write/ingest.js';
-export { type InitResult, initVault } from './write/init-vault.js';
+export { type InitResult, type InitVaultOptions, initVault } from './write/init-vault.js';
 export { mergeEpisodeFiles } from './write/merge-driver.js';
 export type { MoveOptions, MoveResult } from './write/move-note.js';
 export { decodeTranscript } from './write/parse-transcript.js';

@@ -74,13 +74,30 @@ const SETTLED: ReadonlySet<NotCommitted | undefined> = new Set([
 ]);
 
 /**
+ * What `Vault.startExchanges()` gives a caller: the chat write path's operations, not how the
+ * writer is made (its static `start` takes the vault's internal write steps), so the public
+ * signature names only exported types.
+ */
+export interface ExchangeSession {
+  /** Journals, writes and indexes one exchange; committed with the rest of its burst */
+  add(input: ExchangeInput, defaultMode: CommitMode): Promise<ExchangeResult>;
+  /** Runs `fn` while no group commit starts */
+  withCommitsHeld<T>(fn: () => Promise<T>): Promise<T>;
+  /** Commits what was written and is not committed yet */
+  commitNow(): Promise<void>;
+  health(): WriterHealth;
+  /** Finishes queued writes and the last commit */
+  close(): Promise<void>;
+}
+
+/**
  * The per-turn write path of a chat host. An exchange is journaled (fsync) before it is
  * answered, written to the day's note and indexed at once (read-your-writes, milliseconds),
  * and committed to git in the background: one commit for whatever was written in a burst
  * (group commit). A write that fails (another process holds the lock, a full disk) stays in
  * the journal and is retried; nothing accepted is dropped, also across a crash.
  */
-export class ExchangeWriter {
+export class ExchangeWriter implements ExchangeSession {
   private readonly target: ExchangeTarget;
   private readonly journal: AddJournal;
   private readonly options: ExchangeWriterOptions;

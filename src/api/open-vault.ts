@@ -39,7 +39,7 @@ import type { CreateNoteInput, NoteWriteResult, UpdateNoteInput } from '../write
 import type {
   ExchangeInput,
   ExchangeResult,
-  ExchangeWriter,
+  ExchangeSession,
   ExchangeWriterOptions,
   WriterHealth,
 } from './exchange-writer.js';
@@ -387,7 +387,7 @@ export class Vault {
    * and commits what an earlier process accepted but did not finish. One per vault; a second
    * call returns the first.
    */
-  startExchanges(options: ExchangeWriterOptions = {}): Promise<ExchangeWriter> {
+  startExchanges(options: ExchangeWriterOptions = {}): Promise<ExchangeSession> {
     return this.writes.startExchanges(options);
   }
 

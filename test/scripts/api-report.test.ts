@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain .mjs script without types
-import { apiReport, REPORT_FILE } from '../../scripts/api-report.mjs';
+import { apiReport, forgottenExports, REPORT_FILE } from '../../scripts/api-report.mjs';
 
 let dir: string | undefined;
 
@@ -63,11 +63,56 @@ describe('the API report (api-report.md)', () => {
         '  put(item: string, count?: number): number',
         '}',
         'function openBox(): Box',
-        'type Size',
+        'type Size = number;',
       ].join('\n'),
     );
     expect(report).not.toContain('secret');
     expect(report).not.toContain('peek');
+  });
+
+  it("shows an interface's and a type's fields with their types, so a field change changes the report", async () => {
+    const source = (field: string) =>
+      ["export { type Options, type Result, type Level } from './types.js';", ''].join('\n') + field;
+    const types = (k: string) =>
+      [
+        'const LEVELS = ["week", "month"] as const;',
+        'export type Level = (typeof LEVELS)[number];',
+        `export interface Options { ${k}; layers: string[]; level?: Level }`,
+        'export type Result = { hits: { path: string; score: number }[] };',
+        '',
+      ].join('\n');
+    const before: string = apiReport(
+      await project({ 'src/index.ts': source(''), 'src/types.ts': types('k?: number') }),
+    );
+    await rm(dir!, { recursive: true, force: true });
+    const after: string = apiReport(
+      await project({ 'src/index.ts': source(''), 'src/types.ts': types('k?: string') }),
+    );
+    expect(before).toContain(
+      ['interface Options {', '  k?: number;', '  layers: string[];', '  level?: Level;', '}'].join('\n'),
+    );
+    expect(before).toContain('type Level = "month" | "week";');
+    expect(before).toContain('type Result = {\n  hits: {\n    path: string;\n    score: number;\n  }[];\n};');
+    expect(after).toContain('  k?: string;');
+    expect(after).not.toBe(before);
+  });
+
+  it('names a type a public signature uses that the package does not export', async () => {
+    const report: string = apiReport(
+      await project({
+        'src/index.ts': [
+          'interface Hidden { a: number }',
+          'export interface Shown { b: string }',
+          'export function f(x: Hidden, y: Shown): Promise<Map<string, Shown>> { return null!; }',
+          '',
+        ].join('\n'),
+      }),
+    );
+    expect(forgottenExports(report)).toEqual(['Hidden']);
+  });
+
+  it("names no type of the package's that it does not export", () => {
+    expect(forgottenExports(readFileSync(REPORT_FILE, 'utf8'))).toEqual([]);
   });
 
   it('changes when a signature does', async () => {
