@@ -149,10 +149,15 @@ export class NoteWrites {
     return this.syncer?.snapshot();
   }
 
-  sync(options: SyncOptions): Promise<SyncResult> {
+  async sync(options: SyncOptions): Promise<SyncResult> {
+    const { syncVault } = await import('../write/sync-vault.js');
+    // Only the merge waits for the queue (and holds it): adds go on while the fetch and the push
+    // travel, which on a slow remote take seconds.
+    const result = await syncVault(this.root, this.config, {
+      ...options,
+      hold: (step) => this.queue.writing(step),
+    });
     return this.queue.writing(async () => {
-      const { syncVault } = await import('../write/sync-vault.js');
-      const result = await syncVault(this.root, this.config, options);
       // A day another clone union-merged (a phone without mem) may have come in: repaired here, and
       // the repair goes out with the next sync.
       const { repairAfterSync } = await import('../write/repair-union.js');

@@ -4,9 +4,10 @@
 // from it. A person's uncommitted edits to notes the merge would change are committed first, as
 // their own commit (`sync: your edits to …`), then merged like any commit. Never rebases or
 // forces; refuses unrelated histories, a merge or rebase in progress, and an uncommitted ignored
-// or non-note file where the merge would put one. Under the vault's write lock,
+// or non-note file where the merge would put one. The merge runs under the vault's write lock,
 // with the work-tree update recorded first (`.mem/pending-sync.json`), so a kill at any step is
-// finished by the next run.
+// finished by the next run; the network steps (fetch before it, push after it) run outside the
+// lock, so a companion's adds are not held behind a slow remote.
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { cacheDir, ensureCacheDir } from '../core/cache-dir.js';
@@ -33,7 +34,7 @@ import {
 import { requireRepo, toVaultPath, type VaultRepo } from '../git/vault-git.js';
 import { crashPoint } from '../vault/crash-point.js';
 import { dayOfEpisodePath } from '../vault/episode-glob.js';
-import { withVaultLock } from '../vault/lock.js';
+import { type VaultLockHeld, withVaultLock } from '../vault/lock.js';
 import { writeAtomic } from '../vault/write-note.js';
 import { mergeDay } from './merge-day.js';
 import { installMergeDriver } from './merge-driver.js';
@@ -44,6 +45,11 @@ import { checkIncoming, keepOutbound } from './sync-trust.js';
 export interface SyncOptions {
   /** The git remote (default: `sync.remote`, `origin`) */
   remote?: string;
+  /**
+   * Runs the step that changes the vault (under the write lock: merge, commits, work tree), e.g.
+   * on a live vault's write queue; the fetch before it and the push after it run outside.
+   */
+  hold?: <T>(step: () => Promise<T>) => Promise<T>;
 }
 
 export interface SyncResult {
@@ -192,18 +198,21 @@ async function buildMerge(
   return { commit, days, renumbered, conflicts: written };
 }
 
-/** One fetch, merge and push; `retry` when the push was refused because the remote moved meanwhile. */
-async function syncOnce(
+/**
+ * Merges `theirs` (the remote's branch as fetched) into HEAD and brings the work tree to the result:
+ * `edits` when the person's edits had to be committed first (then again), else the commit to push
+ * (none: nothing to send).
+ */
+async function mergeFetched(
   root: string,
   repo: VaultRepo,
   config: Pick<MemConfig, 'timezone' | 'layout'>,
   remote: string,
+  theirs: string | undefined,
   result: SyncResult,
   runHooks: boolean,
-): Promise<'done' | 'retry' | 'edits'> {
+): Promise<'edits' | { push?: string }> {
   const branch = result.branch;
-  const theirs = await fetchBranch(repo.repo, remote, branch);
-  crashPoint();
   const head = await headCommit(repo.repo);
   let target = head;
   // What the remote brings is checked before anything is built from it (sync-trust.ts).
@@ -270,7 +279,18 @@ async function syncOnce(
     }
   }
   result.head = target;
-  if (!target || target === theirs) return 'done';
+  return { push: !target || target === theirs ? undefined : target };
+}
+
+/** Pushes `target`; `retry` when refused because the remote moved since `theirs` was fetched. */
+async function pushTarget(
+  repo: VaultRepo,
+  remote: string,
+  theirs: string | undefined,
+  target: string,
+  result: SyncResult,
+): Promise<'done' | 'retry'> {
+  const { branch } = result;
   const pushed = await git(repo.repo, ['push', '-q', remote, `${target}:refs/heads/${branch}`], {
     allowFail: true,
   });
@@ -345,47 +365,64 @@ export async function syncVault(
       `the vault's repository has no remote named ${JSON.stringify(remote)} (git remote add ${remote} <url>)`,
     );
   }
-  return withVaultLock(root, async (lock) => {
-    const resumed = await resume(root, repo);
-    const busy = await gitBusy(repo.repo);
-    if (busy)
-      throw new MemError(
-        'GIT',
-        `mem sync: ${busy.replace(/; mem did not commit$/, '')}; finish or abort it first. Nothing was changed`,
-      );
-    const branch = await currentBranch(repo.repo);
-    // What mem wrote and a kill left uncommitted, and the merge driver's attributes, go first.
-    await finishPendingPlans(lock, root, { runHooks: config.git.runHooks });
-    // Also when the line was written by a run killed before its commit.
-    await removePlanTemps(root, ['.gitattributes']);
-    await installMergeDriver(root, config);
-    const attributes = (await exists(join(root, '.gitattributes'))) ? ['.gitattributes'] : [];
-    if (attributes.length > 0)
-      await commitWrite(
-        lock,
-        root,
-        config,
-        attributes,
-        'mem: merge day notes entry by entry (.gitattributes)',
-      );
-    const result: SyncResult = {
-      remote,
-      branch,
-      code: 'up-to-date',
-      days: [],
-      renumbered: [],
-      conflicts: [],
-      resumed,
-      paths: [],
-    };
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const step = await syncOnce(root, repo, config, remote, result, config.git.runHooks);
-      if (step === 'done') return result;
-      // Committing the person's edits is no attempt of its own (it happens once: see syncOnce).
-      if (step === 'edits') attempt--;
-    }
-    throw new MemError('GIT', `${remote} kept moving during the sync; run mem sync again`);
-  });
+  const hold = options.hold ?? ((step) => step());
+  const runHooks = config.git.runHooks;
+  let result: SyncResult | undefined;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    // Outside the lock: a fetch only adds objects and moves the remote-tracking ref.
+    const fetchedOn = result?.branch ?? (await currentBranch(repo.repo));
+    const fetched = await fetchBranch(repo.repo, remote, fetchedOn);
+    crashPoint();
+    const step = await hold(() =>
+      withVaultLock(root, async (lock) => {
+        const started = result ?? (await prepare(lock, root, repo, config, remote));
+        result = started;
+        // The branch was switched between the fetch and the lock: fetch what it follows now.
+        const theirs =
+          started.branch === fetchedOn ? fetched : await fetchBranch(repo.repo, remote, started.branch);
+        let merged = await mergeFetched(root, repo, config, remote, theirs, started, runHooks);
+        // Committing the person's edits is no attempt of its own (it happens once: see mergeFetched).
+        if (merged === 'edits')
+          merged = await mergeFetched(root, repo, config, remote, theirs, started, runHooks);
+        if (merged === 'edits')
+          throw new MemError('GIT', "mem sync: the person's edits could not be committed");
+        return { theirs, push: merged.push };
+      }),
+    );
+    // Outside the lock: writes go on while the merge travels; a later commit goes with the next sync.
+    if (!step.push || (await pushTarget(repo, remote, step.theirs, step.push, result!)) === 'done')
+      return result!;
+  }
+  throw new MemError('GIT', `${remote} kept moving during the sync; run mem sync again`);
+}
+
+/**
+ * What goes before the first merge, under the lock: a killed sync finished, no git operation in
+ * progress, what mem wrote and a kill left uncommitted committed, and the merge driver's attributes.
+ */
+async function prepare(
+  lock: VaultLockHeld,
+  root: string,
+  repo: VaultRepo,
+  config: Pick<MemConfig, 'timezone' | 'git' | 'layout'>,
+  remote: string,
+): Promise<SyncResult> {
+  const resumed = await resume(root, repo);
+  const busy = await gitBusy(repo.repo);
+  if (busy)
+    throw new MemError(
+      'GIT',
+      `mem sync: ${busy.replace(/; mem did not commit$/, '')}; finish or abort it first. Nothing was changed`,
+    );
+  const branch = await currentBranch(repo.repo);
+  await finishPendingPlans(lock, root, { runHooks: config.git.runHooks });
+  // Also when the line was written by a run killed before its commit.
+  await removePlanTemps(root, ['.gitattributes']);
+  await installMergeDriver(root, config);
+  const attributes = (await exists(join(root, '.gitattributes'))) ? ['.gitattributes'] : [];
+  if (attributes.length > 0)
+    await commitWrite(lock, root, config, attributes, 'mem: merge day notes entry by entry (.gitattributes)');
+  return { remote, branch, code: 'up-to-date', days: [], renumbered: [], conflicts: [], resumed, paths: [] };
 }
 
 /** Ahead and behind the remote's branch as last fetched (undefined before the first fetch). */
