@@ -156,6 +156,33 @@ describe('one input schema per verb: the same words and code on every edge', () 
     expect(tool.text).toContain(words);
   });
 
+  it('note edits: a bad hash, from the command line and from MCP (no HTTP route edits notes)', async () => {
+    const words = '"hash" must be the 64 hex digits a read of the note gave';
+    const run = await mem(['--vault', root, 'note', 'append', 'profile/user', 'more', '--hash', 'abc']);
+    expect(run).toEqual({ code: 2, stdout: '', stderr: `mem: ${words}\n` });
+    const result = (await client.callTool({
+      name: 'memory_edit_note',
+      arguments: { path: 'profile/user', mode: 'append', text: 'more', hash: 'abc' },
+    })) as { isError?: boolean; content: { text?: string }[] };
+    expect(result.isError).toBe(true);
+    expect(result.content.map((c) => c.text).join('')).toContain(words);
+  });
+
+  it('import and config set, which only the command line offers, refuse in their schemas’ words', async () => {
+    const format = await mem(['--vault', root, 'import', 'x.json', '--format', 'csv']);
+    expect(format).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'mem: "format" must be one of chatgpt, claude, mcp-memory, vtuber, journal\n',
+    });
+    const key = await mem(['--vault', root, 'config', 'set', 'recall..k', '3']);
+    expect(key).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'mem: "key" must be a dotted key such as reflect.maxTokensPerDay\n',
+    });
+  });
+
   it('a running mem serve asked by the command line refuses it, and the command exits 2 in the same words', async () => {
     // `mem recall` asks the vault's running server first; the server's 400 sends it to check the
     // flags itself, with the same schema.

@@ -55,8 +55,11 @@ export function configCommands(program: Command, io: CliIO): void {
     .option('--json', 'machine-readable output')
     .action(async (key: string, text: string, options: { json?: boolean }, command: Command) => {
       const { parseConfigValue, setConfig } = await library();
+      // The key's form by config set's input schema; its value by the config's own schema, in setConfig.
+      const { checkInput, configSetInput } = await import('../../api/inputs/index.js');
+      const input = checkInput(configSetInput, { key, value: parseConfigValue(text) });
       const root = await rootOf(command, io);
-      const result = await setConfig(root, key, parseConfigValue(text));
+      const result = await setConfig(root, input.key, input.value);
       if (result.changed) await noteRunningServer(root, io);
       if (options.json) return printJson(io, result);
       if (!result.changed) {

@@ -84,6 +84,7 @@ export function noteWriteCommands(program: Command, io: CliIO): void {
 
   const edit = (
     name: string,
+    mode: 'append' | 'prepend' | 'replace_section' | 'insert_under',
     description: string,
     withHeading: boolean,
     make: (args: string[]) => NoteEdit,
@@ -102,6 +103,15 @@ export function noteWriteCommands(program: Command, io: CliIO): void {
         const options = args.at(-2) as NoteEditOptions;
         const [ref, ...rest] = args.slice(0, -2) as string[];
         if (rest.at(-1) === '-') rest[rest.length - 1] = await io.readStdin();
+        // Checked by the note edits' input schema, as memory_edit_note checks it, before the vault opens.
+        const { checkInput, editNoteInput } = await import('../../api/inputs/index.js');
+        checkInput(editNoteInput, {
+          path: ref,
+          mode,
+          heading: withHeading ? rest[0] : undefined,
+          text: rest.at(-1),
+          hash: options.hash,
+        });
         const vault = await openFromCli(command, io);
         const result = await vault.editNote(ref!, make(rest), { expectedHash: options.hash });
         if (options.json) printJson(io, result);
@@ -109,10 +119,11 @@ export function noteWriteCommands(program: Command, io: CliIO): void {
         reportCommit(io, result);
       });
   };
-  edit('append', 'add text at the end of a note; every other byte stays', false, ([text]) => ({
+  edit('append', 'append', 'add text at the end of a note; every other byte stays', false, ([text]) => ({
     append: text!,
   }));
   edit(
+    'prepend',
     'prepend',
     'add text at the top of the body, after the frontmatter and title heading',
     false,
@@ -122,12 +133,14 @@ export function noteWriteCommands(program: Command, io: CliIO): void {
   );
   edit(
     'section',
+    'replace_section',
     'replace the body under a heading, up to the next heading of the same or a higher level',
     true,
     ([heading, text]) => ({ replaceSection: heading!, text: text! }),
   );
   edit(
     'insert',
+    'insert_under',
     'add text under a heading, after its last line and before any subheading',
     true,
     ([heading, text]) => ({
