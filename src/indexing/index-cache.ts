@@ -184,12 +184,17 @@ export async function saveIndexCache(root: string, index: VaultIndex): Promise<C
     const generation = `g${Date.now().toString(36)}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
     const dir = join(base, generation);
     await mkdir(dir);
+    const version = index.changes;
+    let written: Written;
     try {
-      await writeGeneration(base, dir, generation, index);
+      written = await writeGeneration(base, dir, generation, index);
     } catch (error) {
       await rm(dir, { recursive: true, force: true });
       throw error;
     }
+    // Nothing changed while the save ran (saves run on the vault's queue): the index now reads its
+    // notes and links from the generation it saved, as a fresh open would.
+    if (index.changes === version) rebase(index, dir, written);
     await removeOlder(root, base, generation);
     return { saved: true };
   } catch (error) {
@@ -269,7 +274,33 @@ class SegmentFile {
   }
 }
 
-async function writeGeneration(base: string, dir: string, generation: string, index: VaultIndex) {
+/** What a save wrote that the index can read from: the note table and its notes files. */
+interface Written {
+  table: TableData;
+  notesFiles: string[];
+}
+
+/** Points the index's notes and link graph at the generation just written (see NoteTable.rebase). */
+function rebase(index: VaultIndex, dir: string, written: Written): void {
+  const fds: number[] = [];
+  try {
+    for (const file of written.notesFiles)
+      fds.push(openSync(join(dir, file), constants.O_RDONLY | constants.O_NONBLOCK));
+    index.notes.rebase(savedNotes(written.table, fds));
+  } catch {
+    // The index keeps reading what it held; the next open reads the new generation.
+    for (const fd of fds) closeSync(fd);
+    return;
+  }
+  index.graph = new SavedLinkGraph(index.notes, written.table.paths, written.table.links);
+}
+
+async function writeGeneration(
+  base: string,
+  dir: string,
+  generation: string,
+  index: VaultIndex,
+): Promise<Written> {
   const segments: Segment[] = [];
   const counts = { notes: 0, table: 0, trackers: 0, docs: 0, terms: 0 };
   let current: SegmentFile | undefined;
@@ -283,8 +314,9 @@ async function writeGeneration(base: string, dir: string, generation: string, in
     if (current) segments.push(await current.close());
     current = undefined;
   };
+  let table: TableData;
   try {
-    const table = await writeNotes(index, start, end);
+    table = await writeNotes(index, start, end);
     await (await start('table')).write(encodeTable(table));
     await end();
     await (await start('trackers')).write(JSON.stringify(index.saveTrackers()));
@@ -314,6 +346,7 @@ async function writeGeneration(base: string, dir: string, generation: string, in
   } finally {
     await rm(tmp, { force: true });
   }
+  return { table, notesFiles: segments.filter((s) => s.part === 'notes').map((s) => s.file) };
 }
 
 /**

@@ -175,6 +175,30 @@ export class NoteTable implements ReadonlyMap<string, Note> {
     return crc32(bytes) === saved.crc[slot] ? bytes : undefined;
   }
 
+  /**
+   * Makes the table read from a generation just saved, `saved` listing every note it holds in its
+   * order: each note becomes its slot again and the old files are closed. What a long-running
+   * process wrote since it opened (a day note, every note of a cold index) leaves the heap.
+   */
+  rebase(saved: SavedNotes): void {
+    if (saved.paths.length !== this.held.size) throw new Error('the saved table does not list every note');
+    let slot = 0;
+    for (const path of this.held.keys()) {
+      if (saved.paths[slot] !== path) throw new Error('the saved table lists the notes in another order');
+      this.held.set(path, slot++);
+    }
+    if (this.saved) {
+      closeWhenCollected.unregister(this);
+      closeAll(this.saved.fds);
+    }
+    this.saved = saved;
+    closeWhenCollected.register(this, saved.fds, this);
+    this.decoded.clear();
+    this.decodedTotal = 0;
+    this.repaired.clear();
+    this.replaced.clear();
+  }
+
   /** Size and mtime of a slot as the table has them now (touches included). */
   savedStat(slot: number): { size: number; mtimeMs: number } {
     const saved = this.saved as SavedNotes;

@@ -39,6 +39,11 @@ export class VaultIndex {
   templates: TemplateSections | undefined = undefined;
   /** Bumped by every change, so views derived from the whole vault know when to recompute */
   private version = 0;
+
+  /** Moves with every change to the notes (a save compares it before and after). */
+  get changes(): number {
+    return this.version;
+  }
   private readonly views = new Map<string, { version: number; value: unknown }>();
   /** Facets and tallies by name, each told of every change */
   private readonly trackers = new Map<string, Facet | Tally>();

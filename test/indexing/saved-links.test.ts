@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openVault, type Vault } from '../../src/api/open-vault.js';
 import { LinkGraph } from '../../src/indexing/link-graph.js';
+import type { NoteTable } from '../../src/indexing/note-table.js';
 import { SavedLinkGraph } from '../../src/indexing/saved-links.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 
@@ -19,6 +20,10 @@ const FILES = {
 /** The graph the vault's index holds, asked as the vault's code asks it. */
 function graphOf(vault: Vault) {
   return (vault as unknown as { live: { index: { graph: unknown } } }).live.index.graph;
+}
+
+function notesOf(vault: Vault): NoteTable {
+  return (vault as unknown as { live: { index: { notes: NoteTable } } }).live.index.notes;
 }
 
 /** Every question of the graph, answered by the vault and by a LinkGraph made from its notes now. */
@@ -95,9 +100,15 @@ describe('the link graph opened from the cache', () => {
     const root = await makeVault(FILES);
     await (await openVault({ path: root })).close();
     const vault = await openVault({ path: root });
+    const graph = graphOf(vault);
     await writeFile(join(root, 'insights/fresh.md'), '# Fresh\n\n[[Mochi]] and [[Shanghai]].\n');
     await vault.refreshPaths(['insights/fresh.md']);
     await vault.save();
+    // The save's generation is what the vault reads from now: the written note too.
+    expect(graphOf(vault)).not.toBe(graph);
+    expect(graphOf(vault)).toBeInstanceOf(SavedLinkGraph);
+    expect(notesOf(vault).entry('insights/fresh.md')).toEqual(expect.any(Number));
+    expectSameAsRebuilt(vault);
     const before = vault.paths().map((path) => [vault.links(path), vault.backlinks(path)]);
     await vault.close();
     const reopened = await openVault({ path: root });
