@@ -130,6 +130,17 @@ export class Vault {
     return out;
   }
 
+  /**
+   * instants(), with `now` left out read from the clock here: the one `now` default of the verbs
+   * that take one (recall, compile, forget --stale, import, reflect, rollup), so the engines below
+   * are handed the moment instead of each reading the clock. (`at`, when it happened, keeps its own
+   * meaning when absent: remember and ingest place an entry given no time differently.)
+   */
+  private withNow<T extends { now?: unknown; at?: unknown }>(options: T): T & { now: Date; at?: Date } {
+    const out = this.instants(options);
+    return { ...out, now: out.now ?? new Date() };
+  }
+
   // --- The live index (live-index.ts) ---
 
   /** What the last refresh changed */
@@ -279,7 +290,7 @@ export class Vault {
    * entries to that range unless `range` is given; the result says which range applied and why.
    */
   recall(query: string, given: WithMoments<RecallOptions> = {}): RecallResult {
-    return this.recaller.recall(query, this.instants(given));
+    return this.recaller.recall(query, this.withNow(given));
   }
 
   /**
@@ -289,7 +300,7 @@ export class Vault {
    * ranking stays lexical, without asking the endpoint again for a minute.
    */
   async recallAsync(query: string, given: WithMoments<RecallOptions> = {}): Promise<RecallResult> {
-    return this.recaller.recallAsync(query, this.instants(given));
+    return this.recaller.recallAsync(query, this.withNow(given));
   }
 
   /**
@@ -303,12 +314,12 @@ export class Vault {
 
   /** The context document for one conversation turn, within a token budget; by words only. */
   compile(options: WithMoments<CompileOptions>): CompileResult {
-    return compile(this.live.index, this.config, this.instants(options));
+    return compile(this.live.index, this.config, this.withNow(options));
   }
 
   /** compile() with the meaning ranking fused in when `embeddings.enabled` (one query embedding); else compile(). */
   compileAsync(options: WithMoments<CompileOptions>): Promise<CompileResult> {
-    return this.recaller.compileAsync(this.instants(options));
+    return this.recaller.compileAsync(this.withNow(options));
   }
 
   /** Embeddings as /health shows them: model, ok or down (and why), sections not embedded yet. */
@@ -369,7 +380,7 @@ export class Vault {
    * Off unless `forget.staleAfterDays` is set.
    */
   forgetStale(given: WithMoments<ForgetStaleOptions> = {}): Promise<ForgetStaleResult> {
-    return this.writes.forgetStale(this.instants(given));
+    return this.writes.forgetStale(this.withNow(given));
   }
 
   /** Imports a chat transcript (JSON messages, JSONL or `Speaker: text` lines) into daily episodes. */
@@ -379,7 +390,7 @@ export class Vault {
 
   /** Imports a ChatGPT or Claude export, an MCP memory graph, VTuber chat history or journals (`mem import`). */
   importHistory(source: string, given: WithMoments<ImportOptions>): Promise<ImportResult> {
-    return this.writes.importHistory(source, this.instants(given));
+    return this.writes.importHistory(source, this.withNow(given));
   }
 
   /**
@@ -423,7 +434,7 @@ export class Vault {
       commitments?: boolean;
     } = {},
   ): Promise<ReflectResult> {
-    return this.reflection.reflect(this.instants(given));
+    return this.reflection.reflect(this.withNow(given));
   }
 
   /**
@@ -438,7 +449,7 @@ export class Vault {
       offline?: boolean;
     } = {},
   ): Promise<RollupResult> {
-    return this.reflection.rollup(this.instants(given));
+    return this.reflection.rollup(this.withNow(given));
   }
 
   /**

@@ -336,9 +336,9 @@ export class SemanticRecall {
   }
 
   /** See Vault.recallAsync */
-  async recallAsync(query: string, options: RecallOptions): Promise<RecallResult> {
+  async recallAsync(query: string, options: RecallOptions & { now: Date }): Promise<RecallResult> {
     if (!this.config.embeddings.enabled || options.semantic) return this.recall(query, options);
-    const now = options.now ?? new Date();
+    const now = options.now;
     const range = chooseRange(this.index, query, now, this.config.timezone, options.range);
     const { semantic, use } = await this.semanticFor(range?.onlyTime ? (range.words ?? '') : query);
     const result = this.recall(query, { ...options, now, ...(semantic ? { semantic } : {}) });
@@ -351,8 +351,8 @@ export class SemanticRecall {
   }
 
   /** See Vault.recall */
-  recall(query: string, options: RecallOptions): RecallResult {
-    const now = options.now ?? new Date();
+  recall(query: string, options: RecallOptions & { now: Date }): RecallResult {
+    const now = options.now;
     const range = chooseRange(this.index, query, now, this.config.timezone, options.range);
     const hits = recall(this.index, this.config, range?.onlyTime ? (range.words ?? '') : query, {
       ...options,
@@ -364,9 +364,9 @@ export class SemanticRecall {
   }
 
   /** See Vault.compileAsync */
-  async compileAsync(options: CompileOptions): Promise<CompileResult> {
+  async compileAsync(options: CompileOptions & { now: Date }): Promise<CompileResult> {
     if (!this.config.embeddings.enabled) return compile(this.index, this.config, options);
-    const now = options.now ?? new Date();
+    const now = options.now;
     const { words } = turnQuery(this.index, this.config, options, now);
     const { semantic, use } = await this.semanticFor(words);
     const result = compile(this.index, this.config, { ...options, now }, semantic);
