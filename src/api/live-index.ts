@@ -69,6 +69,7 @@ export async function loadIndex(
     } else if (cached.status !== 'missing') onNotice?.(`mem: ${cached.reason}; rebuilding it`);
   }
   index.limits = config.limits;
+  index.notes.decodedBytes = config.limits.decodedNotesMiB * 1024 * 1024;
   index.layout = layoutOf(config);
   index.followSymlinks = config.followOutsideSymlinks;
   await readTemplates(root, index);

@@ -273,6 +273,13 @@ export const configSchema = z.strictObject({
       .positive()
       .default(5000)
       .describe('Links past this many in one note are left out of the graph'),
+    decodedNotesMiB: z
+      .int()
+      .positive()
+      .default(16)
+      .describe(
+        'Notes read from the index cache stay decoded up to this many MiB of their saved JSON (about three times that in memory); past it the least recently read are dropped and read again when asked for',
+      ),
   }),
   reflect: group({
     maxTokensPerDay: z

@@ -45,8 +45,17 @@ export class NoteTable implements ReadonlyMap<string, Note> {
   private readonly repaired = new Map<number, Note>();
   private decodedTotal = 0;
   private scratch = Buffer.alloc(0);
-  /** Bytes of JSON whose decoded notes are kept between reads */
-  decodedBytes = DEFAULT_DECODED_BYTES;
+  private bound = DEFAULT_DECODED_BYTES;
+
+  /** Bytes of JSON whose decoded notes are kept between reads; lowering it drops the oldest at once */
+  get decodedBytes(): number {
+    return this.bound;
+  }
+
+  set decodedBytes(bytes: number) {
+    this.bound = bytes;
+    this.trim(-1);
+  }
   /**
    * Reads a note again from the vault when its saved bytes are damaged (the CRC-32 differs, or
    * they do not parse to the note of that path): a damaged cache is never trusted.
@@ -240,12 +249,19 @@ export class NoteTable implements ReadonlyMap<string, Note> {
     note.mtimeMs = saved.mtime[slot] as number;
     this.decoded.set(slot, note);
     this.decodedTotal += length;
+    this.trim(slot);
+    return note;
+  }
+
+  /** Drops the least recently read decoded notes past the bound, never `keep` (the one just read). */
+  private trim(keep: number): void {
+    const saved = this.saved;
+    if (!saved) return;
     for (const [old] of this.decoded) {
-      if (this.decodedTotal <= this.decodedBytes || old === slot) break;
+      if (this.decodedTotal <= this.bound || old === keep) break;
       this.decoded.delete(old);
       this.decodedTotal -= saved.length[old] as number;
     }
-    return note;
   }
 
   /** The note saved in a slot, or undefined when its bytes are not what was saved. */
