@@ -15,6 +15,7 @@ import {
   restatementIn,
 } from './latest-first.js';
 import { combineScore, importanceOf, isRetired, memoryTime, recencyOf, type ScoreParts } from './rank.js';
+import { contextLent } from './reply-context.js';
 import { fuseRanks, type SemanticInput } from './semantic.js';
 import { makeSnippet } from './snippet.js';
 import { readSpeakers, SPEAKER_PRIOR } from './speaker-prior.js';
@@ -209,6 +210,25 @@ export function recall(
     };
     candidates.set(hit.id, candidate);
     versions.push(candidate);
+  }
+  // The entries after a hit on its day borrow a third of its score: a reply is found by the topic
+  // it answers. One no word of the query reached is context (compile's), never a hit of its own.
+  for (const [id, lent] of contextLent(versions)) {
+    const known = candidates.get(id);
+    const reason = `follows a match on its day (+${round(lent.text)})`;
+    if (known) {
+      known.text = Math.min(1, known.text + lent.text);
+      known.reasons.push(reason);
+    } else if (admit(lent.note, lent.section.date, lent.section)) {
+      candidates.set(id, {
+        note: lent.note,
+        section: lent.section,
+        text: Math.min(1, lent.text),
+        graph: 0,
+        reasons: [reason],
+        adjacent: true,
+      });
+    }
   }
   // A question about how things are now also takes an entry that restates a strong hit in other
   // words as a newer version of it (latest-first.ts); one about the past does not.
