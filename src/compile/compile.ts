@@ -191,7 +191,7 @@ export function compile(
   const budget = Math.floor(options.budget ?? config.compile.budget);
   if (!(budget >= MIN_BUDGET))
     throw new MemError(
-      'INVALID_INPUT',
+      'INVALID_ARGUMENT',
       `compile: a budget of ${options.budget ?? config.compile.budget} tokens is too small to hold anything; the minimum is ${MIN_BUDGET}`,
     );
   const encoding = options.tokenizer ?? config.compile.tokenizer;

@@ -6,14 +6,10 @@ export type MemErrorCode =
    * What a caller passed is refused before anything is written: a field a verb's input schema
    * refuses (api/inputs/: a `now` that is no time, an importance above 1, an unknown kind), or input
    * the library cannot read (`key=value` without `=`, a transcript that is not JSON, a budget too
-   * small). The same words on every edge: the CLI exits 2, HTTP answers 400, MCP a tool error
+   * small). The same words on every edge: the CLI exits 2, HTTP answers 400, MCP a tool error.
+   * (It took in INVALID_INPUT, which overlapped it, undocumented, with exit 1.)
    */
   | 'INVALID_ARGUMENT'
-  /**
-   * @deprecated merged into INVALID_ARGUMENT, which a MemError made with it carries instead; kept
-   * only until the last modules that name it are changed
-   */
-  | 'INVALID_INPUT'
   | 'NO_VAULT'
   | 'NOT_FOUND'
   | 'PATH_OUTSIDE_VAULT'
@@ -35,8 +31,8 @@ export class MemError extends Error {
   constructor(code: MemErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'MemError';
-    this.code = code === 'INVALID_INPUT' ? 'INVALID_ARGUMENT' : code;
+    this.code = code;
     // A refused argument exits like a wrong command line: the caller, not the vault, must change.
-    this.exitCode = this.code === 'USAGE' || this.code === 'INVALID_ARGUMENT' ? 2 : 1;
+    this.exitCode = code === 'USAGE' || code === 'INVALID_ARGUMENT' ? 2 : 1;
   }
 }

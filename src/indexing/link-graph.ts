@@ -73,7 +73,7 @@ export class LinkGraph {
   rename(from: string, to: string, note: Note): void {
     if (note.path !== to) {
       throw new MemError(
-        'INVALID_INPUT',
+        'INVALID_ARGUMENT',
         `mem: rename ${from} -> ${to}: the note given has path ${note.path}`,
       );
     }

@@ -62,7 +62,6 @@ export const standardRoutes: Route[] = [...apiRoutes, ...companionRoutes, ...pag
 const STATUS: Partial<Record<MemErrorCode, number>> = {
   USAGE: 400,
   INVALID_ARGUMENT: 400,
-  INVALID_INPUT: 400,
   INVALID_PATH: 400,
   PATH_OUTSIDE_VAULT: 403,
   NOT_ALLOWED: 403,

@@ -70,7 +70,7 @@ export function parseVaultId(value: unknown, name: string): string {
   const id = typeof value === 'string' ? value.normalize('NFC') : undefined;
   if (id === undefined || !ID.test(id) || RESERVED.test(id)) {
     throw new MemError(
-      'INVALID_INPUT',
+      'INVALID_ARGUMENT',
       `${name} must be 1 to 64 letters, digits, "_" or "-", not starting with "-" and not a reserved name, got ${JSON.stringify(value)}`,
     );
   }

@@ -302,14 +302,15 @@ function entryOf(
   input: RememberInput,
 ): { date: string; entry: DayEntry; redacted: number } {
   if (typeof input.text !== 'string' || entryText(input.text) === '') {
-    throw new MemError('INVALID_INPUT', 'nothing to remember: the text is empty');
+    throw new MemError('INVALID_ARGUMENT', 'nothing to remember: the text is empty');
   }
   if (input.importance !== undefined && !(input.importance >= 0 && input.importance <= 1)) {
-    throw new MemError('INVALID_INPUT', `importance must be between 0 and 1, got ${input.importance}`);
+    // The words of remember's input schema (api/inputs/remember.ts), which the edges check first.
+    throw new MemError('INVALID_ARGUMENT', '"importance" must be a number from 0 to 1');
   }
   const at = input.at ?? new Date();
   if (!Number.isFinite(at.getTime()))
-    throw new MemError('INVALID_INPUT', 'the entry time is not a valid date');
+    throw new MemError('INVALID_ARGUMENT', 'the entry time is not a valid date');
   const { text, redactions } = input.noRedact
     ? { text: input.text, redactions: [] }
     : redactSecrets(input.text);

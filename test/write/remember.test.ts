@@ -69,7 +69,7 @@ describe('remember', () => {
     const vault = await openVault({ path: root, cache: false });
     await expect(vault.remember({ text: '  ' })).rejects.toThrow('nothing to remember: the text is empty');
     await expect(vault.remember({ text: 'x', importance: 3 })).rejects.toThrow(
-      'importance must be between 0 and 1',
+      '"importance" must be a number from 0 to 1',
     );
     expect(existsSync(join(root, 'episodes'))).toBe(false);
   });
