@@ -43,7 +43,7 @@ function splitText(text: string): { lines: string[]; eol: string; final: boolean
 }
 
 /** A day note as text lines and entries. An id a side holds twice counts once; the rest is text. */
-function parseDay(text: string): Item[] {
+function readDayItems(text: string): Item[] {
   const { lines } = splitText(text);
   const items: Item[] = [];
   const seen = new Set<string>();
@@ -204,7 +204,7 @@ export function mergeDay(
 ): DayMerge {
   if (theirs === base || theirs === ours) return { text: ours, renumbered: new Map() };
   if (ours === base) return { text: theirs, renumbered: new Map() };
-  const [ib, io, it] = [parseDay(base), parseDay(ours), parseDay(theirs)];
+  const [ib, io, it] = [readDayItems(base), readDayItems(ours), readDayItems(theirs)];
   const [mb, mo, mt] = [entriesOf(ib), entriesOf(io), entriesOf(it)];
   const decisions = new Map<string, Decision>();
   const decideId = (id: string) => {
