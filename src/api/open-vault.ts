@@ -22,7 +22,7 @@ import type { RecallOptions } from '../recall/recall.js';
 import type { Llm, LlmOptions } from '../reflect/llm.js';
 import type { ReflectOptions, ReflectResult } from '../reflect/reflect.js';
 import type { RollupOptions, RollupResult } from '../reflect/rollup.js';
-import { type Moment, toInstant } from '../time/parse-instant.js';
+import type { Moment } from '../time/parse-instant.js';
 import { inLayout } from '../vault/layout.js';
 import { noteRefPath } from '../vault/note-ref.js';
 import type { VaultWatcher, WatchVaultOptions } from '../vault/watch-vault.js';
@@ -36,6 +36,7 @@ import type { RememberInput, RememberResult } from '../write/remember.js';
 import type { SyncOptions, SyncResult } from '../write/sync-vault.js';
 import type { UndoOptions, UndoResult } from '../write/undo-commit.js';
 import type { CreateNoteInput, NoteWriteResult, UpdateNoteInput } from '../write/update-note.js';
+import { instants, withNow } from './call-moments.js';
 import type {
   ExchangeInput,
   ExchangeResult,
@@ -121,24 +122,14 @@ export class Vault {
     await this.live.close();
   }
 
-  /** `now` and `at` of `options` as Dates: text is read in the vault's time zone. */
-  private instants<T extends { now?: unknown; at?: unknown }>(options: T): T & { now?: Date; at?: Date } {
-    const zone = this.config.timezone;
-    const out = { ...options } as T & { now?: Date; at?: Date };
-    if ('now' in options) out.now = toInstant(options.now as Moment | undefined, zone, 'now');
-    if ('at' in options) out.at = toInstant(options.at as Moment | undefined, zone, 'at');
-    return out;
+  /** A verb's moments read in the vault's zone (call-moments.ts) */
+  private instants<T extends { now?: unknown; at?: unknown }>(options: T) {
+    return instants(this.config.timezone, options);
   }
 
-  /**
-   * instants(), with `now` left out read from the clock here: the one `now` default of the verbs
-   * that take one (recall, compile, forget --stale, import, reflect, rollup), so the engines below
-   * are handed the moment instead of each reading the clock. (`at`, when it happened, keeps its own
-   * meaning when absent: remember and ingest place an entry given no time differently.)
-   */
-  private withNow<T extends { now?: unknown; at?: unknown }>(options: T): T & { now: Date; at?: Date } {
-    const out = this.instants(options);
-    return { ...out, now: out.now ?? new Date() };
+  /** ...and its `now` defaulted to this moment: the library's one `now` default */
+  private withNow<T extends { now?: unknown; at?: unknown }>(options: T) {
+    return withNow(this.config.timezone, options);
   }
 
   // --- The live index (live-index.ts) ---
