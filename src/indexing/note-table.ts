@@ -38,12 +38,18 @@ export class NoteTable implements ReadonlyMap<string, Note> {
   private readonly held = new Map<string, NoteEntry>();
   private saved: SavedNotes | undefined;
   /** Decoded saved notes, least recently used first */
-  private readonly decoded = new Map<number, Note>();
+  /**
+   * Decoded saved notes in two generations: a read finds a note in `young` with one lookup and
+   * nothing moved; one found in `old` moves to `young`. When `young` holds half the bound it
+   * becomes `old` and the old `old` is dropped: the notes read least recently go, at no cost per read.
+   */
+  private young = new Map<number, Note>();
+  private old = new Map<number, Note>();
+  private youngBytes = 0;
   /** Saved slots of paths since written or removed */
   private readonly replaced = new Map<string, number>();
   /** Saved notes whose bytes were damaged, read again from their files */
   private readonly repaired = new Map<number, Note>();
-  private decodedTotal = 0;
   private scratch = Buffer.alloc(0);
   private bound = DEFAULT_DECODED_BYTES;
 
@@ -54,7 +60,11 @@ export class NoteTable implements ReadonlyMap<string, Note> {
 
   set decodedBytes(bytes: number) {
     this.bound = bytes;
-    this.trim(-1);
+    this.old.clear();
+    if (this.youngBytes > bytes / 2) {
+      this.young.clear();
+      this.youngBytes = 0;
+    }
   }
   /**
    * Reads a note again from the vault when its saved bytes are damaged (the CRC-32 differs, or
@@ -157,7 +167,10 @@ export class NoteTable implements ReadonlyMap<string, Note> {
   touch(path: string, size: number, mtimeMs: number): void {
     const entry = this.held.get(path);
     if (entry === undefined) return;
-    const note = typeof entry === 'number' ? (this.repaired.get(entry) ?? this.decoded.get(entry)) : entry;
+    const note =
+      typeof entry === 'number'
+        ? (this.repaired.get(entry) ?? this.young.get(entry) ?? this.old.get(entry))
+        : entry;
     if (note) {
       note.size = size;
       note.mtimeMs = mtimeMs;
@@ -202,8 +215,9 @@ export class NoteTable implements ReadonlyMap<string, Note> {
     }
     this.saved = saved;
     closeWhenCollected.register(this, saved.fds, this);
-    this.decoded.clear();
-    this.decodedTotal = 0;
+    this.young.clear();
+    this.old.clear();
+    this.youngBytes = 0;
     this.repaired.clear();
     this.replaced.clear();
   }
@@ -225,16 +239,17 @@ export class NoteTable implements ReadonlyMap<string, Note> {
   private decode(slot: number): Note {
     const repaired = this.repaired.get(slot);
     if (repaired) return repaired;
-    const cached = this.decoded.get(slot);
-    if (cached) {
-      // Most recently used last.
-      this.decoded.delete(slot);
-      this.decoded.set(slot, cached);
-      return cached;
-    }
+    const young = this.young.get(slot);
+    if (young) return young;
     const saved = this.saved as SavedNotes;
-    const path = saved.paths[slot] as string;
     const length = saved.length[slot] as number;
+    const old = this.old.get(slot);
+    if (old) {
+      this.old.delete(slot);
+      this.keep(slot, old, length);
+      return old;
+    }
+    const path = saved.paths[slot] as string;
     let note = this.parse(slot, path, length);
     if (note === undefined) {
       if (!this.reread)
@@ -247,21 +262,21 @@ export class NoteTable implements ReadonlyMap<string, Note> {
     }
     note.size = saved.size[slot] as number;
     note.mtimeMs = saved.mtime[slot] as number;
-    this.decoded.set(slot, note);
-    this.decodedTotal += length;
-    this.trim(slot);
+    this.keep(slot, note, length);
     return note;
   }
 
-  /** Drops the least recently read decoded notes past the bound, never `keep` (the one just read). */
-  private trim(keep: number): void {
-    const saved = this.saved;
-    if (!saved) return;
-    for (const [old] of this.decoded) {
-      if (this.decodedTotal <= this.bound || old === keep) break;
-      this.decoded.delete(old);
-      this.decodedTotal -= saved.length[old] as number;
-    }
+  private keep(slot: number, note: Note, length: number): void {
+    this.young.set(slot, note);
+    this.youngBytes += length;
+    if (this.youngBytes > this.bound / 2) this.rotate();
+  }
+
+  /** `young` becomes `old`, the old `old` is dropped. */
+  private rotate(): void {
+    this.old = this.young;
+    this.young = new Map();
+    this.youngBytes = 0;
   }
 
   /** The note saved in a slot, or undefined when its bytes are not what was saved. */
