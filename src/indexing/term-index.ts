@@ -41,7 +41,29 @@ export class TermIndex {
   readonly fields: readonly string[];
   /** Short id → document id; undefined once discarded */
   readonly ids: Array<string | undefined> = [];
-  readonly shortIds = new Map<string, number>();
+  private shortIdMap: Map<string, number> | undefined = new Map();
+
+  /**
+   * Document id → short id. A restored index leaves it unmade (restoredIds): only a write or a
+   * save asks for it, and a process that only reads (a command's one query) never makes it; at
+   * 100,000 notes it was a map of some 300,000 ids built at every open.
+   */
+  get shortIds(): Map<string, number> {
+    if (!this.shortIdMap) {
+      const map = new Map<string, number>();
+      for (let shortId = 0; shortId < this.nextId; shortId++) {
+        const id = this.ids[shortId];
+        if (id !== undefined) map.set(id, shortId);
+      }
+      this.shortIdMap = map;
+    }
+    return this.shortIdMap;
+  }
+
+  /** A loader set `ids` directly: shortIds is made from them when first asked for. */
+  restoredIds(): void {
+    this.shortIdMap = undefined;
+  }
   /** Short id → stored fields */
   readonly stored: Array<Record<string, unknown> | undefined> = [];
   /**

@@ -261,6 +261,8 @@ class TermWriter {
 /** Restores a TermIndex from segments given in the order they were written. */
 export class TextStoreLoader {
   readonly idsByPath = new Map<string, string[]>();
+  /** Documents read so far */
+  private loaded = 0;
   /** The term of the last record read: only it may have further records */
   private last: string | undefined;
 
@@ -297,13 +299,14 @@ export class TextStoreLoader {
         if (!Number.isInteger(shortId) || shortId < 0 || shortId >= index.nextId) {
           throw new Error(`the cache gives section ${id} the short id ${shortId}, past ${index.nextId}`);
         }
+        if (index.dead[shortId] === 0) throw new Error(`the cache gives the short id ${shortId} twice`);
         index.ids[shortId] = id;
-        index.shortIds.set(id, shortId);
         index.stored[shortId] = stored as Record<string, unknown>;
         index.dead[shortId] = 0;
-        index.lengths.forEach((field, fieldId) => {
-          field[shortId] = lengths[fieldId] ?? Number.NaN;
-        });
+        for (let fieldId = 0; fieldId < index.lengths.length; fieldId++) {
+          (index.lengths[fieldId] as Float32Array)[shortId] = lengths[fieldId] ?? Number.NaN;
+        }
+        this.loaded++;
         ids.push(id);
       }
       this.idsByPath.set(path, ids);
@@ -344,11 +347,10 @@ export class TextStoreLoader {
   /** The restored index; throws when the segments did not hold every document the header counts. */
   finish(): { index: TermIndex; idsByPath: Map<string, string[]> } {
     const { index } = this;
-    if (index.shortIds.size !== this.header.documentCount) {
-      throw new Error(
-        `the cache holds ${index.shortIds.size} sections, its header ${this.header.documentCount}`,
-      );
+    if (this.loaded !== this.header.documentCount) {
+      throw new Error(`the cache holds ${this.loaded} sections, its header ${this.header.documentCount}`);
     }
+    index.restoredIds();
     return { index, idsByPath: this.idsByPath };
   }
 }
