@@ -276,7 +276,7 @@ export const configSchema = z.strictObject({
     decodedNotesMiB: z
       .int()
       .positive()
-      .default(16)
+      .default(64)
       .describe(
         'Notes read from the index cache stay decoded up to this many MiB of their saved JSON (about three times that in memory); past it the least recently read are dropped and read again when asked for',
       ),

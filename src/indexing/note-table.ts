@@ -24,7 +24,7 @@ export interface SavedNotes {
 export type NoteEntry = Note | number;
 
 /** Default bound of the decoded saved notes kept between reads, in bytes of their JSON */
-export const DEFAULT_DECODED_BYTES = 16 << 20;
+export const DEFAULT_DECODED_BYTES = 64 << 20;
 
 /**
  * The vault's notes by path, in the order they were first indexed. A note read from the files (or

@@ -269,8 +269,9 @@ export class SavedLinkGraph implements Graph {
       targets = this.outTargets(path);
     }
     const resolved = targets;
+    const sections = linkSections(note);
     return note.links.map((link, i) => {
-      const edge: Edge = { from: path, link, section: sectionOf(note, link) };
+      const edge: Edge = { from: path, link, section: sections[i] as string };
       const to = resolved[i];
       if (to !== undefined) edge.to = to;
       return edge;
@@ -287,6 +288,18 @@ export class SavedLinkGraph implements Graph {
     }
     return this.graph;
   }
+}
+
+/** The anchor of the section holding each of a note's links, found once per note object. */
+const sectionsByNote = new WeakMap<Note, string[]>();
+
+function linkSections(note: Note): string[] {
+  let sections = sectionsByNote.get(note);
+  if (!sections) {
+    sections = note.links.map((link) => sectionOf(note, link));
+    sectionsByNote.set(note, sections);
+  }
+  return sections;
 }
 
 function nameOf(target: string): string {
