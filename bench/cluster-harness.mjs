@@ -92,7 +92,9 @@ export async function startCluster({ dir, servers: count = 3, idleMinutes = 10 }
     return () => `${name}: ${output.slice(-4000)}`;
   };
 
-  const gitd = spawn('git', gitDaemonArgs({ base: gitBase, port: gitPort }), { env: ENV });
+  // `git daemon` runs git-daemon as its child: in a process group of its own, so that stop() ends
+  // both (killing `git` alone left git-daemon holding the pipes, and the benchmark never exited).
+  const gitd = spawn('git', gitDaemonArgs({ base: gitBase, port: gitPort }), { env: ENV, detached: true });
   track(gitd, 'git daemon');
   await until(
     async () =>
@@ -222,7 +224,8 @@ export async function startCluster({ dir, servers: count = 3, idleMinutes = 10 }
         }),
       );
       for (const child of [...children]) {
-        child.kill('SIGKILL');
+        if (child === gitd && gitd.pid) process.kill(-gitd.pid, 'SIGKILL');
+        else child.kill('SIGKILL');
         await exited(child);
       }
     },
