@@ -181,6 +181,8 @@ export class VaultPool implements VaultSource {
   private readonly idleMs: number;
   private readonly options: VaultPoolOptions;
   private readonly entries = new Map<string, Promise<Entry>>();
+  /** Each entry once loaded (health reads these without waiting for a vault still loading) */
+  private readonly ready = new WeakMap<Promise<Entry>, Entry>();
   private readonly unloading = new Map<string, Promise<void>>();
   private readonly releasing = new Map<string, Promise<unknown>>();
   private readonly away = new Set<string>();
@@ -317,7 +319,10 @@ export class VaultPool implements VaultSource {
       return { vault, active: 0, lastUsed: Date.now() };
     })();
     this.entries.set(key, loading);
-    loading.catch(() => this.entries.delete(key));
+    loading.then(
+      (entry) => this.ready.set(loading, entry),
+      () => this.entries.delete(key),
+    );
     return loading;
   }
 
@@ -443,9 +448,13 @@ export class VaultPool implements VaultSource {
     return closing;
   }
 
+  /**
+   * The vaults loaded now; one still loading (a clone, its catch-up sync) is not waited for: the
+   * router's health check must not wait on a slow remote, or it takes a busy server for a dead one
+   * and sends all its users to the others, which then clone their vaults too.
+   */
   async health(): Promise<WriterHealth & { vaults: number; sync?: SyncHealth }> {
-    const loaded = await Promise.all([...this.entries.values()].map((entry) => entry.catch(() => undefined)));
-    return sumHealth(loaded.flatMap((entry) => (entry ? [entry.vault] : [])));
+    return sumHealth([...this.entries.values()].flatMap((loading) => this.ready.get(loading)?.vault ?? []));
   }
 
   async close(): Promise<void> {

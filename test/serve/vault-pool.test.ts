@@ -152,3 +152,33 @@ describe('VaultPool', () => {
     }
   });
 });
+
+describe('VaultPool with remotes', () => {
+  it("answers health while a vault is still loading (its remote slow to make): the router's check never waits on it", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'memvault-pool-'));
+    dirs.push(dir);
+    const gate = join(dir, 'gate');
+    // The command that makes a user's repository waits for the gate: the vault's load waits with it.
+    const made = new VaultPool({
+      dir: join(dir, 'vaults'),
+      remote: {
+        template: join(dir, 'git', '{agent}', '{user}.git'),
+        create: `touch '${gate}.asked'; while [ ! -f '${gate}' ]; do sleep 0.05; done; git init -q --bare "$MEM_REMOTE_URL"`,
+      },
+    });
+    pools.push(made);
+    const first = made.use(ids('companion', 'slow'), true, (vault) => vault?.root);
+    await vi.waitFor(async () => expect(await exists(`${gate}.asked`)).toBe(true), WAIT);
+    try {
+      const answered = await Promise.race([
+        made.health(),
+        new Promise((_, reject) => setTimeout(() => reject(new Error('health waited for the load')), 5000)),
+      ]);
+      expect(answered).toMatchObject({ vaults: 0 });
+    } finally {
+      await writeFile(gate, '');
+    }
+    expect(await first).toBe(join(dir, 'vaults', 'companion', 'slow'));
+    expect(await made.health()).toMatchObject({ vaults: 1 });
+  }, 60_000);
+});
