@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { MemError } from '../core/errors.js';
 import type { NotCommitted, WriteCommit } from '../git/commit-write.js';
 import { entryText, sanitizeText } from '../vault/entry-text.js';
 import { AddJournal, type JournalRecord } from '../write/add-journal.js';
@@ -64,6 +65,42 @@ export interface ExchangeWriterOptions {
   onCommitted?: () => void;
 }
 
+/** What the vault gives its writer besides a caller's options (not part of the public API). */
+export interface ExchangeWriterSettings extends ExchangeWriterOptions {
+  /**
+   * `sync.ackAfterPush`: resolves once a push holds every commit made so far, rejects with why it
+   * did not. Given, an add is committed at once (with every add waiting then) and answered only
+   * after that push; else it is answered once journaled and written.
+   */
+  pushed?: () => Promise<void>;
+}
+
+/** How far an add got when it was not pushed: kept in the journal, written to its note, or committed. */
+export type NotPushedStage = 'journaled' | 'written' | 'committed';
+
+/**
+ * An add under `sync.ackAfterPush` that is kept on this machine but not pushed: it is not lost
+ * (the journal or the commit holds it, and a later commit and sync send it), and sending it again
+ * would write it twice. `links` are its entries' citations, when written.
+ */
+export class NotPushedError extends MemError {
+  readonly notPushed: { stage: NotPushedStage; links: string[]; kept: number };
+
+  constructor(stage: NotPushedStage, links: string[], kept: number, why: string) {
+    const where =
+      stage === 'journaled'
+        ? 'kept in the add journal here, not yet written, committed or pushed'
+        : stage === 'written'
+          ? `written here${links.length > 0 ? ` (${links.join(' ')})` : ''}, not yet committed or pushed`
+          : `written and committed here${links.length > 0 ? ` (${links.join(' ')})` : ''}, not pushed`;
+    super(
+      'GIT',
+      `the add is ${where}: ${why}. It is not lost: a later commit and sync push it; sending it again would keep it twice`,
+    );
+    this.notPushed = { stage, links, kept };
+  }
+}
+
 const MAX_RETRY_MS = 30_000;
 
 /** Commit outcomes that will not change by trying again: the entries are kept, uncommitted. */
@@ -100,7 +137,7 @@ export interface ExchangeSession {
 export class ExchangeWriter implements ExchangeSession {
   private readonly target: ExchangeTarget;
   private readonly journal: AddJournal;
-  private readonly options: ExchangeWriterOptions;
+  private readonly options: ExchangeWriterSettings;
   private commitTimer: NodeJS.Timeout | undefined;
   private firstUncommitted = 0;
   private retryTimer: NodeJS.Timeout | undefined;
@@ -112,7 +149,7 @@ export class ExchangeWriter implements ExchangeSession {
   /** Writes in order: a retry never overtakes a newer add */
   private tail: Promise<void> = Promise.resolve();
 
-  private constructor(target: ExchangeTarget, journal: AddJournal, options: ExchangeWriterOptions) {
+  private constructor(target: ExchangeTarget, journal: AddJournal, options: ExchangeWriterSettings) {
     this.target = target;
     this.journal = journal;
     this.options = options;
@@ -123,7 +160,7 @@ export class ExchangeWriter implements ExchangeSession {
   static async start(
     target: ExchangeTarget,
     journalFile: string,
-    options: ExchangeWriterOptions = {},
+    options: ExchangeWriterSettings = {},
   ): Promise<ExchangeWriter> {
     const writer = new ExchangeWriter(target, await AddJournal.open(journalFile), options);
     await writer.serial(() => writer.writeUnwritten());
@@ -173,7 +210,24 @@ export class ExchangeWriter implements ExchangeSession {
         }
     });
     if (!written) written = !this.journal.unwritten().some((r) => r.id === record.id);
+    if (this.options.pushed) await this.untilPushed(record.id, written, links, entries.length);
     return { kept: entries.length, written, links };
+  }
+
+  /**
+   * `sync.ackAfterPush`: commits now (with every add written meanwhile: one commit runs at a time,
+   * and the next takes all that waited for it), then waits for a push that holds the commit.
+   */
+  private async untilPushed(id: string, written: boolean, links: string[], kept: number): Promise<void> {
+    const why = () => this.lastError ?? 'the vault did not let it be written yet';
+    if (!written) throw new NotPushedError('journaled', links, kept, why());
+    await this.commitNow();
+    if (this.journal.uncommitted().has(id)) throw new NotPushedError('written', links, kept, why());
+    try {
+      await this.options.pushed!();
+    } catch (error) {
+      throw new NotPushedError('committed', links, kept, (error as Error).message ?? String(error));
+    }
   }
 
   private async write(record: JournalRecord): Promise<string[]> {

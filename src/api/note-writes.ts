@@ -4,6 +4,7 @@
 import { join } from 'node:path';
 import { ensureCacheDir } from '../core/cache-dir.js';
 import type { MemConfig } from '../core/config.js';
+import { MemError } from '../core/errors.js';
 import type { DeriveContent } from '../git/commit-paths.js';
 import { commitWrite } from '../git/commit-write.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
@@ -34,7 +35,12 @@ import {
   type UpdateNoteInput,
   updateNote,
 } from '../write/update-note.js';
-import { ExchangeWriter, type ExchangeWriterOptions, type WriterHealth } from './exchange-writer.js';
+import {
+  ExchangeWriter,
+  type ExchangeWriterOptions,
+  NotPushedError,
+  type WriterHealth,
+} from './exchange-writer.js';
 import { findNoteToWrite, pathToWrite } from './find-note.js';
 import type { LiveIndex } from './live-index.js';
 import { SyncScheduler, type SyncState } from './sync-scheduler.js';
@@ -61,6 +67,8 @@ export class NoteWrites {
   private readonly made = new Map<string, boolean>();
   private writer: Promise<ExchangeWriter> | undefined;
   private syncer: SyncScheduler | undefined;
+  /** Syncs for `sync.ackAfterPush` where no schedule runs (`startSync` was not called) */
+  private pushOnly: SyncScheduler | undefined;
 
   constructor(options: NoteWritesOptions) {
     this.root = options.root;
@@ -71,14 +79,26 @@ export class NoteWrites {
     this.onEntries = options.onEntries;
   }
 
-  remember(input: RememberInput): Promise<RememberResult> {
-    return this.queue.writing(async () => {
+  async remember(input: RememberInput): Promise<RememberResult> {
+    const result = await this.queue.writing(async () => {
       const result = await remember(this.root, this.config, input, (path) =>
         highestCitedId(this.live.index, path),
       );
       await this.live.refreshPathsNow([result.path]);
       this.onEntries(1);
       return this.cited(result);
+    });
+    if (this.config.sync.ackAfterPush) await this.rememberPushed(result);
+    return result;
+  }
+
+  /** `sync.ackAfterPush` for a remembered entry: answered once a push holds its commit. */
+  private async rememberPushed(result: RememberResult): Promise<void> {
+    if (!result.committed)
+      throw new NotPushedError('written', [result.link], 1, result.reason ?? 'it was not committed');
+    this.countCommit();
+    await this.pushed().catch((error: unknown) => {
+      throw new NotPushedError('committed', [result.link], 1, (error as Error).message ?? String(error));
     });
   }
 
@@ -136,12 +156,47 @@ export class NoteWrites {
   startSync(onError?: (error: unknown) => void): void {
     const settings = this.config.sync;
     if (this.syncer || (settings.intervalSeconds === 0 && !settings.afterCommit)) return;
-    this.syncer = new SyncScheduler(settings, {
+    this.syncer = new SyncScheduler(settings, this.syncParts(onError));
+  }
+
+  private syncParts(onError?: (error: unknown) => void) {
+    return {
       // Group commits wait while the sync moves HEAD; what the writer holds is committed first.
-      sync: async () => (await this.startExchanges()).withCommitsHeld(() => this.sync({})),
-      counts: async () => (await import('../write/sync-vault.js')).syncCounts(this.root, settings.remote),
+      sync: async (covered: () => void) =>
+        (await this.startExchanges()).withCommitsHeld(() => {
+          covered();
+          return this.sync({});
+        }),
+      counts: async () =>
+        (await import('../write/sync-vault.js')).syncCounts(this.root, this.config.sync.remote),
       onError,
-    });
+    };
+  }
+
+  /**
+   * `sync.ackAfterPush`: resolves once a push holds every commit made so far (the schedule's
+   * syncs, or syncs made for these waits alone where no schedule runs).
+   */
+  private pushed(): Promise<void> {
+    if (!this.config.git.autoCommit)
+      return Promise.reject(
+        new MemError(
+          'INVALID_CONFIG',
+          'sync.ackAfterPush needs git.autoCommit: an add not committed is never pushed',
+        ),
+      );
+    if (!this.syncer && !this.pushOnly)
+      this.pushOnly = new SyncScheduler(
+        { ...this.config.sync, intervalSeconds: 0, afterCommit: false },
+        this.syncParts(),
+      );
+    return (this.syncer ?? this.pushOnly!).pushed();
+  }
+
+  /** Counts a commit a write made itself, for `pushed()` */
+  private countCommit(): void {
+    this.syncer?.committed();
+    this.pushOnly?.committed();
   }
 
   /** The schedule's state, when `startSync` started one */
@@ -266,7 +321,9 @@ export class NoteWrites {
         onCommitted: () => {
           options.onCommitted?.();
           this.syncer?.afterCommit();
+          this.pushOnly?.committed();
         },
+        ...(this.config.sync.ackAfterPush ? { pushed: () => this.pushed() } : {}),
       }),
     );
     return this.writer;
@@ -283,6 +340,8 @@ export class NoteWrites {
   async close(): Promise<void> {
     await this.syncer?.stop();
     this.syncer = undefined;
+    await this.pushOnly?.stop();
+    this.pushOnly = undefined;
     const writer = this.writer;
     this.writer = undefined;
     if (writer) await (await writer).close();

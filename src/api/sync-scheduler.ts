@@ -1,6 +1,8 @@
 // `mem serve`'s syncing of one vault: after its group commits (`sync.afterCommit`) and every
 // `sync.intervalSeconds`, off the request path, one sync at a time (a request made while one runs
-// starts one more after it), with its state for `/memory/health`.
+// starts one more after it), with its state for `/memory/health`. With `sync.ackAfterPush` an add
+// waits for `pushed()`: the first sync that holds every commit made before it, shared by all
+// adds waiting meanwhile (one push for a burst).
 import type { MemConfig } from '../core/config.js';
 import type { SyncResult } from '../write/sync-vault.js';
 
@@ -19,7 +21,12 @@ export interface SyncState {
 }
 
 export interface SyncSchedulerParts {
-  sync: () => Promise<SyncResult>;
+  /**
+   * Runs one sync. `covered()` is called once nothing more can be committed before the merge
+   * (group commits held): every commit counted by then is in what the sync pushes. Not called:
+   * the commits counted when the sync started.
+   */
+  sync: (covered: () => void) => Promise<SyncResult>;
   /** Ahead and behind the remote's branch as last fetched */
   counts: () => Promise<{ ahead: number; behind: number } | undefined>;
   onError?: (error: unknown) => void;
@@ -31,6 +38,9 @@ export class SyncScheduler {
   private running: Promise<void> | undefined;
   private again = false;
   private stopped = false;
+  /** Commits made so far (`committed()`), and adds waiting for a push that holds a given count */
+  private commits = 0;
+  private waiters: Array<{ need: number; resolve: () => void; reject: (error: unknown) => void }> = [];
 
   constructor(
     private readonly settings: MemConfig['sync'],
@@ -45,7 +55,35 @@ export class SyncScheduler {
 
   /** A group commit was made. */
   afterCommit(): void {
+    this.committed();
     if (this.settings.afterCommit) void this.request();
+  }
+
+  /** A commit was made (a group commit, or a write that commits itself): counted for `pushed()`. */
+  committed(): void {
+    this.commits++;
+  }
+
+  /**
+   * Resolves once a sync holds every commit counted so far (pushed, or already on the remote);
+   * rejects with the error of the sync that should have pushed them. Starts one when none runs.
+   */
+  pushed(): Promise<void> {
+    if (this.stopped)
+      return Promise.reject(new Error('the vault is closing; its last sync pushes what it holds'));
+    const waiting = new Promise<void>((resolve, reject) => {
+      this.waiters.push({ need: this.commits, resolve, reject });
+    });
+    void this.request();
+    return waiting;
+  }
+
+  /** Settles the waiters a sync covering `covered` commits answers: all with a failure, or resolved. */
+  private settle(covered: number, error?: unknown): void {
+    const done = this.waiters.filter((w) => w.need <= covered);
+    if (done.length === 0) return;
+    this.waiters = this.waiters.filter((w) => w.need > covered);
+    for (const w of done) error === undefined ? w.resolve() : w.reject(error);
   }
 
   /** Starts a sync now, or one more after the running one; resolves when it ran. */
@@ -65,20 +103,26 @@ export class SyncScheduler {
     do {
       this.again = false;
       this.state.running = true;
+      let covered = this.commits;
       try {
-        const result = await this.parts.sync();
+        const result = await this.parts.sync(() => {
+          covered = this.commits;
+        });
         this.state.lastSync = new Date().toISOString();
         this.state.lastResult = result.code;
         delete this.state.lastError;
+        this.settle(covered);
       } catch (error) {
         this.state.lastError = (error as Error).message ?? String(error);
         this.parts.onError?.(error);
+        this.settle(covered, error);
       } finally {
         this.state.running = false;
       }
+      // Not awaited before the waiters are answered: an add waits for its push, not for a count.
       const counts = await this.parts.counts().catch(() => undefined);
       if (counts) Object.assign(this.state, counts);
-    } while (this.again && !this.stopped);
+    } while ((this.again || this.waiters.length > 0) && !this.stopped);
   }
 
   snapshot(): SyncState {
@@ -90,5 +134,9 @@ export class SyncScheduler {
     this.stopped = true;
     clearInterval(this.timer);
     await this.running;
+    this.settle(
+      Number.POSITIVE_INFINITY,
+      new Error('the vault closed before a push held this; its last sync pushes it'),
+    );
   }
 }

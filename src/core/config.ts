@@ -147,6 +147,12 @@ export const configSchema = z.strictObject({
       .boolean()
       .default(false)
       .describe('`mem serve` syncs a vault after each of its group commits (off the request path)'),
+    ackAfterPush: z
+      .boolean()
+      .default(false)
+      .describe(
+        "An add (HTTP /memory/add, MCP memory_remember, Vault.addExchange) is answered only once a push to sync.remote holds it: many waiting adds share one commit and push; a push that fails answers an error that says the add is kept here, not pushed. Closes what a lost machine's disk loses",
+      ),
   }),
   llm: group({
     baseURL: z

@@ -1,4 +1,4 @@
-import type { Layer, RecallHit } from '../index.js';
+import type { Layer, RecallHit, Vault } from '../index.js';
 import { LAYER_NAMES, memoryAddBody, memorySearchBody } from './request-bodies.js';
 import { idsOf, parseBody, queryWarning, type Route, readVault, whoseIds } from './routes.js';
 
@@ -48,18 +48,43 @@ export const companionRoutes: Route[] = [
       const body = parseBody(memoryAddBody, request.body);
       // Journaled before the answer (so "queued" means kept), written and searchable at once when
       // the vault lets it; git commits follow in the background, one per burst.
+      // With sync.ackAfterPush the answer waits for a push that holds the add (`pushed: true`).
       const ids = { ...whoseIds(request, context), settings: body.settings };
-      const result = await context.source.use(ids, true, (vault) =>
-        vault?.addExchange({
-          user: body.user_text,
-          assistant: body.assistant_text,
-          commit: body.commit,
-          interrupted: body.interrupted,
-          at: body.at,
-        }),
-      );
+      let pushed = false;
+      let result: Awaited<ReturnType<Vault['addExchange']>> | undefined;
+      try {
+        result = await context.source.use(ids, true, async (vault) => {
+          const added = await vault?.addExchange({
+            user: body.user_text,
+            assistant: body.assistant_text,
+            commit: body.commit,
+            interrupted: body.interrupted,
+            at: body.at,
+          });
+          pushed = vault?.config.sync.ackAfterPush === true && (added?.kept ?? 0) > 0;
+          return added;
+        });
+      } catch (error) {
+        const notPushed = notPushedOf(error);
+        if (!notPushed) throw error;
+        // 502, not 503: the router must not send it to another server, where it would be kept twice.
+        return {
+          status: 502,
+          body: {
+            error: (error as Error).message,
+            code: 'GIT',
+            status: notPushed.stage === 'journaled' ? 'queued' : 'written',
+            kept: notPushed.kept,
+            links: notPushed.links,
+            pushed: false,
+          },
+        };
+      }
       const status = !result || result.kept === 0 ? 'skipped' : result.written ? 'written' : 'queued';
-      return { status: 200, body: { status, kept: result?.kept ?? 0, links: result?.links ?? [] } };
+      return {
+        status: 200,
+        body: { status, kept: result?.kept ?? 0, links: result?.links ?? [], ...(pushed ? { pushed } : {}) },
+      };
     },
   },
   {
@@ -92,3 +117,10 @@ export const companionRoutes: Route[] = [
     },
   },
 ];
+
+/** The add an error reports kept here but not pushed (`sync.ackAfterPush`), if it is one. */
+function notPushedOf(error: unknown): { stage: string; links: string[]; kept: number } | undefined {
+  const held = (error as { notPushed?: { stage: string; links: string[]; kept: number } } | undefined)
+    ?.notPushed;
+  return held && typeof held.stage === 'string' ? held : undefined;
+}

@@ -53,7 +53,7 @@ describe('mem.config.json', () => {
         batchSize: 64,
       },
       git: { autoCommit: true, runHooks: false },
-      sync: { remote: 'origin', intervalSeconds: 0, afterCommit: false },
+      sync: { remote: 'origin', intervalSeconds: 0, afterCommit: false, ackAfterPush: false },
       llm: { model: 'gpt-4o-mini', apiKeyEnv: 'OPENAI_API_KEY', timeoutMs: 120_000 },
       companion: { commit: 'exchange' },
       commitments: { windowDays: 7 },
