@@ -16,7 +16,7 @@ import { MemError } from '../core/errors.js';
 import { readRegularText } from '../core/regular-file.js';
 import { identityArgs } from '../git/commit-paths.js';
 import { commitWrite, finishPendingPlans, removePlanTemps } from '../git/commit-write.js';
-import { exists, git, gitBusy, headCommit } from '../git/run-git.js';
+import { git, gitBusy, headCommit } from '../git/run-git.js';
 import {
   aheadBehind,
   blobText,
@@ -31,7 +31,7 @@ import {
   mergeBase,
   mergeTree,
 } from '../git/sync-git.js';
-import { requireRepo, toVaultPath, type VaultRepo } from '../git/vault-git.js';
+import { requireRepo, toRepoPath, toVaultPath, type VaultRepo } from '../git/vault-git.js';
 import { crashPoint } from '../vault/crash-point.js';
 import { dayOfEpisodePath } from '../vault/episode-glob.js';
 import { type VaultLockHeld, withVaultLock } from '../vault/lock.js';
@@ -418,11 +418,26 @@ async function prepare(
   await finishPendingPlans(lock, root, { runHooks: config.git.runHooks });
   // Also when the line was written by a run killed before its commit.
   await removePlanTemps(root, ['.gitattributes']);
-  await installMergeDriver(root, config);
-  const attributes = (await exists(join(root, '.gitattributes'))) ? ['.gitattributes'] : [];
-  if (attributes.length > 0)
-    await commitWrite(lock, root, config, attributes, 'mem: merge day notes entry by entry (.gitattributes)');
+  const wrote = await installMergeDriver(root, config);
+  // Committed when written now, or when it differs from HEAD's (written by a run killed before its
+  // commit); every later sync (one per group commit on a server) skips the commit's git processes,
+  // which it ran under the lock while the vault's adds waited.
+  if (wrote.length > 0 || (await attributesUncommitted(root, repo)))
+    await commitWrite(
+      lock,
+      root,
+      config,
+      ['.gitattributes'],
+      'mem: merge day notes entry by entry (.gitattributes)',
+    );
   return { remote, branch, code: 'up-to-date', days: [], renumbered: [], conflicts: [], resumed, paths: [] };
+}
+
+/** Whether the vault's `.gitattributes` is there and differs from HEAD's. */
+async function attributesUncommitted(root: string, repo: VaultRepo): Promise<boolean> {
+  const text = await readRegularText(join(root, '.gitattributes')).catch(() => undefined);
+  if (text === undefined) return false;
+  return (await blobText(repo.repo, 'HEAD', toRepoPath(repo, '.gitattributes'))) !== text;
 }
 
 /** Ahead and behind the remote's branch as last fetched (undefined before the first fetch). */
