@@ -32,7 +32,15 @@ export function configCommands(program: Command, io: CliIO): void {
   const config = program
     .command('config')
     .description('read and change mem.config.json, one dotted key at a time (checked against its schema)');
+  configGet(config, io);
+  configSet(config, io);
+  configUnset(config, io);
+  configAccept(config, io);
+  configList(config, io);
+}
 
+/** `mem config get <key>`: the effective value, a group as an object. */
+function configGet(config: Command, io: CliIO): void {
   config
     .command('get')
     .description('print the effective value of a key (e.g. timezone, llm.model, embeddings.enabled)')
@@ -44,7 +52,10 @@ export function configCommands(program: Command, io: CliIO): void {
       if (options.json) printJson(io, { key, value: value ?? null });
       else io.stdout(`${typeof value === 'string' ? value : shown(value)}\n`);
     });
+}
 
+/** `mem config set <key> <value>`: one key written, the value read as JSON when it parses. */
+function configSet(config: Command, io: CliIO): void {
   config
     .command('set')
     .description(
@@ -68,7 +79,10 @@ export function configCommands(program: Command, io: CliIO): void {
       }
       io.stdout(`${key}: ${shown(result.previous)} -> ${shown(result.value)} (${commitText(result)})\n`);
     });
+}
 
+/** `mem config unset <key>`: the key's default applies again. */
+function configUnset(config: Command, io: CliIO): void {
   config
     .command('unset')
     .description('remove a key from mem.config.json: its default applies again')
@@ -88,7 +102,10 @@ export function configCommands(program: Command, io: CliIO): void {
         `${key}: ${shown(result.previous)} -> ${shown(result.value)} (default; ${commitText(result)})\n`,
       );
     });
+}
 
+/** `mem config accept [--refuse]`: the settings a remote proposed at mem sync, applied or dropped. */
+function configAccept(config: Command, io: CliIO): void {
   config
     .command('accept')
     .description(
@@ -115,7 +132,10 @@ export function configCommands(program: Command, io: CliIO): void {
       for (const r of result.results)
         io.stdout(`${r.key}: ${shown(r.previous)} -> ${shown(r.value)} (${commitText(r)})\n`);
     });
+}
 
+/** `mem config list`: every key with its effective value. */
+function configList(config: Command, io: CliIO): void {
   config
     .command('list')
     .description('every key with its effective value; (default) marks a value the file does not set')
