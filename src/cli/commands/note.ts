@@ -39,12 +39,60 @@ export function reportCommit(io: CliIO, result: WriteCommit, quiet = QUIET): voi
   }
 }
 
-/** `mem note new` and `mem note set`: create a note, change its frontmatter keys. */
+/** A body edit of `mem note`: its command, the mode its input schema names, how its arguments make it. */
+interface BodyEdit {
+  name: string;
+  mode: 'append' | 'prepend' | 'replace_section' | 'insert_under';
+  description: string;
+  /** Takes a `<heading>` argument before the text */
+  withHeading: boolean;
+  make: (args: string[]) => NoteEdit;
+}
+
+/** The body edits, in the order `mem note --help` lists them. */
+const BODY_EDITS: BodyEdit[] = [
+  {
+    name: 'append',
+    mode: 'append',
+    description: 'add text at the end of a note; every other byte stays',
+    withHeading: false,
+    make: ([text]) => ({ append: text! }),
+  },
+  {
+    name: 'prepend',
+    mode: 'prepend',
+    description: 'add text at the top of the body, after the frontmatter and title heading',
+    withHeading: false,
+    make: ([text]) => ({ prepend: text! }),
+  },
+  {
+    name: 'section',
+    mode: 'replace_section',
+    description: 'replace the body under a heading, up to the next heading of the same or a higher level',
+    withHeading: true,
+    make: ([heading, text]) => ({ replaceSection: heading!, text: text! }),
+  },
+  {
+    name: 'insert',
+    mode: 'insert_under',
+    description: 'add text under a heading, after its last line and before any subheading',
+    withHeading: true,
+    make: ([heading, text]) => ({ insertUnder: heading!, text: text! }),
+  },
+];
+
+/** `mem note`: create a note (new), change its frontmatter (set), edit its body (BODY_EDITS). */
 export function noteWriteCommands(program: Command, io: CliIO): void {
   const note = program
     .command('note')
     .description('create notes, change their frontmatter and edit their body');
+  noteNew(note, io);
+  noteSet(note, io);
+  for (const edit of BODY_EDITS) noteBodyEdit(note, io, edit);
+}
 
+/** `mem note new <path>`: create a note with id, title, created and updated. */
+function noteNew(note: Command, io: CliIO): void {
   note
     .command('new')
     .description('create <layer>/<name>.md with id, title, created and updated')
@@ -65,7 +113,10 @@ export function noteWriteCommands(program: Command, io: CliIO): void {
       else io.stdout(`${result.path}\n`);
       reportCommit(io, result);
     });
+}
 
+/** `mem note set <note> [key=value...]`: change frontmatter keys; the body stays byte for byte. */
+function noteSet(note: Command, io: CliIO): void {
   note
     .command('set')
     .description('change frontmatter keys of a note; the body and every other key stay byte for byte')
@@ -81,71 +132,41 @@ export function noteWriteCommands(program: Command, io: CliIO): void {
       else io.stdout(result.changed ? `${result.path}\n` : `${result.path}: no change\n`);
       reportCommit(io, result);
     });
+}
 
-  const edit = (
-    name: string,
-    mode: 'append' | 'prepend' | 'replace_section' | 'insert_under',
-    description: string,
-    withHeading: boolean,
-    make: (args: string[]) => NoteEdit,
-  ) => {
-    const command = note
-      .command(name)
-      .description(description)
-      .argument('<note>', 'vault path (with or without .md) or link text');
-    if (withHeading) command.argument('<heading>', "the heading's text (with or without its # marks)");
-    command
-      .argument('<text>', 'Markdown to write; - reads it from stdin')
-      .option('--hash <sha256>', 'refuse (CONFLICT) unless the note still has this hash')
-      .option('--json', 'machine-readable output')
-      .action(async (...args: unknown[]) => {
-        const command = args.at(-1) as Command;
-        const options = args.at(-2) as NoteEditOptions;
-        const [ref, ...rest] = args.slice(0, -2) as string[];
-        if (rest.at(-1) === '-') rest[rest.length - 1] = await io.readStdin();
-        // Checked by the note edits' input schema, as memory_edit_note checks it, before the vault opens.
-        const { checkInput, editNoteInput } = await import('../../api/inputs/index.js');
-        checkInput(editNoteInput, {
-          path: ref,
-          mode,
-          heading: withHeading ? rest[0] : undefined,
-          text: rest.at(-1),
-          hash: options.hash,
-        });
-        const vault = await openFromCli(command, io);
-        const result = await vault.editNote(ref!, make(rest), { expectedHash: options.hash });
-        if (options.json) printJson(io, result);
-        else io.stdout(result.changed ? `${result.path}\n` : `${result.path}: no change\n`);
-        reportCommit(io, result);
+/** One body edit's command: `mem note <name> <note> [<heading>] <text>`, its text from stdin with `-`. */
+function noteBodyEdit(
+  note: Command,
+  io: CliIO,
+  { name, mode, description, withHeading, make }: BodyEdit,
+): void {
+  const command = note
+    .command(name)
+    .description(description)
+    .argument('<note>', 'vault path (with or without .md) or link text');
+  if (withHeading) command.argument('<heading>', "the heading's text (with or without its # marks)");
+  command
+    .argument('<text>', 'Markdown to write; - reads it from stdin')
+    .option('--hash <sha256>', 'refuse (CONFLICT) unless the note still has this hash')
+    .option('--json', 'machine-readable output')
+    .action(async (...args: unknown[]) => {
+      const command = args.at(-1) as Command;
+      const options = args.at(-2) as NoteEditOptions;
+      const [ref, ...rest] = args.slice(0, -2) as string[];
+      if (rest.at(-1) === '-') rest[rest.length - 1] = await io.readStdin();
+      // Checked by the note edits' input schema, as memory_edit_note checks it, before the vault opens.
+      const { checkInput, editNoteInput } = await import('../../api/inputs/index.js');
+      checkInput(editNoteInput, {
+        path: ref,
+        mode,
+        heading: withHeading ? rest[0] : undefined,
+        text: rest.at(-1),
+        hash: options.hash,
       });
-  };
-  edit('append', 'append', 'add text at the end of a note; every other byte stays', false, ([text]) => ({
-    append: text!,
-  }));
-  edit(
-    'prepend',
-    'prepend',
-    'add text at the top of the body, after the frontmatter and title heading',
-    false,
-    ([text]) => ({
-      prepend: text!,
-    }),
-  );
-  edit(
-    'section',
-    'replace_section',
-    'replace the body under a heading, up to the next heading of the same or a higher level',
-    true,
-    ([heading, text]) => ({ replaceSection: heading!, text: text! }),
-  );
-  edit(
-    'insert',
-    'insert_under',
-    'add text under a heading, after its last line and before any subheading',
-    true,
-    ([heading, text]) => ({
-      insertUnder: heading!,
-      text: text!,
-    }),
-  );
+      const vault = await openFromCli(command, io);
+      const result = await vault.editNote(ref!, make(rest), { expectedHash: options.hash });
+      if (options.json) printJson(io, result);
+      else io.stdout(result.changed ? `${result.path}\n` : `${result.path}: no change\n`);
+      reportCommit(io, result);
+    });
 }
