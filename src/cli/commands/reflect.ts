@@ -132,91 +132,106 @@ export function reflectCommand(program: Command, io: CliIO): void {
     .option('--force', 'regenerate a rollup that exists, unless it was edited since mem wrote it')
     .option('--offline', 'write extractive rollups even when a model is configured')
     .action(async (options: ReflectCliOptions, command: Command) => {
-      if (options.rollup !== undefined || options.missing) {
-        const level = rollupLevel(options.rollup);
-        const now = parseNow(options.now);
-        const vault = await openFromCli(command, io);
-        const result = await vault.rollup({
-          level,
-          missing: options.missing,
-          force: options.force,
-          dryRun: options.dryRun,
-          offline: options.offline,
-          now,
-          env: io.env,
-          llmOptions: { model: options.model, baseURL: options.baseUrl },
-        });
-        if (options.json) printJson(io, result);
-        else printRollups(io, result, options.dryRun === true);
-        return;
-      }
-      const maxEpisodes =
-        options.maxEpisodes === undefined
-          ? undefined
-          : parsePositiveInt(options.maxEpisodes, '--max-episodes');
-      const now = parseNow(options.now);
-      const vault = await openFromCli(command, io);
-      const result = await vault.reflect({
-        dryRun: options.dryRun,
-        review: options.review,
-        maxEpisodes,
-        now,
-        commitments: options.commitments,
-        env: io.env,
-        llmOptions: { model: options.model, baseURL: options.baseUrl },
-      });
-      if (options.json) {
-        printJson(io, result);
-        return;
-      }
-      if (result.skipped) {
-        io.stdout(`skipped: ${result.skipped}\n`);
-        return;
-      }
-      if (result.mode === 'offline') {
-        io.stdout(
-          options.commitments
-            ? 'offline commitment rule\n'
-            : 'no model configured (set OPENAI_API_KEY, or llm.baseURL in mem.config.json): ran the offline rules (commitments, near-duplicate insights)\n',
-        );
-      } else if (result.episodes.length === 0) {
-        io.stdout(`${result.reason ?? 'no new episodes to reflect on'}\n`);
-        if (result.expired)
-          io.stdout(
-            `  ~ ${result.expired} commitment(s) expired${result.committed ? `, committed ${result.sha?.slice(0, 8)}` : ''}\n`,
-          );
-        return;
-      } else io.stdout(`read ${result.episodes.length} episode(s): ${result.episodes.join(', ')}\n`);
-      if (result.expired) io.stdout(`  ~ ${result.expired} commitment(s) expired\n`);
-      for (const op of result.accepted) io.stdout(`  + ${describe(op)}\n`);
-      for (const r of result.rejected)
-        io.stdout(`  ! rejected${r.index >= 0 ? ` operation ${r.index + 1}` : ''}: ${r.reason}\n`);
-      io.stdout(`${costText(result)}\n`);
-      if (result.preview) {
-        // jsdiff loads only for a dry run, not with every command the program knows.
-        const { lineDiff } = await import('../line-diff.js');
-        for (const file of result.preview)
-          io.stdout(`\n--- ${file.path}\n${lineDiff(file.before ?? '', file.after)}\n`);
-        io.stdout('\ndry run: nothing was written\n');
-        return;
-      }
-      if (result.review) {
-        const { branch, sha } = result.review;
-        io.stdout(
-          `committed ${sha.slice(0, 8)} on branch ${branch} (${result.files.length} file(s)); your branch and files are unchanged.\n` +
-            `  look:  git log -p -1 ${branch}\n` +
-            `  merge: git merge ${branch}\n` +
-            `  drop:  git branch -D ${branch}\n`,
-        );
-        return;
-      }
-      if (options.review) {
-        io.stdout(`no review branch: ${result.reason ?? 'nothing to write'}\n`);
-        return;
-      }
-      io.stdout(
-        `wrote ${result.files.length} file(s)${result.committed ? `, committed ${result.sha?.slice(0, 8)}` : result.reason ? ` (not committed: ${result.reason})` : ''}\n`,
-      );
+      if (options.rollup !== undefined || options.missing) await runRollups(options, command, io);
+      else await runReflect(options, command, io);
     });
   refuseConflicts(command, REFLECT_RULES);
+}
+
+/** `mem reflect --rollup <level>` or `--missing`: write rollups (extractive offline, else by the model). */
+async function runRollups(options: ReflectCliOptions, command: Command, io: CliIO): Promise<void> {
+  const level = rollupLevel(options.rollup);
+  const now = parseNow(options.now);
+  const vault = await openFromCli(command, io);
+  const result = await vault.rollup({
+    level,
+    missing: options.missing,
+    force: options.force,
+    dryRun: options.dryRun,
+    offline: options.offline,
+    now,
+    env: io.env,
+    llmOptions: { model: options.model, baseURL: options.baseUrl },
+  });
+  if (options.json) printJson(io, result);
+  else printRollups(io, result, options.dryRun === true);
+}
+
+/** `mem reflect` (or `--commitments`): one reflect run over the new episodes. */
+async function runReflect(options: ReflectCliOptions, command: Command, io: CliIO): Promise<void> {
+  const maxEpisodes =
+    options.maxEpisodes === undefined ? undefined : parsePositiveInt(options.maxEpisodes, '--max-episodes');
+  const now = parseNow(options.now);
+  const vault = await openFromCli(command, io);
+  const result = await vault.reflect({
+    dryRun: options.dryRun,
+    review: options.review,
+    maxEpisodes,
+    now,
+    commitments: options.commitments,
+    env: io.env,
+    llmOptions: { model: options.model, baseURL: options.baseUrl },
+  });
+  if (options.json) printJson(io, result);
+  else await printReflect(io, result, options);
+}
+
+/**
+ * A reflect run as a person reads it: what it read (or why it had nothing to read), each accepted
+ * and rejected operation, its cost, then the dry run's diffs, the review branch, or what was written.
+ */
+async function printReflect(io: CliIO, result: ReflectResult, options: ReflectCliOptions): Promise<void> {
+  if (result.skipped) {
+    io.stdout(`skipped: ${result.skipped}\n`);
+    return;
+  }
+  if (result.mode === 'offline') {
+    io.stdout(
+      options.commitments
+        ? 'offline commitment rule\n'
+        : 'no model configured (set OPENAI_API_KEY, or llm.baseURL in mem.config.json): ran the offline rules (commitments, near-duplicate insights)\n',
+    );
+  } else if (result.episodes.length === 0) {
+    io.stdout(`${result.reason ?? 'no new episodes to reflect on'}\n`);
+    if (result.expired)
+      io.stdout(
+        `  ~ ${result.expired} commitment(s) expired${result.committed ? `, committed ${result.sha?.slice(0, 8)}` : ''}\n`,
+      );
+    return;
+  } else io.stdout(`read ${result.episodes.length} episode(s): ${result.episodes.join(', ')}\n`);
+  if (result.expired) io.stdout(`  ~ ${result.expired} commitment(s) expired\n`);
+  for (const op of result.accepted) io.stdout(`  + ${describe(op)}\n`);
+  for (const r of result.rejected)
+    io.stdout(`  ! rejected${r.index >= 0 ? ` operation ${r.index + 1}` : ''}: ${r.reason}\n`);
+  io.stdout(`${costText(result)}\n`);
+  await printOutcome(io, result, options);
+}
+
+/** How the run ended: a dry run's diffs, the review branch, or the files written and committed. */
+async function printOutcome(io: CliIO, result: ReflectResult, options: ReflectCliOptions): Promise<void> {
+  if (result.preview) {
+    // jsdiff loads only for a dry run, not with every command the program knows.
+    const { lineDiff } = await import('../line-diff.js');
+    for (const file of result.preview)
+      io.stdout(`\n--- ${file.path}\n${lineDiff(file.before ?? '', file.after)}\n`);
+    io.stdout('\ndry run: nothing was written\n');
+    return;
+  }
+  if (result.review) {
+    const { branch, sha } = result.review;
+    io.stdout(
+      `committed ${sha.slice(0, 8)} on branch ${branch} (${result.files.length} file(s)); your branch and files are unchanged.\n` +
+        `  look:  git log -p -1 ${branch}\n` +
+        `  merge: git merge ${branch}\n` +
+        `  drop:  git branch -D ${branch}\n`,
+    );
+    return;
+  }
+  if (options.review) {
+    io.stdout(`no review branch: ${result.reason ?? 'nothing to write'}\n`);
+    return;
+  }
+  io.stdout(
+    `wrote ${result.files.length} file(s)${result.committed ? `, committed ${result.sha?.slice(0, 8)}` : result.reason ? ` (not committed: ${result.reason})` : ''}\n`,
+  );
 }
