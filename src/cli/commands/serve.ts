@@ -5,7 +5,7 @@ import { MemError } from '../../core/errors.js';
 import { claimServeRecord, removeServeRecord, writeServeRecord } from '../../core/serve-record.js';
 import { VERSION } from '../../core/version.js';
 import type { ReadPool } from '../../serve/read-pool.js';
-import type { VaultSource } from '../../serve/vault-pool.js';
+import type { VaultPool, VaultSource } from '../../serve/vault-pool.js';
 import { openFromCli } from '../context.js';
 import type { CliIO } from '../io.js';
 import { parsePositiveInt } from '../parse-options.js';
@@ -108,163 +108,236 @@ export function serveCommand(program: Command, io: CliIO): void {
       'longest a read waits for a running re-index before answering "partial"',
       '1000',
     )
-    .action(async (options: ServeCliOptions, command: Command) => {
-      const onError = (error: unknown) => io.stderr(`mem: ${errorText(error)}\n`);
-      // The server's modules load only for `mem serve`, not for every command.
-      const [{ serveHttp }, { singleVault, VaultPool }] = await Promise.all([
-        import('../../serve/http.js'),
-        import('../../serve/vault-pool.js'),
-      ]);
-      const port = options.port === '0' ? 0 : parsePositiveInt(options.port, '--port');
-      const token = options.token ?? io.env['MEM_TOKEN'];
-      let source: VaultSource;
-      let what: string;
-      let root: string | undefined;
-      let watchLater: () => void = () => undefined;
-      let allowedHosts = options.allowHost;
-      let allowedOrigins: string[] = [];
-      const workers = options.workers === '0' ? 0 : parsePositiveInt(options.workers ?? '0', '--workers');
-      if (workers > 0 && options.vaults)
-        throw new MemError('USAGE', '--workers serves one vault; it cannot be combined with --vaults');
-      let reads: ReadPool | undefined;
-      if (options.defaultVault && !options.vaults)
-        throw new MemError(
-          'USAGE',
-          '--default-vault is for --vaults: one vault serves every request without it',
-        );
-      if (options.template && !options.vaults)
-        throw new MemError('USAGE', "--template is for --vaults: it is what new users' vaults start from");
-      if ((options.remote || options.createRemote) && !options.vaults)
-        throw new MemError('USAGE', '--remote and --create-remote are for --vaults: one remote per vault');
-      if (options.createRemote && !options.remote)
-        throw new MemError('USAGE', '--create-remote needs --remote, the URL of the repositories it creates');
-      if (options.remote && !/\{user\}/.test(options.remote))
-        throw new MemError('USAGE', '--remote must name {user} (and {agent}): one repository per vault');
-      if (options.routerHost.length > 0 && options.router.length === 0)
-        throw new MemError('USAGE', '--router-host needs --router, the address the router connects from');
-      let pool: InstanceType<typeof VaultPool> | undefined;
-      if (options.vaults) {
-        const dir = resolve(io.cwd, options.vaults);
-        // `.template` can never be a user's vault: ids never start with a dot (parseVaultId).
-        const template = options.template
-          ? resolve(io.cwd, options.template)
-          : (await isDirectory(join(dir, '.template')))
-            ? join(dir, '.template')
-            : undefined;
-        if (options.template && !(await isDirectory(template as string)))
-          throw new MemError('USAGE', `--template ${options.template} is not a folder`);
-        // A template whose config is wrong is refused now, not at some user's first request.
-        if (template) await (await import('../../serve/vault-template.js')).readTemplate(template);
-        // The folder of vaults is claimed as one: two servers on it each loaded, replayed and
-        // committed the same users' vaults.
-        await claimOrRefuse(dir);
-        root = dir;
-        pool = new VaultPool({
-          dir,
-          template,
-          defaultIds: options.defaultVault === true,
-          idleMs: parsePositiveInt(options.idleMinutes ?? '10', '--idle-minutes') * 60_000,
-          watch: { onError },
-          onNotice: (message) => io.stderr(`${message}\n`),
-          ...(options.remote
-            ? {
-                remote: {
-                  template: options.remote,
-                  ...(options.createRemote ? { create: options.createRemote } : {}),
-                },
-              }
-            : {}),
-        });
-        source = pool;
-        what = `vaults under ${dir}`;
-      } else {
-        // Listening comes first: the walk of the vault and the watcher's start (below) run
-        // behind it, and reads until they end answer from the cache, marked `partial`.
-        const vault = await openFromCli(command, io, {
-          scan: 'background',
-          track: true,
-          embedSections: 'background',
-        });
-        // One server per vault, claimed before anything is written: two servers each replayed and
-        // committed the other's adds, and entries were left uncommitted.
-        await claimOrRefuse(vault.root).catch(async (error: unknown) => {
-          await vault.close();
-          throw error;
-        });
-        root = vault.root;
-        allowedHosts = [...vault.config.serve.allowedHosts, ...allowedHosts];
-        allowedOrigins = vault.config.serve.allowedOrigins;
-        watchLater = () => void vault.watch({ onError }).catch(onError);
-        // What a killed server accepted but did not write or commit is finished before any request.
-        await vault.startExchanges({ onError });
-        vault.startSync(onError);
-        if (vault.startAutoReflect({ onError }).enabled) {
-          const { afterEntries, idleMinutes, dailyAt } = vault.config.reflect.auto;
-          const when = [
-            afterEntries === undefined ? '' : `after ${afterEntries} new entries`,
-            idleMinutes === undefined ? '' : `after ${idleMinutes} idle minutes`,
-            dailyAt === undefined ? '' : `daily at ${dailyAt} (${vault.config.timezone})`,
-          ].filter(Boolean);
-          io.stderr(`mem: reflecting in the background ${when.join(', ')}; see /health\n`);
-        }
-        source = singleVault(vault);
-        if (workers > 0) {
-          // Each worker opens the vault from its cache while the server already answers.
-          const { ReadPool } = await import('../../serve/read-pool.js');
-          reads = new ReadPool({ vault, workers, onError });
-        }
-        what = `${vault.root} (${vault.noteCount} notes; one vault: user_id and agent_id are ignored, use --vaults DIR for one per user)`;
-      }
-      let server: Awaited<ReturnType<typeof serveHttp>>;
-      try {
-        server = await serveHttp({
-          source,
-          port,
-          host: options.host,
-          token,
-          allowedHosts,
-          allowedOrigins,
-          deadlineMs: parsePositiveInt(options.deadline ?? '1000', '--deadline'),
-          onError,
-          ...(reads ? { reads } : {}),
-          routers: options.router,
-          routerHosts: options.routerHost,
-        });
-      } catch (error) {
-        if (root !== undefined) await removeServeRecord(root, process.pid);
-        await reads?.close();
-        await source.close();
-        throw error;
-      }
-      // The watcher's first scan of a large vault takes seconds of the event loop (20 s at
-      // 100,000 notes): it starts once the server listens, not before.
-      watchLater();
-      // What a killed server accepted and did not push goes out now, not at the user's next turn.
-      if (pool)
-        void pool
-          .recover()
-          .then(
-            (n) =>
-              n > 0 &&
-              io.stderr(`mem: recovered ${n} vault${n === 1 ? '' : 's'} a stopped server left work in\n`),
-            onError,
-          );
-      // Listen for the stop before saying we serve: a supervisor may send it the moment it reads the line.
-      const stop = waitForStop();
-      // The claim now says where: on loopback, `mem recall` and `mem compile` for this vault ask
-      // this server (a record of another address is never asked, but names it to a second server).
-      if (root !== undefined)
-        await writeServeRecord(root, { url: server.url, pid: process.pid, version: VERSION });
-      io.stdout(`mem: serving ${what} on ${server.url}\n`);
-      // The token is never printed (a supervisor's log keeps this line): the person adds it to the
-      // address as a fragment, which a browser never sends, not to a log, not as Referer.
-      const fragment = token ? ' (add #token=<the token> to the address)' : '';
-      io.stdout(`mem: web page (timeline, search, compiled context): ${server.url}/${fragment}\n`);
-      try {
-        await stop;
-      } finally {
-        if (root !== undefined) await removeServeRecord(root, process.pid);
-        await server.close();
-      }
+    .action((options: ServeCliOptions, command: Command) => runServe(options, command, io));
+}
+
+/** What `mem serve` serves, as either mode opened it, and what it does around its listening. */
+interface Served {
+  source: VaultSource;
+  /** What the start-up line names */
+  what: string;
+  /** The folder claimed for this server: the vault, or the folder of `--vaults` */
+  root: string;
+  allowedHosts: string[];
+  allowedOrigins: string[];
+  /** Starts the watcher, once the server listens */
+  watchLater: () => void;
+  reads?: ReadPool;
+  pool?: VaultPool;
+}
+
+type VaultPoolModule = typeof import('../../serve/vault-pool.js');
+
+/** What serving one vault needs besides its flags: the wrapper, the worker count, the error sink. */
+interface OneVault {
+  singleVault: VaultPoolModule['singleVault'];
+  workers: number;
+  onError: (error: unknown) => void;
+}
+
+/**
+ * The flags checked, the vault (or the folder of vaults) opened and claimed, the server started;
+ * then it serves until a stop signal, and its claim goes when it stops.
+ */
+async function runServe(options: ServeCliOptions, command: Command, io: CliIO): Promise<void> {
+  const onError = (error: unknown) => io.stderr(`mem: ${errorText(error)}\n`);
+  // The server's modules load only for `mem serve`, not for every command.
+  const [{ serveHttp }, vaultPool] = await Promise.all([
+    import('../../serve/http.js'),
+    import('../../serve/vault-pool.js'),
+  ]);
+  const port = options.port === '0' ? 0 : parsePositiveInt(options.port, '--port');
+  const token = options.token ?? io.env['MEM_TOKEN'];
+  const workers = options.workers === '0' ? 0 : parsePositiveInt(options.workers ?? '0', '--workers');
+  refuseModeConflicts(options, workers);
+  const served = options.vaults
+    ? await servePool(options.vaults, options, io, vaultPool, onError)
+    : await serveOne(options, command, io, { singleVault: vaultPool.singleVault, workers, onError });
+  const { source, root, reads } = served;
+  let server: Awaited<ReturnType<typeof serveHttp>>;
+  try {
+    server = await serveHttp({
+      source,
+      port,
+      host: options.host,
+      token,
+      allowedHosts: served.allowedHosts,
+      allowedOrigins: served.allowedOrigins,
+      deadlineMs: parsePositiveInt(options.deadline ?? '1000', '--deadline'),
+      onError,
+      ...(reads ? { reads } : {}),
+      routers: options.router,
+      routerHosts: options.routerHost,
     });
+  } catch (error) {
+    await removeServeRecord(root, process.pid);
+    await reads?.close();
+    await source.close();
+    throw error;
+  }
+  await serveUntilStopped(served, server, { token, io, onError });
+}
+
+/** The flags that go with one mode only (`--vaults` or one vault), refused before anything opens. */
+function refuseModeConflicts(options: ServeCliOptions, workers: number): void {
+  if (workers > 0 && options.vaults)
+    throw new MemError('USAGE', '--workers serves one vault; it cannot be combined with --vaults');
+  if (options.defaultVault && !options.vaults)
+    throw new MemError('USAGE', '--default-vault is for --vaults: one vault serves every request without it');
+  if (options.template && !options.vaults)
+    throw new MemError('USAGE', "--template is for --vaults: it is what new users' vaults start from");
+  if ((options.remote || options.createRemote) && !options.vaults)
+    throw new MemError('USAGE', '--remote and --create-remote are for --vaults: one remote per vault');
+  if (options.createRemote && !options.remote)
+    throw new MemError('USAGE', '--create-remote needs --remote, the URL of the repositories it creates');
+  if (options.remote && !/\{user\}/.test(options.remote))
+    throw new MemError('USAGE', '--remote must name {user} (and {agent}): one repository per vault');
+  if (options.routerHost.length > 0 && options.router.length === 0)
+    throw new MemError('USAGE', '--router-host needs --router, the address the router connects from');
+}
+
+/** `--vaults DIR`: one vault per agent_id/user_id under DIR, its template checked and DIR claimed first. */
+async function servePool(
+  vaults: string,
+  options: ServeCliOptions,
+  io: CliIO,
+  { VaultPool }: VaultPoolModule,
+  onError: (error: unknown) => void,
+): Promise<Served> {
+  const dir = resolve(io.cwd, vaults);
+  // `.template` can never be a user's vault: ids never start with a dot (parseVaultId).
+  const template = options.template
+    ? resolve(io.cwd, options.template)
+    : (await isDirectory(join(dir, '.template')))
+      ? join(dir, '.template')
+      : undefined;
+  if (options.template && !(await isDirectory(template as string)))
+    throw new MemError('USAGE', `--template ${options.template} is not a folder`);
+  // A template whose config is wrong is refused now, not at some user's first request.
+  if (template) await (await import('../../serve/vault-template.js')).readTemplate(template);
+  // The folder of vaults is claimed as one: two servers on it each loaded, replayed and
+  // committed the same users' vaults.
+  await claimOrRefuse(dir);
+  const pool = new VaultPool({
+    dir,
+    template,
+    defaultIds: options.defaultVault === true,
+    idleMs: parsePositiveInt(options.idleMinutes ?? '10', '--idle-minutes') * 60_000,
+    watch: { onError },
+    onNotice: (message) => io.stderr(`${message}\n`),
+    ...(options.remote
+      ? {
+          remote: {
+            template: options.remote,
+            ...(options.createRemote ? { create: options.createRemote } : {}),
+          },
+        }
+      : {}),
+  });
+  return {
+    source: pool,
+    what: `vaults under ${dir}`,
+    root: dir,
+    allowedHosts: options.allowHost,
+    allowedOrigins: [],
+    watchLater: () => undefined,
+    pool,
+  };
+}
+
+/**
+ * One vault: opened with its walk and watcher behind the listening, claimed, its unfinished
+ * exchanges finished, sync and auto-reflect started, reads in `--workers` threads when asked.
+ */
+async function serveOne(
+  options: ServeCliOptions,
+  command: Command,
+  io: CliIO,
+  { singleVault, workers, onError }: OneVault,
+): Promise<Served> {
+  // Listening comes first: the walk of the vault and the watcher's start (below) run
+  // behind it, and reads until they end answer from the cache, marked `partial`.
+  const vault = await openFromCli(command, io, {
+    scan: 'background',
+    track: true,
+    embedSections: 'background',
+  });
+  // One server per vault, claimed before anything is written: two servers each replayed and
+  // committed the other's adds, and entries were left uncommitted.
+  await claimOrRefuse(vault.root).catch(async (error: unknown) => {
+    await vault.close();
+    throw error;
+  });
+  const allowedHosts = [...vault.config.serve.allowedHosts, ...options.allowHost];
+  const allowedOrigins = vault.config.serve.allowedOrigins;
+  const watchLater = () => void vault.watch({ onError }).catch(onError);
+  // What a killed server accepted but did not write or commit is finished before any request.
+  await vault.startExchanges({ onError });
+  vault.startSync(onError);
+  if (vault.startAutoReflect({ onError }).enabled) {
+    const { afterEntries, idleMinutes, dailyAt } = vault.config.reflect.auto;
+    const when = [
+      afterEntries === undefined ? '' : `after ${afterEntries} new entries`,
+      idleMinutes === undefined ? '' : `after ${idleMinutes} idle minutes`,
+      dailyAt === undefined ? '' : `daily at ${dailyAt} (${vault.config.timezone})`,
+    ].filter(Boolean);
+    io.stderr(`mem: reflecting in the background ${when.join(', ')}; see /health\n`);
+  }
+  const source = singleVault(vault);
+  let reads: ReadPool | undefined;
+  if (workers > 0) {
+    // Each worker opens the vault from its cache while the server already answers.
+    const { ReadPool } = await import('../../serve/read-pool.js');
+    reads = new ReadPool({ vault, workers, onError });
+  }
+  const what = `${vault.root} (${vault.noteCount} notes; one vault: user_id and agent_id are ignored, use --vaults DIR for one per user)`;
+  return {
+    source,
+    what,
+    root: vault.root,
+    allowedHosts,
+    allowedOrigins,
+    watchLater,
+    ...(reads ? { reads } : {}),
+  };
+}
+
+/**
+ * Once the server listens: the watcher starts, a pool recovers what a stopped server left, the
+ * claim records the address, the start-up lines are printed; then it serves until a stop signal.
+ */
+async function serveUntilStopped(
+  { watchLater, pool, root, what }: Served,
+  server: { url: string; close: () => Promise<void> },
+  { token, io, onError }: { token: string | undefined; io: CliIO; onError: (error: unknown) => void },
+): Promise<void> {
+  // The watcher's first scan of a large vault takes seconds of the event loop (20 s at
+  // 100,000 notes): it starts once the server listens, not before.
+  watchLater();
+  // What a killed server accepted and did not push goes out now, not at the user's next turn.
+  if (pool)
+    void pool
+      .recover()
+      .then(
+        (n) =>
+          n > 0 &&
+          io.stderr(`mem: recovered ${n} vault${n === 1 ? '' : 's'} a stopped server left work in\n`),
+        onError,
+      );
+  // Listen for the stop before saying we serve: a supervisor may send it the moment it reads the line.
+  const stop = waitForStop();
+  // The claim now says where: on loopback, `mem recall` and `mem compile` for this vault ask
+  // this server (a record of another address is never asked, but names it to a second server).
+  await writeServeRecord(root, { url: server.url, pid: process.pid, version: VERSION });
+  io.stdout(`mem: serving ${what} on ${server.url}\n`);
+  // The token is never printed (a supervisor's log keeps this line): the person adds it to the
+  // address as a fragment, which a browser never sends, not to a log, not as Referer.
+  const fragment = token ? ' (add #token=<the token> to the address)' : '';
+  io.stdout(`mem: web page (timeline, search, compiled context): ${server.url}/${fragment}\n`);
+  try {
+    await stop;
+  } finally {
+    await removeServeRecord(root, process.pid);
+    await server.close();
+  }
 }
