@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { MemError, type MemErrorCode } from '../index.js';
 import { clusterRoutes } from './cluster-routes.js';
@@ -206,6 +206,25 @@ function findRoute(routes: Route[], method: string, path: string): { route: Rout
   return { route, rest };
 }
 
+type Guard = ReturnType<typeof requestGuard>;
+
+/** What answering a request reads: the server's options and what serveHttp made of them. */
+interface Serving {
+  options: ServeHttpOptions;
+  token: string | undefined;
+  maxBodyBytes: number;
+  onError: (error: unknown) => void;
+  context: RouteContext;
+  routes: Route[];
+  /** The addresses a router connects from */
+  routers: Set<string>;
+  /**
+   * Set once the server listens: the Host a request must name holds the port it got. `routed`:
+   * the same checks for requests a router sent on, with the router's names allowed besides.
+   */
+  guards: { direct?: Guard; routed?: Guard };
+}
+
 /**
  * The loopback JSON API over `source`: recall, compile, remember, notes, backlinks, health,
  * the companion `/memory/*` contract, and the web page at `/` that reads it (page-assets.ts). Thin on purpose: it validates, calls the library, formats.
@@ -219,94 +238,123 @@ export async function serveHttp(options: ServeHttpOptions): Promise<HttpServer> 
       `refusing to listen on ${host} without a token: anyone who can reach it could read and write this memory. Pass --token or set MEM_TOKEN, or bind to 127.0.0.1`,
     );
   }
-  const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
-  const onError = options.onError ?? (() => undefined);
-  const context: RouteContext = {
-    source: options.source,
-    deadlineMs: options.deadlineMs ?? 1000,
-    ...(options.reads ? { readers: () => options.reads?.stats() } : {}),
+  const serving: Serving = {
+    options,
+    token,
+    maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
+    onError: options.onError ?? (() => undefined),
+    context: {
+      source: options.source,
+      deadlineMs: options.deadlineMs ?? 1000,
+      ...(options.reads ? { readers: () => options.reads?.stats() } : {}),
+    },
+    routes: [...standardRoutes, ...(options.routes ?? [])],
+    routers: new Set((options.routers ?? []).map(plainAddress)),
+    guards: {},
   };
-  const routes = [...standardRoutes, ...(options.routes ?? [])];
-  // Set once the server listens: the Host a request must name holds the port it got.
-  let directGuard: ReturnType<typeof requestGuard> | undefined;
-  // The same checks for requests a router sent on, with the router's names allowed besides.
-  let routedGuard: ReturnType<typeof requestGuard> | undefined;
-  const routers = new Set((options.routers ?? []).map(plainAddress));
-  /** Every reply leaves here: an error never shows where the vault or the home folder is. */
-  const reply = (
-    response: ServerResponse,
-    { status, body, headers }: Reply,
-    cors: Record<string, string>,
-  ) => {
-    const error = (body as { error?: unknown } | null)?.error;
-    const shown =
-      status >= 400 && typeof error === 'string'
-        ? { ...(body as object), error: hidePaths(error, options.source.root) }
-        : body;
-    send(response, status, shown, { ...cors, ...headers });
-  };
-
-  const server = createServer((request, response) => {
-    // The CORS headers of a request from an allowed other origin: its errors are readable too.
-    let allowed: Record<string, string> = {};
-    const viaRouter = routers.has(plainAddress(request.socket.remoteAddress));
-    void (async () => {
-      const method = request.method ?? 'GET';
-      const [rawPath = '/', search = ''] = (request.url ?? '/').split(/\?(.*)/s);
-      const guard = viaRouter ? routedGuard : directGuard;
-      if (!guard) throw new HttpError(503, 'the server is starting');
-      // Before the token: a page the user has open learns nothing, not even that a token is asked.
-      if (method === 'OPTIONS') {
-        const headers = guard.preflight(request.headers);
-        response.writeHead(204, headers).end();
-        return;
-      }
-      allowed = guard.check(method, request.headers);
-      // The web page's own files hold no vault data: a browser opening the URL cannot send a token.
-      if (method === 'GET' && isPageAsset(rawPath)) {
-        const asset = await pageAsset(rawPath);
-        if (asset) {
-          response.writeHead(200, {
-            'content-type': asset.type,
-            'content-length': String(asset.body.length),
-            ...PAGE_SECURITY_HEADERS,
-            ...allowed,
-          });
-          response.end(asset.body);
-          return;
-        }
-      }
-      if (token && !authorized(request.headers.authorization, token))
-        throw new HttpError(401, 'missing or wrong bearer token');
-      // The raw path, not a URL object's: that would fold `..` away before we could refuse it.
-      const { route, rest } = findRoute(routes, method, rawPath);
-      const body = route.method === 'POST' ? await readBody(request, maxBodyBytes) : {};
-      const vaultHeader = utf8Header(request.headers['x-vault-id']);
-      const asked = {
-        method,
-        rest,
-        query: new URLSearchParams(search),
-        body,
-        ...(vaultHeader !== undefined ? { vaultHeader } : {}),
-      };
-      const here = () => route.handle(asked, context);
-      const answer =
-        route.reads && options.reads
-          ? await options.reads.dispatch(route, { method, rest, search, body }, here)
-          : await here();
-      reply(response, answer, allowed);
-    })().catch((error: unknown) => {
-      if (response.headersSent) return;
-      const answer = errorReply(error, onError);
-      // Behind a router, 503 means "not here, try the next server" (VaultAway) and nothing else:
-      // a vault busy here must not be served by a second server meanwhile.
-      if (viaRouter && answer.status === 503 && !(error instanceof VaultAway)) answer.status = 500;
-      reply(response, answer, allowed);
-    });
-  });
+  const server = createServer((request, response) => answerRequest(request, response, serving));
 
   const port = options.port ?? 7411;
-  await new Promise<void>((resolve, reject) => {
+  await listen(server, host, port);
+  const address = server.address() as AddressInfo;
+  serving.guards = guardsFor(address, options);
+  const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${shown}:${address.port}`,
+    port: address.port,
+    host: address.address,
+    close: () => closeServer(server, options),
+  };
+}
+
+/** Every reply leaves here: an error never shows where the vault or the home folder is. */
+function reply(
+  response: ServerResponse,
+  { status, body, headers }: Reply,
+  cors: Record<string, string>,
+  source: VaultSource,
+): void {
+  const error = (body as { error?: unknown } | null)?.error;
+  const shown =
+    status >= 400 && typeof error === 'string'
+      ? { ...(body as object), error: hidePaths(error, source.root) }
+      : body;
+  send(response, status, shown, { ...cors, ...headers });
+}
+
+/**
+ * One request: the Host and origin checks (a preflight answered there), the web page's files,
+ * the token, then its route, in a read worker when one serves it; a failure becomes its error reply.
+ */
+function answerRequest(request: IncomingMessage, response: ServerResponse, serving: Serving): void {
+  const { options, token, context } = serving;
+  // The CORS headers of a request from an allowed other origin: its errors are readable too.
+  let allowed: Record<string, string> = {};
+  const viaRouter = serving.routers.has(plainAddress(request.socket.remoteAddress));
+  void (async () => {
+    const method = request.method ?? 'GET';
+    const [rawPath = '/', search = ''] = (request.url ?? '/').split(/\?(.*)/s);
+    const guard = viaRouter ? serving.guards.routed : serving.guards.direct;
+    if (!guard) throw new HttpError(503, 'the server is starting');
+    // Before the token: a page the user has open learns nothing, not even that a token is asked.
+    if (method === 'OPTIONS') {
+      const headers = guard.preflight(request.headers);
+      response.writeHead(204, headers).end();
+      return;
+    }
+    allowed = guard.check(method, request.headers);
+    // The web page's own files hold no vault data: a browser opening the URL cannot send a token.
+    if (method === 'GET' && isPageAsset(rawPath) && (await sendPageAsset(response, rawPath, allowed))) return;
+    if (token && !authorized(request.headers.authorization, token))
+      throw new HttpError(401, 'missing or wrong bearer token');
+    // The raw path, not a URL object's: that would fold `..` away before we could refuse it.
+    const { route, rest } = findRoute(serving.routes, method, rawPath);
+    const body = route.method === 'POST' ? await readBody(request, serving.maxBodyBytes) : {};
+    const vaultHeader = utf8Header(request.headers['x-vault-id']);
+    const asked = {
+      method,
+      rest,
+      query: new URLSearchParams(search),
+      body,
+      ...(vaultHeader !== undefined ? { vaultHeader } : {}),
+    };
+    const here = () => route.handle(asked, context);
+    const answer =
+      route.reads && options.reads
+        ? await options.reads.dispatch(route, { method, rest, search, body }, here)
+        : await here();
+    reply(response, answer, allowed, options.source);
+  })().catch((error: unknown) => {
+    if (response.headersSent) return;
+    const answer = errorReply(error, serving.onError);
+    // Behind a router, 503 means "not here, try the next server" (VaultAway) and nothing else:
+    // a vault busy here must not be served by a second server meanwhile.
+    if (viaRouter && answer.status === 503 && !(error instanceof VaultAway)) answer.status = 500;
+    reply(response, answer, allowed, options.source);
+  });
+}
+
+/** One of the web page's files, when `path` names one: false when it does not exist. */
+async function sendPageAsset(
+  response: ServerResponse,
+  path: string,
+  allowed: Record<string, string>,
+): Promise<boolean> {
+  const asset = await pageAsset(path);
+  if (!asset) return false;
+  response.writeHead(200, {
+    'content-type': asset.type,
+    'content-length': String(asset.body.length),
+    ...PAGE_SECURITY_HEADERS,
+    ...allowed,
+  });
+  response.end(asset.body);
+  return true;
+}
+
+/** Listens on `host:port`; a failure is explained (listenError: who holds the port). */
+function listen(server: Server, host: string, port: number): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
     const failed = (error: NodeJS.ErrnoException) => void listenError(error, host, port).then(reject);
     server.once('error', failed);
     server.listen(port, host, () => {
@@ -314,35 +362,34 @@ export async function serveHttp(options: ServeHttpOptions): Promise<HttpServer> 
       resolve();
     });
   });
-  const address = server.address() as AddressInfo;
+}
+
+/** The Host and origin checks, for the port and address the server got. */
+function guardsFor(address: AddressInfo, options: ServeHttpOptions): Serving['guards'] {
   const guardOptions = {
     port: address.port,
     bound: address.address,
     ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
   };
-  routedGuard = requestGuard({
+  const routed = requestGuard({
     ...guardOptions,
     allowedHosts: [...(options.allowedHosts ?? []), ...(options.routerHosts ?? [])],
   });
-  directGuard = requestGuard({
+  const direct = requestGuard({
     ...guardOptions,
     ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
   });
-  const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  return {
-    url: `http://${shown}:${address.port}`,
-    port: address.port,
-    host: address.address,
-    async close() {
-      // Requests in flight finish (an add is journaled before it is answered); a client that
-      // keeps a connection open past them is cut off rather than waited for.
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      const cut = setTimeout(() => server.closeAllConnections(), 2000);
-      await closed;
-      clearTimeout(cut);
-      await options.reads?.close();
-      await options.source.close();
-    },
-  };
+  return { direct, routed };
+}
+
+async function closeServer(server: Server, options: ServeHttpOptions): Promise<void> {
+  // Requests in flight finish (an add is journaled before it is answered); a client that
+  // keeps a connection open past them is cut off rather than waited for.
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  const cut = setTimeout(() => server.closeAllConnections(), 2000);
+  await closed;
+  clearTimeout(cut);
+  await options.reads?.close();
+  await options.source.close();
 }
