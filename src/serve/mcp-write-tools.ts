@@ -39,7 +39,22 @@ function editOf(mode: string, heading: string | undefined, text: string): NoteEd
   return mode === 'replace_section' ? { replaceSection: heading, text } : { insertUnder: heading, text };
 }
 
+/** The write tools, registered in this order (the order a client lists them in). */
+const WRITE_TOOLS: Array<(server: McpServer, vault: Vault) => void> = [
+  remember,
+  createNote,
+  setFrontmatter,
+  editNote,
+  move,
+  forget,
+];
+
 export function registerWriteTools(server: McpServer, vault: Vault): void {
+  for (const register of WRITE_TOOLS) register(server, vault);
+}
+
+/** `memory_remember`: an entry in its day's episode note. */
+function remember(server: McpServer, vault: Vault): void {
   server.registerTool(
     'memory_remember',
     {
@@ -65,7 +80,10 @@ export function registerWriteTools(server: McpServer, vault: Vault): void {
         };
       }),
   );
+}
 
+/** `memory_create_note`: a new note, never over one that exists. */
+function createNote(server: McpServer, vault: Vault): void {
   server.registerTool(
     'memory_create_note',
     {
@@ -90,7 +108,10 @@ export function registerWriteTools(server: McpServer, vault: Vault): void {
         };
       }),
   );
+}
 
+/** `memory_set_frontmatter`: frontmatter keys set and deleted, every other byte kept. */
+function setFrontmatter(server: McpServer, vault: Vault): void {
   server.registerTool(
     'memory_set_frontmatter',
     {
@@ -120,7 +141,10 @@ export function registerWriteTools(server: McpServer, vault: Vault): void {
         };
       }),
   );
+}
 
+/** `memory_edit_note`: a body edit (append, prepend, replace_section, insert_under). */
+function editNote(server: McpServer, vault: Vault): void {
   server.registerTool(
     'memory_edit_note',
     {
@@ -149,7 +173,10 @@ export function registerWriteTools(server: McpServer, vault: Vault): void {
         };
       }),
   );
+}
 
+/** `memory_move`: a note renamed or moved, every link to it rewritten. */
+function move(server: McpServer, vault: Vault): void {
   server.registerTool(
     'memory_move',
     {
@@ -175,7 +202,10 @@ export function registerWriteTools(server: McpServer, vault: Vault): void {
         };
       }),
   );
+}
 
+/** `memory_forget`: a note archived, or marked superseded by another. */
+function forget(server: McpServer, vault: Vault): void {
   server.registerTool(
     'memory_forget',
     {
