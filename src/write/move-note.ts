@@ -216,7 +216,8 @@ export async function moveNote(
   if (!source.rel.toLowerCase().endsWith('.md')) {
     throw new MemError('INVALID_PATH', `${source.rel}: mem moves notes (.md files) only`);
   }
-  if (target.rel === source.rel) throw new MemError('INVALID_ARGUMENT', `${source.rel}: already at that path`);
+  if (target.rel === source.rel)
+    throw new MemError('INVALID_ARGUMENT', `${source.rel}: already at that path`);
   return underPlan(root, config, planKey, async (steps) => {
     // A folder (or anything unreadable) at the target reads as no text and is refused below.
     const existing = await readForWrite(target.abs).catch(() => undefined);

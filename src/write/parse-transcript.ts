@@ -124,7 +124,8 @@ export function parseTranscript(text: string, file: string, timeZone: string): T
       throw new MemError('INVALID_ARGUMENT', `${file}: not valid JSON (${(error as Error).message})`);
     }
     const list = Array.isArray(data) ? data : (data as { messages?: unknown }).messages;
-    if (!Array.isArray(list)) throw new MemError('INVALID_ARGUMENT', `${file}: expected an array of messages`);
+    if (!Array.isArray(list))
+      throw new MemError('INVALID_ARGUMENT', `${file}: expected an array of messages`);
     return list
       .map((m, i) => turnOf(m, `${file}: message ${i + 1}`, timeZone))
       .filter((t): t is TranscriptTurn => t !== undefined);

@@ -150,9 +150,7 @@ describe('mem import (built CLI)', () => {
       },
     );
     expect(usage.code).toBe(2);
-    expect(usage.stderr).toContain(
-      '"format" must be one of chatgpt, claude, mcp-memory, vtuber, journal',
-    );
+    expect(usage.stderr).toContain('"format" must be one of chatgpt, claude, mcp-memory, vtuber, journal');
     expect(await days(root)).toEqual([]);
     expect(await commits(root)).toEqual(['init']);
     expect((await git(root, 'status', '--porcelain')).trim()).toBe('');

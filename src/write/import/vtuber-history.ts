@@ -29,7 +29,8 @@ export function parseVtuberHistory(
   if (!Array.isArray(data)) throw new MemError('INVALID_ARGUMENT', `${file}: expected an array of messages`);
   const turns: IngestTurn[] = [];
   data.forEach((message, i) => {
-    if (!isRecord(message)) throw new MemError('INVALID_ARGUMENT', `${file}: message ${i + 1} is not an object`);
+    if (!isRecord(message))
+      throw new MemError('INVALID_ARGUMENT', `${file}: message ${i + 1} is not an object`);
     const role = message['role'];
     if (role === 'metadata') return;
     if (role !== 'human' && role !== 'ai') {
