@@ -86,3 +86,8 @@ export function isRetired(note: Note): boolean {
   const status = String(note.frontmatter['status'] ?? 'active').toLowerCase();
   return note.layer === 'archive' || status === 'superseded' || status === 'archived';
 }
+
+/** A score or score part as recall shows it: four decimals. */
+export function round(value: number): number {
+  return Math.round(value * 10_000) / 10_000;
+}
