@@ -8,9 +8,9 @@ import type { SemanticInput } from '../recall/semantic.js';
 import { commitmentsPath, userNotePath } from '../vault/layout.js';
 import { removeInvisible } from '../vault/sanitize-text.js';
 import { dueCommitments } from './commitments.js';
-import { type Encoding, getTokenizer } from './count-tokens.js';
+import { type Encoding, getTokenizer, type Tokenizer } from './count-tokens.js';
 import { assemble, type Candidate, type CompiledSection, type Filled, fill } from './fill-section.js';
-import { capsuleOf, type FoldedRollup, foldRollups } from './fold-rollups.js';
+import { capsuleOf, type FoldedRollup, type Folding, foldRollups } from './fold-rollups.js';
 import { listItems, termWeights } from './list-items.js';
 import { asksForSeveral } from './list-question.js';
 import { NearDuplicates } from './near-duplicates.js';
@@ -188,39 +188,117 @@ export function compile(
   options: CompileOptions,
   semantic?: SemanticInput,
 ): CompileResult {
+  const budget = budgetOf(config, options);
+  const encoding = options.tokenizer ?? config.compile.tokenizer;
+  const tokenizer = getTokenizer(encoding);
+  const now = options.now ?? new Date();
+  const shares = sharesOf(config, options);
+  const { range, words } = turnQuery(index, config, options, now);
+  const today = dayOf(now, config.timezone);
+  const { persona, user, personaPaths } = pinnedCandidates(index, config, today);
+  const relevant = relevantCandidates(index, config, options.message, {
+    words,
+    range,
+    budget,
+    now,
+    semantic,
+    personaPaths,
+  });
+  const { recent, folding } = recentCandidates(index, config, today);
+
+  // Note text shows as seen: a hand edit, an import or a remote may have put invisible characters
+  // in any note (tag characters spelling hidden words, direction overrides), and mem's own writes
+  // remove them (sanitize-text.ts). The whole document goes through the rule again at the end.
+  const visible = (list: Candidate[]) =>
+    list.map((c) => ({ ...c, title: removeInvisible(c.title), text: removeInvisible(c.text) }));
+  const filled = fillSections(
+    [
+      ['persona', visible(persona), shares.persona],
+      ['user', visible(user), shares.user],
+      ['relevant', visible(relevant), shares.relevant],
+      ['recent', visible(recent), shares.recent],
+    ],
+    budget,
+    tokenizer,
+  );
+  const { markdown, used } = fitWhole(filled, tokenizer, budget);
+  return {
+    markdown,
+    budget,
+    used,
+    tokenizer: encoding,
+    ...(range ? { range } : {}),
+    sections: filled.map((f) => f.section),
+    // A copy: the folding is kept between turns, and what a caller does with its answer must not change it.
+    ...(folding.report.length > 0 ? { folded: structuredClone(folding.report) } : {}),
+  };
+}
+
+/** The whole document's budget in tokens; one below MIN_BUDGET is refused. */
+function budgetOf(config: MemConfig, options: CompileOptions): number {
   const budget = Math.floor(options.budget ?? config.compile.budget);
   if (!(budget >= MIN_BUDGET))
     throw new MemError(
       'INVALID_ARGUMENT',
       `compile: a budget of ${options.budget ?? config.compile.budget} tokens is too small to hold anything; the minimum is ${MIN_BUDGET}`,
     );
-  const encoding = options.tokenizer ?? config.compile.tokenizer;
-  const tokenizer = getTokenizer(encoding);
-  const now = options.now ?? new Date();
+  return budget;
+}
+
+/** Each section's share: the config's, the turn's own over it, and a small recent share without history. */
+function sharesOf(config: MemConfig, options: CompileOptions): MemConfig['compile']['shares'] {
   const shares = { ...config.compile.shares, ...options.shares };
   if ((options.history ?? []).length === 0 && options.shares?.recent === undefined)
     shares.recent = Math.min(shares.recent, RECENT_SHARE_WITHOUT_HISTORY);
-  const taken = new Set<string>();
-  const said = new NearDuplicates();
+  return shares;
+}
 
-  const { range, words } = turnQuery(index, config, options, now);
-
+/**
+ * What every turn shows first: the persona notes and the core profile, with the commitments due
+ * soon right after the core profile note. `personaPaths`: the notes shown whole there, which the
+ * recalled part leaves out.
+ */
+function pinnedCandidates(
+  index: VaultIndex,
+  config: MemConfig,
+  today: string,
+): { persona: Candidate[]; user: Candidate[]; personaPaths: Set<string> } {
   // Only notes of persona/ are written as instructions; a note pinned from another layer (an
   // insight a model wrote) comes first too, but quoted like every other memory.
   const persona = personaNotes(index).map((n) => noteCandidate(index, n, 'persona', n.layer !== 'persona'));
-  const today = dayOf(now, config.timezone);
   const user = coreProfileNotes(index).map((n) => noteCandidate(index, n, 'core profile'));
   const personaPaths = new Set([...persona, ...user].map((c) => c.path));
   // Near the top: right after the core profile note, before the other pinned profile notes. Added
   // after personaPaths, so a question about older commitments can still recall the note itself.
   const due = commitmentsCandidate(index, today, config.commitments.windowDays);
   if (due) user.splice(user[0]?.path === userNotePath(index.layout) ? 1 : 0, 0, due);
+  return { persona, user, personaPaths };
+}
+
+/**
+ * What this turn's words recall, as many as the budget could show (more when the message asks
+ * for several things, each then cut to its sentence), the entries beside a hit kept as context.
+ */
+function relevantCandidates(
+  index: VaultIndex,
+  config: MemConfig,
+  message: string,
+  turn: {
+    words: string;
+    range: AppliedRange | undefined;
+    budget: number;
+    now: Date;
+    semantic: SemanticInput | undefined;
+    personaPaths: Set<string>;
+  },
+): Candidate[] {
+  const { words, range, semantic } = turn;
   // "What hobbies does she have", "去过哪些地方": the answer is many entries, one sentence each.
-  const several = asksForSeveral(options.message);
+  const several = asksForSeveral(message);
   const perCandidate = several ? TOKENS_PER_LIST_CANDIDATE : TOKENS_PER_CANDIDATE;
   const hits = recall(index, config, words, {
-    k: Math.max(40, Math.ceil(budget / perCandidate)),
-    now,
+    k: Math.max(40, Math.ceil(turn.budget / perCandidate)),
+    now: turn.now,
     range: range ? { from: range.from, to: range.to } : undefined,
     rangeMode: range?.mode,
     // The entries beside a hit on its day are context a turn may use (the reply to a question).
@@ -228,13 +306,22 @@ export function compile(
     ...(semantic ? { semantic } : {}),
   });
   const recalled = hits
-    .filter((h) => !personaPaths.has(h.path))
+    .filter((h) => !turn.personaPaths.has(h.path))
     .map((h) => hitCandidate(index, h))
     .filter((c): c is Candidate => c !== undefined);
-  const relevant = several ? listItems(recalled, termWeights(index, words)) : recalled;
-  // Working memory: the newest raw entries, and before them the rollups that stand in for the
-  // days before (picked after the entries, shown first). The newest rollup is shown whole; older
-  // ones by their capsule line, so a year of rollups fits in the recent share.
+  return several ? listItems(recalled, termWeights(index, words)) : recalled;
+}
+
+/**
+ * Working memory: the newest raw entries, and before them the rollups that stand in for the
+ * days before (picked after the entries, shown first). The newest rollup is shown whole; older
+ * ones by their capsule line, so a year of rollups fits in the recent share.
+ */
+function recentCandidates(
+  index: VaultIndex,
+  config: MemConfig,
+  today: string,
+): { recent: Candidate[]; folding: Folding } {
   const folding = foldRollups(index, today, config.timezone);
   const recent = [
     ...recentEntries(index, config.compile.recentEntries, today, folding.rawAfter).map(({ note, section }) =>
@@ -247,18 +334,20 @@ export function compile(
       return capsule ? { ...candidate, text: capsule, reason: `${reason} (capsule)` } : candidate;
     }),
   ];
+  return { recent, folding };
+}
 
-  // Note text shows as seen: a hand edit, an import or a remote may have put invisible characters
-  // in any note (tag characters spelling hidden words, direction overrides), and mem's own writes
-  // remove them (sanitize-text.ts). The whole document goes through the rule again at the end.
-  const visible = (list: Candidate[]) =>
-    list.map((c) => ({ ...c, title: removeInvisible(c.title), text: removeInvisible(c.text) }));
-  const plan: Array<[CompileSectionName, Candidate[], number]> = [
-    ['persona', visible(persona), shares.persona],
-    ['user', visible(user), shares.user],
-    ['relevant', visible(relevant), shares.relevant],
-    ['recent', visible(recent), shares.recent],
-  ];
+/**
+ * The sections filled in order, each from its share of the budget; an item already shown (or one
+ * nearly the same words) is not shown again.
+ */
+function fillSections(
+  plan: Array<[CompileSectionName, Candidate[], number]>,
+  budget: number,
+  tokenizer: Tokenizer,
+): Filled[] {
+  const taken = new Set<string>();
+  const said = new NearDuplicates();
   const totalShare = plan.reduce((sum, [, , share]) => sum + Math.max(0, share), 0) || 1;
   const filled: Filled[] = [];
   let spent = 0;
@@ -285,8 +374,15 @@ export function compile(
     spent += result.section.used;
     carried = sectionBudget - result.section.used;
   }
+  return filled;
+}
 
-  // BPE counts are not additive across joins: check the whole, and drop from the end until it fits.
+/** BPE counts are not additive across joins: check the whole, and drop from the end until it fits. */
+function fitWhole(
+  filled: Filled[],
+  tokenizer: Tokenizer,
+  budget: number,
+): { markdown: string; used: number } {
   let markdown = removeInvisible(assemble(filled));
   let used = tokenizer.count(markdown);
   while (used > budget) {
@@ -298,14 +394,5 @@ export function compile(
     markdown = removeInvisible(assemble(filled));
     used = tokenizer.count(markdown);
   }
-  return {
-    markdown,
-    budget,
-    used,
-    tokenizer: encoding,
-    ...(range ? { range } : {}),
-    sections: filled.map((f) => f.section),
-    // A copy: the folding is kept between turns, and what a caller does with its answer must not change it.
-    ...(folding.report.length > 0 ? { folded: structuredClone(folding.report) } : {}),
-  };
+  return { markdown, used };
 }
