@@ -268,7 +268,13 @@ export class VaultPool implements VaultSource {
       template ? await readTemplate(template, this.options.onNotice) : { files: new Map() },
       settings,
     );
-    if (this.options.remote) seed.config = { sync: REMOTE_SYNC, ...(seed.config ?? {}) };
+    // The template's sync settings on top of these, key by key: a template that sets only
+    // `sync.ackAfterPush` keeps the push after each group commit and every 60 s.
+    if (this.options.remote)
+      seed.config = {
+        ...(seed.config ?? {}),
+        sync: { ...REMOTE_SYNC, ...((seed.config?.['sync'] as object | undefined) ?? {}) },
+      };
     return seed;
   }
 

@@ -154,6 +154,27 @@ describe('VaultPool', () => {
 });
 
 describe('VaultPool with remotes', () => {
+  it("gives a new vault the template's sync settings on top of the remote's: ackAfterPush keeps afterCommit", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'memvault-pool-'));
+    dirs.push(dir);
+    await mkdir(join(dir, 'template'), { recursive: true });
+    await writeFile(
+      join(dir, 'template', 'mem.config.json'),
+      JSON.stringify({ sync: { ackAfterPush: true } }),
+    );
+    const made = new VaultPool({
+      dir: join(dir, 'vaults'),
+      template: join(dir, 'template'),
+      remote: {
+        template: join(dir, 'git', '{agent}', '{user}.git'),
+        create: 'git init -q --bare "$MEM_REMOTE_URL"',
+      },
+    });
+    pools.push(made);
+    const sync = await made.use(ids('companion', 'acked'), true, (vault) => vault?.config.sync);
+    expect(sync).toEqual({ remote: 'origin', afterCommit: true, intervalSeconds: 60, ackAfterPush: true });
+  }, 60_000);
+
   it("answers health while a vault is still loading (its remote slow to make): the router's check never waits on it", async () => {
     const dir = await mkdtemp(join(tmpdir(), 'memvault-pool-'));
     dirs.push(dir);
