@@ -74,7 +74,9 @@ export class SyncScheduler {
     const waiting = new Promise<void>((resolve, reject) => {
       this.waiters.push({ need: this.commits, resolve, reject });
     });
-    void this.request();
+    // A running sync may cover it (its commits are counted when it merges); if not, the loop runs
+    // again while any waiter is left. Asking for one more here would add a sync to every add.
+    if (!this.running) void this.request();
     return waiting;
   }
 
@@ -95,6 +97,8 @@ export class SyncScheduler {
     }
     this.running = this.loop().finally(() => {
       this.running = undefined;
+      // A waiter that came after the loop's last look (pushed() saw it still running).
+      if (this.waiters.length > 0 && !this.stopped) void this.request();
     });
     return this.running;
   }

@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { SyncScheduler } from '../../src/api/sync-scheduler.js';
+import type { SyncResult } from '../../src/write/sync-vault.js';
+
+const RESULT: SyncResult = {
+  remote: 'origin',
+  branch: 'main',
+  code: 'pushed',
+  days: [],
+  renumbered: [],
+  conflicts: [],
+  resumed: false,
+  paths: [],
+};
+
+/** A scheduler whose syncs wait for `release()`; `runs` counts them and what each covered. */
+function gated(settings = { remote: 'origin', intervalSeconds: 0, afterCommit: true, ackAfterPush: true }) {
+  const runs: number[] = [];
+  const gates: Array<(error?: Error) => void> = [];
+  let scheduler: SyncScheduler | undefined;
+  let commits = 0;
+  scheduler = new SyncScheduler(settings, {
+    sync: (covered) => {
+      covered();
+      runs.push(commits);
+      return new Promise<SyncResult>((resolve, reject) =>
+        gates.push((error) => (error ? reject(error) : resolve(RESULT))),
+      );
+    },
+    counts: async () => ({ ahead: 0, behind: 0 }),
+  });
+  const commit = () => {
+    commits++;
+    scheduler?.afterCommit();
+  };
+  /** Lets the oldest waiting sync end, once it has started. */
+  const release = async (error?: Error) => {
+    for (let i = 0; i < 1000 && gates.length === 0; i++) await new Promise((r) => setImmediate(r));
+    gates.shift()?.(error);
+  };
+  return { scheduler, runs, commit, release };
+}
+
+describe('SyncScheduler.pushed (sync.ackAfterPush)', () => {
+  it('answers the adds of a commit with the one sync that commit started, not a second', async () => {
+    const { scheduler, runs, commit, release } = gated();
+    commit();
+    const a = scheduler.pushed();
+    const b = scheduler.pushed();
+    await release();
+    await Promise.all([a, b]);
+    expect(runs).toEqual([1]);
+    await scheduler.stop();
+    expect(runs).toEqual([1]);
+  });
+
+  it('a commit made while a sync runs waits for the next sync, and a failed push rejects only the adds it covered', async () => {
+    const { scheduler, runs, commit, release } = gated();
+    commit();
+    const first = scheduler.pushed();
+    // The first sync has counted its commits; this commit is not in what it pushes.
+    for (let i = 0; i < 1000 && runs.length === 0; i++) await new Promise((r) => setImmediate(r));
+    commit();
+    const second = scheduler.pushed();
+    let secondDone = false;
+    void second.then(() => {
+      secondDone = true;
+    });
+    await release(new Error('push refused'));
+    await expect(first).rejects.toThrow('push refused');
+    expect(secondDone).toBe(false);
+    await release();
+    await second;
+    expect(runs).toEqual([1, 2]);
+    await scheduler.stop();
+  });
+});
