@@ -229,6 +229,28 @@ export async function startCluster({ dir, servers: count = 3, idleMinutes = 10 }
         await exited(child);
       }
     },
+    /**
+     * Makes the remote of `agent/user` before its first request: a vault whose config is the one
+     * `mem serve --remote` gives a new user's vault plus `sync` settings of its own (e.g.
+     * `{ ackAfterPush: true }`), pushed to a new bare repository, which the serving server clones.
+     * @param {string} agent @param {string} user @param {Record<string, unknown>} sync
+     */
+    async seedVault(agent, user, sync) {
+      const { initVault } = await import('../dist/index.js');
+      const work = join(dir, 'seed', agent, user);
+      const bare = join(gitBase, agent, `${user}.git`);
+      await mkdir(join(gitBase, agent), { recursive: true });
+      await run('git', ['init', '-q', '--bare', bare], { env: ENV });
+      await initVault(work, {
+        git: true,
+        config: { sync: { remote: 'origin', afterCommit: true, intervalSeconds: 60, ...sync } },
+      });
+      const branch = (
+        await run('git', ['symbolic-ref', '--short', 'HEAD'], { cwd: work, env: ENV })
+      ).stdout.trim();
+      await run('git', ['push', '-q', bare, `HEAD:refs/heads/${branch}`], { cwd: work, env: ENV });
+      await run('git', ['--git-dir', bare, 'symbolic-ref', 'HEAD', `refs/heads/${branch}`], { env: ENV });
+    },
     /** Every add text's token found in the remote of `agent/user` (HEAD of its bare repository). */
     async tokensInRemote(agent, user, pattern) {
       const repo = join(gitBase, agent, `${user}.git`);

@@ -22,8 +22,8 @@ export async function benchCluster({ quick = false, log = () => undefined } = {}
   const git = (await promisify(execFile)('git', ['--version'])).stdout.trim();
   const dir = await mkdtemp(join(tmpdir(), 'mem-cluster-'));
   const size = quick
-    ? { users: 12, turns: 4, concurrency: 4, moves: 2 }
-    : { users: 120, turns: 18, concurrency: 8, moves: 8 };
+    ? { users: 12, turns: 4, concurrency: 4, moves: 2, ackUsers: 2 }
+    : { users: 120, turns: 18, concurrency: 8, moves: 8, ackUsers: 12 };
   try {
     log(`cluster: HAProxy ${version}, 3 servers, ${size.users} users × ${size.turns} turns`);
     const cluster = await startCluster({ dir, servers: 3 });
