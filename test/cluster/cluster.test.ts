@@ -115,6 +115,8 @@ describe.skipIf(!version)('three servers behind HAProxy, vaults in git remotes',
       turns: 3,
       concurrency: 3,
       moves: 1,
+      // u0's vault acknowledges adds only once pushed (sync.ackAfterPush), through the router.
+      ackUsers: 1,
       restartAfterMs: 300,
     })) as {
       accepted: number;
@@ -124,6 +126,8 @@ describe.skipIf(!version)('three servers behind HAProxy, vaults in git remotes',
       failedRequests: number;
       failures: string[];
       restart?: { backInRingSeconds: number };
+      ackAfterPushAdds: number;
+      ackAfterPushNotInRemoteWhenAnswered: number;
     };
     expect(result.accepted).toBe(18);
     expect(result.lostTokens).toEqual([]);
@@ -131,5 +135,8 @@ describe.skipIf(!version)('three servers behind HAProxy, vaults in git remotes',
     expect(result.movedVaults).toBe(1);
     expect(result.failures).toEqual([]);
     expect(result.restart?.backInRingSeconds).toBeGreaterThan(0);
+    // Each of u0's adds was on its remote's branch when it was answered.
+    expect(result.ackAfterPushAdds).toBe(3);
+    expect(result.ackAfterPushNotInRemoteWhenAnswered).toBe(0);
   }, 120_000);
 });
