@@ -4,35 +4,16 @@ import { DAEMON_DEFAULTS } from './daemon-settings.js';
 import { MemError } from './errors.js';
 import { readRegularText } from './regular-file.js';
 import { issuePath, issuePhrase, parseWithoutUnknownKeys } from './schema-issues.js';
+import { isTimeZone, systemZone } from './time-zone.js';
 import { CONFIG_FILE } from './vault-files.js';
 
-export { CONFIG_FILE };
+export { CONFIG_FILE, isTimeZone };
 
 /** The model each embeddings provider uses when `embeddings.model` is not set. */
 export const DEFAULT_EMBEDDING_MODEL = {
   openai: 'text-embedding-3-small',
   local: 'Xenova/all-MiniLM-L6-v2',
 } as const;
-
-const systemZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
-
-/** Zone names already checked: building an Intl.DateTimeFormat costs about 0.2 ms. */
-const knownZones = new Map<string, boolean>();
-
-/** Whether `zone` is an IANA time zone this runtime knows: the one check of `timezone` everywhere. */
-export function isTimeZone(zone: string): boolean {
-  let valid = knownZones.get(zone);
-  if (valid === undefined) {
-    try {
-      new Intl.DateTimeFormat('en-US', { timeZone: zone });
-      valid = true;
-    } catch {
-      valid = false;
-    }
-    knownZones.set(zone, valid);
-  }
-  return valid;
-}
 
 /**
  * A group of keys, each optional: a file that sets one keeps the defaults of the others. (`{}` is
