@@ -166,7 +166,8 @@ export async function runClusterScenario(cluster, options) {
       const r = await post('/memory/search', { agent_id: AGENT, user_id: user, query: token, limit: 3 });
       const found = r.status === 200 && r.body.results.some((hit) => hit.memory.includes(token));
       if (found && r.server !== from) return (performance.now() - start) / 1000;
-      if (performance.now() - start > 180_000) throw new Error(`${user} was not served elsewhere within 180 s`);
+      if (performance.now() - start > 180_000)
+        throw new Error(`${user} was not served elsewhere within 180 s`);
       await sleep(20);
     }
   }

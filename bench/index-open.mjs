@@ -91,18 +91,26 @@ if (process.argv[2] === '--child') {
       });
       return root;
     });
-    const results = dists.map((dist) => ({ dist, fresh: [], open: [], day: undefined, adds: undefined }));
-    for (let r = 0; r < RUNS; r++) {
-      for (const [i, dist] of dists.entries()) {
-        results[i].fresh.push(freshQuery(dist, roots[i]));
-        results[i].open.push(run(['--child', dist, roots[i], 'open']));
+    /** @type {{ dist: string, root: string, fresh: any[], open: any[], day: any, adds: any }[]} */
+    const results = dists.map((dist, i) => ({
+      dist,
+      root: /** @type {string} */ (roots[i]),
+      fresh: [],
+      open: [],
+      day: undefined,
+      adds: undefined,
+    }));
+    for (let round = 0; round < RUNS; round++) {
+      for (const r of results) {
+        r.fresh.push(freshQuery(r.dist, r.root));
+        r.open.push(run(['--child', r.dist, r.root, 'open']));
       }
     }
-    for (const [i, dist] of dists.entries()) results[i].day = run(['--child', dist, roots[i], 'day']);
-    for (const [i, dist] of dists.entries()) {
+    for (const r of results) r.day = run(['--child', r.dist, r.root, 'day']);
+    for (const [i, r] of results.entries()) {
       const copy = join(work, `adds${i}`);
-      cpSync(roots[i], copy, { recursive: true, preserveTimestamps: true });
-      results[i].adds = run(['--child', dist, copy, 'adds']);
+      cpSync(r.root, copy, { recursive: true, preserveTimestamps: true });
+      r.adds = run(['--child', r.dist, copy, 'adds']);
     }
     const summary = results.map((r) => ({
       dist: r.dist,

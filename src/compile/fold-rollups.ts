@@ -82,6 +82,8 @@ function coveredDays(index: VaultIndex, timeZone: string): Rollup[] {
     rollupNotes(index).flatMap((rollup) => {
       const created = parseInstant(String(rollup.note.frontmatter['created'] ?? ''), timeZone);
       const dayBefore = created ? addDays(dayOf(created, timeZone), -1) : rollup.period.to;
+      // Days are `YYYY-MM-DD` strings, compared as text (Math.min would make them NaN).
+      // biome-ignore lint/complexity/useMathMinMax: strings, not numbers
       const to = dayBefore < rollup.period.to ? dayBefore : rollup.period.to;
       return to < rollup.period.from ? [] : [{ ...rollup, covers: { from: rollup.period.from, to } }];
     }),

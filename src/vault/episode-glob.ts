@@ -15,7 +15,7 @@ export const EPISODE_MERGE_DRIVER = 'memvault-episodes';
 export function episodeGlob(config: Pick<MemConfig, 'layout'>): string {
   const { folder, format } = layoutOf(config).daily;
   const name = format
-    .replace(/\[([^\]]*)\]|[A-Za-z]+/g, (token, literal: string | undefined) =>
+    .replace(/\[([^\]]*)\]|[A-Za-z]+/g, (_token, literal: string | undefined) =>
       literal === undefined ? '*' : literal.replace(/[*?[\\]/g, '\\$&'),
     )
     .replace(/\*+/g, '*')

@@ -119,7 +119,7 @@ export function inLayout(text: string, layout: VaultLayout = DEFAULT_LAYOUT): st
   const { folder, format } = layout.daily;
   return text.replace(
     /(?<![\w/.-])(?:episodes\/daily\/(?:(\d{4}-\d{2}-\d{2})|YYYY-MM-DD)\.md|(persona|profile|episodes|insights|archive)\/)|(?<=\[\[)(\d{4}-\d{2}-\d{2})(?=[#|\]])/g,
-    (match, day: string | undefined, layer: LayerFolder | undefined, cited: string | undefined) => {
+    (_match, day: string | undefined, layer: LayerFolder | undefined, cited: string | undefined) => {
       if (layer) return `${layout.folders[layer]}/`;
       if (day) return dailyNotePath(day, layout);
       // A citation of a day (`[[2026-03-02#^e4]]`) by the name its note has here; by its path when

@@ -1,7 +1,7 @@
 // The one tail of every multi-step write (src/write/write-plan.ts): a preview writes nothing; a run
 // records its plan before its first write, and a run cut short leaves the record, so the next run of
 // the same plan commits all of it as one commit; the commit is made under the write lock.
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/core/config.js';
