@@ -313,21 +313,7 @@ export class LiveIndex {
       return stats;
     });
     this.lastRefreshScope = 'walk';
-    const changes: VaultChange[] = [];
-    for (const path of seen) {
-      const was = before.get(path);
-      const now = this.index.notes.entry(path);
-      const kind =
-        was === undefined && now !== undefined
-          ? 'added'
-          : was !== undefined && now === undefined
-            ? 'removed'
-            : was !== now
-              ? 'changed'
-              : undefined;
-      if (kind) changes.push({ path, kind });
-    }
-    return { changes, touched: this.lastRefresh.touched > 0 };
+    return { changes: this.changesSince(before, seen), touched: this.lastRefresh.touched > 0 };
   }
 
   /** Makes the change tracker, or notes why there is none (a folder that is no vault gets no barrier files). */
@@ -355,6 +341,11 @@ export class LiveIndex {
   private async applyChanges(paths: string[]): Promise<{ changes: VaultChange[]; touched: boolean }> {
     const before = new Map(paths.map((path) => [path, this.index.notes.entry(path)]));
     const stats = await this.refreshPathsNow(paths);
+    return { changes: this.changesSince(before, paths), touched: stats.touched > 0 };
+  }
+
+  /** Which of `paths` appeared, changed or went since `before` (each path's index entry then). */
+  private changesSince(before: Map<string, unknown>, paths: Iterable<string>): VaultChange[] {
     const changes: VaultChange[] = [];
     for (const path of paths) {
       const was = before.get(path);
@@ -371,7 +362,7 @@ export class LiveIndex {
               : undefined;
       if (kind) changes.push({ path, kind });
     }
-    return { changes, touched: stats.touched > 0 };
+    return changes;
   }
 
   /** See Vault.whenIdle */

@@ -9,16 +9,7 @@ const FORMAT = 2;
 const HEAD = 24;
 
 /** The table as saved: everything of SavedNotes but the open files, and the links. */
-export interface TableData {
-  paths: string[];
-  file: Uint32Array;
-  offset: Float64Array;
-  length: Uint32Array;
-  crc: Uint32Array;
-  size: Float64Array;
-  mtime: Float64Array;
-  links: SavedLinks;
-}
+export type TableData = Omit<SavedNotes, 'fds'> & { links: SavedLinks };
 
 const pad8 = (n: number) => (n + 7) & ~7;
 
