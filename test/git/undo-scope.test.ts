@@ -109,7 +109,7 @@ describe('mem undo in a shallow clone', () => {
 
     for (const args of [['undo', '--dry-run'], ['undo']]) {
       const out = await mem(['--vault', clone, ...args]);
-      expect(out.code).toBe(1);
+      expect(out.code).toBe(2);
       expect(out.stderr).toMatch(
         /^mem: [0-9a-f]{7} is the oldest commit of this shallow clone and its parent is missing, so mem cannot tell what it changed; nothing was undone \(`git fetch --unshallow` fetches the history\)\n$/,
       );
@@ -130,7 +130,7 @@ describe('mem undo in a shallow clone', () => {
     await expect(stat(join(clone, 'episodes/daily/2026-11-30.md'))).rejects.toThrow();
     expect(await readFile(join(clone, 'episodes/daily/2026-11-29.md'), 'utf8')).toContain('Alpha');
     const second = await cli('undo');
-    expect(second.code).toBe(1);
+    expect(second.code).toBe(2);
     expect(second.stderr).toMatch(/oldest commit of this shallow clone/);
     expect(await readFile(join(clone, 'episodes/daily/2026-11-29.md'), 'utf8')).toContain('Alpha');
     expect((await stat(join(clone, 'mem.config.json'))).isFile()).toBe(true);
@@ -155,7 +155,7 @@ describe('mem undo in a shallow clone', () => {
       },
     );
     const out = await mem(['--vault', dir, 'undo']);
-    expect(out.code).toBe(1);
+    expect(out.code).toBe(2);
     expect(out.stderr).toMatch(/would delete mem\.config\.json, which a vault needs; nothing was undone/);
     expect((await stat(join(dir, 'mem.config.json'))).isFile()).toBe(true);
   });

@@ -26,7 +26,7 @@ describe('write verbs refuse an ambiguous name', () => {
   ])('mem %j lists the candidates and changes nothing', async (args) => {
     const root = await makeVault(FILES, { config: { timezone: 'UTC', git: { autoCommit: false } } });
     const out = await mem(['--vault', root, ...args]);
-    expect(out).toMatchObject({ code: 1, stderr: AMBIGUOUS });
+    expect(out).toMatchObject({ code: 2, stderr: AMBIGUOUS });
     expect((await readdir(join(root, 'profile/people'))).sort()).toEqual(['Mei.md']);
     expect((await readdir(join(root, 'insights/work'))).sort()).toEqual(['Mei.md']);
   });
