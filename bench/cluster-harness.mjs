@@ -1,10 +1,11 @@
 // A pool of mem serve processes behind HAProxy with a git daemon holding every vault's remote, all
 // on loopback: what bench/cluster.mjs and test/cluster/ run. Installs nothing: HAProxy and git must
-// be on PATH (Debian: apt-get install -y haproxy git). The configuration is deploy/render.mjs's.
+// be installed (Debian: apt-get install -y haproxy git; HAProxy is found on PATH or in /usr/sbin). The configuration is deploy/render.mjs's.
 import { execFile, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { gitDaemonArgs, memServeArgs, renderHaproxy } from '../deploy/render.mjs';
@@ -14,10 +15,19 @@ const MEM = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 /** The router connects from here: mem serve --router accepts the router's Host from it only. */
 const ROUTER_SOURCE = '127.0.0.2';
 
+/**
+ * The HAProxy binary: on PATH, or where Debian puts it (/usr/sbin, which a user's PATH or an
+ * `env -i` run often leaves out).
+ */
+const HAPROXY =
+  [...(process.env['PATH'] ?? '').split(delimiter).filter(Boolean), '/usr/local/sbin', '/usr/sbin']
+    .map((dir) => join(dir, 'haproxy'))
+    .find((path) => existsSync(path)) ?? 'haproxy';
+
 /** `HAProxy version 2.6.12-1+deb12u4 …` → `2.6.12-1+deb12u4`, or undefined when it is not installed. */
 export async function haproxyVersion() {
   try {
-    const { stdout } = await run('haproxy', ['-v']);
+    const { stdout } = await run(HAPROXY, ['-v']);
     return /HAProxy version (\S+)/.exec(stdout)?.[1];
   } catch {
     return undefined;
@@ -156,7 +166,7 @@ export async function startCluster({ dir, servers: count = 3, idleMinutes = 10 }
   });
   const configFile = join(dir, 'haproxy.cfg');
   await writeFile(configFile, config);
-  const haproxy = spawn('haproxy', ['-db', '-f', configFile], { env: ENV });
+  const haproxy = spawn(HAPROXY, ['-db', '-f', configFile], { env: ENV });
   const haproxyOutput = track(haproxy, 'haproxy');
   const routerUrl = `http://${routerHost}`;
   // Up once every server passes its health check through the router's eyes.
