@@ -220,7 +220,9 @@ describe('redactSecrets: classes, by generator', () => {
   const password = fc
     .tuple(fc.stringMatching(/^[A-Za-z0-9!@#$%^&*_+\-=~.]{5,18}$/), fc.integer({ min: 0, max: 9 }))
     .map(([chars, digit]) => `${chars}${digit}`)
-    .filter((p) => !/^[:=.]/.test(p));
+    // Not `^word` at a line's end: that is an Obsidian block id (`password ^aaaaa0`), which
+    // redaction keeps by design so citations stay whole; a random seed in CI drew one.
+    .filter((p) => !/^[:=.^]/.test(p));
 
   it('a password after its word goes, with or without "is", a colon or an equals sign, in English and Chinese', () => {
     const forms = fc.constantFrom(
