@@ -27,12 +27,10 @@ const lengthOf = (text: string) => text.length + 2 * (text.match(CJK)?.length ??
  */
 export function termWeights(index: VaultIndex, query: string): Map<string, number> {
   const weights = new Map<string, number>();
-  const total = Math.max(1, index.text.size);
   for (const token of tokenize(readSpeakers(index, query).text)) {
     const term = processTerm(token);
     if (!term || weights.has(term)) continue;
-    const df = index.text.documentFrequency(term);
-    if (df > 0) weights.set(term, Math.log(1 + total / df));
+    if (index.text.documentFrequency(term) > 0) weights.set(term, index.text.plainIdf(term));
   }
   return weights;
 }

@@ -279,6 +279,14 @@ export class TextIndex {
     return this.terms.documentFrequency(term);
   }
 
+  /**
+   * How rare `term` is among the sections, `log(1 + sections / df)`: the weight list packing and
+   * restatement give a word (no BM25 smoothing; a term in no section counts as in one).
+   */
+  plainIdf(term: string): number {
+    return Math.log(1 + this.size / Math.max(1, this.documentFrequency(term)));
+  }
+
   /** What the cache needs besides the segments: counts and field averages (see text-index-store.ts). */
   storeHeader(): TextStoreHeader & { version: number } {
     return { version: TEXT_INDEX_VERSION, ...textStoreHeader(this.terms) };

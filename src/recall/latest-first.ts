@@ -79,7 +79,6 @@ export interface Restatement {
  */
 export function restatementIn(index: VaultIndex): Restatement {
   const kept = index.view('recall:entry-words', () => new WeakMap<Section, Set<string>>());
-  const total = index.text.size;
   return {
     wordsOf(section) {
       let words = kept.get(section);
@@ -93,7 +92,7 @@ export function restatementIn(index: VaultIndex): Restatement {
       }
       return words;
     },
-    weight: (term) => Math.log(1 + total / Math.max(1, index.text.documentFrequency(term))),
+    weight: (term) => index.text.plainIdf(term),
   };
 }
 
