@@ -14,7 +14,7 @@ import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { openVault } from '../dist/index.js';
-import { processTerm, tokenize } from '../dist/indexing/tokenize.js';
+import { processTerm, tokenize } from '../dist/indexing/text/tokenize.js';
 import { benchEmbeddings, describeEmbeddings } from './bench-embeddings.mjs';
 import { startConceptServer } from './concept-embed-server.mjs';
 import { PAIRS_EN, PAIRS_ZH } from './paraphrase-pairs.mjs';

@@ -9,7 +9,7 @@ import { cpus, loadavg, platform, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { DAEMON_DEFAULTS } from '../dist/core/daemon-settings.js';
+import { DAEMON_DEFAULTS } from '../dist/core/config/daemon-settings.js';
 import { benchDaemon } from './daemon-cost.mjs';
 import { formatJson } from './format-json.mjs';
 import { startServer, stopServer } from './http-latency.mjs';

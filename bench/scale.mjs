@@ -188,7 +188,7 @@ async function measure(root, total, { log, coldRuns }) {
       notes: meta.notes,
       plan: meta.plan,
       episodeEntries: meta.entries,
-      // Not public API: the Vault facade's live index (src/api/live-index.ts), read for this figure only.
+      // Not public API: the Vault facade's live index (src/live/live-index.ts), read for this figure only.
       sections: vault.live.index.text.size,
       vaultMiB: mib(meta.bytes),
       generateSeconds: round(genMs / 1000, 2),

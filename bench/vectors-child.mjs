@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { legacyVectorCacheFile, VectorCache } from '../dist/indexing/vector-cache.js';
+import { legacyVectorCacheFile, VectorCache } from '../dist/indexing/vectors/vector-cache.js';
 
 const EXACT = { annMinVectors: Number.POSITIVE_INFINITY };
 

@@ -211,7 +211,7 @@ const BUILT_IN = new Set([
 
 /** Unexported types the report may name, and why. */
 const NOT_EXPORTED = {
-  // MemConfig is Omit<ParsedConfig, …> & …: ParsedConfig is what the config schema (core/config.ts)
+  // MemConfig is Omit<ParsedConfig, …> & …: ParsedConfig is what the config schema (core/config/config.ts)
   // parses to; each of its keys is in docs/config.md, generated from that schema.
   ParsedConfig: 'the config schema',
 };

@@ -18,13 +18,16 @@ import { parseSync } from 'rolldown/utils';
 export const LAYERS = [
   'core',
   'time',
+  'models',
   'vault',
   'indexing',
   'recall',
   'compile',
   'git',
   'write',
+  'inspect',
   'reflect',
+  'live',
   'api',
   'index.ts',
   'serve',
@@ -177,8 +180,26 @@ export function readImports(src) {
   });
 }
 
+/** "One folder per stage, one subfolder per engine": a folder past this many files wants a subfolder. */
+export const MAX_FILES_PER_FOLDER = 20;
+
+/** The folders below `src` (itself included) holding more than MAX_FILES_PER_FOLDER source files directly. */
+function crowdedFolders(src) {
+  const byFolder = new Map();
+  for (const file of listFiles(src)) {
+    const folder = pathIn(src, dirname(file)) || '.';
+    byFolder.set(folder, (byFolder.get(folder) ?? 0) + 1);
+  }
+  return [...byFolder]
+    .filter(([, count]) => count > MAX_FILES_PER_FOLDER)
+    .map(
+      ([folder, count]) =>
+        `${folder}/ holds ${count} files: at most ${MAX_FILES_PER_FOLDER}, the rest in a subfolder per engine`,
+    );
+}
+
 export function checkLayers(src) {
-  const problems = [];
+  const problems = crowdedFolders(src);
   const read = readImports(src);
   const graph = new Map(read.map(({ file, imports }) => [file, imports]));
   for (const { file, unchecked } of read) {

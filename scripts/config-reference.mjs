@@ -71,7 +71,7 @@ export function configTableIn(page) {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const { configSchema } = await import(new URL('../dist/core/config.js', import.meta.url).href);
+  const { configSchema } = await import(new URL('../dist/core/config/config.js', import.meta.url).href);
   const table = configReference(configSchema);
   const url = new URL(`../${CONFIG_PAGE}`, import.meta.url);
   const page = await readFile(url, 'utf8');

@@ -1,14 +1,5 @@
 /** The public API of memvault. The CLI and the servers use only what is exported here. */
 
-export { type EmbeddingsStatus, embeddingsStatus } from './api/embeddings-status.js';
-export type {
-  CommitMode,
-  ExchangeInput,
-  ExchangeResult,
-  ExchangeSession,
-  ExchangeWriterOptions,
-  WriterHealth,
-} from './api/exchange-writer.js';
 export type {
   EmbeddingsHealth,
   EmbedSections,
@@ -17,21 +8,6 @@ export type {
   WithMoments,
 } from './api/open-vault.js';
 export { type OpenVaultOptions, openVault, Vault } from './api/open-vault.js';
-export type { ReflectRunSummary, ReflectStatus } from './api/reflect-scheduler.js';
-export type { SyncState } from './api/sync-scheduler.js';
-export {
-  type AcceptedConfig,
-  acceptProposedConfig,
-  type ConfigEntry,
-  type ConfigSetResult,
-  configKeys,
-  getConfig,
-  listConfig,
-  parseConfigValue,
-  setConfig,
-  unsetConfig,
-} from './api/vault-config.js';
-export { type VaultStatus, vaultStatus } from './api/vault-status.js';
 export type {
   CompiledItem,
   CompiledSection,
@@ -42,7 +18,7 @@ export type {
 export { MIN_BUDGET } from './compile/compile.js';
 export type { Encoding } from './compile/count-tokens.js';
 export type { CompileSectionName } from './compile/render.js';
-export { CONFIG_FILE, defaultConfig, isTimeZone, loadConfig, type MemConfig } from './core/config.js';
+export { CONFIG_FILE, defaultConfig, isTimeZone, loadConfig, type MemConfig } from './core/config/config.js';
 export { MemError, type MemErrorCode } from './core/errors.js';
 export { IMPORT_FORMATS, type ImportFormat } from './core/import-formats.js';
 export { readRegularFile } from './core/regular-file.js';
@@ -62,27 +38,51 @@ export type { WriteCommit } from './git/commit-write.js';
 export type { HistoryEntry } from './git/git-history.js';
 export type { ReviewCommit } from './git/review-branch.js';
 export type { DoctorReport, UnreadableNote } from './indexing/doctor.js';
-export { QUERY_LIMITS, queryProblem } from './indexing/query-limits.js';
 export type { RefreshProgress, RefreshStats } from './indexing/refresh-index.js';
-export type { EmbedProgress, EmbedTexts } from './indexing/vector-cache.js';
+export { QUERY_LIMITS, queryProblem } from './indexing/text/query-limits.js';
+export type { EmbedProgress, EmbedTexts } from './indexing/vectors/vector-cache.js';
+export {
+  type AcceptedConfig,
+  acceptProposedConfig,
+  type ConfigEntry,
+  type ConfigSetResult,
+  configKeys,
+  getConfig,
+  listConfig,
+  parseConfigValue,
+  setConfig,
+  unsetConfig,
+} from './inspect/vault-config.js';
+export { type VaultStatus, vaultStatus } from './inspect/vault-status.js';
+export { type EmbeddingsStatus, embeddingsStatus } from './live/embeddings-status.js';
+export type {
+  CommitMode,
+  ExchangeInput,
+  ExchangeResult,
+  ExchangeSession,
+  ExchangeWriterOptions,
+  WriterHealth,
+} from './live/exchange-writer.js';
+export type { ReflectRunSummary, ReflectStatus } from './live/reflect-scheduler.js';
+export type { SyncState } from './live/sync-scheduler.js';
+export type { CallOptions, Llm, LlmOptions, LlmUsage } from './models/llm.js';
 export type { AppliedRange } from './recall/choose-range.js';
 export type { ScoreParts } from './recall/rank.js';
 export type { DateRange, EmbeddingUse, RecallHit, RecallOptions } from './recall/recall.js';
 export type { SemanticInput } from './recall/semantic.js';
 export type { PlannedFile } from './reflect/apply-operations.js';
-export type { CallOptions, Llm, LlmOptions, LlmUsage } from './reflect/llm.js';
 export type { Operation } from './reflect/operations.js';
 export type { ReflectOptions, ReflectResult } from './reflect/reflect.js';
-export type { RollupOptions, RollupResult, RollupWritten } from './reflect/rollup.js';
+export type { RollupOptions, RollupResult, RollupWritten } from './reflect/rollup/rollup.js';
 export type { BudgetState } from './reflect/token-budget.js';
 export type { Rejected } from './reflect/validate-operations.js';
 export type { Period } from './time/calendar-day.js';
 export { DAY_FORMAT, DAY_PATTERN, isDayText, isMomentText, MOMENT_FORMAT } from './time/parse-input-time.js';
 export { type Moment, parseInstant } from './time/parse-instant.js';
 export type { RollupLevel } from './time/rollup-period.js';
-export { withoutComments } from './vault/comments.js';
-export { isJournalSection, type JournalItem, journalItems } from './vault/journal-items.js';
 export type { VaultLayout } from './vault/layout.js';
+export { withoutComments } from './vault/markdown/comments.js';
+export { isJournalSection, type JournalItem, journalItems } from './vault/markdown/journal-items.js';
 export type { TrackOptions } from './vault/track-changes.js';
 export type { VaultChange, VaultWatcher, WatchVaultOptions } from './vault/watch-vault.js';
 export {
@@ -99,13 +99,13 @@ export type { ForgetOptions, ForgetResult } from './write/forget-note.js';
 export type { ForgetStaleOptions, ForgetStaleResult } from './write/forget-stale.js';
 export type { ImportOptions, ImportResult } from './write/import/import-history.js';
 export type { SkipCounts } from './write/import/import-types.js';
-export type { IngestOptions, IngestResult } from './write/ingest.js';
-export { type InitResult, type InitVaultOptions, initVault } from './write/init-vault.js';
-export { mergeEpisodeFiles } from './write/merge-driver.js';
+export type { IngestOptions, IngestResult } from './write/import/ingest.js';
+export { decodeTranscript } from './write/import/parse-transcript.js';
+export { type InitResult, type InitVaultOptions, initVault } from './write/init/init-vault.js';
 export type { MoveOptions, MoveResult } from './write/move-note.js';
-export { decodeTranscript } from './write/parse-transcript.js';
 export type { RememberInput, RememberResult } from './write/remember.js';
-export type { SyncOptions, SyncResult, YourEdits } from './write/sync-vault.js';
+export { mergeEpisodeFiles } from './write/sync/merge-driver.js';
+export type { SyncOptions, SyncResult, YourEdits } from './write/sync/sync-vault.js';
 export type { UndoOptions, UndoResult } from './write/undo-commit.js';
 export {
   type CreateNoteInput,

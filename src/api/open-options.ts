@@ -1,9 +1,9 @@
 // How a Vault is opened (see openVault): where the vault is, what to do with the index cache, and
 // whether to walk the vault before `open` resolves, track changes, or embed with another client.
 import type { RefreshProgress } from '../indexing/refresh-index.js';
-import type { EmbedTexts } from '../indexing/vector-cache.js';
+import type { EmbedTexts } from '../indexing/vectors/vector-cache.js';
+import type { EmbedSections } from '../live/semantic-recall.js';
 import type { TrackOptions } from '../vault/track-changes.js';
-import type { EmbedSections } from './semantic-recall.js';
 
 export interface OpenVaultOptions {
   /** The vault folder; else `MEM_VAULT`, else the nearest folder upward from `cwd` with `mem.config.json` */

@@ -2,14 +2,14 @@
 // to, wired to one write queue and one live index. The first walk is the opener's to start.
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CONFIG_FILE, loadConfig, type MemConfig } from '../core/config.js';
+import { CONFIG_FILE, loadConfig, type MemConfig } from '../core/config/config.js';
 import { findVault } from '../core/find-vault.js';
-import { LiveIndex, loadIndex } from './live-index.js';
-import { NoteWrites } from './note-writes.js';
+import { LiveIndex, loadIndex } from '../live/live-index.js';
+import { NoteWrites } from '../live/note-writes.js';
+import { Reflection } from '../live/reflection.js';
+import { SemanticRecall } from '../live/semantic-recall.js';
+import { notAVault, WriteQueue } from '../live/write-queue.js';
 import type { OpenVaultOptions } from './open-options.js';
-import { Reflection } from './reflection.js';
-import { SemanticRecall } from './semantic-recall.js';
-import { notAVault, WriteQueue } from './write-queue.js';
 
 export interface VaultParts {
   root: string;
@@ -49,7 +49,7 @@ export async function openParts(options: OpenVaultOptions): Promise<VaultParts> 
   const writes = new NoteWrites({ root, config, initialized, live, queue, onEntries });
   // Every write first sets the merge driver up and repairs days git union-merged (once a vault).
   queue.prepareFirstWrite(async () => {
-    const { prepareVaultWrites } = await import('../write/repair-union.js');
+    const { prepareVaultWrites } = await import('../write/sync/repair-union.js');
     // Neither step may keep the write itself from happening: a failure is told, not thrown.
     const repaired = await prepareVaultWrites(root, config).catch((error: Error) => {
       onNotice(`mem: could not set up the merge driver or repair merged days: ${error.message}`);

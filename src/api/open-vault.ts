@@ -11,52 +11,52 @@
 // History and health are thin already: they call git/vault-git.ts and indexing/doctor.ts.
 
 import { type CompileOptions, type CompileResult, compile } from '../compile/compile.js';
-import type { MemConfig } from '../core/config.js';
+import type { MemConfig } from '../core/config/config.js';
 import type { Edge, Note } from '../core/types.js';
 import type { HistoryEntry } from '../git/git-history.js';
 import { noteHistory, vaultDiff } from '../git/vault-git.js';
 import { type DoctorReport, diagnose, findUnreadableNotes, type UnreadableNote } from '../indexing/doctor.js';
 import type { RefreshStats } from '../indexing/refresh-index.js';
-import type { EmbedProgress } from '../indexing/vector-cache.js';
-import type { RecallOptions } from '../recall/recall.js';
-import type { Llm, LlmOptions } from '../reflect/llm.js';
-import type { ReflectOptions, ReflectResult } from '../reflect/reflect.js';
-import type { RollupOptions, RollupResult } from '../reflect/rollup.js';
-import type { Moment } from '../time/parse-instant.js';
-import { inLayout } from '../vault/layout.js';
-import { noteRefPath } from '../vault/note-ref.js';
-import type { VaultWatcher, WatchVaultOptions } from '../vault/watch-vault.js';
-import type { EditNoteOptions, NoteEdit } from '../write/edit-note.js';
-import type { ForgetOptions, ForgetResult } from '../write/forget-note.js';
-import type { ForgetStaleOptions, ForgetStaleResult } from '../write/forget-stale.js';
-import type { ImportOptions, ImportResult } from '../write/import/import-history.js';
-import type { IngestOptions, IngestResult } from '../write/ingest.js';
-import type { MoveOptions, MoveResult } from '../write/move-note.js';
-import type { RememberInput, RememberResult } from '../write/remember.js';
-import type { SyncOptions, SyncResult } from '../write/sync-vault.js';
-import type { UndoOptions, UndoResult } from '../write/undo-commit.js';
-import type { CreateNoteInput, NoteWriteResult, UpdateNoteInput } from '../write/update-note.js';
-import { instants, withNow } from './call-moments.js';
+import type { EmbedProgress } from '../indexing/vectors/vector-cache.js';
 import type {
   ExchangeInput,
   ExchangeResult,
   ExchangeSession,
   ExchangeWriterOptions,
   WriterHealth,
-} from './exchange-writer.js';
-import { findNote, findNoteToWrite } from './find-note.js';
-import type { LiveIndex } from './live-index.js';
-import type { NoteWrites } from './note-writes.js';
+} from '../live/exchange-writer.js';
+import { findNote, findNoteToWrite } from '../live/find-note.js';
+import type { LiveIndex } from '../live/live-index.js';
+import type { NoteWrites } from '../live/note-writes.js';
+import type { ReflectStatus } from '../live/reflect-scheduler.js';
+import type { Reflection } from '../live/reflection.js';
+import type { EmbeddingsHealth, EmbedStats, RecallResult, SemanticRecall } from '../live/semantic-recall.js';
+import type { SyncState } from '../live/sync-scheduler.js';
+import type { WriteQueue } from '../live/write-queue.js';
+import type { Llm, LlmOptions } from '../models/llm.js';
+import type { RecallOptions } from '../recall/recall.js';
+import type { ReflectOptions, ReflectResult } from '../reflect/reflect.js';
+import type { RollupOptions, RollupResult } from '../reflect/rollup/rollup.js';
+import type { Moment } from '../time/parse-instant.js';
+import { inLayout } from '../vault/layout.js';
+import { noteRefPath } from '../vault/links/note-ref.js';
+import type { VaultWatcher, WatchVaultOptions } from '../vault/watch-vault.js';
+import type { EditNoteOptions, NoteEdit } from '../write/edit-note.js';
+import type { ForgetOptions, ForgetResult } from '../write/forget-note.js';
+import type { ForgetStaleOptions, ForgetStaleResult } from '../write/forget-stale.js';
+import type { ImportOptions, ImportResult } from '../write/import/import-history.js';
+import type { IngestOptions, IngestResult } from '../write/import/ingest.js';
+import type { MoveOptions, MoveResult } from '../write/move-note.js';
+import type { RememberInput, RememberResult } from '../write/remember.js';
+import type { SyncOptions, SyncResult } from '../write/sync/sync-vault.js';
+import type { UndoOptions, UndoResult } from '../write/undo-commit.js';
+import type { CreateNoteInput, NoteWriteResult, UpdateNoteInput } from '../write/update-note.js';
+import { instants, withNow } from './call-moments.js';
 import type { OpenVaultOptions } from './open-options.js';
 import { openParts, type VaultParts } from './open-parts.js';
-import type { ReflectStatus } from './reflect-scheduler.js';
-import type { Reflection } from './reflection.js';
-import type { EmbeddingsHealth, EmbedStats, RecallResult, SemanticRecall } from './semantic-recall.js';
-import type { SyncState } from './sync-scheduler.js';
-import type { WriteQueue } from './write-queue.js';
 
+export type { EmbeddingsHealth, EmbedSections, EmbedStats, RecallResult } from '../live/semantic-recall.js';
 export type { OpenVaultOptions } from './open-options.js';
-export type { EmbeddingsHealth, EmbedSections, EmbedStats, RecallResult } from './semantic-recall.js';
 
 /**
  * Options as the Vault takes them: `now` and `at` may also be ISO 8601 text, read in the vault's

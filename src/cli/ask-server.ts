@@ -1,8 +1,8 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
+import { readDaemonSettings } from '../core/config/daemon-settings.js';
 import { countNotes } from '../core/count-notes.js';
-import { readDaemonSettings } from '../core/daemon-settings.js';
 import { findVault } from '../core/find-vault.js';
 import { readServeRecord, type ServeRecord } from '../core/serve-record.js';
 import { CONFIG_FILE } from '../core/vault-files.js';

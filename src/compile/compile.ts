@@ -1,4 +1,4 @@
-import type { MemConfig } from '../core/config.js';
+import type { MemConfig } from '../core/config/config.js';
 import { MemError } from '../core/errors.js';
 import type { Note, Section } from '../core/types.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
@@ -6,7 +6,7 @@ import { type AppliedRange, chooseRange } from '../recall/choose-range.js';
 import { citation, type DateRange, type EmbeddingUse, type RecallHit, recall } from '../recall/recall.js';
 import type { SemanticInput } from '../recall/semantic.js';
 import { commitmentsPath, userNotePath } from '../vault/layout.js';
-import { removeInvisible } from '../vault/sanitize-text.js';
+import { removeInvisible } from '../vault/markdown/sanitize-text.js';
 import { dueCommitments } from './commitments.js';
 import { type Encoding, getTokenizer, type Tokenizer } from './count-tokens.js';
 import { assemble, type Candidate, type CompiledSection, type Filled, fill } from './fill-section.js';

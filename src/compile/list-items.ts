@@ -2,7 +2,7 @@
 // such an answer are scattered over many entries and days, so the budget buys more of them, each
 // shortened to the sentence that matches, and one day's entries do not crowd out the others.
 
-import { processTerm, tokenize } from '../indexing/tokenize.js';
+import { processTerm, tokenize } from '../indexing/text/tokenize.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { readSpeakers } from '../recall/speaker-prior.js';
 import { sentenceSpans } from './cut-text.js';

@@ -2,8 +2,8 @@
 // times", "which cities has he visited", "她养过哪些宠物", "去过几次"): such an answer is spread over
 // many entries, often on different days, and each of them matters more than the words around it.
 // Read from the grammar of the question in English and Chinese, never from one dataset's wording.
-import { IRREGULAR_FORMS } from '../indexing/irregular-forms.js';
-import { STOP_WORDS } from '../indexing/stop-words.js';
+import { IRREGULAR_FORMS } from '../indexing/text/irregular-forms.js';
+import { STOP_WORDS } from '../indexing/text/stop-words.js';
 
 /** Asked for a count or a list outright: how many, how often, list, name all, both, which of. */
 const COUNT_OR_LIST_EN =

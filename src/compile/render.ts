@@ -1,5 +1,5 @@
 import type { Note, Section } from '../core/types.js';
-import { removeInvisible } from '../vault/sanitize-text.js';
+import { removeInvisible } from '../vault/markdown/sanitize-text.js';
 
 /** Section titles of the compiled document, in order. */
 export const SECTION_TITLES = {
@@ -52,7 +52,7 @@ export function quote(text: string): string {
 
 /**
  * A whole note (persona, core profile): its sections without frontmatter. Section text never holds
- * `%%comments%%`: parseNote leaves them out (vault/comments.ts).
+ * `%%comments%%`: parseNote leaves them out (vault/markdown/comments.ts).
  */
 export function noteBody(note: Note): string {
   const topHeadings = new Set(note.headings.filter((h) => h.level === 1).map((h) => h.text));

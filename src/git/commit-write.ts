@@ -1,6 +1,6 @@
 import { access, lstat, readdir, realpath, unlink } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
-import type { MemConfig } from '../core/config.js';
+import type { MemConfig } from '../core/config/config.js';
 import { MemError } from '../core/errors.js';
 import { isAlive } from '../core/serve-record.js';
 import { crashPoint } from '../vault/crash-point.js';

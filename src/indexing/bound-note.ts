@@ -1,5 +1,5 @@
 // Bounds the text one note gives the indexer: a 10 MB line made every command run past 240 s.
-import type { MemConfig } from '../core/config.js';
+import type { MemConfig } from '../core/config/config.js';
 import type { Note } from '../core/types.js';
 
 export type IndexLimits = MemConfig['limits'];

@@ -2,8 +2,8 @@ import { lstatSync } from 'node:fs';
 import { isConflictNote } from '../core/conflict-note.js';
 import { invalidUtf8Reason } from '../core/decode-utf8.js';
 import { fileKind, readRegularFile } from '../core/regular-file.js';
+import { basenameOf, foldPath } from '../vault/links/resolve-link.js';
 import { walkVault } from '../vault/read-vault.js';
-import { basenameOf, foldPath } from '../vault/resolve-link.js';
 import type { VaultIndex } from './vault-index.js';
 
 export interface DoctorReport {

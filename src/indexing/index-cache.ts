@@ -5,12 +5,12 @@ import { crc32 } from 'node:zlib';
 import { CACHE_DIR, ensureCacheDir } from '../core/cache-dir.js';
 import { readRegularFile, readRegularText } from '../core/regular-file.js';
 import { DEFAULT_LAYOUT, type VaultLayout } from '../vault/layout.js';
-import { basenameOf, foldPath } from '../vault/resolve-link.js';
+import { basenameOf, foldPath } from '../vault/links/resolve-link.js';
+import { SavedLinkGraph, type SavedLinks } from './links/saved-links.js';
 import { NoteTable } from './note-table.js';
 import { readNoteNow } from './refresh-index.js';
-import { SavedLinkGraph, type SavedLinks } from './saved-links.js';
 import { checkExtents, decodeTable, encodeTable, savedNotes, type TableData } from './table-file.js';
-import { TextIndex } from './text-index.js';
+import { TextIndex } from './text/text-index.js';
 import { isSavedTrackers } from './trackers.js';
 import { VaultIndex } from './vault-index.js';
 

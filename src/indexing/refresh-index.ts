@@ -4,7 +4,7 @@ import { join, sep } from 'node:path';
 import { readRegularFileSync } from '../core/regular-file.js';
 import type { Note } from '../core/types.js';
 import type { VaultLayout } from '../vault/layout.js';
-import { parseNote } from '../vault/parse-note.js';
+import { parseNote } from '../vault/markdown/parse-note.js';
 import { findOnDisk } from '../vault/paths.js';
 import { isNotePath, type VaultFile, walkVault } from '../vault/read-vault.js';
 import { removeLeftoverTemps } from '../vault/temp-name.js';

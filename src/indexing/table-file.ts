@@ -1,7 +1,8 @@
 // The cache's note table (`table-0000.bin`): where each saved note's JSON lies in the notes files,
 // its size and mtime, and the link graph's rows, as typed arrays read in one piece at open.
+
+import type { SavedLinks } from './links/saved-links.js';
 import type { SavedNotes } from './note-table.js';
-import type { SavedLinks } from './saved-links.js';
 
 /** `MEMT`, then a word written as 1 that reads 1 only in the byte order it was written in */
 const MAGIC = 0x544d454d;

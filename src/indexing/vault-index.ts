@@ -1,13 +1,13 @@
 import type { Note, Section } from '../core/types.js';
 import { DEFAULT_LAYOUT, type VaultLayout } from '../vault/layout.js';
-import { linkableAnchor } from '../vault/link-name.js';
-import { basenameOf, foldPath } from '../vault/resolve-link.js';
+import { linkableAnchor } from '../vault/links/link-name.js';
+import { basenameOf, foldPath } from '../vault/links/resolve-link.js';
 import type { TemplateSections } from '../vault/template-notes.js';
 import { DEFAULT_LIMITS, type IndexLimits } from './bound-note.js';
-import { LinkGraph } from './link-graph.js';
+import { LinkGraph } from './links/link-graph.js';
+import type { Graph } from './links/saved-links.js';
 import { NoteTable } from './note-table.js';
-import type { Graph } from './saved-links.js';
-import { TextIndex } from './text-index.js';
+import { TextIndex } from './text/text-index.js';
 import { DECLARED_TRACKERS, Facet, type SavedTrackers, Tally } from './trackers.js';
 
 /**

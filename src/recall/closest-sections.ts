@@ -1,7 +1,7 @@
 // The sections closest in meaning to a query that recall admits (its layers, its date range, not
 // retired): from the vector cache's top-k when it can say, else one pass over every section.
 import type { Note, Section } from '../core/types.js';
-import { TopHeap } from '../indexing/top-heap.js';
+import { TopHeap } from '../indexing/text/top-heap.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import type { SemanticInput } from './semantic.js';
 

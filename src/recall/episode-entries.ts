@@ -1,7 +1,7 @@
 import type { Note, Section } from '../core/types.js';
 import { declareFacet } from '../indexing/trackers.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
-import { isJournalSection } from '../vault/journal-items.js';
+import { isJournalSection } from '../vault/markdown/journal-items.js';
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 

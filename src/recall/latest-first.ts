@@ -1,5 +1,5 @@
 import type { Note, Section } from '../core/types.js';
-import { processTerm, tokenize } from '../indexing/tokenize.js';
+import { processTerm, tokenize } from '../indexing/text/tokenize.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { MemConfig } from '../core/config.js';
+import type { MemConfig } from '../core/config/config.js';
 import type { Layer, Note, Section } from '../core/types.js';
 import { entryInstant, instantMs } from '../time/entry-instant.js';
 

@@ -1,7 +1,7 @@
-import type { MemConfig } from '../core/config.js';
+import type { MemConfig } from '../core/config/config.js';
 import type { Layer } from '../core/types.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
-import { linkableAnchor } from '../vault/link-name.js';
+import { linkableAnchor } from '../vault/links/link-name.js';
 import {
   addPreferredRange,
   addRangeEntries,

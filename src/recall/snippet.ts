@@ -1,4 +1,4 @@
-import { tokenize } from '../indexing/tokenize.js';
+import { tokenize } from '../indexing/text/tokenize.js';
 
 const BEFORE = 50;
 const LENGTH = 180;

@@ -6,14 +6,14 @@ import type { DeriveContent } from '../git/commit-paths.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { rollupPath } from '../time/rollup-period.js';
 import { dayOf, isoWithOffset } from '../time/zoned-date.js';
-import { addLinesUnderHeading } from '../vault/add-under-heading.js';
-import { escapeComments } from '../vault/comments.js';
-import { setFrontmatterKeys } from '../vault/edit-frontmatter.js';
 import { commitmentsPath } from '../vault/layout.js';
-import { outlineOf } from '../vault/note-outline.js';
+import { addLinesUnderHeading } from '../vault/markdown/add-under-heading.js';
+import { escapeComments } from '../vault/markdown/comments.js';
+import { setFrontmatterKeys } from '../vault/markdown/edit-frontmatter.js';
+import { outlineOf } from '../vault/markdown/note-outline.js';
 import { findOnDisk } from '../vault/paths.js';
 import { readForWrite, updateFile, writeAtomic } from '../vault/write-note.js';
-import { redactSecrets } from '../write/redact.js';
+import { redactSecrets } from '../write/redact/redact.js';
 import { addCommitments, expireCommitments, restatus } from './commitments-note.js';
 import type { Operation } from './operations.js';
 import type { Rejected } from './validate-operations.js';
@@ -45,7 +45,7 @@ function splice(text: string, start: number, end: number, by: string): string {
 
 /**
  * Inserts `line` at the end of the section under `heading` (any level), or in a new `## heading` at
- * the end, unless the section already states it (vault/add-under-heading.ts).
+ * the end, unless the section already states it (vault/markdown/add-under-heading.ts).
  */
 export function addUnderHeading(text: string, heading: string, line: string): string {
   return addLinesUnderHeading(text, heading, [line]).text;

@@ -6,8 +6,8 @@ import type { Note } from '../core/types.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { isDayEntry } from '../recall/episode-entries.js';
 import { citation } from '../recall/recall.js';
-import { withoutComments } from '../vault/comments.js';
 import { commitmentsPath, inLayout, userNotePath } from '../vault/layout.js';
+import { withoutComments } from '../vault/markdown/comments.js';
 import { findOnDisk } from '../vault/paths.js';
 import { operationsJsonSchema } from './operations.js';
 

@@ -7,8 +7,8 @@ import {
   parseCommitmentLine,
   parseCommitments,
 } from '../compile/commitments.js';
-import { addLinesUnderHeading } from '../vault/add-under-heading.js';
-import { outlineOf } from '../vault/note-outline.js';
+import { addLinesUnderHeading } from '../vault/markdown/add-under-heading.js';
+import { outlineOf } from '../vault/markdown/note-outline.js';
 
 function eolOf(text: string): string {
   return text.includes('\r\n') ? '\r\n' : '\n';

@@ -1,7 +1,7 @@
 // The offline rule for promises and plans: explicit forms only ("remind me to … on Friday",
 // "我下周三去面试"), so a vault that never talks to a model still keeps its commitments.
 
-import type { MemConfig } from '../core/config.js';
+import type { MemConfig } from '../core/config/config.js';
 import type { Note, Section } from '../core/types.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { entriesNewestFirst } from '../recall/episode-entries.js';

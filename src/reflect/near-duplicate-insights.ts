@@ -2,7 +2,7 @@
 // twice, so one supersedes the other (never a deletion).
 
 import type { Note } from '../core/types.js';
-import { tokenize } from '../indexing/tokenize.js';
+import { tokenize } from '../indexing/text/tokenize.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { isRetired } from '../recall/rank.js';
 

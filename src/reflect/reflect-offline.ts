@@ -1,10 +1,10 @@
 import { commitmentKey, parseCommitments } from '../compile/commitments.js';
-import type { MemConfig } from '../core/config.js';
+import type { MemConfig } from '../core/config/config.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { parseIsoDay } from '../time/calendar-day.js';
 import { dayOf } from '../time/zoned-date.js';
-import { setFrontmatterKeys } from '../vault/edit-frontmatter.js';
 import { commitmentsPath } from '../vault/layout.js';
+import { setFrontmatterKeys } from '../vault/markdown/edit-frontmatter.js';
 import { runWritePlan } from '../write/write-plan.js';
 import { applyChanges, ENGINE_STEP, planChanges, planExpiry, previewWrites } from './apply-operations.js';
 import { commitmentSpeakers, extractCommitments } from './extract-commitments.js';

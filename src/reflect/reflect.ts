@@ -1,10 +1,12 @@
 import { countTokens } from '../compile/count-tokens.js';
-import type { MemConfig } from '../core/config.js';
+import type { MemConfig } from '../core/config/config.js';
 import { MemError } from '../core/errors.js';
 import type { Note } from '../core/types.js';
 import type { WriteCommit } from '../git/commit-write.js';
 import { commitReviewBranch, committedText, type ReviewCommit } from '../git/review-branch.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
+import { checkContextWindow } from '../models/context-window.js';
+import type { Llm, LlmUsage } from '../models/llm.js';
 import { isDayEntry } from '../recall/episode-entries.js';
 import { citation } from '../recall/recall.js';
 import { parseIsoDay } from '../time/calendar-day.js';
@@ -21,9 +23,7 @@ import {
   previewWrites,
 } from './apply-operations.js';
 import { buildPrompt, episodeSources, touchedNotes } from './build-prompt.js';
-import { checkContextWindow } from './context-window.js';
 import { commitmentRole, commitmentSpeakers } from './extract-commitments.js';
-import type { Llm, LlmUsage } from './llm.js';
 import type { Operation } from './operations.js';
 import { planOutcome } from './plan-outcome.js';
 import { type BudgetState, readUsage, recordUsage, totalTokens } from './token-budget.js';

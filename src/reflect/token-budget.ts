@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { cacheDir, ensureCacheDir } from '../core/cache-dir.js';
 import { withLock } from '../core/lock.js';
 import { readRegularText } from '../core/regular-file.js';
+import type { LlmUsage } from '../models/llm.js';
 import { writeAtomic } from '../vault/write-note.js';
-import type { LlmUsage } from './llm.js';
 
 const FILE = 'reflect-usage.json';
 /** Bumped when the file's shape changes; another version reads as nothing used. */

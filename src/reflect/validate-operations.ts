@@ -1,11 +1,11 @@
 import { parseCommitments } from '../compile/commitments.js';
-import { issuePath, issuePhrase } from '../core/schema-issues.js';
+import { issuePath, issuePhrase } from '../core/config/schema-issues.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { parseIsoDay } from '../time/calendar-day.js';
 import { rollupPath, rollupPeriod } from '../time/rollup-period.js';
 import { commitmentsPath, dayOfPath, layerOf } from '../vault/layout.js';
-import { noteNameProblem } from '../vault/link-name.js';
-import { nameLengthProblem, newNameProblem, PlannedNames, twinProblem } from '../vault/name-rules.js';
+import { noteNameProblem } from '../vault/links/link-name.js';
+import { nameLengthProblem, newNameProblem, PlannedNames, twinProblem } from '../vault/links/name-rules.js';
 import { resolveInVault } from '../vault/paths.js';
 import { writeRefusal } from '../vault/write-policy.js';
 import { MAX_OPERATIONS, type Operation, operationSchema } from './operations.js';

@@ -15,8 +15,8 @@ import { CONFIG_FILE } from '../core/vault-files.js';
 import { VERSION } from '../core/version.js';
 import type { Vault } from '../index.js';
 import { serveHttp } from './http.js';
+import { singleVault, type VaultSource } from './pool/vault-pool.js';
 import { HttpError, type Route } from './routes.js';
-import { singleVault, type VaultSource } from './vault-pool.js';
 
 export interface DaemonOptions {
   vault: Vault;

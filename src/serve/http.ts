@@ -2,17 +2,17 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { MemError, type MemErrorCode } from '../index.js';
-import { clusterRoutes } from './cluster-routes.js';
 import { companionRoutes } from './companion.js';
 import { hidePaths } from './hide-paths.js';
 import { isPageAsset, PAGE_SECURITY_HEADERS, pageAsset } from './page-assets.js';
 import { pageRoutes } from './page-routes.js';
+import { clusterRoutes } from './pool/cluster-routes.js';
+import { VaultAway } from './pool/vault-moves.js';
+import type { VaultSource } from './pool/vault-pool.js';
 import { describeHolder, portHolder } from './port-holder.js';
 import type { ReadPool } from './read-pool.js';
 import { requestGuard } from './request-guard.js';
 import { apiRoutes, HttpError, type Reply, type Route, type RouteContext } from './routes.js';
-import { VaultAway } from './vault-moves.js';
-import type { VaultSource } from './vault-pool.js';
 
 export interface ServeHttpOptions {
   /** Where requests find their vault */

@@ -4,9 +4,9 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { openVault } from '../index.js';
 import { errorReply, standardRoutes } from './http.js';
+import { singleVault } from './pool/vault-pool.js';
 import { type FromWorker, routeKey, type ToWorker } from './read-pool.js';
 import type { Reply, RouteContext } from './routes.js';
-import { singleVault } from './vault-pool.js';
 
 const port = parentPort;
 if (!port) throw new Error('read-worker.js runs as a worker thread of mem serve');

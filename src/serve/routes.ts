@@ -8,8 +8,8 @@ import {
   type RecallResult,
   type Vault,
 } from '../index.js';
+import { parseVaultId, type UseOptions, type VaultIds, type VaultSource } from './pool/vault-pool.js';
 import { compileBody, KINDS, recallBody, rememberBody } from './request-bodies.js';
-import { parseVaultId, type UseOptions, type VaultIds, type VaultSource } from './vault-pool.js';
 
 /** A request refused with this status and message, as `{"error": message}`. */
 export class HttpError extends Error {

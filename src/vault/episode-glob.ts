@@ -1,7 +1,7 @@
 // Where a vault keeps its day notes, as git sees them: the `.gitattributes` pattern the merge
 // driver is set on, from the vault's layout (`layout.daily`: `episodes/daily/*.md` by default, an
 // adopted Obsidian vault's own folder and date format otherwise).
-import type { MemConfig } from '../core/config.js';
+import type { MemConfig } from '../core/config/config.js';
 import { dayOfPath, layoutOf } from './layout.js';
 
 /** The git merge driver's name (`merge.<name>.driver` in the repository's config). */

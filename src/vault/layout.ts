@@ -2,7 +2,7 @@
 // note" and "which file is this day's note". A vault made by `mem init` uses the default layout
 // (persona/, profile/, episodes/daily/YYYY-MM-DD.md, insights/); an Obsidian vault adopted as it is
 // keeps its days where its Daily notes setting puts them, in its date format (`layout.*` config).
-import { defaultConfig, type MemConfig } from '../core/config.js';
+import { defaultConfig, type MemConfig } from '../core/config/config.js';
 import { MemError } from '../core/errors.js';
 import type { Layer } from '../core/types.js';
 import { dayFormatError, formatDay, parseDayByFormat } from '../time/moment-format.js';

@@ -12,8 +12,8 @@
 import { join } from 'node:path';
 import { readRegularFile } from '../core/regular-file.js';
 import type { Section } from '../core/types.js';
-import { DEFAULT_CONFIG_DIR, readDailyNoteSettings } from './obsidian-settings.js';
-import { parseNote } from './parse-note.js';
+import { DEFAULT_CONFIG_DIR, readDailyNoteSettings } from './links/obsidian-settings.js';
+import { parseNote } from './markdown/parse-note.js';
 import { readVault } from './read-vault.js';
 
 /** Where a vault keeps its templates: whole folders, and single notes (the daily template). */

@@ -3,7 +3,7 @@
 // the entries added before it, and all of them are placed in one splice. Checking each entry
 // against the whole text (a search per entry for its line, its id and the next free id, and a new
 // copy of the note per placed entry) made one conversation of 20,000 messages cost minutes.
-import { addLinesUnderHeading } from '../vault/add-under-heading.js';
+import { addLinesUnderHeading } from '../vault/markdown/add-under-heading.js';
 import { appendLine, blockIdNumber, countedIds, formatBlockId, freshBlockIds } from './episode-entry.js';
 
 /** The lines of `text`, a CRLF note's read as LF. */

@@ -1,11 +1,11 @@
 // Body edits of one note (append, prepend, replace a section, insert under a heading), spliced by
 // source offsets so every byte outside the edited span stays as the person wrote it.
-import type { MemConfig } from '../core/config.js';
+import type { MemConfig } from '../core/config/config.js';
 import { MemError } from '../core/errors.js';
 import type { Heading } from '../core/types.js';
 import { layerOf, layoutOf } from '../vault/layout.js';
-import { findFrontmatter } from '../vault/parse-markdown.js';
-import { parseNote } from '../vault/parse-note.js';
+import { findFrontmatter } from '../vault/markdown/parse-markdown.js';
+import { parseNote } from '../vault/markdown/parse-note.js';
 import { resolveInVault } from '../vault/paths.js';
 import { type Author, checkWrite } from '../vault/write-policy.js';
 import { checkNoTwin } from './move-note.js';

@@ -1,4 +1,4 @@
-import { entryLines, escapeEntryLines, sanitizeText } from '../vault/entry-text.js';
+import { entryLines, escapeEntryLines, sanitizeText } from '../vault/markdown/entry-text.js';
 
 /** How one episode entry is written: `- 09:14 **Rain:** text ^e7` (chat) or `- 21:30 (event) text ^e8`. */
 export type EntryKind = 'chat' | 'event' | 'note';
@@ -48,7 +48,7 @@ export function cleanTag(tag: string): string {
 }
 
 /**
- * The entry's line(s). The text goes through the one entry rule (src/vault/entry-text.ts): what
+ * The entry's line(s). The text goes through the one entry rule (src/vault/markdown/entry-text.ts): what
  * the parser reads back is `entryText(text)` followed by the tags, whatever the text holds.
  */
 export function renderEntry(entry: EntryInput): string {

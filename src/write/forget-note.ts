@@ -1,6 +1,6 @@
 import { unlink } from 'node:fs/promises';
 import { relative, sep } from 'node:path';
-import type { MemConfig } from '../core/config.js';
+import type { MemConfig } from '../core/config/config.js';
 import { MemError } from '../core/errors.js';
 import type { WriteCommit } from '../git/commit-write.js';
 import { committedBlob, diff, history } from '../git/git-history.js';
@@ -9,8 +9,8 @@ import { findVaultRepo, toRepoPath } from '../git/vault-git.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { isoWithOffset } from '../time/zoned-date.js';
 import { crashPoint } from '../vault/crash-point.js';
-import { setFrontmatterKeys } from '../vault/edit-frontmatter.js';
 import { archivePath, layerOf, layoutOf } from '../vault/layout.js';
+import { setFrontmatterKeys } from '../vault/markdown/edit-frontmatter.js';
 import { notePath, resolveInVault } from '../vault/paths.js';
 import { hashText, readForWrite } from '../vault/write-note.js';
 import { type Author, checkWrite } from '../vault/write-policy.js';

@@ -1,4 +1,4 @@
-import type { MemConfig } from '../core/config.js';
+import type { MemConfig } from '../core/config/config.js';
 import { MemError } from '../core/errors.js';
 import type { Note } from '../core/types.js';
 import type { WriteCommit } from '../git/commit-write.js';
@@ -7,9 +7,9 @@ import { importanceOf, isRetired } from '../recall/rank.js';
 import { addDays, parseIsoDay, periodDays } from '../time/calendar-day.js';
 import { parseInstant } from '../time/parse-instant.js';
 import { dayOf, isoWithOffset } from '../time/zoned-date.js';
-import { setFrontmatterKeys } from '../vault/edit-frontmatter.js';
 import { archivePath, dayOfPath, type VaultLayout } from '../vault/layout.js';
-import { PlannedNames } from '../vault/name-rules.js';
+import { PlannedNames } from '../vault/links/name-rules.js';
+import { setFrontmatterKeys } from '../vault/markdown/edit-frontmatter.js';
 import { findOnDisk } from '../vault/paths.js';
 import { updateFile } from '../vault/write-note.js';
 import { checkNewNotePath, checkNoTwin, moveNote } from './move-note.js';

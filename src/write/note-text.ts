@@ -1,6 +1,6 @@
 // The text a caller gives for a note's body, as mem writes it.
 import { MemError } from '../core/errors.js';
-import { sanitizeText } from '../vault/sanitize-text.js';
+import { sanitizeText } from '../vault/markdown/sanitize-text.js';
 
 /** Text as mem keeps it (see sanitizeText), without trailing line breaks; NUL is refused, not dropped. */
 export function cleanNoteText(text: unknown, label: string, allowEmpty: boolean): string {

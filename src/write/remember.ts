@@ -1,6 +1,6 @@
 import { lstat, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type MemConfig, speakerName } from '../core/config.js';
+import { type MemConfig, speakerName } from '../core/config/config.js';
 import { MemError } from '../core/errors.js';
 import { readRegularText } from '../core/regular-file.js';
 import { TEMPLATES_DIR } from '../core/templates-dir.js';
@@ -8,17 +8,17 @@ import type { DeriveContent } from '../git/commit-paths.js';
 import { commitWrite, type WriteCommit } from '../git/commit-write.js';
 import { createdByMem, recordCreated } from '../git/created-files.js';
 import { dayOf, timeOfDay } from '../time/zoned-date.js';
-import { entryText } from '../vault/entry-text.js';
 import { dailyNotePath, dayOfPath, layoutOf, type VaultLayout } from '../vault/layout.js';
 import { withVaultLock } from '../vault/lock.js';
+import { entryText } from '../vault/markdown/entry-text.js';
 import { resolveInVault } from '../vault/paths.js';
 import { appendVerified } from '../vault/write-note.js';
 import { blockIdFloor, raiseBlockIdFloor } from './block-id-floor.js';
 import { DayDraft, holdsIn, lineSet, placeEntries } from './day-draft.js';
 import { deviceTag } from './device-tag.js';
 import { type EntryKind, renderEntry } from './episode-entry.js';
-import { fillTemplate } from './fill-template.js';
-import { redactSecrets } from './redact.js';
+import { fillTemplate } from './init/fill-template.js';
+import { redactSecrets } from './redact/redact.js';
 
 export interface RememberInput {
   /** What happened or was said */

@@ -1,8 +1,8 @@
 import { posix } from 'node:path';
 import { MemError } from '../core/errors.js';
 import type { LinkRef } from '../core/types.js';
-import { canLinkTo } from '../vault/link-name.js';
-import { basenameOf, type PathIndex, resolveLink } from '../vault/resolve-link.js';
+import { canLinkTo } from '../vault/links/link-name.js';
+import { basenameOf, type PathIndex, resolveLink } from '../vault/links/resolve-link.js';
 
 /** One link to replace in a file: `text.slice(start, end)` must still be `raw`. */
 export interface LinkEdit {

@@ -1,7 +1,7 @@
 // The one tail of a write that changes one existing note in place (note set, note edits): under the
 // write plan, re-read the note, refuse a hand edit made since the caller read it, write the new text
 // with compare-and-swap, and commit only that path.
-import type { MemConfig } from '../core/config.js';
+import type { MemConfig } from '../core/config/config.js';
 import { MemError } from '../core/errors.js';
 import type { WriteCommit } from '../git/commit-write.js';
 import { readForWrite, writeAtomic } from '../vault/write-note.js';

@@ -1,7 +1,7 @@
 // `mem undo`: reverts mem's newest commit that is not undone yet, through the write pipeline
 // (write-plan.ts): under the write lock, the undo's plan is recorded before the first file is
 // written back, and a re-run after a kill finishes that undo instead of undoing one more.
-import { loadConfig } from '../core/config.js';
+import { loadConfig } from '../core/config/config.js';
 import { MemError } from '../core/errors.js';
 import type { CommitResult } from '../git/commit-paths.js';
 import { finishPendingPlans, removePlanTemps } from '../git/commit-write.js';

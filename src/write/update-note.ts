@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { parse } from 'yaml';
-import type { MemConfig } from '../core/config.js';
+import type { MemConfig } from '../core/config/config.js';
 import { MemError } from '../core/errors.js';
 import { commitWrite } from '../git/commit-write.js';
 import { isoWithOffset } from '../time/zoned-date.js';
-import { setFrontmatterKeys } from '../vault/edit-frontmatter.js';
 import { layoutOf } from '../vault/layout.js';
 import { withVaultLock } from '../vault/lock.js';
+import { setFrontmatterKeys } from '../vault/markdown/edit-frontmatter.js';
 import { resolveInVault } from '../vault/paths.js';
 import { readForWrite, writeAtomic } from '../vault/write-note.js';
 import { type Author, checkWrite } from '../vault/write-policy.js';

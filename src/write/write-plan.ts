@@ -3,7 +3,7 @@
 // a preview touches nothing; a run takes the write lock, records its plan (git/pending-plan.ts)
 // before its first write, applies it, commits once and clears the record. A kill anywhere between
 // the record and the commit leaves the record, and the next run of the same plan commits all of it.
-import type { MemConfig } from '../core/config.js';
+import type { MemConfig } from '../core/config/config.js';
 import type { DeriveContent } from '../git/commit-paths.js';
 import { commitWrite, startPlan, type WriteCommit } from '../git/commit-write.js';
 import { releasePlan } from '../git/pending-plan.js';

@@ -1,8 +1,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ExchangeWriter } from '../../src/api/exchange-writer.js';
 import { openVault, type Vault } from '../../src/api/open-vault.js';
+import { ExchangeWriter } from '../../src/live/exchange-writer.js';
 import type { RememberInput, RememberResult } from '../../src/write/remember.js';
 import { git, gitInit } from '../helpers/git.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { findNote, findNoteToWrite, pathToWrite } from '../../src/api/find-note.js';
+import { findNote, findNoteToWrite, pathToWrite } from '../../src/live/find-note.js';
 import { cleanupVaults, indexOf, makeVault } from '../helpers/make-vault.js';
 
 afterEach(cleanupVaults);

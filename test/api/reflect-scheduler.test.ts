@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { nextDailyAt, ReflectScheduler } from '../../src/api/reflect-scheduler.js';
 import type { ReflectResult } from '../../src/index.js';
+import { nextDailyAt, ReflectScheduler } from '../../src/live/reflect-scheduler.js';
 import { WAIT } from '../helpers/wait.js';
 
 const DONE: ReflectResult = {

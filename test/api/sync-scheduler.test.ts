@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SyncScheduler } from '../../src/api/sync-scheduler.js';
-import type { SyncResult } from '../../src/write/sync-vault.js';
+import { SyncScheduler } from '../../src/live/sync-scheduler.js';
+import type { SyncResult } from '../../src/write/sync/sync-vault.js';
 
 const RESULT: SyncResult = {
   remote: 'origin',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { WriteQueue } from '../../src/api/write-queue.js';
 import { MemError } from '../../src/core/errors.js';
+import { WriteQueue } from '../../src/live/write-queue.js';
 
 /** A promise and the function that settles it, to hold a step of the queue open. */
 function gate(): { opened: Promise<void>; open: () => void } {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain .mjs script without types
 import { CONFIG_PAGE, configReference, configTableIn } from '../../scripts/config-reference.mjs';
-import { configSchema, defaultConfig, loadConfig, resolveConfig } from '../../src/core/config.js';
+import { configSchema, defaultConfig, loadConfig, resolveConfig } from '../../src/core/config/config.js';
 import { MemError } from '../../src/core/errors.js';
 import { cleanupVaults, makeVault, REPO_ROOT } from '../helpers/make-vault.js';
 

@@ -3,7 +3,7 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { defaultConfig } from '../../src/core/config.js';
+import { defaultConfig } from '../../src/core/config/config.js';
 import { commitWrite } from '../../src/git/commit-write.js';
 import { withVaultLock } from '../../src/vault/lock.js';
 import { remember } from '../../src/write/remember.js';

@@ -14,7 +14,7 @@ import { promisify } from 'node:util';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openVault } from '../../src/index.js';
-import { entryText } from '../../src/vault/entry-text.js';
+import { entryText } from '../../src/vault/markdown/entry-text.js';
 import { GIT_ENV, git } from '../helpers/git.js';
 import { cleanupVaults } from '../helpers/make-vault.js';
 import { reportReliability } from '../helpers/reliability-report.js';

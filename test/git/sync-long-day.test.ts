@@ -4,8 +4,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/core/config.js';
-import { syncVault } from '../../src/write/sync-vault.js';
+import { loadConfig } from '../../src/core/config/config.js';
+import { syncVault } from '../../src/write/sync/sync-vault.js';
 import { git } from '../helpers/git.js';
 import { cleanupVaults } from '../helpers/make-vault.js';
 import { DAY_PATH, twoClones } from './sync-helpers.js';

@@ -1,7 +1,7 @@
 // Shared by the vector-ann tests: seeded random unit vectors, an embed function over them, and a
 // usearch loader that counts what the index is asked to do.
-import { loadUsearch, type UsearchIndex, type UsearchModule } from '../../src/indexing/vector-ann.js';
-import type { VectorCache } from '../../src/indexing/vector-cache.js';
+import { loadUsearch, type UsearchIndex, type UsearchModule } from '../../src/indexing/vectors/vector-ann.js';
+import type { VectorCache } from '../../src/indexing/vectors/vector-cache.js';
 
 /** mulberry32: the same numbers for the same seed. */
 export function seeded(seed: number): () => number {

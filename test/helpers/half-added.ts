@@ -1,4 +1,4 @@
-import type { TextIndex } from '../../src/indexing/text-index.js';
+import type { TextIndex } from '../../src/indexing/text/text-index.js';
 
 /**
  * The state a half-finished add leaves in `index` (and a save of it): MiniSearch holds the note's

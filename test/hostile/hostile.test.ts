@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseNote } from '../../src/vault/parse-note.js';
+import { parseNote } from '../../src/vault/markdown/parse-note.js';
 // @ts-expect-error: a plain ES module shared with scripts/reliability.mjs
 import { hostileCases, writeHostileCases } from '../fixtures/hostile/cases.mjs';
 import { cleanupVaults, makeVault, REPO_ROOT } from '../helpers/make-vault.js';

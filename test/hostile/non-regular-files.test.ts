@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openVault } from '../../src/api/open-vault.js';
 import { openRegularFile, readRegularFile, readRegularFileSync } from '../../src/core/regular-file.js';
-import { VectorCache, vectorCacheFile } from '../../src/indexing/vector-cache.js';
+import { VectorCache, vectorCacheFile } from '../../src/indexing/vectors/vector-cache.js';
 import { readUsage } from '../../src/reflect/token-budget.js';
 import { hashText } from '../../src/vault/write-note.js';
 import { cleanupVaults, makeVault, REPO_ROOT } from '../helpers/make-vault.js';

@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { addLinesUnderHeading as addLinesUnder } from '../../src/vault/add-under-heading.js';
+import { addLinesUnderHeading as addLinesUnder } from '../../src/vault/markdown/add-under-heading.js';
 import { parseChatGptExport } from '../../src/write/import/chatgpt-export.js';
 import { parseClaudeExport } from '../../src/write/import/claude-export.js';
 import { detectFileFormat } from '../../src/write/import/detect-format.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { personaNotes } from '../../src/compile/select-notes.js';
 import type { Note } from '../../src/core/types.js';
 import { VaultIndex } from '../../src/indexing/vault-index.js';
-import { parseNote } from '../../src/vault/parse-note.js';
+import { parseNote } from '../../src/vault/markdown/parse-note.js';
 
 // A facet is the set of notes one test holds for, kept as notes change, with a version that moves
 // only when one of them changes, joins or leaves: compile's persona, profile and rollup views are

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { IRREGULAR_FORMS } from '../../src/indexing/irregular-forms.js';
-import { processTerm } from '../../src/indexing/tokenize.js';
+import { IRREGULAR_FORMS } from '../../src/indexing/text/irregular-forms.js';
+import { processTerm } from '../../src/indexing/text/tokenize.js';
 import { cleanupVaults, indexOf, makeVault } from '../helpers/make-vault.js';
 
 afterAll(cleanupVaults);

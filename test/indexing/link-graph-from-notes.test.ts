@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { LinkGraph } from '../../src/indexing/link-graph.js';
-import { parseNote } from '../../src/vault/parse-note.js';
+import { LinkGraph } from '../../src/indexing/links/link-graph.js';
+import { parseNote } from '../../src/vault/markdown/parse-note.js';
 
 const note = (path: string, text: string) => parseNote(path, text, { size: text.length, mtimeMs: 0 });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LinkRef, Note, Section } from '../../src/core/types.js';
-import { LinkGraph } from '../../src/indexing/link-graph.js';
+import { LinkGraph } from '../../src/indexing/links/link-graph.js';
 
 /** A Note with only what the graph reads; offsets default to one link every 100 characters. */
 function note(path: string, links: Partial<LinkRef>[], sections: Partial<Section>[] = []): Note {

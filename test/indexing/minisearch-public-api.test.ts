@@ -41,7 +41,7 @@ describe('MiniSearch is used through its public API only', () => {
         (match) => `${path}: ${match[1] ?? match[2]}`,
       ),
     );
-    expect(imports).toEqual(['indexing/term-index.ts: minisearch/SearchableMap']);
+    expect(imports).toEqual(['indexing/text/term-index.ts: minisearch/SearchableMap']);
   });
 
   it('no file of the index (or that imports minisearch) names a private field of MiniSearch or of its tree', async () => {
@@ -64,6 +64,6 @@ describe('MiniSearch is used through its public API only', () => {
         (match) => `${path}: (${match[1]})`,
       ),
     );
-    expect(made).toEqual(['indexing/term-index.ts: ()']);
+    expect(made).toEqual(['indexing/text/term-index.ts: ()']);
   });
 });

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PackedPostings } from '../../src/indexing/packed-postings.js';
-import type { TermIndex } from '../../src/indexing/term-index.js';
-import { TextIndex } from '../../src/indexing/text-index.js';
-import { parseNote } from '../../src/vault/parse-note.js';
+import { PackedPostings } from '../../src/indexing/text/packed-postings.js';
+import type { TermIndex } from '../../src/indexing/text/term-index.js';
+import { TextIndex } from '../../src/indexing/text/text-index.js';
+import { parseNote } from '../../src/vault/markdown/parse-note.js';
 
 const note = (path: string, text: string) => parseNote(path, text, { size: text.length, mtimeMs: 0 });
 

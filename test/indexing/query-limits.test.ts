@@ -1,9 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { Note } from '../../src/core/types.js';
-import { boundTerms, QUERY_LIMITS, queryProblem } from '../../src/indexing/query-limits.js';
-import { TextIndex } from '../../src/indexing/text-index.js';
-import { type QueryTerm, TopKSearch } from '../../src/indexing/top-k-search.js';
-import { parseNote } from '../../src/vault/parse-note.js';
+import { boundTerms, QUERY_LIMITS, queryProblem } from '../../src/indexing/text/query-limits.js';
+import { TextIndex } from '../../src/indexing/text/text-index.js';
+import { type QueryTerm, TopKSearch } from '../../src/indexing/text/top-k-search.js';
+import { parseNote } from '../../src/vault/markdown/parse-note.js';
 
 const notes: Note[] = Array.from({ length: 30 }, (_, i) =>
   parseNote(`insights/n${i}.md`, `# Note ${i}\n\n${'aaaa abandon aardvark '.repeat(20)} obsidian ${i}\n`),

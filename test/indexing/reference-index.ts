@@ -2,7 +2,7 @@
 // the reference the differential tests hold TextIndex (its own postings, BM25 and top-k) to.
 import MiniSearch, { type SearchResult } from 'minisearch';
 import type { Note } from '../../src/core/types.js';
-import { boundQueryText, boundTerms } from '../../src/indexing/query-limits.js';
+import { boundQueryText, boundTerms } from '../../src/indexing/text/query-limits.js';
 import {
   documentsById,
   FIELDS,
@@ -12,9 +12,9 @@ import {
   sameDocument,
   sectionDocuments,
   type TextHitSource,
-} from '../../src/indexing/section-documents.js';
-import type { TextHit, TextSearchOptions } from '../../src/indexing/text-index.js';
-import { processTerm, tokenize } from '../../src/indexing/tokenize.js';
+} from '../../src/indexing/text/section-documents.js';
+import type { TextHit, TextSearchOptions } from '../../src/indexing/text/text-index.js';
+import { processTerm, tokenize } from '../../src/indexing/text/tokenize.js';
 
 // The query is tokenized and processed once in search(); MiniSearch then only splits the result.
 const PROCESSED_QUERY = { tokenize: (text: string) => text.split(' '), processTerm: (term: string) => term };

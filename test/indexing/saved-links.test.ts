@@ -2,9 +2,9 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openVault, type Vault } from '../../src/api/open-vault.js';
-import { LinkGraph } from '../../src/indexing/link-graph.js';
+import { LinkGraph } from '../../src/indexing/links/link-graph.js';
+import { SavedLinkGraph } from '../../src/indexing/links/saved-links.js';
 import type { NoteTable } from '../../src/indexing/note-table.js';
-import { SavedLinkGraph } from '../../src/indexing/saved-links.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 
 afterEach(cleanupVaults);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { TermIndex } from '../../src/indexing/term-index.js';
-import { TextIndex } from '../../src/indexing/text-index.js';
-import type { TextSegment, TextStoreLimits } from '../../src/indexing/text-index-store.js';
-import { parseNote } from '../../src/vault/parse-note.js';
+import type { TermIndex } from '../../src/indexing/text/term-index.js';
+import { TextIndex } from '../../src/indexing/text/text-index.js';
+import type { TextSegment, TextStoreLimits } from '../../src/indexing/text/text-index-store.js';
+import { parseNote } from '../../src/vault/markdown/parse-note.js';
 
 const note = (path: string, text: string) => parseNote(path, text, { size: text.length, mtimeMs: 0 });
 

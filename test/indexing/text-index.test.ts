@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Layer, Note, Section } from '../../src/core/types.js';
-import { TextIndex } from '../../src/indexing/text-index.js';
+import { TextIndex } from '../../src/indexing/text/text-index.js';
 
 interface SectionSpec {
   anchor?: string;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CJK_CHARACTER, SEGMENTER_PASS, tokenize } from '../../src/indexing/tokenize.js';
+import { CJK_CHARACTER, SEGMENTER_PASS, tokenize } from '../../src/indexing/text/tokenize.js';
 
 const CJK_RUN = /[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}ー〆]+/gu;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;

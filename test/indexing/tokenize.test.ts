@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { processTerm, tokenize } from '../../src/indexing/tokenize.js';
+import { processTerm, tokenize } from '../../src/indexing/text/tokenize.js';
 
 /** The two-character terms, in order: all of them are bigrams, since two-character words are not repeated. */
 function bigrams(text: string): string[] {

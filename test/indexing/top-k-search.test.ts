@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Layer, Note, Section } from '../../src/core/types.js';
-import type { TermIndex } from '../../src/indexing/term-index.js';
-import { type TextHitSource, TextIndex } from '../../src/indexing/text-index.js';
-import { LIST_ARENA } from '../../src/indexing/top-k-search.js';
+import type { TermIndex } from '../../src/indexing/text/term-index.js';
+import { type TextHitSource, TextIndex } from '../../src/indexing/text/text-index.js';
+import { LIST_ARENA } from '../../src/indexing/text/top-k-search.js';
 import { ReferenceIndex } from './reference-index.js';
 
 // TextIndex (its own postings, BM25 and top-k search) must answer exactly as MiniSearch's own

@@ -1,8 +1,8 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { metaFileOf } from '../../src/indexing/vector-ann.js';
-import { ANN_MIN_VECTORS, vectorIndexFile } from '../../src/indexing/vector-cache.js';
+import { metaFileOf } from '../../src/indexing/vectors/vector-ann.js';
+import { ANN_MIN_VECTORS, vectorIndexFile } from '../../src/indexing/vectors/vector-cache.js';
 import { startEmbedStub } from '../helpers/embed-stub.js';
 import { cleanupVaults, makeVault, REPO_ROOT } from '../helpers/make-vault.js';
 import { memProcess } from '../helpers/run-cli.js';
@@ -27,7 +27,7 @@ describe('the built CLI and usearch', () => {
       string[]
     >;
     const inputs = Object.values(chunks).flat();
-    expect(inputs.some((input) => input.includes('src/indexing/vector-ann.ts'))).toBe(true);
+    expect(inputs.some((input) => input.includes('src/indexing/vectors/vector-ann.ts'))).toBe(true);
     expect(inputs.filter((input) => input.includes('usearch'))).toEqual([]);
   });
 

@@ -2,8 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { metaFileOf } from '../../src/indexing/vector-ann.js';
-import { VectorCache, vectorIndexFile } from '../../src/indexing/vector-cache.js';
+import { metaFileOf } from '../../src/indexing/vectors/vector-ann.js';
+import { VectorCache, vectorIndexFile } from '../../src/indexing/vectors/vector-cache.js';
 import {
   corpus,
   countingLoader,

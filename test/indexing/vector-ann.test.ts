@@ -1,8 +1,8 @@
 import { readdir, rm } from 'node:fs/promises';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadUsearch, type UsearchIndex, type UsearchModule } from '../../src/indexing/vector-ann.js';
-import { ANN_MIN_VECTORS, VectorCache, vectorIndexFile } from '../../src/indexing/vector-cache.js';
+import { loadUsearch, type UsearchIndex, type UsearchModule } from '../../src/indexing/vectors/vector-ann.js';
+import { ANN_MIN_VECTORS, VectorCache, vectorIndexFile } from '../../src/indexing/vectors/vector-cache.js';
 import {
   corpus,
   countingLoader,

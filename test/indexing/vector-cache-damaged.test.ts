@@ -1,8 +1,12 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { VectorCache, type VectorEncoding, vectorCacheFile } from '../../src/indexing/vector-cache.js';
-import { decodeVectorFile } from '../../src/indexing/vector-file.js';
+import {
+  VectorCache,
+  type VectorEncoding,
+  vectorCacheFile,
+} from '../../src/indexing/vectors/vector-cache.js';
+import { decodeVectorFile } from '../../src/indexing/vectors/vector-file.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 
 // The vector file is only a cache: whatever its bytes, a load never throws; a file that is not

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openVault } from '../../src/index.js';
-import { VectorCache } from '../../src/indexing/vector-cache.js';
+import { VectorCache } from '../../src/indexing/vectors/vector-cache.js';
 import { startEmbedStub } from '../helpers/embed-stub.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { VectorCache, type VectorEncoding } from '../../src/indexing/vector-cache.js';
-import { keyWords, VectorStore } from '../../src/indexing/vector-store.js';
-import { topKByDot } from '../../src/indexing/vector-top-k.js';
+import { VectorCache, type VectorEncoding } from '../../src/indexing/vectors/vector-cache.js';
+import { keyWords, VectorStore } from '../../src/indexing/vectors/vector-store.js';
+import { topKByDot } from '../../src/indexing/vectors/vector-top-k.js';
 import { hashText } from '../../src/vault/write-note.js';
 
 // topKByDot must give exactly what sorting every stored vector by its dot product with the unit

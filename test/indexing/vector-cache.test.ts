@@ -9,7 +9,7 @@ import {
   VectorCache,
   type VectorEncoding,
   vectorCacheFile,
-} from '../../src/indexing/vector-cache.js';
+} from '../../src/indexing/vectors/vector-cache.js';
 import { hashText } from '../../src/vault/write-note.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 

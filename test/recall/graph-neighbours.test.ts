@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { graphNeighbours } from '../../src/recall/graph-neighbours.js';
-import { parseNote } from '../../src/vault/parse-note.js';
+import { parseNote } from '../../src/vault/markdown/parse-note.js';
 import { cleanupVaults, indexOf, makeVault } from '../helpers/make-vault.js';
 
 afterAll(cleanupVaults);

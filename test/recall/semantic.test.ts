@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openVault, type Vault } from '../../src/index.js';
-import { decodeVectorFile } from '../../src/indexing/vector-file.js';
+import { decodeVectorFile } from '../../src/indexing/vectors/vector-file.js';
 import { startEmbedStub } from '../helpers/embed-stub.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 

@@ -7,8 +7,8 @@ import type { Nodes, Root } from 'mdast';
 import { describe, expect, it } from 'vitest';
 import { addUnderHeading } from '../../src/reflect/apply-operations.js';
 import { expireCommitments } from '../../src/reflect/commitments-note.js';
-import { addLinesUnderHeading } from '../../src/vault/add-under-heading.js';
-import { parseMarkdown } from '../../src/vault/parse-markdown.js';
+import { addLinesUnderHeading } from '../../src/vault/markdown/add-under-heading.js';
+import { parseMarkdown } from '../../src/vault/markdown/parse-markdown.js';
 
 const FACT = '- The new fact.';
 

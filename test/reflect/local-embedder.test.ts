@@ -6,10 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type MemConfig, resolveConfig } from '../../src/core/config.js';
+import { type MemConfig, resolveConfig } from '../../src/core/config/config.js';
 import { MemError } from '../../src/core/errors.js';
-import { createLocalEmbedder, MODEL_FILES, modelCacheDir } from '../../src/reflect/local-embedder.js';
-import { makeEmbedder } from '../../src/reflect/make-embedder.js';
+import { createLocalEmbedder, MODEL_FILES, modelCacheDir } from '../../src/models/local-embedder.js';
+import { makeEmbedder } from '../../src/models/make-embedder.js';
 import { closedEndpoint, startHubStub } from '../helpers/hub-stub.js';
 import { expectedVector, tinyModel, tinyModelFiles, writeTinyModel } from '../helpers/tiny-onnx.js';
 

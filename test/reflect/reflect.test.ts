@@ -548,7 +548,7 @@ describe('reflect validation', () => {
 });
 
 describe('addUnderHeading', () => {
-  // The frontmatter block is found by the same rule as everywhere (vault/parse-markdown.ts): a
+  // The frontmatter block is found by the same rule as everywhere (vault/markdown/parse-markdown.ts): a
   // trailing space after the opening `---` made reflect's own regex miss it and edit the YAML.
   it('never reads a YAML comment in the frontmatter as a heading', () => {
     const text = '--- \n# Likes\ntitle: Rain\n---\n# Rain\n';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveConfig } from '../../src/core/config.js';
+import { resolveConfig } from '../../src/core/config/config.js';
 import { refreshIndex } from '../../src/indexing/refresh-index.js';
 import { VaultIndex } from '../../src/indexing/vault-index.js';
 import { episodeSources } from '../../src/reflect/build-prompt.js';

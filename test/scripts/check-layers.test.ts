@@ -187,6 +187,17 @@ describe('the layer rule (scripts/check-layers.mjs)', () => {
     ]);
   });
 
+  it('refuses a folder of more than 20 files, and counts a subfolder apart', async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 21; i++) files[`indexing/file-${i}.ts`] = 'export const x = 1;\n';
+    for (let i = 0; i < 20; i++) files[`vault/markdown/file-${i}.ts`] = 'export const x = 1;\n';
+    files['vault/read.ts'] = 'export const y = 1;\n';
+    const src = await tree(files);
+    expect(checkLayers(src)).toEqual([
+      'indexing/ holds 21 files: at most 20, the rest in a subfolder per engine',
+    ]);
+  });
+
   it('stops on a file it cannot parse rather than passing it unread', async () => {
     const src = await tree({ 'core/broken.ts': 'import { from "../api/x.js";\n' });
     expect(() => checkLayers(src)).toThrow(/core\/broken\.ts: cannot be parsed/);

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { parseVaultId, VaultPool } from '../../src/serve/vault-pool.js';
+import { parseVaultId, VaultPool } from '../../src/serve/pool/vault-pool.js';
 import { startLlmStub } from '../helpers/llm-stub.js';
 import { WAIT } from '../helpers/wait.js';
 

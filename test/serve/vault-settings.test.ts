@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type HttpServer, serveHttp } from '../../src/serve/http.js';
-import { VaultPool } from '../../src/serve/vault-pool.js';
+import { VaultPool } from '../../src/serve/pool/vault-pool.js';
 import { exited, startServe } from '../helpers/serve-process.js';
 
 // Issue 24: with `--vaults`, each user's vault takes its zone and speakers' names from a template

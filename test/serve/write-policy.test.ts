@@ -4,7 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Author, openVault, type Vault, type WriteAction, writeRefusal } from '../../src/index.js';
-import { createMcpServer } from '../../src/serve/mcp.js';
+import { createMcpServer } from '../../src/serve/mcp/mcp.js';
 import { DEFAULT_LAYOUT } from '../../src/vault/layout.js';
 import { git, gitInit } from '../helpers/git.js';
 import { cleanupVaults, makeVault, snapshotVault } from '../helpers/make-vault.js';

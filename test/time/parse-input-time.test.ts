@@ -12,6 +12,7 @@ import { toRecallOptions } from '../../src/cli/commands/recall.js';
 import { parseNow } from '../../src/cli/parse-options.js';
 import { openVault, type Vault } from '../../src/index.js';
 import { type HttpServer, serveHttp } from '../../src/serve/http.js';
+import { singleVault } from '../../src/serve/pool/vault-pool.js';
 import {
   compileArgs,
   compileBody,
@@ -21,7 +22,6 @@ import {
   recallBody,
   rememberBody,
 } from '../../src/serve/request-bodies.js';
-import { singleVault } from '../../src/serve/vault-pool.js';
 import { parseIsoDay } from '../../src/time/calendar-day.js';
 import { clockExists, isDayText, isMomentText } from '../../src/time/parse-input-time.js';
 import { parseInstant } from '../../src/time/parse-instant.js';

@@ -7,8 +7,8 @@ import {
   unescapePercents,
   visibleText,
   withoutComments,
-} from '../../src/vault/comments.js';
-import { parseNote } from '../../src/vault/parse-note.js';
+} from '../../src/vault/markdown/comments.js';
+import { parseNote } from '../../src/vault/markdown/parse-note.js';
 
 describe('commentSpans', () => {
   it('finds closed comments, markers included, and lets an unclosed %% run to the end', () => {

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { MemError } from '../../src/core/errors.js';
-import { setFrontmatterKeys } from '../../src/vault/edit-frontmatter.js';
+import { setFrontmatterKeys } from '../../src/vault/markdown/edit-frontmatter.js';
 
 const NOTE = [
   '---',

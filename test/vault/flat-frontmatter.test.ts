@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { readFlatFrontmatter } from '../../src/vault/flat-frontmatter.js';
-import { LineIndex } from '../../src/vault/line-index.js';
-import { frontmatterBlock, parseMarkdown } from '../../src/vault/parse-markdown.js';
-import { readFrontmatter } from '../../src/vault/read-frontmatter.js';
+import { readFlatFrontmatter } from '../../src/vault/markdown/flat-frontmatter.js';
+import { LineIndex } from '../../src/vault/markdown/line-index.js';
+import { frontmatterBlock, parseMarkdown } from '../../src/vault/markdown/parse-markdown.js';
+import { readFrontmatter } from '../../src/vault/markdown/read-frontmatter.js';
 import { parseCorpus } from '../helpers/parse-corpus.js';
 
 /** The frontmatter of `text` read with and without the flat fast path. */

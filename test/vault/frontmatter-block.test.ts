@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { findFrontmatter } from '../../src/vault/parse-markdown.js';
+import { findFrontmatter } from '../../src/vault/markdown/parse-markdown.js';
 
 /** The regexes mem used before remark-frontmatter, kept as the oracle for Obsidian's rule. */
 function regexBlock(

@@ -7,8 +7,8 @@
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openVault } from '../../src/index.js';
-import { parseNote } from '../../src/vault/parse-note.js';
-import { removeInvisible, sanitizeText } from '../../src/vault/sanitize-text.js';
+import { parseNote } from '../../src/vault/markdown/parse-note.js';
+import { removeInvisible, sanitizeText } from '../../src/vault/markdown/sanitize-text.js';
 import { nextBlockId, renderEntry } from '../../src/write/episode-entry.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { hasItem, isJournalSection, journalItems } from '../../src/vault/journal-items.js';
-import { parseNote } from '../../src/vault/parse-note.js';
+import { hasItem, isJournalSection, journalItems } from '../../src/vault/markdown/journal-items.js';
+import { parseNote } from '../../src/vault/markdown/parse-note.js';
 
 describe("the items of a person's journal section", () => {
   it('reads list items, tasks and paragraphs as written, with the time at their start', () => {

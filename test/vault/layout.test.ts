@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { configSchema, defaultConfig, resolveConfig } from '../../src/core/config.js';
+import { configSchema, defaultConfig, resolveConfig } from '../../src/core/config/config.js';
 import { MemError } from '../../src/core/errors.js';
 import { TEMPLATES_DIR } from '../../src/core/templates-dir.js';
 import {

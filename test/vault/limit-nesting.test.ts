@@ -1,8 +1,8 @@
 import type { Nodes } from 'mdast';
 import { describe, expect, it } from 'vitest';
-import { limitNesting, MAX_NESTING } from '../../src/vault/limit-nesting.js';
-import { parseMarkdown } from '../../src/vault/parse-markdown.js';
-import { parseNote } from '../../src/vault/parse-note.js';
+import { limitNesting, MAX_NESTING } from '../../src/vault/markdown/limit-nesting.js';
+import { parseMarkdown } from '../../src/vault/markdown/parse-markdown.js';
+import { parseNote } from '../../src/vault/markdown/parse-note.js';
 
 function treeDepth(root: Nodes): number {
   let deepest = 0;

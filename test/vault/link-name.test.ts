@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canLinkTo, linkableAnchor, noteNameProblem } from '../../src/vault/link-name.js';
+import { canLinkTo, linkableAnchor, noteNameProblem } from '../../src/vault/links/link-name.js';
 
 describe('noteNameProblem', () => {
   it('refuses names a wiki link could not spell, and \\ and : which Obsidian refuses in file names', () => {

@@ -14,7 +14,7 @@ import {
   PlannedNames,
   twinProblem,
   twinsOnDisk,
-} from '../../src/vault/name-rules.js';
+} from '../../src/vault/links/name-rules.js';
 import { hashText, writeAtomic } from '../../src/vault/write-note.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 

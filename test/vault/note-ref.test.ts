@@ -2,7 +2,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openVault } from '../../src/index.js';
-import { cleanNoteRef, noteRefLink, noteRefPath } from '../../src/vault/note-ref.js';
+import { cleanNoteRef, noteRefLink, noteRefPath } from '../../src/vault/links/note-ref.js';
 import { git, gitVault } from '../helpers/git.js';
 import { cleanupVaults } from '../helpers/make-vault.js';
 

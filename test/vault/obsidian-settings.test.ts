@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MemError } from '../../src/core/errors.js';
-import { readDailyNoteSettings } from '../../src/vault/obsidian-settings.js';
+import { readDailyNoteSettings } from '../../src/vault/links/obsidian-settings.js';
 
 const made: string[] = [];
 afterAll(async () => {

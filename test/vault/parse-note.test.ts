@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Note } from '../../src/core/types.js';
 import { layerOf } from '../../src/vault/layout.js';
-import { parseNote } from '../../src/vault/parse-note.js';
+import { parseNote } from '../../src/vault/markdown/parse-note.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/parse/', import.meta.url));
 

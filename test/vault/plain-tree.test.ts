@@ -6,9 +6,9 @@ import type { Nodes, Root } from 'mdast';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain ES module of the benchmarks
 import { writeSynthVault } from '../../bench/synth-vault.mjs';
-import { parseMarkdown } from '../../src/vault/parse-markdown.js';
-import { parseNote } from '../../src/vault/parse-note.js';
-import { plainTree } from '../../src/vault/plain-tree.js';
+import { parseMarkdown } from '../../src/vault/markdown/parse-markdown.js';
+import { parseNote } from '../../src/vault/markdown/parse-note.js';
+import { plainTree } from '../../src/vault/markdown/plain-tree.js';
 import { readVault } from '../../src/vault/read-vault.js';
 import { parseCorpus } from '../helpers/parse-corpus.js';
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { basenameOf, PathIndex, resolveLink } from '../../src/vault/resolve-link.js';
+import { basenameOf, PathIndex, resolveLink } from '../../src/vault/links/resolve-link.js';
 
 const SPELLINGS = ['foo', 'Foo', 'FOO', 'fOo', 'café', 'Café', 'cafe\u0301'];
 const FOLDERS = ['', 'a', 'a/b', 'B', 'notes/deep/er'];

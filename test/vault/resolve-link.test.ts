@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PathIndex, resolveLink } from '../../src/vault/resolve-link.js';
+import { PathIndex, resolveLink } from '../../src/vault/links/resolve-link.js';
 
 function vault(...paths: string[]): PathIndex {
   const index = new PathIndex();

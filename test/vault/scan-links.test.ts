@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { LinkRef } from '../../src/core/types.js';
-import { maskIgnored, scanLinks } from '../../src/vault/scan-links.js';
+import { maskIgnored, scanLinks } from '../../src/vault/links/scan-links.js';
 
 /** The parts of a link a test cares about, without offsets. */
 function parts(text: string): Array<Pick<LinkRef, 'kind' | 'target' | 'subpath' | 'alias'>> {

@@ -5,7 +5,7 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseNote } from '../../src/vault/parse-note.js';
+import { parseNote } from '../../src/vault/markdown/parse-note.js';
 import { TemplateSections } from '../../src/vault/template-notes.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 import { mem, memProcess } from '../helpers/run-cli.js';

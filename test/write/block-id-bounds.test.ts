@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openVault } from '../../src/index.js';
 import { DayDraft } from '../../src/write/day-draft.js';
 import { freshBlockIds, MAX_BLOCK_ID, MAX_CITED_ID, nextBlockId } from '../../src/write/episode-entry.js';
-import { mergeDay } from '../../src/write/merge-day.js';
+import { mergeDay } from '../../src/write/sync/merge-day.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 
 afterAll(cleanupVaults);

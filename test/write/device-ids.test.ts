@@ -15,8 +15,8 @@ import {
   MAX_BLOCK_ID,
   nextBlockId,
 } from '../../src/write/episode-entry.js';
-import { mergeDay } from '../../src/write/merge-day.js';
-import { redactSecrets } from '../../src/write/redact.js';
+import { redactSecrets } from '../../src/write/redact/redact.js';
+import { mergeDay } from '../../src/write/sync/merge-day.js';
 import { git, gitInit } from '../helpers/git.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 

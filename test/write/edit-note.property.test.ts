@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseNote } from '../../src/vault/parse-note.js';
+import { parseNote } from '../../src/vault/markdown/parse-note.js';
 import { applyEdit, type NoteEdit } from '../../src/write/edit-note.js';
 
 // Generated notes with real headings, code fences of 3–6 backticks or tildes holding `#` lines

@@ -4,9 +4,9 @@
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ExchangeWriter } from '../../src/api/exchange-writer.js';
 import { openVault, type Vault } from '../../src/index.js';
-import { entryText } from '../../src/vault/entry-text.js';
+import { ExchangeWriter } from '../../src/live/exchange-writer.js';
+import { entryText } from '../../src/vault/markdown/entry-text.js';
 import { cleanSpeaker } from '../../src/write/episode-entry.js';
 import { holdsLines, type OnPlanned, type RememberInput, rememberAll } from '../../src/write/remember.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';

@@ -2,7 +2,7 @@
 // too), control and BiDi characters, terminal sequences, injected Markdown structure, block-id
 // look-alikes, `%%`, inline fields, frontmatter fences, Chinese runs.
 import fc from 'fast-check';
-import { redactSecrets } from '../../src/write/redact.js';
+import { redactSecrets } from '../../src/write/redact/redact.js';
 
 /** Pieces that a Markdown parser (or mem's) could read as structure, each tried at any position. */
 export const STRUCTURE = [

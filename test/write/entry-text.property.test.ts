@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Section } from '../../src/core/types.js';
-import { entryText, MAX_ENTRY_LINE, sanitizeText } from '../../src/vault/entry-text.js';
-import { parseNote } from '../../src/vault/parse-note.js';
+import { entryText, MAX_ENTRY_LINE, sanitizeText } from '../../src/vault/markdown/entry-text.js';
+import { parseNote } from '../../src/vault/markdown/parse-note.js';
 import {
   appendLine,
   cleanSpeaker,

@@ -1,7 +1,7 @@
 // The .gitattributes pattern of a vault's day notes follows its layout (layout.daily): the default
 // folder and date format, an adopted Obsidian vault's own, nested folders and spaces.
 import { describe, expect, it } from 'vitest';
-import { resolveConfig } from '../../src/core/config.js';
+import { resolveConfig } from '../../src/core/config/config.js';
 import { dayOfEpisodePath, episodeGlob } from '../../src/vault/episode-glob.js';
 
 const config = (daily?: object) =>

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MemError } from '../../src/core/errors.js';
 import { openVault } from '../../src/index.js';
-import { decodeTranscript, parseTranscript } from '../../src/write/parse-transcript.js';
+import { decodeTranscript, parseTranscript } from '../../src/write/import/parse-transcript.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 import { mem, memProcess } from '../helpers/run-cli.js';
 

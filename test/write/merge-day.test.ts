@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { blockIdNumber } from '../../src/write/episode-entry.js';
-import { mergeDay } from '../../src/write/merge-day.js';
+import { mergeDay } from '../../src/write/sync/merge-day.js';
 
 const DATE = '2026-11-29';
 const HEAD = ['---', `date: ${DATE}`, 'type: episode', '---', `# ${DATE}`, ''];

@@ -6,8 +6,8 @@ import { diffArrays } from 'diff';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type DiffWork, diffLines, type LineChange } from '../../src/core/diff-lines.js';
-import { mergeDay } from '../../src/write/merge-day.js';
-import { type JoinRuns, type MergedLine, mergeLines } from '../../src/write/merge-lines.js';
+import { mergeDay } from '../../src/write/sync/merge-day.js';
+import { type JoinRuns, type MergedLine, mergeLines } from '../../src/write/sync/merge-lines.js';
 
 const DATE = '2026-12-01';
 const HEAD = ['---', 'type: daily', '---', `# ${DATE}`, ''];

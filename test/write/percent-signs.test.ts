@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openVault } from '../../src/index.js';
-import { escapeComments, withoutComments } from '../../src/vault/comments.js';
+import { escapeComments, withoutComments } from '../../src/vault/markdown/comments.js';
 import { gitVault } from '../helpers/git.js';
 import { startLlmStub } from '../helpers/llm-stub.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';

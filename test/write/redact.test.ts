@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isCardNumber, isChineseId, isIban, passesLuhn } from '../../src/write/checksums.js';
-import { redactSecrets } from '../../src/write/redact.js';
+import { redactSecrets } from '../../src/write/redact/redact.js';
 
 const clean = (text: string) => redactSecrets(text).text;
 

@@ -4,7 +4,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openVault } from '../../src/index.js';
-import { parseNote } from '../../src/vault/parse-note.js';
+import { parseNote } from '../../src/vault/markdown/parse-note.js';
 import { git, gitVault } from '../helpers/git.js';
 import { cleanupVaults, makeVault, REPO_ROOT } from '../helpers/make-vault.js';
 import { mem } from '../helpers/run-cli.js';

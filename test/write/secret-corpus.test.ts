@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { redactSecrets } from '../../src/write/redact.js';
+import { redactSecrets } from '../../src/write/redact/redact.js';
 import { REPO_ROOT } from '../helpers/make-vault.js';
 import { reportReliability } from '../helpers/reliability-report.js';
 

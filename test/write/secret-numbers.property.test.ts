@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isCardNumber, isChineseId, passesLuhn } from '../../src/write/checksums.js';
-import { redactSecrets } from '../../src/write/redact.js';
+import { redactSecrets } from '../../src/write/redact/redact.js';
 import { digits, fullWidth, stripInvisible } from './secret-arbitraries.js';
 
 // Issue 31: checksummed numbers are secrets in any grouping and any form of their digits; numbers

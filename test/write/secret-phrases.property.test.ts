@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { redactSecrets } from '../../src/write/redact.js';
+import { redactSecrets } from '../../src/write/redact/redact.js';
 import { digits, fullWidth, INVISIBLES, stripInvisible } from './secret-arbitraries.js';
 
 // Issue 31: secrets told in words, in any language and any disguise, are redacted as a class:

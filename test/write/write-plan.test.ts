@@ -4,7 +4,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { defaultConfig } from '../../src/core/config.js';
+import { defaultConfig } from '../../src/core/config/config.js';
 import { withVaultLock } from '../../src/vault/lock.js';
 import { runWritePlan, underPlan } from '../../src/write/write-plan.js';
 import { git, gitVault } from '../helpers/git.js';

@@ -3,7 +3,7 @@ import { strictInput, string } from './fields.js';
 
 /**
  * `config set`: one dotted key and its value. The value itself is checked by the config's own
- * schema (core/config.ts), which knows each key's type; this checks that a key is a dotted name.
+ * schema (core/config/config.ts), which knows each key's type; this checks that a key is a dotted name.
  */
 export const configSetFields = {
   key: string('key').regex(/^[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)*$/, {

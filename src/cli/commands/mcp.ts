@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { openFromCli } from '../context.js';
 import type { CliIO } from '../io.js';
+import { mcpInstallCommand } from '../mcp-install/command.js';
 import { parsePositiveInt } from '../parse-options.js';
-import { mcpInstallCommand } from './mcp-install.js';
 import { errorText, waitForStop } from './watch.js';
 
 interface McpCliOptions {
@@ -43,7 +43,7 @@ export function mcpCommand(program: Command, io: CliIO): void {
       const vault = await openFromCli(command, io, { track: true, embedSections: 'background' });
       await vault.watch({ onError: (error) => io.stderr(`mem: ${errorText(error)}\n`) });
       if (options.http) {
-        const { serveMcpHttp } = await import('../../serve/mcp-http.js');
+        const { serveMcpHttp } = await import('../../serve/mcp/mcp-http.js');
         const stop = waitForStop();
         const server = await serveMcpHttp(vault, {
           port: options.port === '0' ? 0 : parsePositiveInt(options.port, '--port'),
@@ -62,7 +62,7 @@ export function mcpCommand(program: Command, io: CliIO): void {
         await vault.close();
         return;
       }
-      const { serveMcp } = await import('../../serve/mcp.js');
+      const { serveMcp } = await import('../../serve/mcp/mcp.js');
       const server = await serveMcp(vault);
       await Promise.race([server.closed, waitForStop()]);
       await server.close();

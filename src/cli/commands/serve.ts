@@ -4,8 +4,8 @@ import type { Command } from 'commander';
 import { MemError } from '../../core/errors.js';
 import { claimServeRecord, removeServeRecord, writeServeRecord } from '../../core/serve-record.js';
 import { VERSION } from '../../core/version.js';
+import type { VaultPool, VaultSource } from '../../serve/pool/vault-pool.js';
 import type { ReadPool } from '../../serve/read-pool.js';
-import type { VaultPool, VaultSource } from '../../serve/vault-pool.js';
 import { openFromCli } from '../context.js';
 import type { CliIO } from '../io.js';
 import { parsePositiveInt } from '../parse-options.js';
@@ -126,7 +126,7 @@ interface Served {
   pool?: VaultPool;
 }
 
-type VaultPoolModule = typeof import('../../serve/vault-pool.js');
+type VaultPoolModule = typeof import('../../serve/pool/vault-pool.js');
 
 /** What serving one vault needs besides its flags: the wrapper, the worker count, the error sink. */
 interface OneVault {
@@ -144,7 +144,7 @@ async function runServe(options: ServeCliOptions, command: Command, io: CliIO): 
   // The server's modules load only for `mem serve`, not for every command.
   const [{ serveHttp }, vaultPool] = await Promise.all([
     import('../../serve/http.js'),
-    import('../../serve/vault-pool.js'),
+    import('../../serve/pool/vault-pool.js'),
   ]);
   const port = options.port === '0' ? 0 : parsePositiveInt(options.port, '--port');
   const token = options.token ?? io.env['MEM_TOKEN'];
@@ -214,7 +214,7 @@ async function servePool(
   if (options.template && !(await isDirectory(template as string)))
     throw new MemError('USAGE', `--template ${options.template} is not a folder`);
   // A template whose config is wrong is refused now, not at some user's first request.
-  if (template) await (await import('../../serve/vault-template.js')).readTemplate(template);
+  if (template) await (await import('../../serve/pool/vault-template.js')).readTemplate(template);
   // The folder of vaults is claimed as one: two servers on it each loaded, replayed and
   // committed the same users' vaults.
   await claimOrRefuse(dir);

@@ -1,5 +1,4 @@
 import { MemError } from '../../core/errors.js';
-import type { IngestTurn } from '../ingest.js';
 import {
   ASSISTANT,
   BAD_TIME,
@@ -10,6 +9,7 @@ import {
   type SkipCounts,
   USER,
 } from './import-types.js';
+import type { IngestTurn } from './ingest.js';
 
 /**
  * Content types that hold what was said. The rest are a model's tool traffic or hidden

@@ -1,6 +1,5 @@
 import { MemError } from '../../core/errors.js';
 import { parseInstant } from '../../time/parse-instant.js';
-import type { IngestTurn } from '../ingest.js';
 import {
   ASSISTANT,
   BAD_TIME,
@@ -11,6 +10,7 @@ import {
   type SkipCounts,
   USER,
 } from './import-types.js';
+import type { IngestTurn } from './ingest.js';
 
 /**
  * The words of one message: its `content` blocks of type `text` (newer exports), else its `text`.

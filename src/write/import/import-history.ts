@@ -1,13 +1,11 @@
 import { readdir, realpath, stat } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
-import type { MemConfig } from '../../core/config.js';
+import type { MemConfig } from '../../core/config/config.js';
 import { MemError } from '../../core/errors.js';
 import { readRegularFile } from '../../core/regular-file.js';
 import type { WriteCommit } from '../../git/commit-write.js';
 import { hasNoteDay } from '../../time/zoned-date.js';
 import { layerOf, layoutOf } from '../../vault/layout.js';
-import { type IngestTurn, ingestTurns } from '../ingest.js';
-import { decodeTranscript } from '../parse-transcript.js';
 import { parseChatGptExport } from './chatgpt-export.js';
 import { parseClaudeExport } from './claude-export.js';
 import { detectFileFormat, parseJson, unknownFormat } from './detect-format.js';
@@ -19,8 +17,10 @@ import {
   NO_TIME,
   type SkipCounts,
 } from './import-types.js';
+import { type IngestTurn, ingestTurns } from './ingest.js';
 import { journalDay, listMarkdown, parseJournalDay } from './journal-folder.js';
 import { parseMemoryGraph } from './memory-graph.js';
+import { decodeTranscript } from './parse-transcript.js';
 import { parseVtuberHistory } from './vtuber-history.js';
 import { writeMemoryGraph } from './write-memory-graph.js';
 

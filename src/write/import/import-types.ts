@@ -1,4 +1,4 @@
-import type { IngestTurn } from '../ingest.js';
+import type { IngestTurn } from './ingest.js';
 
 export type { ImportFormat } from '../../core/import-formats.js';
 

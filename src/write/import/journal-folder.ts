@@ -1,8 +1,8 @@
 import { readdir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { findFrontmatter } from '../../vault/parse-markdown.js';
-import type { IngestTurn } from '../ingest.js';
+import { findFrontmatter } from '../../vault/markdown/parse-markdown.js';
 import { USER } from './import-types.js';
+import type { IngestTurn } from './ingest.js';
 
 /**
  * The day a journal file is for, from its path: `2024-03-05.md`, `2024_03_05.md`, `20240305.md`,

@@ -1,17 +1,22 @@
 import { stringify } from 'yaml';
-import type { MemConfig } from '../../core/config.js';
+import type { MemConfig } from '../../core/config/config.js';
 import { MemError } from '../../core/errors.js';
 import type { WriteCommit } from '../../git/commit-write.js';
 import { isoWithOffset } from '../../time/zoned-date.js';
-import { addLinesUnderHeading } from '../../vault/add-under-heading.js';
-import { escapeComments } from '../../vault/comments.js';
 import { layerOf, layoutOf, type VaultLayout } from '../../vault/layout.js';
-import { nameLengthProblem, newNameProblem, PlannedNames, twinProblem } from '../../vault/name-rules.js';
+import {
+  nameLengthProblem,
+  newNameProblem,
+  PlannedNames,
+  twinProblem,
+} from '../../vault/links/name-rules.js';
+import { PathIndex, resolveLink } from '../../vault/links/resolve-link.js';
+import { addLinesUnderHeading } from '../../vault/markdown/add-under-heading.js';
+import { escapeComments } from '../../vault/markdown/comments.js';
 import { resolveInVault } from '../../vault/paths.js';
-import { PathIndex, resolveLink } from '../../vault/resolve-link.js';
 import { readForWrite, updateFile } from '../../vault/write-note.js';
 import { writeRefusal } from '../../vault/write-policy.js';
-import { redactSecrets } from '../redact.js';
+import { redactSecrets } from '../redact/redact.js';
 import { underPlan } from '../write-plan.js';
 import { countSkip, type SkipCounts } from './import-types.js';
 import type { GraphEntity, MemoryGraph } from './memory-graph.js';

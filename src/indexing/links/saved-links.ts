@@ -1,0 +1,317 @@
+import type { Edge, Note } from '../../core/types.js';
+import {
+  basenameOf,
+  compareStrings,
+  foldPath,
+  PathIndex,
+  resolveLink,
+} from '../../vault/links/resolve-link.js';
+import type { NoteTable } from '../note-table.js';
+import { LinkGraph, sectionOf } from './link-graph.js';
+
+/**
+ * The link graph as the cache saved it, in compressed-row form over the saved notes' slots:
+ * `outStart[slot]…outStart[slot + 1]` are the slot's links in source order (`note.links`), each
+ * `outTarget` the slot it resolved to, or -1 when unresolved. No object per note or per link.
+ */
+export interface SavedLinks {
+  outStart: Int32Array;
+  outTarget: Int32Array;
+  /**
+   * The folded file names (`note.md`, `note`) unresolved links name: a new note of such a name
+   * would take them over. May name more than are still unresolved, never fewer.
+   */
+  dangling: string[];
+}
+
+/** What the vault's code asks of the link graph (LinkGraph's public methods). */
+export type Graph = Pick<
+  LinkGraph,
+  | 'upsert'
+  | 'addFile'
+  | 'remove'
+  | 'rename'
+  | 'outEdges'
+  | 'backlinks'
+  | 'unresolved'
+  | 'neighbours'
+  | 'has'
+  | 'paths'
+  | 'resolve'
+  | 'outTargets'
+>;
+
+/**
+ * The link graph of a vault opened from the cache: one hop of links is answered from the saved
+ * arrays, decoding only the notes on that hop. A note written since (a chat turn's day note) is
+ * held beside them, its links resolved when written, as long as no other note's link can change
+ * where it points: a removal, or a new note whose name another note's link names or another file
+ * has, makes the whole LinkGraph from every note once.
+ */
+export class SavedLinkGraph implements Graph {
+  private graph: LinkGraph | undefined;
+  private readonly inStart: Int32Array;
+  private readonly inFrom: Int32Array;
+  private pathIndex: PathIndex | undefined;
+  /** Notes written since the save: where each of their links points (undefined: unresolved) */
+  private readonly written = new Map<string, Array<string | undefined>>();
+  /** Target path → the written notes that link to it */
+  private readonly writtenIn = new Map<string, Set<string>>();
+  private readonly dangling: Set<string>;
+
+  constructor(
+    private readonly notes: NoteTable,
+    private readonly paths_: readonly string[],
+    private readonly links: SavedLinks,
+  ) {
+    this.dangling = new Set(links.dangling);
+    // Backlinks: the distinct linking slots of each target, in slot order (a transpose of the rows).
+    const n = paths_.length;
+    const { outStart, outTarget } = links;
+    const counts = new Int32Array(n + 1);
+    const seen = new Int32Array(n).fill(-1);
+    for (let from = 0; from < n; from++) {
+      for (let i = outStart[from] as number; i < (outStart[from + 1] as number); i++) {
+        const to = outTarget[i] as number;
+        if (to < 0 || seen[to] === from) continue;
+        seen[to] = from;
+        counts[to + 1] = (counts[to + 1] as number) + 1;
+      }
+    }
+    for (let i = 0; i < n; i++) counts[i + 1] = (counts[i + 1] as number) + (counts[i] as number);
+    this.inStart = counts.slice();
+    const fill = counts;
+    this.inFrom = new Int32Array(counts[n] as number);
+    seen.fill(-1);
+    for (let from = 0; from < n; from++) {
+      for (let i = outStart[from] as number; i < (outStart[from + 1] as number); i++) {
+        const to = outTarget[i] as number;
+        if (to < 0 || seen[to] === from) continue;
+        seen[to] = from;
+        this.inFrom[(fill[to] as number)++] = from;
+      }
+    }
+  }
+
+  /** Whether the whole graph was made (after a change). */
+  get materialized(): boolean {
+    return this.graph !== undefined;
+  }
+
+  /** The saved arrays, while nothing changed: a save copies them as they are. */
+  get saved(): SavedLinks | undefined {
+    return this.graph || this.written.size > 0 ? undefined : this.links;
+  }
+
+  /** Folded names unresolved links name, for a save (see SavedLinks.dangling). */
+  danglingNames(): string[] {
+    if (this.graph) return [...new Set(this.graph.unresolved().map((edge) => nameOf(edge.link.target)))];
+    return [...this.dangling];
+  }
+
+  upsert(note: Note): void {
+    if (this.graph) {
+      this.graph.upsert(note);
+      return;
+    }
+    const { path } = note;
+    // The table holds the note already (VaultIndex sets it first), and so may the path index if
+    // made just now: a path is new to the graph when it was neither saved nor written since.
+    const paths = this.pathIndexNow();
+    if (this.notes.slotOf(path) === undefined && !this.written.has(path)) {
+      const name = foldPath(basenameOf(path));
+      const takesOver =
+        paths.candidates(name).some((other) => other !== path) ||
+        this.dangling.has(name) ||
+        (name.endsWith('.md') && this.dangling.has(name.slice(0, -3)));
+      if (takesOver) {
+        this.whole().upsert(note);
+        return;
+      }
+      paths.add(path);
+    }
+    this.forget(path);
+    const targets = note.links.map((link) => resolveLink(link.target, path, paths));
+    this.written.set(path, targets);
+    note.links.forEach((link, i) => {
+      const to = targets[i];
+      if (to === undefined) this.dangling.add(nameOf(link.target));
+      else {
+        const from = this.writtenIn.get(to) ?? new Set<string>();
+        from.add(path);
+        this.writtenIn.set(to, from);
+      }
+    });
+  }
+
+  /** Drops what `written` holds of a note's links. */
+  private forget(path: string): void {
+    for (const to of this.written.get(path) ?? []) if (to !== undefined) this.writtenIn.get(to)?.delete(path);
+    this.written.delete(path);
+  }
+
+  addFile(path: string): void {
+    this.whole().addFile(path);
+  }
+
+  remove(path: string): void {
+    this.whole().remove(path);
+  }
+
+  rename(from: string, to: string, note: Note): void {
+    this.whole().rename(from, to, note);
+  }
+
+  unresolved(): Edge[] {
+    if (this.graph) return this.graph.unresolved();
+    const found: Edge[] = [];
+    const { outStart, outTarget } = this.links;
+    for (let slot = 0; slot < this.paths_.length; slot++) {
+      const path = this.paths_[slot] as string;
+      if (this.written.has(path) || !this.notes.has(path)) continue;
+      let dangles = false;
+      for (let i = outStart[slot] as number; i < (outStart[slot + 1] as number) && !dangles; i++) {
+        dangles = outTarget[i] === -1;
+      }
+      if (!dangles) continue;
+      const edges = this.edgesOf(path);
+      if (!edges) return this.whole().unresolved();
+      for (const edge of edges) if (edge.to === undefined) found.push(edge);
+    }
+    for (const path of this.written.keys()) {
+      for (const edge of this.edgesOf(path) ?? []) if (edge.to === undefined) found.push(edge);
+    }
+    return found.sort(bySource);
+  }
+
+  outEdges(path: string): Edge[] {
+    if (this.graph) return this.graph.outEdges(path);
+    if (!this.notes.has(path)) return [];
+    return this.edgesOf(path) ?? this.whole().outEdges(path);
+  }
+
+  backlinks(path: string): Edge[] {
+    if (this.graph) return this.graph.backlinks(path);
+    const found: Edge[] = [];
+    for (const from of this.linkingTo(path)) {
+      const edges = this.edgesOf(from);
+      if (!edges) return this.whole().backlinks(path);
+      for (const edge of edges) if (edge.to === path) found.push(edge);
+    }
+    return found.sort(bySource);
+  }
+
+  neighbours(path: string): string[] {
+    if (this.graph) return this.graph.neighbours(path);
+    const found = new Set<string>(this.linkingTo(path));
+    for (const to of this.outTargets(path)) if (to !== undefined) found.add(to);
+    found.delete(path);
+    return [...found].sort(compareStrings);
+  }
+
+  has(path: string): boolean {
+    return this.graph ? this.graph.has(path) : this.notes.has(path);
+  }
+
+  paths(): string[] {
+    return this.graph ? this.graph.paths() : [...this.notes.keys()].sort(compareStrings);
+  }
+
+  resolve(target: string, fromPath: string): string | undefined {
+    if (this.graph) return this.graph.resolve(target, fromPath);
+    return resolveLink(target, fromPath, this.pathIndexNow());
+  }
+
+  outTargets(path: string): Array<string | undefined> {
+    if (this.graph) return this.graph.outTargets(path);
+    const written = this.written.get(path);
+    if (written) return [...written];
+    const slot = this.notes.slotOf(path);
+    if (slot === undefined || !this.notes.has(path)) return [];
+    const { outStart, outTarget } = this.links;
+    const out: Array<string | undefined> = [];
+    for (let i = outStart[slot] as number; i < (outStart[slot + 1] as number); i++) {
+      const to = outTarget[i] as number;
+      out.push(to < 0 ? undefined : this.paths_[to]);
+    }
+    return out;
+  }
+
+  /** Every path of the vault, for resolving links (made at the first need, then kept). */
+  private pathIndexNow(): PathIndex {
+    if (!this.pathIndex) {
+      this.pathIndex = new PathIndex();
+      for (const path of this.notes.keys()) this.pathIndex.add(path);
+    }
+    return this.pathIndex;
+  }
+
+  /** The notes with a link resolved to `path`: saved rows (of notes not written since) and written notes. */
+  private linkingTo(path: string): Set<string> {
+    const found = new Set<string>();
+    const slot = this.notes.slotOf(path);
+    if (slot !== undefined) {
+      for (let i = this.inStart[slot] as number; i < (this.inStart[slot + 1] as number); i++) {
+        const from = this.paths_[this.inFrom[i] as number] as string;
+        if (!this.written.has(from) && this.notes.has(from)) found.add(from);
+      }
+    }
+    for (const from of this.writtenIn.get(path) ?? []) found.add(from);
+    return found;
+  }
+
+  /** A note's links as edges: resolved as written, or as saved; undefined when the saved rows do not fit the note. */
+  private edgesOf(path: string): Edge[] | undefined {
+    const note = this.notes.get(path);
+    if (!note) return [];
+    let targets = this.written.get(path);
+    if (!targets) {
+      const slot = this.notes.slotOf(path);
+      const { outStart } = this.links;
+      // The note read is not the one whose links were saved (a damaged note read again from a file
+      // that changed since): the saved rows no longer describe the vault.
+      const saved = slot === undefined ? -1 : (outStart[slot + 1] as number) - (outStart[slot] as number);
+      if (note.links.length !== saved) return undefined;
+      targets = this.outTargets(path);
+    }
+    const resolved = targets;
+    const sections = linkSections(note);
+    return note.links.map((link, i) => {
+      const edge: Edge = { from: path, link, section: sections[i] as string };
+      const to = resolved[i];
+      if (to !== undefined) edge.to = to;
+      return edge;
+    });
+  }
+
+  /** The whole LinkGraph, made once from every note (each decoded in turn). */
+  private whole(): LinkGraph {
+    if (!this.graph) {
+      this.graph = LinkGraph.fromNotes([...this.notes.values()]);
+      this.pathIndex = undefined;
+      this.written.clear();
+      this.writtenIn.clear();
+    }
+    return this.graph;
+  }
+}
+
+/** The anchor of the section holding each of a note's links, found once per note object. */
+const sectionsByNote = new WeakMap<Note, string[]>();
+
+function linkSections(note: Note): string[] {
+  let sections = sectionsByNote.get(note);
+  if (!sections) {
+    sections = note.links.map((link) => sectionOf(note, link));
+    sectionsByNote.set(note, sections);
+  }
+  return sections;
+}
+
+function nameOf(target: string): string {
+  return target === '' ? '' : foldPath(basenameOf(target));
+}
+
+function bySource(a: Edge, b: Edge): number {
+  return compareStrings(a.from, b.from) || a.link.start - b.link.start;
+}

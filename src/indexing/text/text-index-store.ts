@@ -1,0 +1,356 @@
+import { MemError } from '../../core/errors.js';
+import type { TermData } from './postings.js';
+import { type Chunk, LazyTermData, unzigzag, VarintReader, varintSize, zigzag } from './saved-postings.js';
+import type { TermIndex } from './term-index.js';
+
+/**
+ * The text index written to and read from the `.mem/` cache in bounded segments, so that no string
+ * or buffer grows with the vault (V8 caps a string at about 512 M characters, which one JSON text
+ * of the whole index reached near 130,000 notes). A save holds one segment beside the live index;
+ * a load leaves each term's postings in the bytes they were saved in until a search first reads
+ * them (see LazyTermData).
+ *
+ * Two kinds of segment:
+ * - `docs` (JSON): `[path, [[id, shortId, fieldLengths, storedFields], …]]` per note;
+ * - `terms` (binary): a little-endian u32 byte length, a JSON array of the terms of the segment's
+ *   records, then per record: its field count, the byte length of its postings (so a load can
+ *   leave them undecoded), and per field its id, its posting count and (zigzag delta of the short
+ *   id, term frequency) pairs, as varints. A term with more postings than fit one record is
+ *   written as several records in a row; the reader merges them.
+ * Terms come in the order they were first added, which is the order that built the radix tree
+ * of the index, so a load builds it again in the same shape. Postings of discarded documents
+ * (dropped lazily) are left out, as a vacuum would.
+ */
+
+/** Bump when the segment format changes. */
+export const TEXT_STORE_VERSION = 4;
+
+export interface TextStoreLimits {
+  /** A segment is closed once it holds about this much: bytes of postings, or characters of JSON (default: 4 MiB) */
+  segment: number;
+  /** Most postings in one record, so one very common term cannot make a record grow with the vault (default: 65,536) */
+  record: number;
+}
+
+const LIMITS: TextStoreLimits = { segment: 4 << 20, record: 1 << 16 };
+
+export interface TextStoreHeader {
+  store: number;
+  documentCount: number;
+  nextId: number;
+  fieldIds: Record<string, number>;
+  averageFieldLength: number[];
+}
+
+/**
+ * A piece of a segment: a segment is the pieces of one part up to one with `end`. Docs come one
+ * note at a time, so the writer never joins a whole segment into one string.
+ */
+export interface TextSegment {
+  part: 'docs' | 'terms';
+  data: string | Uint8Array;
+  end: boolean;
+}
+
+export function textStoreHeader(index: TermIndex): TextStoreHeader {
+  return {
+    store: TEXT_STORE_VERSION,
+    documentCount: index.documentCount,
+    nextId: index.nextId,
+    fieldIds: Object.fromEntries(index.fields.map((field, id) => [field, id])),
+    averageFieldLength: [...index.avgFieldLength],
+  };
+}
+
+/** The index as segments, produced a piece at a time: the caller writes each before asking for the next. */
+export function* textStoreSegments(
+  index: TermIndex,
+  idsByPath: Map<string, string[]>,
+  limits: TextStoreLimits = LIMITS,
+): Generator<TextSegment> {
+  let chars = -1;
+  for (const [path, ids] of idsByPath) {
+    const entries = ids.map((id) => {
+      const shortId = index.shortIds.get(id);
+      if (shortId === undefined) throw new Error(`text index: section ${id} has no document`);
+      const lengths = index.lengths.map((field) => field[shortId] as number);
+      return [id, shortId, lengths, index.stored[shortId] ?? {}];
+    });
+    const line = JSON.stringify([path, entries]);
+    yield { part: 'docs', data: chars < 0 ? '[' : ',\n', end: false };
+    yield { part: 'docs', data: line, end: false };
+    chars = Math.max(0, chars) + line.length;
+    if (chars >= limits.segment) {
+      yield { part: 'docs', data: ']', end: true };
+      chars = -1;
+    }
+  }
+  if (chars >= 0) yield { part: 'docs', data: ']', end: true };
+
+  let out = new TermWriter(limits.record, index.dead);
+  for (const [term, data] of index.terms) {
+    out.term(term, data);
+    if (out.size >= limits.segment) {
+      yield { part: 'terms', data: out.finish(), end: true };
+      out = new TermWriter(limits.record, index.dead);
+    }
+  }
+  if (out.size > 0) yield { part: 'terms', data: out.finish(), end: true };
+}
+
+class TermWriter {
+  private labels: string[] = [];
+  private bytes = new Uint8Array(1 << 16);
+  private pos = 0;
+
+  constructor(
+    private readonly recordPostings: number,
+    private readonly dead: Uint8Array,
+  ) {}
+
+  get size(): number {
+    return this.pos;
+  }
+
+  /**
+   * The live postings of a term, as one record or, when they are many, several. A term whose
+   * documents were all discarded is written as a record with no fields: it stays in the tree, so
+   * the tree a load builds has the shape of the live one (its order is the order of prefix and
+   * fuzzy matches, and so of the additions in a score), until a vacuum drops it from both.
+   */
+  term(label: string, data: TermData): void {
+    const records = this.labels.length;
+    this.postings(label, data);
+    if (this.labels.length === records) this.record(label, []);
+  }
+
+  private postings(label: string, data: TermData): void {
+    // Postings still in their saved bytes are copied from them, never decoded into Maps: a save
+    // then allocates next to nothing per term.
+    const saved = data instanceof LazyTermData ? data.pending() : undefined;
+    if (saved) {
+      for (const chunk of saved) this.copy(label, chunk);
+      return;
+    }
+    const { dead } = this;
+    let fields: [number, number[]][] = [];
+    let count = 0;
+    for (const [fieldId, postings] of data) {
+      let pairs: number[] = [];
+      for (const [shortId, freq] of postings) {
+        if (dead[shortId] === 1) continue;
+        pairs.push(shortId, freq);
+        if (++count >= this.recordPostings) {
+          fields.push([fieldId, pairs]);
+          this.record(label, fields);
+          fields = [];
+          count = 0;
+          pairs = [];
+        }
+      }
+      if (pairs.length > 0) fields.push([fieldId, pairs]);
+    }
+    if (fields.length > 0) this.record(label, fields);
+  }
+
+  private record(label: string, fields: [number, number[]][]): void {
+    let length = 0;
+    for (const [fieldId, pairs] of fields) {
+      length += varintSize(fieldId) + varintSize(pairs.length / 2);
+      let previous = 0;
+      for (let i = 0; i < pairs.length; i += 2) {
+        length += varintSize(zigzag((pairs[i] as number) - previous)) + varintSize(pairs[i + 1] as number);
+        previous = pairs[i] as number;
+      }
+    }
+    this.labels.push(label);
+    this.varint(fields.length);
+    this.varint(length);
+    for (const [fieldId, pairs] of fields) {
+      this.varint(fieldId);
+      this.varint(pairs.length / 2);
+      let previous = 0;
+      for (let i = 0; i < pairs.length; i += 2) {
+        this.varint(zigzag((pairs[i] as number) - previous));
+        this.varint(pairs[i + 1] as number);
+        previous = pairs[i] as number;
+      }
+    }
+  }
+
+  /** Re-encodes one saved record, leaving out the postings of documents discarded since. */
+  private copy(label: string, chunk: Chunk): void {
+    const [bytes, start, end, fieldCount] = chunk;
+    const { dead } = this;
+    const reader = new VarintReader(bytes, start, end);
+    // First pass: per field, how many postings are live and how many bytes they take.
+    const kept: number[] = [];
+    let length = 0;
+    for (let f = 0; f < fieldCount; f++) {
+      const fieldId = reader.next();
+      const count = reader.next();
+      let shortId = 0;
+      let previous = 0;
+      let n = 0;
+      let size = 0;
+      for (let i = 0; i < count; i++) {
+        shortId += unzigzag(reader.next());
+        const freq = reader.next();
+        if (dead[shortId] === 1) continue;
+        size += varintSize(zigzag(shortId - previous)) + varintSize(freq);
+        previous = shortId;
+        n++;
+      }
+      if (n === 0) continue;
+      kept.push(fieldId, n);
+      length += varintSize(fieldId) + varintSize(n) + size;
+    }
+    if (kept.length === 0) return;
+    this.labels.push(label);
+    this.varint(kept.length / 2);
+    this.varint(length);
+    // Second pass: write them.
+    reader.pos = start;
+    let k = 0;
+    for (let f = 0; f < fieldCount; f++) {
+      const fieldId = reader.next();
+      const count = reader.next();
+      const keep = kept[k] === fieldId;
+      if (keep) {
+        this.varint(fieldId);
+        this.varint(kept[k + 1] as number);
+        k += 2;
+      }
+      let shortId = 0;
+      let previous = 0;
+      for (let i = 0; i < count; i++) {
+        shortId += unzigzag(reader.next());
+        const freq = reader.next();
+        if (!keep || dead[shortId] === 1) continue;
+        this.varint(zigzag(shortId - previous));
+        this.varint(freq);
+        previous = shortId;
+      }
+    }
+  }
+
+  finish(): Uint8Array {
+    const head = Buffer.from(JSON.stringify(this.labels));
+    const out = new Uint8Array(4 + head.length + this.pos);
+    new DataView(out.buffer).setUint32(0, head.length, true);
+    out.set(head, 4);
+    out.set(this.bytes.subarray(0, this.pos), 4 + head.length);
+    return out;
+  }
+
+  private varint(value: number): void {
+    if (this.pos + 8 > this.bytes.length) {
+      const bigger = new Uint8Array(this.bytes.length * 2);
+      bigger.set(this.bytes);
+      this.bytes = bigger;
+    }
+    let n = value;
+    while (n >= 0x80) {
+      this.bytes[this.pos++] = (n % 0x80) | 0x80;
+      n = Math.floor(n / 0x80);
+    }
+    this.bytes[this.pos++] = n;
+  }
+}
+
+/** Restores a TermIndex from segments given in the order they were written. */
+export class TextStoreLoader {
+  readonly idsByPath = new Map<string, string[]>();
+  /** Documents read so far */
+  private loaded = 0;
+  /** The term of the last record read: only it may have further records */
+  private last: string | undefined;
+
+  /** `index`: a fresh, empty index with the fields the header names. */
+  constructor(
+    readonly index: TermIndex,
+    private readonly header: TextStoreHeader,
+  ) {
+    if (header?.store !== TEXT_STORE_VERSION) {
+      throw new MemError(
+        'INVALID_ARGUMENT',
+        `text index segments of format ${String(header?.store)}, not ${TEXT_STORE_VERSION}`,
+      );
+    }
+    const fieldIds = Object.fromEntries(index.fields.map((field, id) => [field, id]));
+    if (JSON.stringify(header.fieldIds) !== JSON.stringify(fieldIds)) {
+      throw new Error(
+        `the cache indexes the fields ${JSON.stringify(header.fieldIds)}, not ${JSON.stringify(fieldIds)}`,
+      );
+    }
+    index.ensureCapacity(header.nextId);
+    // Every id below nextId is dead until its document is read.
+    index.dead.fill(1, 0, header.nextId);
+    index.documentCount = header.documentCount;
+    index.nextId = header.nextId;
+    index.avgFieldLength = [...header.averageFieldLength];
+  }
+
+  docs(text: string): void {
+    const { index } = this;
+    for (const [path, entries] of JSON.parse(text) as [string, [string, number, number[], object][]][]) {
+      const ids: string[] = [];
+      for (const [id, shortId, lengths, stored] of entries) {
+        if (!Number.isInteger(shortId) || shortId < 0 || shortId >= index.nextId) {
+          throw new Error(`the cache gives section ${id} the short id ${shortId}, past ${index.nextId}`);
+        }
+        if (index.dead[shortId] === 0) throw new Error(`the cache gives the short id ${shortId} twice`);
+        index.ids[shortId] = id;
+        index.stored[shortId] = stored as Record<string, unknown>;
+        index.dead[shortId] = 0;
+        for (let fieldId = 0; fieldId < index.lengths.length; fieldId++) {
+          (index.lengths[fieldId] as Float32Array)[shortId] = lengths[fieldId] ?? Number.NaN;
+        }
+        this.loaded++;
+        ids.push(id);
+      }
+      this.idsByPath.set(path, ids);
+    }
+  }
+
+  terms(bytes: Uint8Array): void {
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const headLength = view.getUint32(0, true);
+    const labels = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset + 4, headLength).toString('utf8'));
+    if (!Array.isArray(labels)) throw new Error('a terms segment does not start with its terms');
+    const reader = new VarintReader(bytes, 4 + headLength, bytes.length);
+    const { terms } = this.index;
+    let next = 0;
+    while (reader.pos < bytes.length) {
+      const fieldCount = reader.next();
+      const length = reader.next();
+      const start = reader.pos;
+      reader.pos += length;
+      if (reader.pos > bytes.length) throw new Error('a terms segment is cut short');
+      const term = labels[next++];
+      if (typeof term !== 'string' || term === '') throw new Error('a terms segment lacks a term');
+      const chunk: Chunk = [bytes, start, reader.pos, fieldCount];
+      const data = terms.get(term);
+      if (data === undefined) {
+        const lazy = new LazyTermData(chunk);
+        terms.set(term, lazy);
+        // The radix tree, built by adding its terms in the order they were first added to the index.
+        if (!this.index.startsSeparate(term)) this.index.tree.set(term, lazy);
+      } else if (!(term === this.last && data instanceof LazyTermData && data.addChunk(chunk))) {
+        throw new Error('a terms segment holds a term twice');
+      }
+      this.last = term;
+    }
+    if (next !== labels.length) throw new Error('a terms segment has terms it does not use');
+  }
+
+  /** The restored index; throws when the segments did not hold every document the header counts. */
+  finish(): { index: TermIndex; idsByPath: Map<string, string[]> } {
+    const { index } = this;
+    if (this.loaded !== this.header.documentCount) {
+      throw new Error(`the cache holds ${this.loaded} sections, its header ${this.header.documentCount}`);
+    }
+    index.restoredIds();
+    return { index, idsByPath: this.idsByPath };
+  }
+}

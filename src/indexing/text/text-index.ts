@@ -1,0 +1,361 @@
+import { MemError } from '../../core/errors.js';
+import type { Layer, Note, Section } from '../../core/types.js';
+import { boundQueryText, boundTerms } from './query-limits.js';
+import {
+  BOOST,
+  documentsById,
+  FIELDS,
+  SEARCH_OPTIONS,
+  type SectionDocument,
+  STORED,
+  sameDocument,
+  sameNoteFields,
+  sameSection,
+  sectionDocuments,
+  type TextHitSource,
+} from './section-documents.js';
+import { TermIndex, type TermIndexOptions } from './term-index.js';
+import {
+  type TextSegment,
+  type TextStoreHeader,
+  type TextStoreLimits,
+  TextStoreLoader,
+  textStoreHeader,
+  textStoreSegments,
+} from './text-index-store.js';
+import { CJK_CHARACTER, processTerm, tokenize } from './tokenize.js';
+import { type QueryTerm, type TopKOptions, TopKSearch } from './top-k-search.js';
+
+export { dateWords, type TextHitSource } from './section-documents.js';
+
+/** Bump when the tokenizer, the stemmer, the stop words or the fields change: old caches are then rebuilt. */
+export const TEXT_INDEX_VERSION = 6;
+
+export interface TextHit extends TextHitSource {
+  /** BM25 score (as MiniSearch computes it), field boosts included */
+  score: number;
+  /** Indexed terms that matched (after stemming; a prefix or fuzzy match shows the longer term) */
+  terms: string[];
+  /** Query terms that matched */
+  queryTerms: string[];
+}
+
+export interface TextSearchOptions {
+  /** Most hits to return (default: all) */
+  limit?: number;
+  /**
+   * Weighs each query term by its rarity (BM25's idf), on top of the idf inside BM25's score: in a
+   * question the rare words (`pottery`, `adoption`) carry the meaning, the common ones
+   * (`feel`, `time`) match half the vault (default: false)
+   */
+  rareTerms?: boolean;
+  /** Keeps only the hits for which it returns true, before the limit is applied */
+  filter?: (hit: TextHitSource) => boolean;
+}
+
+/** How sections are turned into terms; the terms of CJK text are looked up exactly (see TermIndexOptions). */
+const TERM_OPTIONS: TermIndexOptions = {
+  fields: FIELDS,
+  storeFields: STORED,
+  tokenize: (text) => tokenize(text),
+  processTerm: (term) => processTerm(term),
+  separate: CJK_CHARACTER,
+};
+
+/** SEARCH_OPTIONS as the top-k search takes them; BM25's parameters are MiniSearch's defaults. */
+const TOP_K_OPTIONS: TopKOptions = {
+  fieldBoosts: FIELDS.map((field) =>
+    Object.hasOwn(BOOST, field) ? BOOST[field as keyof typeof BOOST] || 1 : 1,
+  ),
+  weights: SEARCH_OPTIONS.weights,
+  bm25: { k: 1.2, b: 0.7, d: 0.5 },
+  maxFuzzy: 6,
+};
+
+/** Sections added between two packings of the postings */
+const PACK_EVERY = 4096;
+
+/** Full-text index over note sections (one document per section), CJK-aware. */
+export class TextIndex {
+  private terms = new TermIndex(TERM_OPTIONS);
+  /** Note path → its section ids, so remove() can discard them all */
+  private idsByPath = new Map<string, string[]>();
+  /** Sections added since the postings were last packed */
+  private unpacked = 0;
+  /** Searches for the best few hits, keeping typed copies of common postings between searches */
+  private topK: TopKSearch | undefined;
+
+  /** Number of indexed sections. */
+  get size(): number {
+    return this.terms.documentCount;
+  }
+
+  has(path: string): boolean {
+    return this.idsByPath.has(path);
+  }
+
+  /** Indexes every section of the note; a path already indexed is replaced. */
+  add(note: Note): void {
+    if (this.idsByPath.has(note.path)) this.remove(note.path);
+    this.addDocuments(note.path, sectionDocuments(note), new Set());
+  }
+
+  /**
+   * Makes `documents` (every section of the note at `path`, in order) what the index holds for
+   * it, adding those not in `kept` (already indexed as they are). When an add fails, nothing of
+   * the note is left indexed.
+   */
+  private addDocuments(path: string, documents: SectionDocument[], kept: ReadonlySet<string>): void {
+    this.addFresh(
+      path,
+      documents.map((document) => document.id),
+      documents.filter((document) => !kept.has(document.id)),
+      kept,
+    );
+  }
+
+  /** addDocuments with the note's section ids (in order) and the documents to add given apart. */
+  private addFresh(path: string, ids: string[], fresh: SectionDocument[], kept: ReadonlySet<string>): void {
+    // A section left from an add that failed half-way (or a cache saved then) is replaced, never
+    // met with "duplicate ID", which made every later write to the note fail.
+    this.discard(fresh.map((document) => document.id).filter((id) => this.terms.has(id)));
+    const added: string[] = [];
+    try {
+      for (const document of fresh) {
+        // An add that throws (a field that cannot be read) leaves nothing of its section.
+        this.terms.add(document.id, document as unknown as Record<string, unknown>);
+        added.push(document.id);
+      }
+    } catch (error) {
+      this.discard([...added, ...kept]);
+      this.idsByPath.delete(path);
+      throw error;
+    }
+    this.idsByPath.set(path, ids);
+    // Long posting lists are packed into typed arrays now and then (see PackedPostings): as Maps,
+    // a cold index held twice the memory of everything else together.
+    this.unpacked += added.length;
+    if (this.unpacked >= PACK_EVERY) this.packPostings();
+  }
+
+  /** Packs the long posting lists now, as add() does every PACK_EVERY sections (see PackedPostings). */
+  packPostings(): void {
+    this.unpacked = 0;
+    this.terms.packPostings();
+  }
+
+  /** Drops every section of the note at `path`; an unknown path is ignored. */
+  remove(path: string): void {
+    const ids = this.idsByPath.get(path);
+    if (!ids) return;
+    this.discard(ids);
+    this.idsByPath.delete(path);
+  }
+
+  /**
+   * Discards sections by id: O(1) each, their postings are dropped by a vacuum once enough are
+   * discarded (MiniSearch's auto-vacuum conditions).
+   */
+  private discard(ids: readonly string[]): void {
+    for (const id of ids) this.terms.discard(id);
+    this.terms.maybeVacuum();
+  }
+
+  /**
+   * Replaces the indexed version of a note. Given the version it replaces, only the sections whose
+   * indexed fields changed are discarded and added: a chat turn appends one entry to a day's note,
+   * and re-adding every entry of a busy day (hundreds) was most of a `remember` at 100,000 notes.
+   * The index then holds the same sections as after re-adding them all.
+   */
+  replace(note: Note, previous?: Note): void {
+    const ids = this.idsByPath.get(note.path);
+    if (ids && previous && this.replaceSections(note, previous, ids)) return;
+    const before = previous?.path === note.path ? documentsById(previous) : undefined;
+    if (!ids || !before || ids.length !== before.size || !ids.every((id) => before.has(id))) {
+      this.remove(note.path);
+      this.add(note);
+      return;
+    }
+    const after = sectionDocuments(note);
+    const kept = new Set(
+      after.filter((doc) => sameDocument(before.get(doc.id), doc)).map((document) => document.id),
+    );
+    const gone = ids.filter((id) => !kept.has(id));
+    if (gone.length === 0 && kept.size === after.length) return;
+    this.discard(gone);
+    this.addDocuments(note.path, after, kept);
+  }
+
+  /**
+   * replace() when the note's own fields (title, aliases, tags) are unchanged and every section id
+   * is unique: sections are compared as they are and only the changed ones become documents, so a
+   * chat turn's append to a day of a thousand entries makes one document, not two thousand.
+   * Returns false (nothing done) when the case is not that simple.
+   */
+  private replaceSections(note: Note, previous: Note, ids: readonly string[]): boolean {
+    if (!sameNoteFields(previous, note) || previous.sections.length === 0 || note.sections.length === 0)
+      return false;
+    const before = new Map<string, Section>();
+    for (const section of previous.sections) before.set(section.id, section);
+    if (before.size !== previous.sections.length || ids.length !== before.size) return false;
+    for (const id of ids) if (!before.has(id)) return false;
+    const kept = new Set<string>();
+    const fresh: Section[] = [];
+    const seen = new Set<string>();
+    for (const section of note.sections) {
+      if (seen.has(section.id)) return false;
+      seen.add(section.id);
+      if (sameSection(before.get(section.id), section)) kept.add(section.id);
+      else fresh.push(section);
+    }
+    const gone = ids.filter((id) => !kept.has(id));
+    if (gone.length === 0 && fresh.length === 0) return true;
+    this.discard(gone);
+    // Without sections sectionDocuments would make the empty preamble a note without any gets.
+    const documents = fresh.length === 0 ? [] : sectionDocuments({ ...note, sections: fresh });
+    this.addFresh(
+      note.path,
+      note.sections.map((section) => section.id),
+      documents,
+      kept,
+    );
+    return true;
+  }
+
+  /**
+   * Sections matching any query term (OR), best first; equal scores are ordered by id so the same
+   * index always answers the same way. An empty or stop-word-only query returns [].
+   */
+  search(query: string, options: TextSearchOptions = {}): TextHit[] {
+    const terms = boundTerms(
+      [...new Set(tokenize(boundQueryText(query)).map(processTerm))].filter((term): term is string => !!term),
+    );
+    if (terms.length === 0) return [];
+    const boosts = options.rareTerms ? this.rarity(terms) : undefined;
+    const { filter } = options;
+    const queryTerms = terms.map(
+      (term): QueryTerm => ({
+        term,
+        prefix: SEARCH_OPTIONS.prefix(term),
+        fuzzy: SEARCH_OPTIONS.fuzzy(term),
+        boost: boosts?.get(term) ?? 1,
+      }),
+    );
+    const limit = options.limit === undefined ? this.terms.documentCount : Math.max(0, options.limit);
+    const top = this.topKSearch().search(
+      queryTerms,
+      limit,
+      filter ? (id, stored) => filter(storedSource(id, stored)) : undefined,
+    );
+    return top.map((result) => textHit(storedSource(result.id, result.stored), result));
+  }
+
+  /** The top-k search over the current index (a cache load replaces it). */
+  private topKSearch(): TopKSearch {
+    if (this.topK?.index !== this.terms) this.topK = new TopKSearch(this.terms, TOP_K_OPTIONS);
+    return this.topK;
+  }
+
+  /**
+   * The idf of each term, `ln(1 + (N - df + 0.5) / (df + 0.5))` as BM25 has it, where df counts
+   * the sections that hold the term in any field. (idf² measured within noise of it on LoCoMo.)
+   */
+  private rarity(terms: string[]): Map<string, number> {
+    const total = this.terms.documentCount;
+    const weights = new Map<string, number>();
+    for (const term of terms) {
+      const df = this.documentFrequency(term);
+      const idf = Math.log(1 + (total - df + 0.5) / (df + 0.5));
+      weights.set(term, idf);
+    }
+    return weights;
+  }
+
+  /**
+   * How many sections hold `term`, a term as processTerm() gives it (the largest count over
+   * fields; discarded sections count until a vacuum).
+   */
+  documentFrequency(term: string): number {
+    return this.terms.documentFrequency(term);
+  }
+
+  /**
+   * How rare `term` is among the sections, `log(1 + sections / df)`: the weight list packing and
+   * restatement give a word (no BM25 smoothing; a term in no section counts as in one).
+   */
+  plainIdf(term: string): number {
+    return Math.log(1 + this.size / Math.max(1, this.documentFrequency(term)));
+  }
+
+  /** What the cache needs besides the segments: counts and field averages (see text-index-store.ts). */
+  storeHeader(): TextStoreHeader & { version: number } {
+    return { version: TEXT_INDEX_VERSION, ...textStoreHeader(this.terms) };
+  }
+
+  /** The index in bounded segments, one at a time, for the `.mem/` cache. */
+  storeSegments(limits?: TextStoreLimits): Iterable<TextSegment> {
+    return textStoreSegments(this.terms, this.idsByPath, limits);
+  }
+
+  /**
+   * Restores an index from `storeHeader()` and the `storeSegments()` fed in order to the loader;
+   * call `finish()` once all are in. Throws when the header is from another version.
+   */
+  static loader(header: TextStoreHeader & { version: number }): {
+    docs(text: string): void;
+    terms(bytes: Uint8Array): void;
+    finish(): TextIndex;
+  } {
+    checkVersion(header?.version);
+    const loader = new TextStoreLoader(new TermIndex(TERM_OPTIONS), header);
+    return {
+      docs: (text) => loader.docs(text),
+      terms: (bytes) => loader.terms(bytes),
+      finish: () => {
+        const { index: terms, idsByPath } = loader.finish();
+        const index = new TextIndex();
+        index.terms = terms;
+        index.idsByPath = idsByPath;
+        // Its arenas are allocated with the rest of what opening allocates, not at the first search.
+        index.topKSearch();
+        return index;
+      },
+    };
+  }
+}
+
+function checkVersion(version: unknown): void {
+  if (version !== TEXT_INDEX_VERSION) {
+    throw new MemError(
+      'INVALID_ARGUMENT',
+      `text index: saved version ${JSON.stringify(version)} does not match ${TEXT_INDEX_VERSION}; rebuild it`,
+    );
+  }
+}
+
+/**
+ * A hit: its source with the score and matched terms added to it. Spread into a new object
+ * instead, each hit was a dictionary of about a kilobyte, a fifth of what a recall allocated.
+ */
+function textHit(
+  source: TextHitSource,
+  { score, terms, queryTerms }: Pick<TextHit, 'score' | 'terms' | 'queryTerms'>,
+): TextHit {
+  const hit = source as TextHit;
+  hit.score = score;
+  hit.terms = terms;
+  hit.queryTerms = queryTerms;
+  return hit;
+}
+
+/** A section's id and the fields the index stores for it (`STORED`). */
+function storedSource(id: string, stored: Record<string, unknown>): TextHitSource {
+  const source: TextHitSource = {
+    id,
+    path: stored['path'] as string,
+    anchor: stored['anchor'] as string,
+    layer: stored['layer'] as Layer,
+  };
+  if (typeof stored['date'] === 'string') source.date = stored['date'];
+  return source;
+}

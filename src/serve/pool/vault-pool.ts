@@ -1,0 +1,476 @@
+import { mkdir, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  CONFIG_FILE,
+  initVault,
+  MemError,
+  openVault,
+  type Vault,
+  type WatchVaultOptions,
+  type WriterHealth,
+} from '../../index.js';
+import { idsOfKey, releaseAll, VaultAway, type VaultMoves } from './vault-moves.js';
+import { fetchVault, pushFirst, type RemoteOptions, vaultsWithWork } from './vault-remote.js';
+import { checkSettings, readTemplate, type VaultSettings, withSettings } from './vault-template.js';
+
+/** Whose memory a request is about; both default to `default`. */
+export interface VaultIds {
+  agentId: string;
+  userId: string;
+  /** Settings for a vault this request creates; on an existing vault they must match (else 409) */
+  settings?: VaultSettings;
+}
+
+/** Where requests find their vault: one fixed vault, or one per agent and user. */
+export interface VaultSource {
+  /**
+   * Runs `fn` with the vault for `ids`, kept loaded while `fn` runs. A vault that does not exist
+   * is created first when `create` is true, else `fn` gets `undefined`.
+   */
+  use<T>(
+    ids: VaultIds,
+    create: boolean,
+    fn: (vault: Vault | undefined) => Promise<T> | T,
+    how?: UseOptions,
+  ): Promise<T>;
+  /** `single`: one vault, `user_id`/`agent_id` ignored; `per-user`: one vault per agent and user */
+  readonly mode: 'single' | 'per-user';
+  /**
+   * Per-user: a request that files or finds memories without user_id or agent_id goes to
+   * `default/default` (`mem serve --default-vault`); otherwise it is refused (400)
+   */
+  readonly defaultIds?: boolean;
+  /** The folder every vault served lives in: replies never show it (an error names `<vault>/...`) */
+  readonly root: string;
+  /** The chat write path, over the vaults loaded now: adds waiting for a write or a commit */
+  health(): Promise<WriterHealth & { vaults: number; sync?: SyncHealth }>;
+  /** Closes every vault: stops its watcher, finishes its writes and saves its cache */
+  close(): Promise<void>;
+  /** Moving vaults to other servers (`--vaults` with `--remote`) */
+  readonly moves?: VaultMoves;
+}
+
+export interface UseOptions {
+  /** Only a vault on this server's disk: never fetched from its remote (health checks) */
+  local?: boolean;
+}
+
+/** Letters of any script, digits, `_` and `-`; never a dot or a dash first, at most 64 characters. */
+const ID = /^[\p{L}\p{N}_][\p{L}\p{N}\p{M}_-]{0,63}$/u;
+
+/** Names Windows reserves for devices: a folder of that name cannot be made or read there. */
+const RESERVED = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/i;
+
+/**
+ * An agent or user id as a folder name. `.git`, `..`, separators, control characters and device
+ * names never reach the file system: an id like `.git` once made vaults inside `DIR/.git/hooks`.
+ */
+export function parseVaultId(value: unknown, name: string): string {
+  if (value === undefined || value === null || value === '') return 'default';
+  const id = typeof value === 'string' ? value.normalize('NFC') : undefined;
+  if (id === undefined || !ID.test(id) || RESERVED.test(id)) {
+    throw new MemError(
+      'INVALID_ARGUMENT',
+      `${name} must be 1 to 64 letters, digits, "_" or "-", not starting with "-" and not a reserved name, got ${JSON.stringify(value)}`,
+    );
+  }
+  return id;
+}
+
+/** The sync state of one vault, or of many summed (the latest sync, the first error). */
+export interface SyncHealth {
+  vaults: number;
+  lastSync?: string;
+  lastError?: string;
+  ahead: number;
+  behind: number;
+}
+
+function sumSync(vaults: Vault[]): SyncHealth | undefined {
+  const states = vaults.flatMap((vault) => vault.syncState() ?? []);
+  if (states.length === 0) return undefined;
+  const lastSync = states
+    .map((s) => s.lastSync ?? '')
+    .sort()
+    .at(-1);
+  const lastError = states.find((s) => s.lastError)?.lastError;
+  return {
+    vaults: states.length,
+    ...(lastSync ? { lastSync } : {}),
+    ...(lastError ? { lastError } : {}),
+    ahead: states.reduce((n, s) => n + (s.ahead ?? 0), 0),
+    behind: states.reduce((n, s) => n + (s.behind ?? 0), 0),
+  };
+}
+
+async function sumHealth(vaults: Vault[]): Promise<WriterHealth & { vaults: number; sync?: SyncHealth }> {
+  const all = await Promise.all(vaults.map((vault) => vault.writerHealth()));
+  const lastError = all.find((h) => h.lastError)?.lastError;
+  const sync = sumSync(vaults);
+  return {
+    vaults: vaults.length,
+    queued: all.reduce((n, h) => n + h.queued, 0),
+    uncommitted: all.reduce((n, h) => n + h.uncommitted, 0),
+    ...(lastError ? { lastError } : {}),
+    ...(sync ? { sync } : {}),
+  };
+}
+
+/** The one vault of `mem serve` without `--vaults`; ids are not used. */
+export function singleVault(vault: Vault): VaultSource {
+  return {
+    mode: 'single',
+    root: vault.root,
+    use: async (ids, _create, fn, _how) => {
+      checkSettings(vault, ids.settings);
+      return fn(vault);
+    },
+    health: () => sumHealth([vault]),
+    close: () => vault.close(),
+  };
+}
+
+export interface VaultPoolOptions {
+  /** The folder holding `<agent_id>/<user_id>/` vaults */
+  dir: string;
+  /** Unload a vault after this long without requests (default: 10 minutes) */
+  idleMs?: number;
+  /** Options for each vault's watcher */
+  watch?: WatchVaultOptions;
+  /**
+   * A vault new users' vaults start from: its `mem.config.json` and `persona/` notes (regular
+   * files only). Read at each creation, so an edit applies to the next new user.
+   */
+  template?: string;
+  /** Requests that name no user_id or agent_id go to `default/default` instead of being refused */
+  defaultIds?: boolean;
+  /** Receives one-line notices (vault created, loaded, unloaded) */
+  onNotice?: (message: string) => void;
+  /**
+   * Vaults live in git remotes: a vault not on disk is cloned from its own repository (created
+   * there for a new user), synced before it serves and pushed when released (`--remote`)
+   */
+  remote?: RemoteOptions;
+}
+
+/** Sync settings a vault created with `--remote` starts with: push after each group commit. */
+const REMOTE_SYNC = { remote: 'origin', afterCommit: true, intervalSeconds: 60 };
+
+interface Entry {
+  vault: Vault;
+  active: number;
+  lastUsed: number;
+}
+
+const exists = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
+
+/**
+ * One vault per agent and user under `dir`, each with its own index and watcher, opened on first
+ * use and unloaded when idle. A request only ever reaches the vault its ids name.
+ */
+export class VaultPool implements VaultSource {
+  readonly mode = 'per-user';
+  readonly root: string;
+  readonly defaultIds: boolean;
+  readonly moves?: VaultMoves;
+  private readonly dir: string;
+  private readonly idleMs: number;
+  private readonly options: VaultPoolOptions;
+  private readonly entries = new Map<string, Promise<Entry>>();
+  /** Each entry once loaded (health reads these without waiting for a vault still loading) */
+  private readonly ready = new WeakMap<Promise<Entry>, Entry>();
+  private readonly unloading = new Map<string, Promise<void>>();
+  private readonly releasing = new Map<string, Promise<unknown>>();
+  private readonly away = new Set<string>();
+  private draining = false;
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(options: VaultPoolOptions) {
+    this.options = options;
+    this.dir = options.dir;
+    this.root = options.dir;
+    this.defaultIds = options.defaultIds === true;
+    this.idleMs = options.idleMs ?? 10 * 60_000;
+    this.sweeper = setInterval(() => void this.sweep(), Math.max(10, Math.min(this.idleMs / 2, 60_000)));
+    this.sweeper.unref();
+    if (options.remote) this.moves = this.makeMoves();
+  }
+
+  /** Keys (`agent/user`) of the vaults loaded now */
+  loaded(): string[] {
+    return [...this.entries.keys()].sort();
+  }
+
+  async use<T>(
+    ids: VaultIds,
+    create: boolean,
+    fn: (vault: Vault | undefined) => Promise<T> | T,
+    how: UseOptions = {},
+  ): Promise<T> {
+    const agentId = parseVaultId(ids.agentId, 'agent_id');
+    const userId = parseVaultId(ids.userId, 'user_id');
+    const key = `${agentId}/${userId}`;
+    // A request that came while the vault was being released waits for its push: the next
+    // server then clones what this one wrote last.
+    const releasing = this.releasing.get(key);
+    if (releasing) await releasing.catch(() => undefined);
+    if (this.away.has(key) || (this.draining && !this.entries.has(key))) {
+      if (how.local) return fn(undefined);
+      throw new VaultAway(key, this.draining);
+    }
+    await this.unloading.get(key);
+    let loading = this.entries.get(key);
+    if (!loading) {
+      const root = join(this.dir, agentId, userId);
+      if (!(await exists(join(root, CONFIG_FILE)))) {
+        if (how.local || (!create && !this.options.remote)) return fn(undefined);
+        // A read of a vault not here: the user's vault may be in its remote (it moved here).
+        if (!create && (await this.fetch(root, agentId, userId)) === 'empty') return fn(undefined);
+      }
+      // Checked again: another request may have started loading it while we looked.
+      loading = this.entries.get(key) ?? this.load(key, root, ids.settings, agentId, userId);
+    }
+    const entry = await loading;
+    // Released while it loaded: nothing may reach a vault once its release has begun.
+    if (this.away.has(key)) throw new VaultAway(key, this.draining);
+    // Also when this request created it: another one may have created it first with other settings.
+    checkSettings(entry.vault, ids.settings);
+    entry.active++;
+    try {
+      return await fn(entry.vault);
+    } finally {
+      entry.active--;
+      entry.lastUsed = Date.now();
+    }
+  }
+
+  private readonly fetching = new Map<string, Promise<'cloned' | 'empty' | 'present'>>();
+
+  /** One clone at a time per vault: two requests of a new user's first turn arrive together. */
+  private fetch(root: string, agentId: string, userId: string) {
+    const remote = this.options.remote!;
+    let running = this.fetching.get(root);
+    if (!running) {
+      running = fetchVault(root, remote, agentId, userId).finally(() => this.fetching.delete(root));
+      this.fetching.set(root, running);
+    }
+    return running;
+  }
+
+  /** A new vault: from the template, with the request's settings (and, with a remote, syncing on). */
+  private async seed(settings: VaultSettings | undefined) {
+    const template = this.options.template;
+    const seed = withSettings(
+      template ? await readTemplate(template, this.options.onNotice) : { files: new Map() },
+      settings,
+    );
+    // The template's sync settings on top of these, key by key: a template that sets only
+    // `sync.ackAfterPush` keeps the push after each group commit and every 60 s.
+    if (this.options.remote)
+      seed.config = {
+        ...(seed.config ?? {}),
+        sync: { ...REMOTE_SYNC, ...((seed.config?.['sync'] as object | undefined) ?? {}) },
+      };
+    return seed;
+  }
+
+  /** Makes the vault's working copy at `root`: cloned, or created (and pushed) for a new user. */
+  private async prepare(key: string, root: string, settings: VaultSettings | undefined, ids: string[]) {
+    const [agentId, userId] = ids as [string, string];
+    const how = this.options.remote ? await this.fetch(root, agentId, userId) : 'empty';
+    if (how === 'cloned') this.options.onNotice?.(`mem: cloned vault ${key} from its remote`);
+    if (how !== 'empty' || (await exists(join(root, CONFIG_FILE)))) return;
+    const seed = await this.seed(settings);
+    await mkdir(root, { recursive: true });
+    await initVault(root, { git: true, config: seed.config, files: seed.files });
+    if (this.options.remote && !(await pushFirst(root))) {
+      // Another server made this user's vault first; this copy holds nothing yet.
+      await rm(root, { recursive: true, force: true });
+      await this.fetch(root, agentId, userId);
+      this.options.onNotice?.(`mem: cloned vault ${key}, which another server created meanwhile`);
+      return;
+    }
+    const template = this.options.template;
+    this.options.onNotice?.(`mem: created vault ${key}${template ? ' from the template' : ''}`);
+  }
+
+  private load(
+    key: string,
+    root: string,
+    settings: VaultSettings | undefined,
+    agentId: string,
+    userId: string,
+  ): Promise<Entry> {
+    const loading = (async () => {
+      if (!(await exists(join(root, CONFIG_FILE))))
+        await this.prepare(key, root, settings, [agentId, userId]);
+      // Tracked from the first walk: the watcher's start then needs no second one.
+      const vault = await openVault({
+        path: root,
+        onNotice: this.options.onNotice,
+        track: true,
+        embedSections: 'background',
+      });
+      await vault.watch(this.options.watch);
+      // What a killed server accepted but did not write or commit is finished before any request.
+      await vault.startExchanges({ onError: this.options.watch?.onError });
+      if (this.options.remote) await this.catchUp(key, vault);
+      vault.startSync(this.options.watch?.onError);
+      // Each user's vault reflects on its own schedule, one model call at a time (when reflect.auto asks).
+      vault.startAutoReflect({ onError: this.options.watch?.onError });
+      return { vault, active: 0, lastUsed: Date.now() };
+    })();
+    this.entries.set(key, loading);
+    loading.then(
+      (entry) => this.ready.set(loading, entry),
+      () => this.entries.delete(key),
+    );
+    return loading;
+  }
+
+  /**
+   * A copy that was here before (the vault moved away and back, or this server died and came
+   * back) takes in what other servers pushed meanwhile, entry by entry, and pushes what it holds.
+   * A remote that cannot be reached does not stop the vault: it serves, and the next sync merges.
+   */
+  private async catchUp(key: string, vault: Vault): Promise<void> {
+    try {
+      await vault.sync({});
+      await vault.refresh();
+    } catch (error) {
+      this.options.onNotice?.(
+        `mem: vault ${key} serves without its remote's latest: ${(error as Error).message}`,
+      );
+    }
+  }
+
+  /**
+   * Loads, in the background, the vaults a killed server left work in (adds in the journal,
+   * commits not pushed): each replays its journal and syncs at once. They unload when idle.
+   */
+  async recover(): Promise<number> {
+    if (!this.options.remote) return 0;
+    const found = await vaultsWithWork(this.dir);
+    for (const { agentId, userId } of found) {
+      await this.use({ agentId, userId }, false, () => undefined).catch((error: unknown) =>
+        this.options.watch?.onError?.(error),
+      );
+    }
+    return found.length;
+  }
+
+  private makeMoves(): VaultMoves {
+    const keyOf = (ids: VaultIds) =>
+      `${parseVaultId(ids.agentId, 'agent_id')}/${parseVaultId(ids.userId, 'user_id')}`;
+    return {
+      release: (ids) => {
+        const key = keyOf(ids);
+        const running = this.releasing.get(key) ?? this.release(key);
+        this.releasing.set(key, running);
+        void running.finally(() => this.releasing.delete(key)).catch(() => undefined);
+        return running as ReturnType<VaultMoves['release']>;
+      },
+      accept: (ids) => {
+        const key = keyOf(ids);
+        this.away.delete(key);
+        return key;
+      },
+      drain: async () => {
+        this.draining = true;
+        return releaseAll(
+          [...this.entries.keys()],
+          (key) => this.moves!.release(idsOfKey(key)),
+          (error) => this.options.watch?.onError?.(error),
+        );
+      },
+      undrain: () => {
+        this.draining = false;
+      },
+      state: () => ({ draining: this.draining, away: [...this.away].sort() }),
+    };
+  }
+
+  /**
+   * Stops serving one vault: new requests wait, then are told it is away; the requests in flight
+   * end; what its journal holds is written and committed; the commits are pushed; the vault is
+   * closed. A push that fails keeps the vault here, served as before.
+   */
+  private async release(key: string): Promise<{ released: string; wasLoaded: boolean; head?: string }> {
+    this.away.add(key);
+    const loading = this.entries.get(key);
+    const entry = await loading?.catch(() => undefined);
+    if (!entry) return { released: key, wasLoaded: false };
+    while (entry.active > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    try {
+      await (await entry.vault.startExchanges()).commitNow();
+      const result = await entry.vault.sync({});
+      if (this.entries.get(key) === loading) await this.unload(key, entry, 'released', false);
+      return { released: key, wasLoaded: true, ...(result.head ? { head: result.head } : {}) };
+    } catch (error) {
+      this.away.delete(key);
+      throw error;
+    }
+  }
+
+  private async sweep(): Promise<void> {
+    const now = Date.now();
+    for (const [key, loading] of this.entries) {
+      const entry = await loading.catch(() => undefined);
+      if (!entry || entry.active > 0 || now - entry.lastUsed < this.idleMs) continue;
+      if (this.reflectsSoon(entry.vault, now)) continue;
+      if (this.entries.get(key) !== loading) continue;
+      void this.unload(key, entry);
+    }
+  }
+
+  /**
+   * A vault reflecting now, or due to within the idle time, stays loaded: unloading would abandon
+   * the run. One due later (a daily run tomorrow) is unloaded; it runs while loaded again.
+   */
+  private reflectsSoon(vault: Vault, now: number): boolean {
+    const status = vault.reflectStatus();
+    const next = status.nextRun ? Date.parse(status.nextRun.at) : Number.POSITIVE_INFINITY;
+    return status.running || next - now <= this.idleMs;
+  }
+
+  private unload(key: string, entry: Entry, why = 'idle', push = true): Promise<void> {
+    this.entries.delete(key);
+    // With a remote, what the last group commit made goes out before the vault closes.
+    const pushed =
+      this.options.remote && push
+        ? entry.vault
+            .startExchanges()
+            .then((writer) => writer.commitNow())
+            .then(() => entry.vault.sync({}))
+            .catch((error: unknown) => this.options.watch?.onError?.(error))
+        : Promise.resolve();
+    const closing = pushed.then(() => entry.vault.close()).finally(() => this.unloading.delete(key));
+    this.unloading.set(key, closing);
+    this.options.onNotice?.(`mem: unloaded ${why} vault ${key}`);
+    return closing;
+  }
+
+  /**
+   * The vaults loaded now; one still loading (a clone, its catch-up sync) is not waited for: the
+   * router's health check must not wait on a slow remote, or it takes a busy server for a dead one
+   * and sends all its users to the others, which then clone their vaults too.
+   */
+  async health(): Promise<WriterHealth & { vaults: number; sync?: SyncHealth }> {
+    return sumHealth([...this.entries.values()].flatMap((loading) => this.ready.get(loading)?.vault ?? []));
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    const entries = await Promise.all(
+      [...this.entries].map(async ([key, loading]) => [key, await loading.catch(() => undefined)] as const),
+    );
+    await Promise.all(
+      entries.map(([key, entry]) => (entry ? this.unload(key, entry, 'closing') : undefined)),
+    );
+    await Promise.all(this.unloading.values());
+  }
+}
