@@ -30,16 +30,19 @@ export const LAYERS = [
   'live',
   'api',
   'index.ts',
+  'internal.ts',
   'serve',
   'cli',
 ];
 
 /**
- * The edge: these reach the layers below only through the public API in index.ts, and core/
- * (errors, types, the vault's file names and its server record: nothing but Node's own modules),
- * so the CLI can start without loading the library.
+ * The edge: these reach the layers below only through the entries, the public API in index.ts and
+ * internal.ts (index.ts and what only the edges need; a module the package does not export), and
+ * core/ (errors, types, the vault's file names and its server record: nothing but Node's own
+ * modules), so the CLI can start without loading the library.
  */
 const EDGE = new Set(['serve', 'cli']);
+const ENTRIES = new Set(['index.ts', 'internal.ts']);
 
 /**
  * The modules below index.ts an edge may import directly: the input rules (what text is a moment or
@@ -230,13 +233,13 @@ export function checkLayers(src) {
       } else if (
         EDGE.has(from) &&
         to !== from &&
-        to !== 'index.ts' &&
+        !ENTRIES.has(to) &&
         to !== 'core' &&
         !EDGE.has(to) &&
         !isEdgeImport(pathIn(src, target))
       ) {
         problems.push(
-          `${relative(src, file)} ${how} ${relative(src, target)}: ${from}/ uses only src/index.ts and core/`,
+          `${relative(src, file)} ${how} ${relative(src, target)}: ${from}/ uses only src/index.ts, src/internal.ts and core/`,
         );
       }
     }

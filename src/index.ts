@@ -1,4 +1,7 @@
-/** The public API of memvault. The CLI and the servers use only what is exported here. */
+/**
+ * The public API of memvault: what docs/library.md documents, locked in api-report.md. The CLI and
+ * the servers import src/internal.ts, which re-exports this and adds what only they need.
+ */
 
 export type {
   EmbeddingsHealth,
@@ -18,10 +21,9 @@ export type {
 export { MIN_BUDGET } from './compile/compile.js';
 export type { Encoding } from './compile/count-tokens.js';
 export type { CompileSectionName } from './compile/render.js';
-export { CONFIG_FILE, defaultConfig, isTimeZone, loadConfig, type MemConfig } from './core/config/config.js';
+export { CONFIG_FILE, defaultConfig, loadConfig, type MemConfig } from './core/config/config.js';
 export { MemError, type MemErrorCode } from './core/errors.js';
 export { IMPORT_FORMATS, type ImportFormat } from './core/import-formats.js';
-export { readRegularFile } from './core/regular-file.js';
 export {
   type Block,
   type Edge,
@@ -39,22 +41,16 @@ export type { HistoryEntry } from './git/git-history.js';
 export type { ReviewCommit } from './git/review-branch.js';
 export type { DoctorReport, UnreadableNote } from './indexing/doctor.js';
 export type { RefreshProgress, RefreshStats } from './indexing/refresh-index.js';
-export { QUERY_LIMITS, queryProblem } from './indexing/text/query-limits.js';
 export type { EmbedProgress, EmbedTexts } from './indexing/vectors/vector-cache.js';
 export {
-  type AcceptedConfig,
-  acceptProposedConfig,
   type ConfigEntry,
   type ConfigSetResult,
-  configKeys,
   getConfig,
   listConfig,
-  parseConfigValue,
   setConfig,
   unsetConfig,
 } from './inspect/vault-config.js';
 export { type VaultStatus, vaultStatus } from './inspect/vault-status.js';
-export { type EmbeddingsStatus, embeddingsStatus } from './live/embeddings-status.js';
 export type {
   CommitMode,
   ExchangeInput,
@@ -77,22 +73,12 @@ export type { RollupOptions, RollupResult, RollupWritten } from './reflect/rollu
 export type { BudgetState } from './reflect/token-budget.js';
 export type { Rejected } from './reflect/validate-operations.js';
 export type { Period } from './time/calendar-day.js';
-export { DAY_FORMAT, DAY_PATTERN, isDayText, isMomentText, MOMENT_FORMAT } from './time/parse-input-time.js';
-export { type Moment, parseInstant } from './time/parse-instant.js';
+export type { Moment } from './time/parse-instant.js';
 export type { RollupLevel } from './time/rollup-period.js';
 export type { VaultLayout } from './vault/layout.js';
-export { withoutComments } from './vault/markdown/comments.js';
-export { isJournalSection, type JournalItem, journalItems } from './vault/markdown/journal-items.js';
 export type { TrackOptions } from './vault/track-changes.js';
 export type { VaultChange, VaultWatcher, WatchVaultOptions } from './vault/watch-vault.js';
-export {
-  type Author,
-  checkWrite,
-  mayWrite,
-  type WriteAction,
-  type WriteRequest,
-  writeRefusal,
-} from './vault/write-policy.js';
+export type { Author, WriteAction, WriteRequest } from './vault/write-policy.js';
 export type { EditNoteOptions, NoteEdit } from './write/edit-note.js';
 export type { EntryKind } from './write/episode-entry.js';
 export type { ForgetOptions, ForgetResult } from './write/forget-note.js';
@@ -100,16 +86,9 @@ export type { ForgetStaleOptions, ForgetStaleResult } from './write/forget-stale
 export type { ImportOptions, ImportResult } from './write/import/import-history.js';
 export type { SkipCounts } from './write/import/import-types.js';
 export type { IngestOptions, IngestResult } from './write/import/ingest.js';
-export { decodeTranscript } from './write/import/parse-transcript.js';
 export { type InitResult, type InitVaultOptions, initVault } from './write/init/init-vault.js';
 export type { MoveOptions, MoveResult } from './write/move-note.js';
 export type { RememberInput, RememberResult } from './write/remember.js';
-export { mergeEpisodeFiles } from './write/sync/merge-driver.js';
 export type { SyncOptions, SyncResult, YourEdits } from './write/sync/sync-vault.js';
 export type { UndoOptions, UndoResult } from './write/undo-commit.js';
-export {
-  type CreateNoteInput,
-  type NoteWriteResult,
-  parseAssignment,
-  type UpdateNoteInput,
-} from './write/update-note.js';
+export type { CreateNoteInput, NoteWriteResult, UpdateNoteInput } from './write/update-note.js';

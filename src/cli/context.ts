@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { Vault } from '../index.js';
+import type { Vault } from '../internal.js';
 import type { CliIO } from './io.js';
 import { library } from './library.js';
 

@@ -1,4 +1,4 @@
-import type { CompileResult, DoctorReport, Edge, EmbeddingUse, Note, RecallHit } from '../index.js';
+import type { CompileResult, DoctorReport, Edge, EmbeddingUse, Note, RecallHit } from '../internal.js';
 
 /**
  * Characters a terminal would act on rather than show: C0 controls but tab and newline, DEL, C1

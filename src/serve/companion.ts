@@ -1,4 +1,4 @@
-import type { Layer, RecallHit, Vault } from '../index.js';
+import type { Layer, RecallHit, Vault } from '../internal.js';
 import { LAYER_NAMES, memoryAddBody, memorySearchBody } from './request-bodies.js';
 import { idsOf, parseBody, queryWarning, type Route, readVault, whoseIds } from './routes.js';
 

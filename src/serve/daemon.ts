@@ -13,7 +13,7 @@ import {
 } from '../core/serve-record.js';
 import { CONFIG_FILE } from '../core/vault-files.js';
 import { VERSION } from '../core/version.js';
-import type { Vault } from '../index.js';
+import type { Vault } from '../internal.js';
 import { serveHttp } from './http.js';
 import { singleVault, type VaultSource } from './pool/vault-pool.js';
 import { HttpError, type Route } from './routes.js';

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { MemError, type MemErrorCode } from '../index.js';
+import { MemError, type MemErrorCode } from '../internal.js';
 import { companionRoutes } from './companion.js';
 import { hidePaths } from './hide-paths.js';
 import { isPageAsset, PAGE_SECURITY_HEADERS, pageAsset } from './page-assets.js';

@@ -10,7 +10,7 @@ import {
   type Note,
   readRegularFile,
   type Vault,
-} from '../index.js';
+} from '../internal.js';
 import { HttpError, idsOf, notePathOf, type Route, readVault } from './routes.js';
 
 /** One day of the timeline */

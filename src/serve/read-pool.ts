@@ -4,7 +4,7 @@
 // order it changed, before any read sent after that change: a worker never answers from an index
 // older than the server's.
 import { Worker } from 'node:worker_threads';
-import type { Vault } from '../index.js';
+import type { Vault } from '../internal.js';
 import type { ReadPoolStats, Reply, Route } from './routes.js';
 
 /** A request as a worker gets it: everything but the socket */

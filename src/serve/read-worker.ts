@@ -2,7 +2,7 @@
 // never writes it, re-reads the paths the server says changed, and answers reads with the same
 // routes the server has, one message at a time, in the order they came.
 import { parentPort, workerData } from 'node:worker_threads';
-import { openVault } from '../index.js';
+import { openVault } from '../internal.js';
 import { errorReply, standardRoutes } from './http.js';
 import { singleVault } from './pool/vault-pool.js';
 import { type FromWorker, routeKey, type ToWorker } from './read-pool.js';

@@ -13,7 +13,7 @@ import {
 } from '../api/inputs/fields.js';
 import { recallFields } from '../api/inputs/recall.js';
 import { REMEMBER_KINDS, rememberFields } from '../api/inputs/remember.js';
-import { isTimeZone } from '../index.js';
+import { isTimeZone } from '../internal.js';
 
 /**
  * The HTTP request bodies and the MCP tools' input schemas: each verb's own input schema

@@ -7,7 +7,7 @@ import {
   queryProblem,
   type RecallResult,
   type Vault,
-} from '../index.js';
+} from '../internal.js';
 import { parseVaultId, type UseOptions, type VaultIds, type VaultSource } from './pool/vault-pool.js';
 import { compileBody, KINDS, recallBody, rememberBody } from './request-bodies.js';
 

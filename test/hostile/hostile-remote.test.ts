@@ -1,7 +1,8 @@
 import { lstat, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { acceptProposedConfig, vaultStatus } from '../../src/index.js';
+import { vaultStatus } from '../../src/index.js';
+import { acceptProposedConfig } from '../../src/inspect/vault-config.js';
 import { DAY_PATH, twoClones } from '../git/sync-helpers.js';
 import { git } from '../helpers/git.js';
 import { cleanupVaults } from '../helpers/make-vault.js';

@@ -115,6 +115,15 @@ describe('the API report (api-report.md)', () => {
     expect(forgottenExports(readFileSync(REPORT_FILE, 'utf8'))).toEqual([]);
   });
 
+  it('exports at most 25 runtime values, each named in docs/library.md', () => {
+    const report = readFileSync(REPORT_FILE, 'utf8');
+    const values = [...report.matchAll(/^(?:class|function|const) ([\w$]+)/gm)].map((m) => m[1]!);
+    const library = readFileSync(join(dirname(REPORT_FILE), 'docs', 'library.md'), 'utf8');
+    const undocumented = values.filter((name) => !new RegExp(`\\b${name}\\b`).test(library));
+    expect(undocumented, 'document them in docs/library.md, or export them from src/internal.ts').toEqual([]);
+    expect(values.length).toBeLessThanOrEqual(25);
+  });
+
   it('changes when a signature does', async () => {
     const before: string = apiReport(
       await project({ 'src/index.ts': 'export function f(a: string): void {}\n' }),

@@ -46,7 +46,7 @@ describe('the layer rule (scripts/check-layers.mjs)', () => {
       'recall/recall.ts': 'export const recall = 1;\n',
     });
     expect(checkLayers(src)).toEqual([
-      'cli/x.ts imports recall/recall.ts: cli/ uses only src/index.ts and core/',
+      'cli/x.ts imports recall/recall.ts: cli/ uses only src/index.ts, src/internal.ts and core/',
       'import cycle: compile/a.ts → compile/b.ts',
     ]);
   });
@@ -61,7 +61,7 @@ describe('the layer rule (scripts/check-layers.mjs)', () => {
       'core/errors.ts': 'export const E = 1;\n',
     });
     expect(checkLayers(src)).toEqual([
-      'cli/x.ts imports time/zoned-date.ts: cli/ uses only src/index.ts and core/',
+      'cli/x.ts imports time/zoned-date.ts: cli/ uses only src/index.ts, src/internal.ts and core/',
       'time/parse-input-time.ts imports time/zoned-date.ts: the edges import it directly, so it may import only core/ and the other modules the edges import',
     ]);
   });
@@ -115,10 +115,26 @@ describe('the layer rule (scripts/check-layers.mjs)', () => {
       'recall/recall.ts': 'export type Hit = 1;\n',
     });
     expect(checkLayers(src)).toEqual([
-      'cli/x.ts imports recall/recall.ts: cli/ uses only src/index.ts and core/',
+      'cli/x.ts imports recall/recall.ts: cli/ uses only src/index.ts, src/internal.ts and core/',
       'core/a.ts imports api/open-vault.ts: core/ may not import api/',
       'core/b.ts imports api/other.ts: core/ may not import api/',
       'core/c.ts imports api/third.ts: core/ may not import api/',
+    ]);
+  });
+
+  it('lets the edges import internal.ts, which re-exports index.ts, and refuses index.ts importing it', async () => {
+    const src = await tree({
+      'cli/x.ts': "import { merge } from '../internal.js';\n",
+      'serve/y.ts': "import type { Vault } from '../internal.js';\nimport { open } from '../index.js';\n",
+      'internal.ts': "export * from './index.js';\nexport { merge } from './write/merge.js';\n",
+      'index.ts':
+        "export { open, type Vault } from './api/open-vault.js';\nexport type { M } from './internal.js';\n",
+      'api/open-vault.ts': 'export class Vault {}\nexport const open = 1;\n',
+      'write/merge.ts': 'export const merge = 1;\nexport type M = 1;\n',
+    });
+    expect(checkLayers(src)).toEqual([
+      'index.ts imports internal.ts: index.ts/ may not import internal.ts/',
+      'import cycle: index.ts → internal.ts',
     ]);
   });
 
@@ -144,7 +160,7 @@ describe('the layer rule (scripts/check-layers.mjs)', () => {
     });
     expect(checkLayers(src)).toEqual([
       'api/pool.ts loads by URL serve/read-worker.ts: api/ may not import serve/',
-      'cli/spawn.ts loads by URL recall/run.ts: cli/ uses only src/index.ts and core/',
+      'cli/spawn.ts loads by URL recall/run.ts: cli/ uses only src/index.ts, src/internal.ts and core/',
       'core/where.ts loads by URL write/x.ts: core/ may not import write/',
     ]);
   });

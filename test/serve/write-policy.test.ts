@@ -3,9 +3,10 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Author, openVault, type Vault, type WriteAction, writeRefusal } from '../../src/index.js';
+import { type Author, openVault, type Vault, type WriteAction } from '../../src/index.js';
 import { createMcpServer } from '../../src/serve/mcp/mcp.js';
 import { DEFAULT_LAYOUT } from '../../src/vault/layout.js';
+import { writeRefusal } from '../../src/vault/write-policy.js';
 import { git, gitInit } from '../helpers/git.js';
 import { cleanupVaults, makeVault, snapshotVault } from '../helpers/make-vault.js';
 

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { MemError } from '../../core/errors.js';
 import { readRegularText } from '../../core/regular-file.js';
-import type { CompileOptions, CompileResult, WithMoments } from '../../index.js';
+import type { CompileOptions, CompileResult, WithMoments } from '../../internal.js';
 import { askServer } from '../ask-server.js';
 import { openFromCli, printJson } from '../context.js';
 import { formatCompileExplain } from '../format.js';

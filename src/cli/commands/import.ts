@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { IMPORT_FORMATS } from '../../core/import-formats.js';
-import type { ImportResult } from '../../index.js';
+import type { ImportResult } from '../../internal.js';
 import { openFromCli, printJson } from '../context.js';
 import type { CliIO } from '../io.js';
 import { progressBar } from './ingest.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { NoteEdit, WriteCommit } from '../../index.js';
+import type { NoteEdit, WriteCommit } from '../../internal.js';
 import { openFromCli, printJson } from '../context.js';
 import type { CliIO } from '../io.js';
 import { library } from '../library.js';

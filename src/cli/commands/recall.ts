@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { MemError } from '../../core/errors.js';
 import { readRegularText } from '../../core/regular-file.js';
 import { LAYERS, type Layer } from '../../core/types.js';
-import type { RecallOptions, RecallResult, WithMoments } from '../../index.js';
+import type { RecallOptions, RecallResult, WithMoments } from '../../internal.js';
 import { askServer } from '../ask-server.js';
 import { openFromCli, printJson } from '../context.js';
 import { embeddingsLine, formatHits } from '../format.js';

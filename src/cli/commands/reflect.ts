@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { MemError } from '../../core/errors.js';
-import type { ReflectResult, RollupOptions, RollupResult } from '../../index.js';
+import type { ReflectResult, RollupOptions, RollupResult } from '../../internal.js';
 import { openFromCli, printJson } from '../context.js';
 import type { CliIO } from '../io.js';
 import { type OptionRule, parseNow, parsePositiveInt, refuseConflicts } from '../parse-options.js';

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { findVault } from '../../core/find-vault.js';
 import { readServeRecord, type ServeKind } from '../../core/serve-record.js';
-import type { EmbeddingsStatus, ReflectStatus } from '../../index.js';
+import type { EmbeddingsStatus, ReflectStatus } from '../../internal.js';
 import { httpJson } from '../ask-server.js';
 import { type GlobalOptions, printJson } from '../context.js';
 import type { CliIO } from '../io.js';

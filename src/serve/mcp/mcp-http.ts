@@ -1,7 +1,7 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { MemError, type Vault } from '../../index.js';
+import { MemError, type Vault } from '../../internal.js';
 import { hidePaths } from '../hide-paths.js';
 import { authorized, isLoopback } from '../http.js';
 import { requestGuard } from '../request-guard.js';

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { type McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { readRegularText } from '../../core/regular-file.js';
-import { type Layer, MemError, type Note, type Vault, withoutComments } from '../../index.js';
+import { type Layer, MemError, type Note, type Vault, withoutComments } from '../../internal.js';
 import { readNoteArgs } from '../request-bodies.js';
 import { notePathOf } from '../routes.js';
 import { answerWith, edgeData } from './mcp-result.js';

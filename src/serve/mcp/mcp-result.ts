@@ -1,4 +1,4 @@
-import type { Edge, Vault } from '../../index.js';
+import type { Edge, Vault } from '../../internal.js';
 import { hidePaths } from '../hide-paths.js';
 
 /** A tool's answer: text for the model (and older clients), and the same data as structured JSON. */

@@ -1,5 +1,5 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { MemError, type NoteEdit, type Vault } from '../../index.js';
+import { MemError, type NoteEdit, type Vault } from '../../internal.js';
 import { rememberArgs } from '../request-bodies.js';
 import { notePathOf } from '../routes.js';
 import { answerWith, commitNote } from './mcp-result.js';

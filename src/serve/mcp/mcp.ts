@@ -1,7 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { VERSION } from '../../core/version.js';
-import { type CompileResult, MemError, MIN_BUDGET, type RecallResult, type Vault } from '../../index.js';
+import { type CompileResult, MemError, MIN_BUDGET, type RecallResult, type Vault } from '../../internal.js';
 import { compileArgs, recallArgs } from '../request-bodies.js';
 import { MCP_INSTRUCTIONS } from './mcp-instructions.js';
 import { registerNoteTools } from './mcp-note-tools.js';
