@@ -8,7 +8,7 @@ import {
   type Vault,
   type WatchVaultOptions,
   type WriterHealth,
-} from '../../index.js';
+} from '../../internal.js';
 import { idsOfKey, releaseAll, VaultAway, type VaultMoves } from './vault-moves.js';
 import { fetchVault, pushFirst, type RemoteOptions, vaultsWithWork } from './vault-remote.js';
 import { checkSettings, readTemplate, type VaultSettings, withSettings } from './vault-template.js';

@@ -1,6 +1,6 @@
 import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CONFIG_FILE, loadConfig, MemError, readRegularFile, type Vault } from '../../index.js';
+import { CONFIG_FILE, loadConfig, MemError, readRegularFile, type Vault } from '../../internal.js';
 
 /**
  * What a request may set on the vault it creates (`mem serve --vaults`): its time zone and the
