@@ -1,6 +1,6 @@
 // The library's entry point: one vault, its config, and an index kept in step with the files. Vault
 // is a facade: each subsystem is a module of its own, and every public method here is a line or
-// two that delegates to one of them:
+// two that delegates to one of them; the members are grouped by concern under section comments:
 //   open-parts.ts      opening: finds the vault, loads its config and index, wires the parts below
 //   write-queue.ts     the one serial queue every write, refresh and cache save runs on
 //   live-index.ts      the index: refreshes, the cache in .mem/, the watcher, change tracking
@@ -8,7 +8,7 @@
 //   semantic-recall.ts recall, lexical or with embeddings fused in
 //   reflection.ts      reflect, rollups, and background reflection
 //   find-note.ts       which note a reference names
-// History and health are thin already: they call git/vault-git.ts and indexing/doctor.ts.
+// Sync is write/sync/'s; history and health call git/vault-git.ts and indexing/doctor.ts.
 
 import { type CompileOptions, type CompileResult, compile } from '../compile/compile.js';
 import type { MemConfig } from '../core/config/config.js';
@@ -32,7 +32,6 @@ import type { ReflectStatus } from '../live/reflect-scheduler.js';
 import type { Reflection } from '../live/reflection.js';
 import type { EmbeddingsHealth, EmbedStats, RecallResult, SemanticRecall } from '../live/semantic-recall.js';
 import type { SyncState } from '../live/sync-scheduler.js';
-import type { WriteQueue } from '../live/write-queue.js';
 import type { Llm, LlmOptions } from '../models/llm.js';
 import type { RecallOptions } from '../recall/recall.js';
 import type { ReflectOptions, ReflectResult } from '../reflect/reflect.js';
@@ -81,8 +80,6 @@ export class Vault {
    * or a temp folder into a vault.
    */
   readonly initialized: boolean;
-  /** The one queue every write, refresh and cache save runs on (see the class comment) */
-  private readonly queue: WriteQueue;
   private readonly live: LiveIndex;
   private readonly writes: NoteWrites;
   private readonly recaller: SemanticRecall;
@@ -92,7 +89,6 @@ export class Vault {
     this.root = parts.root;
     this.config = parts.config;
     this.initialized = parts.initialized;
-    this.queue = parts.queue;
     this.live = parts.live;
     this.writes = parts.writes;
     this.recaller = parts.recaller;
@@ -138,9 +134,6 @@ export class Vault {
   get lastRefresh(): RefreshStats {
     return this.live.lastRefresh;
   }
-  set lastRefresh(stats: RefreshStats) {
-    this.live.lastRefresh = stats;
-  }
 
   /**
    * How the last refresh found what changed: `walk` looked at every note, `tracked` re-read the
@@ -148,9 +141,6 @@ export class Vault {
    */
   get lastRefreshScope(): 'walk' | 'tracked' {
     return this.live.lastRefreshScope;
-  }
-  set lastRefreshScope(scope: 'walk' | 'tracked') {
-    this.live.lastRefreshScope = scope;
   }
 
   /** A walk of the vault opened with `scan: 'background'`, or its watcher's start, is still running */
@@ -240,7 +230,7 @@ export class Vault {
     return this.live.whenIdle(timeoutMs);
   }
 
-  // --- Reads: notes, links, recall, compile (find-note.ts, semantic-recall.ts) ---
+  // --- Reads: notes and links (find-note.ts, the index's link graph) ---
 
   /**
    * Finds a note by vault path (with or without `.md`) or by link text resolved from the vault root,
@@ -268,13 +258,17 @@ export class Vault {
     return this.live.index.linkText(path);
   }
 
+  /** The links a note makes, each with the note it resolves to (`to`) when it resolves. */
   links(ref: string): Edge[] {
     return this.live.index.graph.outEdges(this.note(ref).path);
   }
 
+  /** The links other notes make to this one. */
   backlinks(ref: string): Edge[] {
     return this.live.index.graph.backlinks(this.note(ref).path);
   }
+
+  // --- Reads: recall and compile, by words or with embeddings (semantic-recall.ts) ---
 
   /**
    * Ranked memories for a query. Time words in the query (昨天, last weekend) narrow episode
@@ -340,21 +334,6 @@ export class Vault {
     return this.writes.editNote(ref, edit, options);
   }
 
-  /** `mem sync`: commit what mem left, fetch, merge (days entry by entry, clashes kept beside), push. */
-  sync(options: SyncOptions = {}): Promise<SyncResult> {
-    return this.writes.sync(options);
-  }
-
-  /** Syncs after group commits and on `sync.intervalSeconds` (`mem serve`), when the config asks */
-  startSync(onError?: (error: unknown) => void): void {
-    this.writes.startSync(onError);
-  }
-
-  /** The sync schedule's state (last sync, last error, ahead/behind), when one runs */
-  syncState(): SyncState | undefined {
-    return this.writes.syncState();
-  }
-
   /** Renames a note and rewrites every link to it, keeping each link's style; one commit. */
   move(ref: string, to: string, options: Pick<MoveOptions, 'author'> = {}): Promise<MoveResult> {
     return this.writes.move(ref, to, options);
@@ -383,6 +362,8 @@ export class Vault {
   importHistory(source: string, given: WithMoments<ImportOptions>): Promise<ImportResult> {
     return this.writes.importHistory(source, this.withNow(given));
   }
+
+  // --- The chat write path (exchange-writer.ts, through note-writes.ts) ---
 
   /**
    * Starts the chat write path (see `addExchange`): opens the add journal in `.mem/` and writes
@@ -459,7 +440,22 @@ export class Vault {
     return this.reflection.reflectStatus();
   }
 
-  // --- History (git/vault-git.ts) ---
+  // --- Git: sync, history, undo, diff (write/sync/, git/vault-git.ts) ---
+
+  /** `mem sync`: commit what mem left, fetch, merge (days entry by entry, clashes kept beside), push. */
+  sync(options: SyncOptions = {}): Promise<SyncResult> {
+    return this.writes.sync(options);
+  }
+
+  /** Syncs after group commits and on `sync.intervalSeconds` (`mem serve`), when the config asks */
+  startSync(onError?: (error: unknown) => void): void {
+    this.writes.startSync(onError);
+  }
+
+  /** The sync schedule's state (last sync, last error, ahead/behind), when one runs */
+  syncState(): SyncState | undefined {
+    return this.writes.syncState();
+  }
 
   /** Commits that touched a note (also one deleted since), newest first, following renames. */
   history(ref: string): Promise<HistoryEntry[]> {
@@ -484,6 +480,7 @@ export class Vault {
 
   // --- Health (indexing/doctor.ts) ---
 
+  /** Unresolved links, names more than one note answers to, bad frontmatter: from the index (`mem doctor`). */
   doctor(): DoctorReport {
     return diagnose(this.live.index);
   }

@@ -106,7 +106,10 @@ describe("openVault({ scan: 'background' })", () => {
     const held = new Promise<void>((resolve) => {
       release = resolve;
     });
-    const { queue } = vault as unknown as { queue: { exclusive(fn: () => Promise<void>): Promise<void> } };
+    // The live index's (the one queue the Vault wires to every part: api/open-parts.ts).
+    const { queue } = (
+      vault as unknown as { live: { queue: { exclusive(fn: () => Promise<void>): Promise<void> } } }
+    ).live;
     void queue.exclusive(() => held);
     const watching = vault.watch();
     const server = await serveHttp({ source: singleVault(vault), port: 0, deadlineMs: 1 });
