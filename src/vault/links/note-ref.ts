@@ -1,12 +1,12 @@
 // A note reference as a caller gives it: a vault path with or without `.md` (`profile/user.md`,
-// `profile/user`), with the `../` or `/` a shell or a URL leaves in front, or link text resolved
+// `profile/user`), with the `./` or `/` a shell or a URL leaves in front, or link text resolved
 // from the vault root (`Tokyo`). Every verb that takes one (note, links, backlinks, history,
 // update, mv, forget) reads it here, beside the vault's path rules: the Vault normalised it three
-// ways (one form stripped a leading `../` then `/`, one either but not both, one only `../`).
+// ways (one form stripped a leading `./` then `/`, one either but not both, one only `./`).
 
 import { notePath } from '../paths.js';
 
-/** `ref` in the form every lookup uses: NFC, without leading `../` and `/`. */
+/** `ref` in the form every lookup uses: NFC, without leading `./` and `/`. */
 export function cleanNoteRef(ref: string): string {
   return ref.normalize('NFC').replace(/^(?:\.?\/)+/, '');
 }

@@ -102,14 +102,14 @@ function resolveAmong(link: string, fromPath: string, candidates: readonly strin
   // Case is kept here and folded only when comparing, so `exactMatch` can prefer the exact spelling.
   let folder = dirnameOf(fromPath.normalize('NFC'));
   let path = link;
-  if (path.startsWith('../') || path.startsWith('../../')) {
+  if (path.startsWith('./') || path.startsWith('../')) {
     // Relative links resolve against the linking note's folder; the folder they land in
     // then also decides which duplicates count as "near" below (as in Obsidian).
-    if (path.startsWith('../../')) path = path.slice(2);
-    if (path.startsWith('../')) {
+    if (path.startsWith('./../')) path = path.slice(2);
+    if (path.startsWith('./')) {
       path = path.slice(2);
     } else {
-      while (path.startsWith('../../')) {
+      while (path.startsWith('../')) {
         path = path.slice(3);
         folder = dirnameOf(folder);
       }
