@@ -13,9 +13,10 @@ export function instants<T extends { now?: unknown; at?: unknown }>(
 
 /**
  * instants(), with `now` left out read from the clock here: the one `now` default of the verbs
- * that take one (recall, compile, forget --stale, import, reflect, rollup), so the engines below
- * are handed the moment instead of each reading the clock. (`at`, when it happened, keeps its own
- * meaning when absent: remember and ingest place an entry given no time differently.)
+ * that take one (recall, compile, forget and forget --stale, note creation, import, reflect,
+ * rollup), so the engines below are handed the moment instead of each reading the clock: their
+ * `now` is a required parameter. (`at`, when it happened, keeps its own meaning when absent:
+ * remember and ingest place an entry given no time differently.)
  */
 export function withNow<T extends { now?: unknown; at?: unknown }>(
   zone: string,

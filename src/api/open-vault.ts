@@ -321,7 +321,7 @@ export class Vault {
 
   /** Creates a note with `id`, `title`, `created`, `updated` and the given keys; refuses an existing one. */
   createNote(input: CreateNoteInput): Promise<NoteWriteResult> {
-    return this.writes.createNote(input);
+    return this.writes.createNote(this.withNow(input));
   }
 
   /** Sets or deletes frontmatter keys of a note, keeping every other byte; CONFLICT on a hand edit. */
@@ -341,7 +341,7 @@ export class Vault {
 
   /** Moves a note to the archive folder with `status: archived`, or with `hard` deletes it (git only). */
   forget(ref: string, options: ForgetOptions = {}): Promise<ForgetResult> {
-    return this.writes.forget(ref, options);
+    return this.writes.forget(ref, this.withNow(options));
   }
 
   /**

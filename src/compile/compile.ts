@@ -185,13 +185,13 @@ function hitCandidate(index: VaultIndex, hit: RecallHit): Candidate | undefined 
 export function compile(
   index: VaultIndex,
   config: MemConfig,
-  options: CompileOptions,
+  options: CompileOptions & { now: Date },
   semantic?: SemanticInput,
 ): CompileResult {
   const budget = budgetOf(config, options);
   const encoding = options.tokenizer ?? config.compile.tokenizer;
   const tokenizer = getTokenizer(encoding);
-  const now = options.now ?? new Date();
+  const { now } = options;
   const shares = sharesOf(config, options);
   const { range, words } = turnQuery(index, config, options, now);
   const today = dayOf(now, config.timezone);

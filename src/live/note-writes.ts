@@ -123,7 +123,7 @@ export class NoteWrites {
     return { ...result, link: `[[${this.live.index.linkText(result.path)}#^${result.blockId}]]` };
   }
 
-  createNote(input: CreateNoteInput): Promise<NoteWriteResult> {
+  createNote(input: CreateNoteInput & { now: Date }): Promise<NoteWriteResult> {
     return this.queue.writing(async () => {
       const result = await createNote(this.root, this.config, input);
       await this.live.refreshPathsNow([result.path]);
@@ -238,7 +238,7 @@ export class NoteWrites {
     });
   }
 
-  forget(ref: string, options: ForgetOptions = {}): Promise<ForgetResult> {
+  forget(ref: string, options: ForgetOptions & { now: Date }): Promise<ForgetResult> {
     return this.queue.writing(async () => {
       const { index } = this.live;
       const path = await pathToWrite(this.root, index, ref);
@@ -248,7 +248,7 @@ export class NoteWrites {
     });
   }
 
-  forgetStale(options: ForgetStaleOptions): Promise<ForgetStaleResult> {
+  forgetStale(options: ForgetStaleOptions & { now: Date }): Promise<ForgetStaleResult> {
     return this.queue.writing(async () => {
       await this.live.refreshNow();
       const result = await forgetStale(this.root, this.config, this.live.index, options);
@@ -277,7 +277,7 @@ export class NoteWrites {
     });
   }
 
-  importHistory(source: string, options: ImportOptions): Promise<ImportResult> {
+  importHistory(source: string, options: ImportOptions & { now: Date }): Promise<ImportResult> {
     return this.queue.writing(async () => {
       const notes = this.live.index.notes.keys();
       const result = await importHistory(this.root, this.config, source, { notes, ...options });

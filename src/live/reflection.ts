@@ -11,8 +11,9 @@ import type { LiveIndex } from './live-index.js';
 import { autoReflectEnabled, ReflectScheduler, type ReflectStatus } from './reflect-scheduler.js';
 import { notAVault } from './write-queue.js';
 
-/** The options of Vault.reflect, with its moments read */
+/** The options of Vault.reflect, with its moments read and `now` given (api/call-moments.ts) */
 export type ReflectRunOptions = ReflectOptions & {
+  now: Date;
   llm?: Llm;
   llmOptions?: LlmOptions;
   env?: NodeJS.ProcessEnv;
@@ -20,8 +21,9 @@ export type ReflectRunOptions = ReflectOptions & {
   commitments?: boolean;
 };
 
-/** The options of Vault.rollup, with its moments read */
+/** The options of Vault.rollup, with its moments read and `now` given (api/call-moments.ts) */
 export type RollupRunOptions = RollupOptions & {
+  now: Date;
   llm?: Llm;
   llmOptions?: LlmOptions;
   env?: NodeJS.ProcessEnv;

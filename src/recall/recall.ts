@@ -9,7 +9,6 @@ import {
   type Candidate,
   type Closeness,
   inRange,
-  lendToFollowing,
   semanticCandidates,
   spreadToNeighbours,
   textCandidates,
@@ -133,17 +132,16 @@ export function recall(
   index: VaultIndex,
   config: MemConfig,
   query: string,
-  options: RecallOptions = {},
+  options: RecallOptions & { now: Date },
 ): RecallHit[] {
   const k = options.k ?? config.recall.k;
-  const now = options.now ?? new Date();
+  const now = options.now;
   const filterRange = options.rangeMode !== 'prefer' ? options.range : undefined;
   const admit = admitter(index, options, filterRange);
 
   const { text: named, speakers } = readSpeakers(index, query);
   const { text: words, present } = readPresent(named);
   const { candidates, versions } = textCandidates(index, words, filterRange, admit);
-  lendToFollowing(candidates, versions, admit);
   // A question about how things are now also takes an entry that restates a strong hit in other
   // words as a newer version of it (latest-first.ts); one about the past does not.
   newestVersionsFirst(versions, asksCurrentState(query) ? restatementIn(index) : undefined);

@@ -32,9 +32,9 @@ export async function reflectOffline(
   root: string,
   config: MemConfig,
   index: VaultIndex,
-  options: OfflineReflectOptions = {},
+  options: OfflineReflectOptions & { now: Date },
 ): Promise<ReflectResult> {
-  const now = options.now ?? new Date();
+  const { now } = options;
   const today = dayOf(now, config.timezone);
   const commitmentsNote = commitmentsPath(index.layout);
   const note = index.notes.get(commitmentsNote);

@@ -246,9 +246,9 @@ export async function reflect(
   config: MemConfig,
   index: VaultIndex,
   llm: Llm,
-  options: ReflectOptions = {},
+  options: ReflectOptions & { now: Date },
 ): Promise<ReflectResult> {
-  const now = options.now ?? new Date();
+  const { now } = options;
   const episodes = pendingEpisodes(index, options.maxEpisodes ?? 7, config.timezone);
   const empty: ReflectResult = {
     episodes: [],

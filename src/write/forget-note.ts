@@ -70,7 +70,7 @@ export async function forgetNote(
   config: MemConfig,
   index: VaultIndex,
   path: string,
-  options: ForgetOptions = {},
+  options: ForgetOptions & { now: Date },
 ): Promise<ForgetResult> {
   const hardKey = `forget --hard ${notePath(path)}`;
   let found: { abs: string; rel: string };
@@ -128,7 +128,7 @@ async function archiveNote(
   config: MemConfig,
   index: VaultIndex,
   rel: string,
-  options: ForgetOptions,
+  options: ForgetOptions & { now: Date },
 ): Promise<ForgetResult> {
   const layout = layoutOf(config);
   if (layerOf(rel, layout) === 'archive') {
@@ -141,7 +141,7 @@ async function archiveNote(
     throw new MemError('INVALID_ARGUMENT', 'the reason must be one line');
   const changes: Record<string, unknown> = {
     status: 'archived',
-    archived: isoWithOffset(options.now ?? new Date(), config.timezone),
+    archived: isoWithOffset(options.now, config.timezone),
   };
   if (options.reason?.trim()) changes['archived_reason'] = options.reason.trim();
   const moved = await moveNote(root, config, index, rel, archivePath(rel, layout), {

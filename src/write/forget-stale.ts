@@ -126,7 +126,7 @@ export function forgetStale(
   root: string,
   config: MemConfig,
   index: VaultIndex,
-  options: ForgetStaleOptions = {},
+  options: ForgetStaleOptions & { now: Date },
 ): Promise<ForgetStaleResult> {
   // One plan in three steps (record, the moves, the rest with the commit): see withPlan.
   return withPlan(root, STALE_PLAN, () => forgetStaleSteps(root, config, index, options));
@@ -136,7 +136,7 @@ async function forgetStaleSteps(
   root: string,
   config: MemConfig,
   index: VaultIndex,
-  options: ForgetStaleOptions,
+  options: ForgetStaleOptions & { now: Date },
 ): Promise<ForgetStaleResult> {
   const days = config.forget.staleAfterDays;
   if (days === undefined) {
@@ -145,7 +145,7 @@ async function forgetStaleSteps(
       'mem forget --stale is off: set forget.staleAfterDays in mem.config.json (e.g. 180) to archive old episodes that a rollup covers',
     );
   }
-  const now = options.now ?? new Date();
+  const { now } = options;
   const cutoff = addDays(dayOf(now, config.timezone), -days);
   const archived = staleEpisodes(index, cutoff);
   const lowered = fadingInsights(index, config, new Set(archived.map((a) => a.path)), now);

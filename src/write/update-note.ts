@@ -89,7 +89,7 @@ export function parseAssignment(text: string): [string, unknown] {
 export async function createNote(
   root: string,
   config: MemConfig,
-  input: CreateNoteInput,
+  input: CreateNoteInput & { now: Date },
 ): Promise<NoteWriteResult> {
   const { abs, rel } = await checkNewNotePath(root, input.path);
   checkWrite({ author: input.author ?? 'person', action: 'create', path: rel, layout: layoutOf(config) });
@@ -97,7 +97,7 @@ export async function createNote(
   const name = rel.slice(rel.lastIndexOf('/') + 1, -3);
   const title = input.title?.trim() || name;
   if (/[\r\n]/.test(title)) throw new MemError('INVALID_ARGUMENT', `${rel}: the title must be one line`);
-  const time = isoWithOffset(input.now ?? new Date(), config.timezone);
+  const time = isoWithOffset(input.now, config.timezone);
   const id = newNoteId();
   const keys = { id, title, created: time, updated: time, ...input.set };
   const body = input.body === undefined ? '' : cleanNoteText(input.body, rel, true);

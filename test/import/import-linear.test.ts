@@ -72,7 +72,7 @@ async function importWork(n: number): Promise<number> {
   const config = await loadConfig(root);
   let added = 0;
   const work = await scanned(async () => {
-    added = (await importHistory(root, config, file, {})).added;
+    added = (await importHistory(root, config, file, { now: new Date('2025-03-01T12:00:00Z') })).added;
   });
   expect(added).toBe(n);
   return work;

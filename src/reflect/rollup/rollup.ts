@@ -89,7 +89,7 @@ export function rollup(
   config: MemConfig,
   index: VaultIndex,
   llm: Llm | undefined,
-  options: RollupOptions,
+  options: RollupOptions & { now: Date },
   afterLevel: AfterLevel = async () => undefined,
 ): Promise<RollupResult> {
   // One plan whose steps wait on the model between writes: see withPlan.
@@ -101,10 +101,10 @@ async function rollupSteps(
   config: MemConfig,
   index: VaultIndex,
   llm: Llm | undefined,
-  options: RollupOptions,
+  options: RollupOptions & { now: Date },
   afterLevel: AfterLevel,
 ): Promise<RollupResult> {
-  const now = options.now ?? new Date();
+  const { now } = options;
   const today = dayOf(now, config.timezone);
   const top = options.level ?? (options.missing ? 'year' : undefined);
   if (!top)

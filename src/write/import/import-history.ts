@@ -202,7 +202,7 @@ export async function importHistory(
   root: string,
   config: MemConfig,
   source: string,
-  options: ImportOptions = {},
+  options: ImportOptions & { now: Date },
 ): Promise<ImportResult> {
   const label = basename(source);
   const info = await stat(source).catch((error: NodeJS.ErrnoException) => {

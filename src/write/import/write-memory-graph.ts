@@ -239,7 +239,8 @@ export async function writeMemoryGraph(
   graph: MemoryGraph,
   options: {
     name: string;
-    now?: Date;
+    /** When the import runs: the stamp of the notes it creates */
+    now: Date;
     noRedact?: boolean;
     onProgress?: (done: number, total: number) => void;
     /** The vault's notes: an entity whose name a link would resolve to one of them is written there */
@@ -251,7 +252,7 @@ export async function writeMemoryGraph(
   const entities = entitiesOf(graph);
   const count = { redacted: 0 };
   const redact = !options.noRedact;
-  const stamp = isoWithOffset(options.now ?? new Date(), config.timezone);
+  const stamp = isoWithOffset(options.now, config.timezone);
   const result: GraphWriteResult = {
     created: [],
     updated: [],
