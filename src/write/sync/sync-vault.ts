@@ -39,6 +39,7 @@ import { writeAtomic } from '../../vault/write-note.js';
 import { mergeDay } from './merge-day.js';
 import { installMergeDriver } from './merge-driver.js';
 import { mergeConflicted, rewriteTheirLinks } from './sync-conflicts.js';
+import { fetchListed, listRemote, RECORD } from './sync-listed.js';
 import { retargetMovedLinks } from './sync-moves.js';
 import { checkIncoming, keepOutbound } from './sync-trust.js';
 
@@ -83,8 +84,6 @@ export interface YourEdits {
   /** Those that were untracked notes (new to git) */
   added: string[];
 }
-
-const RECORD = 'pending-sync.json';
 
 interface SyncRecord {
   /** HEAD before the work tree was brought to `target` */
@@ -367,11 +366,17 @@ export async function syncVault(
   }
   const hold = options.hold ?? ((step) => step());
   const runHooks = config.git.runHooks;
+  const listed = await listRemote(root, repo, remote);
+  if (listed.upToDate)
+    return { ...emptyResult(remote, listed.branch, false), code: 'up-to-date', head: listed.sha };
   let result: SyncResult | undefined;
   for (let attempt = 0; attempt < 3; attempt++) {
     // Outside the lock: a fetch only adds objects and moves the remote-tracking ref.
-    const fetchedOn = result?.branch ?? (await currentBranch(repo.repo));
-    const fetched = await fetchBranch(repo.repo, remote, fetchedOn);
+    const fetchedOn = result?.branch ?? listed.branch;
+    const fetched =
+      attempt === 0
+        ? await fetchListed(repo, remote, listed)
+        : await fetchBranch(repo.repo, remote, fetchedOn);
     crashPoint();
     const step = await hold(() =>
       withVaultLock(root, async (lock) => {
@@ -430,8 +435,19 @@ async function prepare(
       ['.gitattributes'],
       'mem: merge day notes entry by entry (.gitattributes)',
     );
-  return { remote, branch, code: 'up-to-date', days: [], renumbered: [], conflicts: [], resumed, paths: [] };
+  return emptyResult(remote, branch, resumed);
 }
+
+const emptyResult = (remote: string, branch: string, resumed: boolean): SyncResult => ({
+  remote,
+  branch,
+  code: 'up-to-date',
+  days: [],
+  renumbered: [],
+  conflicts: [],
+  resumed,
+  paths: [],
+});
 
 /** Whether the vault's `.gitattributes` is there and differs from HEAD's. */
 async function attributesUncommitted(root: string, repo: VaultRepo): Promise<boolean> {
