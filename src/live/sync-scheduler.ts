@@ -1,5 +1,6 @@
-// `mem serve`'s syncing of one vault: after its group commits (`sync.afterCommit`) and every
-// `sync.intervalSeconds`, off the request path, one sync at a time (a request made while one runs
+// `mem serve`'s syncing of one vault: after its group commits (`sync.afterCommit`) and when
+// `sync.intervalSeconds` passed since the last sync (a sync after a commit also brings in what
+// other copies pushed, so the timer starts again after every sync), off the request path, one sync at a time (a request made while one runs
 // starts one more after it), with its state for `/memory/health`. With `sync.ackAfterPush` an add
 // waits for `pushed()`: the first sync that holds every commit made before it, shared by all
 // adds waiting meanwhile (one push for a burst).
@@ -47,10 +48,15 @@ export class SyncScheduler {
     private readonly parts: SyncSchedulerParts,
   ) {
     this.state = { remote: settings.remote, running: false };
-    if (settings.intervalSeconds > 0) {
-      this.timer = setInterval(() => void this.request(), settings.intervalSeconds * 1000);
-      this.timer.unref();
-    }
+    this.arm();
+  }
+
+  /** The next sync of the schedule: `sync.intervalSeconds` after the last one ended. */
+  private arm(): void {
+    clearTimeout(this.timer);
+    if (this.settings.intervalSeconds <= 0 || this.stopped) return;
+    this.timer = setTimeout(() => void this.request(), this.settings.intervalSeconds * 1000);
+    this.timer.unref();
   }
 
   /** A group commit was made. */
@@ -95,8 +101,10 @@ export class SyncScheduler {
       this.again = true;
       return this.running;
     }
+    clearTimeout(this.timer);
     this.running = this.loop().finally(() => {
       this.running = undefined;
+      this.arm();
       // A waiter that came after the loop's last look (pushed() saw it still running).
       if (this.waiters.length > 0 && !this.stopped) void this.request();
     });
@@ -108,6 +116,7 @@ export class SyncScheduler {
       this.again = false;
       this.state.running = true;
       let covered = this.commits;
+      let synced = false;
       try {
         const result = await this.parts.sync(() => {
           covered = this.commits;
@@ -116,6 +125,7 @@ export class SyncScheduler {
         this.state.lastResult = result.code;
         delete this.state.lastError;
         this.settle(covered);
+        synced = true;
       } catch (error) {
         this.state.lastError = (error as Error).message ?? String(error);
         this.parts.onError?.(error);
@@ -123,8 +133,13 @@ export class SyncScheduler {
       } finally {
         this.state.running = false;
       }
-      // Not awaited before the waiters are answered: an add waits for its push, not for a count.
-      const counts = await this.parts.counts().catch(() => undefined);
+      // A sync that succeeded with no commit made since its merge left this copy and the remote's
+      // branch equal: nothing to count (three git processes saved per sync). Otherwise counted;
+      // not awaited before the waiters are answered: an add waits for its push, not for a count.
+      const counts =
+        synced && this.commits === covered
+          ? { ahead: 0, behind: 0 }
+          : await this.parts.counts().catch(() => undefined);
       if (counts) Object.assign(this.state, counts);
     } while ((this.again || this.waiters.length > 0) && !this.stopped);
   }
@@ -136,7 +151,7 @@ export class SyncScheduler {
   /** Stops the schedule and waits for a running sync. */
   async stop(): Promise<void> {
     this.stopped = true;
-    clearInterval(this.timer);
+    clearTimeout(this.timer);
     await this.running;
     this.settle(
       Number.POSITIVE_INFINITY,
