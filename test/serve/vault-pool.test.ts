@@ -1,3 +1,4 @@
+import { renameSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -202,4 +203,70 @@ describe('VaultPool with remotes', () => {
     expect(await first).toBe(join(dir, 'vaults', 'companion', 'slow'));
     expect(await made.health()).toMatchObject({ vaults: 1 });
   }, 60_000);
+
+  it("answers a read of a new user's empty remote with nothing, cloning nothing; a remote it cannot read is an error", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'memvault-pool-'));
+    dirs.push(dir);
+    const made = new VaultPool({
+      dir: join(dir, 'vaults'),
+      remote: {
+        template: join(dir, 'git', '{agent}', '{user}.git'),
+        create: 'git init -q --bare "$MEM_REMOTE_URL"',
+      },
+    });
+    pools.push(made);
+    expect(await made.use(ids('companion', 'new'), false, (vault) => vault)).toBeUndefined();
+    // The repository was made (the user's next add pushes to it); no working copy was cloned here.
+    expect(await exists(join(dir, 'git', 'companion', 'new.git', 'HEAD'))).toBe(true);
+    expect(await exists(join(dir, 'vaults', 'companion', 'new'))).toBe(false);
+    const without = new VaultPool({
+      dir: join(dir, 'other'),
+      remote: { template: join(dir, 'none', '{user}.git') },
+    });
+    pools.push(without);
+    await expect(without.use(ids('companion', 'new'), false, (vault) => vault)).rejects.toThrow(
+      /cannot read/,
+    );
+  }, 60_000);
+
+  it('serves a vault it just cloned without a catch-up sync, and catches up a copy it held before', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'memvault-pool-'));
+    dirs.push(dir);
+    const remote = {
+      template: join(dir, 'git', '{agent}', '{user}.git'),
+      create: 'git init -q --bare "$MEM_REMOTE_URL"',
+    };
+    const notices: string[] = [];
+    const bare = join(dir, 'git', 'companion', 'mover.git');
+    // The remote goes unreadable the moment b has cloned it: a catch-up sync would fail, and say so.
+    const onNotice = (line: string) => {
+      notices.push(line);
+      if (/cloned vault companion\/mover/.test(line)) renameSync(bare, `${bare}.away`);
+    };
+    const a = new VaultPool({ dir: join(dir, 'a'), remote });
+    const b = new VaultPool({ dir: join(dir, 'b'), remote, onNotice });
+    pools.push(a, b);
+    const said = 'I keep bees on the roof';
+    await a.use(ids('companion', 'mover'), true, (vault) =>
+      vault?.addExchange({ user: said, assistant: 'Noted.' }),
+    );
+    await a.moves!.release(ids('companion', 'mover'));
+    const found = await b.use(ids('companion', 'mover'), false, (vault) => vault?.recall('bees').hits.length);
+    expect(found).toBeGreaterThan(0);
+    expect(notices.some((line) => /cloned vault companion\/mover/.test(line))).toBe(true);
+    expect(notices.filter((line) => /serves without/.test(line))).toEqual([]);
+    renameSync(`${bare}.away`, bare);
+    // b takes an add and releases; a accepts the vault back: its old copy catches up before serving.
+    await b.use(ids('companion', 'mover'), true, (vault) =>
+      vault?.addExchange({ user: 'The hive swarmed today', assistant: 'Oh!' }),
+    );
+    await b.moves!.release(ids('companion', 'mover'));
+    a.moves!.accept(ids('companion', 'mover'));
+    const back = await a.use(
+      ids('companion', 'mover'),
+      false,
+      (vault) => vault?.recall('swarmed').hits.length,
+    );
+    expect(back).toBeGreaterThan(0);
+  }, 120_000);
 });

@@ -10,7 +10,14 @@ import {
   type WriterHealth,
 } from '../../internal.js';
 import { idsOfKey, releaseAll, VaultAway, type VaultMoves } from './vault-moves.js';
-import { fetchVault, pushFirst, type RemoteOptions, vaultsWithWork } from './vault-remote.js';
+import {
+  fetchVault,
+  hasCommits,
+  pushFirst,
+  type RemoteOptions,
+  remoteHasHistory,
+  vaultsWithWork,
+} from './vault-remote.js';
 import { checkSettings, readTemplate, type VaultSettings, withSettings } from './vault-template.js';
 
 /** Whose memory a request is about; both default to `default`. */
@@ -228,8 +235,9 @@ export class VaultPool implements VaultSource {
       const root = join(this.dir, agentId, userId);
       if (!(await exists(join(root, CONFIG_FILE)))) {
         if (how.local || (!create && !this.options.remote)) return fn(undefined);
-        // A read of a vault not here: the user's vault may be in its remote (it moved here).
-        if (!create && (await this.fetch(root, agentId, userId)) === 'empty') return fn(undefined);
+        // A read of a vault not here: the user's vault may be in its remote (it moved here). A new
+        // user's (an empty remote) answers at once: nothing is cloned for a read of nothing.
+        if (!create && !(await this.inRemote(root, agentId, userId))) return fn(undefined);
       }
       // Checked again: another request may have started loading it while we looked.
       loading = this.entries.get(key) ?? this.load(key, root, ids.settings, agentId, userId);
@@ -249,6 +257,14 @@ export class VaultPool implements VaultSource {
   }
 
   private readonly fetching = new Map<string, Promise<'cloned' | 'empty' | 'present'>>();
+  /** Copies cloned or created, not loaded yet: the remote's branch, no journal, nothing to catch up */
+  private readonly fresh = new Set<string>();
+
+  /** Whether the vault of a read is here with history, or in its remote (then it is cloned). */
+  private async inRemote(root: string, agentId: string, userId: string): Promise<boolean> {
+    if (this.fetching.has(root) || (await hasCommits(root))) return true;
+    return remoteHasHistory(this.options.remote!, agentId, userId);
+  }
 
   /** One clone at a time per vault: two requests of a new user's first turn arrive together. */
   private fetch(root: string, agentId: string, userId: string) {
@@ -256,6 +272,7 @@ export class VaultPool implements VaultSource {
     let running = this.fetching.get(root);
     if (!running) {
       running = fetchVault(root, remote, agentId, userId).finally(() => this.fetching.delete(root));
+      void running.then((how) => how === 'cloned' && this.fresh.add(root)).catch(() => undefined);
       this.fetching.set(root, running);
     }
     return running;
@@ -294,6 +311,7 @@ export class VaultPool implements VaultSource {
       this.options.onNotice?.(`mem: cloned vault ${key}, which another server created meanwhile`);
       return;
     }
+    if (this.options.remote) this.fresh.add(root);
     const template = this.options.template;
     this.options.onNotice?.(`mem: created vault ${key}${template ? ' from the template' : ''}`);
   }
@@ -308,6 +326,8 @@ export class VaultPool implements VaultSource {
     const loading = (async () => {
       if (!(await exists(join(root, CONFIG_FILE))))
         await this.prepare(key, root, settings, [agentId, userId]);
+      // A copy cloned or created just now is the remote's branch: nothing to catch up with.
+      const fresh = this.fresh.delete(root);
       // Tracked from the first walk: the watcher's start then needs no second one.
       const vault = await openVault({
         path: root,
@@ -318,7 +338,7 @@ export class VaultPool implements VaultSource {
       await vault.watch(this.options.watch);
       // What a killed server accepted but did not write or commit is finished before any request.
       await vault.startExchanges({ onError: this.options.watch?.onError });
-      if (this.options.remote) await this.catchUp(key, vault);
+      if (this.options.remote && !fresh) await this.catchUp(key, vault);
       vault.startSync(this.options.watch?.onError);
       // Each user's vault reflects on its own schedule, one model call at a time (when reflect.auto asks).
       vault.startAutoReflect({ onError: this.options.watch?.onError });

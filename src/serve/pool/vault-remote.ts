@@ -98,6 +98,27 @@ export async function fetchVault(
 }
 
 /**
+ * Whether the vault's remote holds a history (`git ls-remote`, one process and no clone): a read of
+ * a vault that is not here answers "no memories" for a new user without cloning an empty
+ * repository. A repository that cannot be read is made first when `create` is set (a new user's
+ * first request), else it is an error, never "empty": the git server may be down.
+ */
+export async function remoteHasHistory(
+  options: RemoteOptions,
+  agentId: string,
+  userId: string,
+): Promise<boolean> {
+  const url = remoteUrl(options.template, agentId, userId);
+  let heads = await run('git', ['ls-remote', '--heads', url]);
+  if (!heads.ok && options.create) {
+    await createRemote(options.create, url, agentId, userId);
+    heads = await run('git', ['ls-remote', '--heads', url]);
+  }
+  if (!heads.ok) throw new MemError('GIT', `cannot read ${url}: ${heads.stderr || 'git ls-remote failed'}`);
+  return heads.stdout.trim() !== '';
+}
+
+/**
  * Pushes a new vault's first commit. `false` when the remote got a history meanwhile (another
  * server created this user's vault first): the caller drops its copy, which holds no add yet, and
  * clones theirs.
