@@ -39,12 +39,18 @@ export class SyncScheduler {
   private running: Promise<void> | undefined;
   private again = false;
   private stopped = false;
+  /** A sync after commits, waiting for `sync.afterCommitGapSeconds` to pass since the last began */
+  private deferred: NodeJS.Timeout | undefined;
+  /** When the last sync began (ms since the epoch) */
+  private lastStart = Number.NEGATIVE_INFINITY;
   /** Commits made so far (`committed()`), and adds waiting for a push that holds a given count */
   private commits = 0;
   private waiters: Array<{ need: number; resolve: () => void; reject: (error: unknown) => void }> = [];
 
   constructor(
-    private readonly settings: MemConfig['sync'],
+    private readonly settings: Omit<MemConfig['sync'], 'afterCommitGapSeconds'> & {
+      afterCommitGapSeconds?: number;
+    },
     private readonly parts: SyncSchedulerParts,
   ) {
     this.state = { remote: settings.remote, running: false };
@@ -59,10 +65,27 @@ export class SyncScheduler {
     this.timer.unref();
   }
 
-  /** A group commit was made. */
+  /**
+   * A group commit was made: synced at once, or, within `sync.afterCommitGapSeconds` of the last
+   * sync's start, once that much has passed, with every commit made meanwhile (one sync for a
+   * burst). An add waiting for its push (`pushed()`) does not wait for the gap.
+   */
   afterCommit(): void {
     this.committed();
-    if (this.settings.afterCommit) void this.request();
+    if (!this.settings.afterCommit || this.deferred || this.stopped) return;
+    const wait = this.lastStart + (this.settings.afterCommitGapSeconds ?? 0) * 1000 - Date.now();
+    if (wait <= 0 && !this.running) {
+      void this.request();
+      return;
+    }
+    this.deferred = setTimeout(
+      () => {
+        this.deferred = undefined;
+        void this.request();
+      },
+      Math.max(0, wait),
+    );
+    this.deferred.unref();
   }
 
   /** A commit was made (a group commit, or a write that commits itself): counted for `pushed()`. */
@@ -115,6 +138,7 @@ export class SyncScheduler {
     do {
       this.again = false;
       this.state.running = true;
+      this.lastStart = Date.now();
       let covered = this.commits;
       let synced = false;
       try {
@@ -152,6 +176,7 @@ export class SyncScheduler {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    clearTimeout(this.deferred);
     await this.running;
     this.settle(
       Number.POSITIVE_INFINITY,

@@ -64,6 +64,53 @@ describe('SyncScheduler interval', () => {
   });
 });
 
+describe('SyncScheduler afterCommitGapSeconds', () => {
+  const settings = {
+    remote: 'origin',
+    intervalSeconds: 0,
+    afterCommit: true,
+    ackAfterPush: false,
+    afterCommitGapSeconds: 5,
+  };
+
+  it('syncs a burst of group commits once the gap since the last sync has passed, all in one sync', async () => {
+    vi.useFakeTimers({ now: new Date('2026-12-05T10:00:00Z') });
+    const { scheduler, made } = counting(settings);
+    scheduler.afterCommit();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(made.runs).toBe(1);
+    await vi.advanceTimersByTimeAsync(1_000);
+    scheduler.afterCommit();
+    await vi.advanceTimersByTimeAsync(1_000);
+    scheduler.afterCommit();
+    await vi.advanceTimersByTimeAsync(2_900);
+    expect(made.runs).toBe(1);
+    await vi.advanceTimersByTimeAsync(200);
+    expect(made.runs).toBe(2);
+    expect(scheduler.snapshot()).toMatchObject({ ahead: 0 });
+    // Long after the last sync, a commit syncs at once.
+    await vi.advanceTimersByTimeAsync(10_000);
+    scheduler.afterCommit();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(made.runs).toBe(3);
+    await scheduler.stop();
+  });
+
+  it('does not hold an add waiting for its push (sync.ackAfterPush) to the gap', async () => {
+    vi.useFakeTimers({ now: new Date('2026-12-05T10:00:00Z') });
+    const { scheduler, made } = counting({ ...settings, ackAfterPush: true });
+    scheduler.afterCommit();
+    await vi.advanceTimersByTimeAsync(0);
+    await vi.advanceTimersByTimeAsync(1_000);
+    scheduler.afterCommit();
+    const pushed = scheduler.pushed();
+    await vi.advanceTimersByTimeAsync(0);
+    await pushed;
+    expect(made.runs).toBe(2);
+    await scheduler.stop();
+  });
+});
+
 describe('SyncScheduler counts', () => {
   it('sets ahead and behind to 0 after a sync with no commit since its merge, and counts otherwise', async () => {
     const { scheduler, made } = counting({

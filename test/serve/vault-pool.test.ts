@@ -173,7 +173,13 @@ describe('VaultPool with remotes', () => {
     });
     pools.push(made);
     const sync = await made.use(ids('companion', 'acked'), true, (vault) => vault?.config.sync);
-    expect(sync).toEqual({ remote: 'origin', afterCommit: true, intervalSeconds: 60, ackAfterPush: true });
+    expect(sync).toEqual({
+      remote: 'origin',
+      afterCommit: true,
+      afterCommitGapSeconds: 5,
+      intervalSeconds: 60,
+      ackAfterPush: true,
+    });
   }, 60_000);
 
   it("answers health while a vault is still loading (its remote slow to make): the router's check never waits on it", async () => {

@@ -123,11 +123,20 @@ export const configSchema = z.strictObject({
       .int()
       .min(0)
       .default(0)
-      .describe('`mem serve` syncs each open vault this often (seconds); 0: never on a schedule'),
+      .describe(
+        '`mem serve` syncs each open vault when this long (seconds) has passed since its last sync, whatever started that one; 0: never on a schedule',
+      ),
     afterCommit: z
       .boolean()
       .default(false)
       .describe('`mem serve` syncs a vault after each of its group commits (off the request path)'),
+    afterCommitGapSeconds: z
+      .number()
+      .min(0)
+      .default(5)
+      .describe(
+        "With sync.afterCommit: a group commit within this many seconds of the last sync's start waits for them to pass, and its sync takes every commit made meanwhile (one push for a burst; what a lost machine can lose grows by as much). An add waiting for its push (sync.ackAfterPush) does not wait",
+      ),
     ackAfterPush: z
       .boolean()
       .default(false)
