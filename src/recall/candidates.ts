@@ -1,15 +1,16 @@
 // Where recall's candidates come from, in the order recall takes them: the text hits of the
-// query's words, the entries after a hit on its day (a reply), the sections closest in meaning,
-// the neighbours of the strongest hits through links, and the entries of a date range asked about.
+// query's words (an entry is indexed with the words of the entries before it too, so a reply is
+// among them), the sections closest in meaning, the neighbours of the strongest hits through
+// links, and the entries of a date range asked about.
 // Each step adds to one map by section id; scoring them is recall.ts's.
 import type { Layer, Note, Section } from '../core/types.js';
+import { TextIndex } from '../indexing/text/text-index.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { rollupPeriod } from '../time/rollup-period.js';
 import { closestAdmitted } from './closest-sections.js';
 import { entriesNewestFirst } from './episode-entries.js';
 import { graphNeighbours } from './graph-neighbours.js';
-import { isRetired, round } from './rank.js';
-import { contextLent } from './reply-context.js';
+import { isRetired } from './rank.js';
 import type { SemanticInput } from './semantic.js';
 
 /** A date range as recall takes it (its DateRange, which recall.ts declares): inclusive `YYYY-MM-DD`. */
@@ -67,7 +68,7 @@ export function admitter(
 /**
  * The BM25 hits of the query's words (without the speakers and the "now" it named), each a
  * candidate with its text score relative to the best; `versions` are the same candidates, in
- * order, for the newest-version and reply-context steps.
+ * order, for the newest-version step.
  */
 export function textCandidates(
   index: VaultIndex,
@@ -102,6 +103,12 @@ export function textCandidates(
     // A hit's terms are an object's keys, never repeated.
     const terms = hit.terms.slice(0, 5).join(', ');
     const matched = new Set(hit.queryTerms);
+    if (TextIndex.byContextOnly(hit, found.note, found.section)) {
+      // A reply found by the topic of the entries before it: compile's context, no hit of its own.
+      const reason = `text match in the entries before it: ${terms}`;
+      candidates.set(hit.id, { ...found, text, graph: 0, reasons: [reason], adjacent: true });
+      continue;
+    }
     const candidate = {
       note: found.note,
       section: found.section,
@@ -114,34 +121,6 @@ export function textCandidates(
     versions.push(candidate);
   }
   return { candidates, versions };
-}
-
-/**
- * The entries after a hit on its day borrow a third of its score: a reply is found by the topic
- * it answers. One no word of the query reached is context (compile's), never a hit of its own.
- */
-export function lendToFollowing(
-  candidates: Map<string, Candidate>,
-  versions: Candidate[],
-  admit: Admit,
-): void {
-  for (const [id, lent] of contextLent(versions)) {
-    const known = candidates.get(id);
-    const reason = `follows a match on its day (+${round(lent.text)})`;
-    if (known) {
-      known.text = Math.min(1, known.text + lent.text);
-      known.reasons.push(reason);
-    } else if (admit(lent.note, lent.section.date, lent.section)) {
-      candidates.set(id, {
-        note: lent.note,
-        section: lent.section,
-        text: Math.min(1, lent.text),
-        graph: 0,
-        reasons: [reason],
-        adjacent: true,
-      });
-    }
-  }
 }
 
 /**

@@ -9,7 +9,6 @@ import {
   type Candidate,
   type Closeness,
   inRange,
-  lendToFollowing,
   semanticCandidates,
   spreadToNeighbours,
   textCandidates,
@@ -143,7 +142,6 @@ export function recall(
   const { text: named, speakers } = readSpeakers(index, query);
   const { text: words, present } = readPresent(named);
   const { candidates, versions } = textCandidates(index, words, filterRange, admit);
-  lendToFollowing(candidates, versions, admit);
   // A question about how things are now also takes an entry that restates a strong hit in other
   // words as a newer version of it (latest-first.ts); one about the past does not.
   newestVersionsFirst(versions, asksCurrentState(query) ? restatementIn(index) : undefined);

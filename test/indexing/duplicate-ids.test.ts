@@ -51,7 +51,8 @@ describe('indexing never fails on a duplicate block id', () => {
     expect(restored.has(DAY)).toBe(false);
     expect(() => restored.add(note)).not.toThrow();
     expect(restored.size).toBe(size);
-    expect(restored.search('second').map((h) => h.id)).toEqual([`${DAY}#^e1 (2)`]);
+    // ^e2 follows with 'second entry' as its context.
+    expect(restored.search('second').map((h) => h.id)).toEqual([`${DAY}#^e1 (2)`, `${DAY}#^e2`]);
   });
 
   it('remember and index --rebuild work in a vault whose daily note repeats an id', async () => {

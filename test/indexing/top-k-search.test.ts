@@ -346,12 +346,13 @@ describe('top-k search', () => {
     index.replace(after, before);
     expect(dirt()).toBe(0);
     expect(index.size).toBe(4);
+    // ^e2 ('pottery class') holds the river walk before it as context.
     expect(
       index
         .search('river', { limit: 5 })
         .map((hit) => hit.id)
         .sort(),
-    ).toEqual(['episodes/day1.md#^e1', 'episodes/day1.md#^e3']);
+    ).toEqual(['episodes/day1.md#^e1', 'episodes/day1.md#^e2', 'episodes/day1.md#^e3']);
     // Without the version it replaces, every section is discarded and added again.
     index.replace(makeNote({ ...spec, sections: [...spec.sections, { text: 'river again' }] }, 1));
     expect(dirt()).toBe(4);

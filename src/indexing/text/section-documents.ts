@@ -26,12 +26,38 @@ export interface SectionDocument extends TextHitSource {
   /** An entry's day as words (`2023-05-08 8 May 2023`), so "in May 2023" can find it */
   when: string;
   text: string;
+  /**
+   * The words of the entries just before an episode entry on its day (CONTEXT_ENTRIES): a reply
+   * ("Yes, every Sunday since June!") is found by the topic it answers, named a turn earlier
+   */
+  context: string;
 }
 
-export const FIELDS = ['title', 'aliases', 'tags', 'headings', 'speaker', 'when', 'text'];
+export const FIELDS = ['title', 'aliases', 'tags', 'headings', 'speaker', 'when', 'text', 'context'];
 export const STORED = ['path', 'anchor', 'layer', 'date'];
 // A query word in the title or an alias says more about a note than one in its body.
-export const BOOST = { title: 3, aliases: 3, tags: 2, headings: 1.5, speaker: 1, when: 1, text: 1 };
+// The entries before an entry say what it is about, not what it says: a third of its own words.
+export const BOOST = {
+  title: 3,
+  aliases: 3,
+  tags: 2,
+  headings: 1.5,
+  speaker: 1,
+  when: 1,
+  text: 1,
+  context: 1 / 3,
+};
+/** How many entries before an episode entry, on its day, lend it their words. */
+const CONTEXT_ENTRIES = 2;
+/**
+ * The most of an entry's text (its end, UTF-16 units) that an entry after it takes as context: a
+ * reply answers the end of the turn before it, and a pasted page is not indexed three times.
+ */
+const CONTEXT_CHARS = 600;
+/** A spaced-script word character (not Chinese or Japanese, whose bigrams any cut leaves intact). */
+const WORD_CHARACTER = /(?![\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}])[\p{L}\p{M}\p{N}'’]/u;
+/** The rest of a word CONTEXT_CHARS cut at the start of a tail: dropped, not indexed as another word. */
+const CUT_WORD = new RegExp(`^(?:${WORD_CHARACTER.source})+`, 'u');
 const LATIN = /^[\p{L}\p{M}\p{N}]+$/u;
 const CJK = /[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}]/u;
 
@@ -93,7 +119,36 @@ function sameList(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((item, i) => item === b[i]);
 }
 
-export function sectionDocuments(note: Note): SectionDocument[] {
+/**
+ * Each episode entry's context (see SectionDocument.context), by section id: the text of the
+ * CONTEXT_ENTRIES entries before it in its note with the same day. A section's document depends on
+ * these, so an incremental replace compares them too.
+ */
+export function entryContexts(note: Note): Map<string, string> {
+  const contexts = new Map<string, string>();
+  if (note.layer !== 'episodes') return contexts;
+  const before: Section[] = [];
+  for (const section of note.sections) {
+    if (section.kind !== 'block') continue;
+    const sameDay = before.filter((entry) => entry.date === section.date).slice(-CONTEXT_ENTRIES);
+    contexts.set(section.id, sameDay.map((entry) => contextOf(entry.text)).join('\n'));
+    before.push(section);
+    if (before.length > CONTEXT_ENTRIES) before.shift();
+  }
+  return contexts;
+}
+
+/** The last CONTEXT_CHARS of an entry's text, from a word's start (a surrogate pair kept whole). */
+function contextOf(text: string): string {
+  if (text.length <= CONTEXT_CHARS) return text;
+  const tail = text.slice(text.length - CONTEXT_CHARS);
+  return WORD_CHARACTER.test(text.charAt(text.length - CONTEXT_CHARS - 1))
+    ? tail.replace(CUT_WORD, '')
+    : tail.replace(/^[\uDC00-\uDFFF]/, '');
+}
+
+/** The documents of a note's sections; with `only`, of those sections alone (their context still read from the whole note). */
+export function sectionDocuments(note: Note, only?: ReadonlySet<string>): SectionDocument[] {
   const common = {
     path: note.path,
     layer: note.layer,
@@ -106,8 +161,10 @@ export function sectionDocuments(note: Note): SectionDocument[] {
     note.sections.length > 0
       ? note.sections
       : [{ id: `${note.path}#`, anchor: '', kind: 'preamble', text: '', start: 0, end: 0, line: 1 }];
+  const contexts = entryContexts(note);
   const byId = new Map<string, SectionDocument>();
   for (const section of sections) {
+    if (only && !only.has(section.id)) continue;
     const seen = byId.get(section.id);
     if (seen) {
       // Section ids should be unique; if a parser ever repeats one, merge rather than let the index
@@ -124,9 +181,22 @@ export function sectionDocuments(note: Note): SectionDocument[] {
       speaker: section.speaker ?? '',
       when: section.date ? dateWords(section.date) : '',
       text: section.text,
+      context: contexts.get(section.id) ?? '',
     });
   }
   return [...byId.values()];
+}
+
+/**
+ * The words of a section's own fields (all but its context) as one text: what tells a hit that
+ * matched these from one that matched only the entries before it (TextIndex.byContextOnly).
+ */
+export function ownFieldsText(note: Note, section: Section): string {
+  const heading = section.heading === undefined ? note.title : `${section.heading}\n${note.title}`;
+  const when = section.date ? dateWords(section.date) : '';
+  return [note.title, ...note.aliases, ...note.tags, heading, section.speaker ?? '', when, section.text].join(
+    '\n',
+  );
 }
 
 /** `2023-05-08` → `2023-05-08 8 May 2023`: the day as written in a note and as people say it. */

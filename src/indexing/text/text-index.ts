@@ -4,7 +4,9 @@ import { boundQueryText, boundTerms } from './query-limits.js';
 import {
   BOOST,
   documentsById,
+  entryContexts,
   FIELDS,
+  ownFieldsText,
   SEARCH_OPTIONS,
   type SectionDocument,
   STORED,
@@ -29,7 +31,7 @@ import { type QueryTerm, type TopKOptions, TopKSearch } from './top-k-search.js'
 export { dateWords, type TextHitSource } from './section-documents.js';
 
 /** Bump when the tokenizer, the stemmer, the stop words or the fields change: old caches are then rebuilt. */
-export const TEXT_INDEX_VERSION = 6;
+export const TEXT_INDEX_VERSION = 7;
 
 export interface TextHit extends TextHitSource {
   /** BM25 score (as MiniSearch computes it), field boosts included */
@@ -202,17 +204,25 @@ export class TextIndex {
     const kept = new Set<string>();
     const fresh: Section[] = [];
     const seen = new Set<string>();
+    // An entry's document holds the words of the entries before it: it changes with them.
+    const contextBefore = entryContexts(previous);
+    const contextAfter = entryContexts(note);
     for (const section of note.sections) {
       if (seen.has(section.id)) return false;
       seen.add(section.id);
-      if (sameSection(before.get(section.id), section)) kept.add(section.id);
+      if (
+        sameSection(before.get(section.id), section) &&
+        contextBefore.get(section.id) === contextAfter.get(section.id)
+      )
+        kept.add(section.id);
       else fresh.push(section);
     }
     const gone = ids.filter((id) => !kept.has(id));
     if (gone.length === 0 && fresh.length === 0) return true;
     this.discard(gone);
     // Without sections sectionDocuments would make the empty preamble a note without any gets.
-    const documents = fresh.length === 0 ? [] : sectionDocuments({ ...note, sections: fresh });
+    const documents =
+      fresh.length === 0 ? [] : sectionDocuments(note, new Set(fresh.map((section) => section.id)));
     this.addFresh(
       note.path,
       note.sections.map((section) => section.id),
@@ -248,6 +258,16 @@ export class TextIndex {
       filter ? (id, stored) => filter(storedSource(id, stored)) : undefined,
     );
     return top.map((result) => textHit(storedSource(result.id, result.stored), result));
+  }
+
+  /**
+   * Whether a hit of `section` matched only its context (the entries before it on its day), none
+   * of its own words: a reply found by the topic it answers, which recall keeps as context.
+   */
+  static byContextOnly(hit: Pick<TextHit, 'terms'>, note: Note, section: Section): boolean {
+    if (note.layer !== 'episodes' || section.kind !== 'block') return false;
+    const own = new Set(tokenize(ownFieldsText(note, section)).map(processTerm));
+    return !hit.terms.some((term) => own.has(term));
   }
 
   /** The top-k search over the current index (a cache load replaces it). */
