@@ -65,6 +65,9 @@ const TERM_OPTIONS: TermIndexOptions = {
 };
 
 /** SEARCH_OPTIONS as the top-k search takes them; BM25's parameters are MiniSearch's defaults. */
+/** The terms of each episode entry's own fields (byContextOnly), for as long as its parsed section lives. */
+const OWN_TERMS = new WeakMap<Section, ReadonlySet<string | null>>();
+
 const TOP_K_OPTIONS: TopKOptions = {
   fieldBoosts: FIELDS.map((field) =>
     Object.hasOwn(BOOST, field) ? BOOST[field as keyof typeof BOOST] || 1 : 1,
@@ -266,8 +269,15 @@ export class TextIndex {
    */
   static byContextOnly(hit: Pick<TextHit, 'terms'>, note: Note, section: Section): boolean {
     if (note.layer !== 'episodes' || section.kind !== 'block') return false;
-    const own = new Set(tokenize(ownFieldsText(note, section)).map(processTerm));
-    return !hit.terms.some((term) => own.has(term));
+    // A recall asks this of up to 200 hits, most of them the same entries from one turn to the
+    // next: their words are split once per decoded section, not once per query.
+    let own = OWN_TERMS.get(section);
+    if (own === undefined) {
+      own = new Set(tokenize(ownFieldsText(note, section)).map(processTerm));
+      OWN_TERMS.set(section, own);
+    }
+    const terms = own;
+    return !hit.terms.some((term) => terms.has(term));
   }
 
   /** The top-k search over the current index (a cache load replaces it). */
