@@ -4,11 +4,13 @@ import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { CACHE_DIR, ensureCacheDir } from '../core/cache-dir.js';
 import { readRegularFile, readRegularText } from '../core/regular-file.js';
+import type { Note } from '../core/types.js';
 import { DEFAULT_LAYOUT, type VaultLayout } from '../vault/layout.js';
 import { basenameOf, foldPath } from '../vault/links/resolve-link.js';
 import { SavedLinkGraph, type SavedLinks } from './links/saved-links.js';
 import { NoteTable } from './note-table.js';
 import { readNoteNow } from './refresh-index.js';
+import { noteRecords } from './saved-note.js';
 import { checkExtents, decodeTable, encodeTable, savedNotes, type TableData } from './table-file.js';
 import { TextIndex } from './text/text-index.js';
 import { isSavedTrackers } from './trackers.js';
@@ -18,7 +20,7 @@ import { VaultIndex } from './vault-index.js';
  * Bump whenever the shape of a parsed note, the tokenizer, the index options or the cache layout
  * change: a cache from another schema is rebuilt, never trusted.
  */
-export const CACHE_SCHEMA = 10;
+export const CACHE_SCHEMA = 11;
 
 /**
  * The layout, in `.mem/index/`:
@@ -194,7 +196,7 @@ export async function saveIndexCache(root: string, index: VaultIndex): Promise<C
     }
     // Nothing changed while the save ran (saves run on the vault's queue): the index now reads its
     // notes and links from the generation it saved, as a fresh open would.
-    if (index.changes === version) rebase(index, dir, written);
+    if (index.changes === version) rebase(root, index, dir, written);
     await removeOlder(root, base, generation);
     return { saved: true };
   } catch (error) {
@@ -281,7 +283,7 @@ interface Written {
 }
 
 /** Points the index's notes and link graph at the generation just written (see NoteTable.rebase). */
-function rebase(index: VaultIndex, dir: string, written: Written): void {
+function rebase(root: string, index: VaultIndex, dir: string, written: Written): void {
   const fds: number[] = [];
   try {
     for (const file of written.notesFiles)
@@ -293,6 +295,8 @@ function rebase(index: VaultIndex, dir: string, written: Written): void {
     return;
   }
   index.graph = new SavedLinkGraph(index.notes, written.table.paths, written.table.links);
+  // A note decoded from here reads its sections later; once the files are closed, from its file.
+  index.notes.reread ??= (path) => readNoteNow(root, path, index);
 }
 
 async function writeGeneration(
@@ -350,9 +354,10 @@ async function writeGeneration(
 }
 
 /**
- * Writes every note's JSON, one a line, into notes segments of about NOTES_SEGMENT_BYTES, and
- * returns the table that finds them. A note restored from the cache and unchanged is copied as
- * its saved bytes (checked against their CRC-32), not decoded and encoded again.
+ * Writes every note's records (saved-note.ts: head, body, sections, each a line of JSON) into
+ * notes segments of about NOTES_SEGMENT_BYTES, and returns the table that finds them. A note
+ * restored from the cache and unchanged is copied as its saved bytes (each record checked against
+ * its CRC-32), not decoded and encoded again.
  */
 async function writeNotes(
   index: VaultIndex,
@@ -366,38 +371,75 @@ async function writeNotes(
     file: new Uint32Array(count),
     offset: new Float64Array(count),
     length: new Uint32Array(count),
-    crc: new Uint32Array(count),
+    records: new Uint32Array(count + 1),
+    recordLength: new Uint32Array(0),
+    recordCrc: new Uint32Array(0),
     size: new Float64Array(count),
     mtime: new Float64Array(count),
     links: savedLinks(index),
   };
+  const lengths = new Growing();
+  const crcs = new Growing();
   let file: SegmentFile | undefined;
   let segment = -1;
   let slot = 0;
   for (const [path, entry] of notes.entriesRaw()) {
-    let bytes = typeof entry === 'number' ? notes.savedBytes(entry) : undefined;
-    const note = typeof entry === 'number' ? undefined : entry;
-    if (!bytes) bytes = Buffer.from(JSON.stringify(note ?? notes.get(path)));
+    const copied = typeof entry === 'number' ? notes.savedBytes(entry) : undefined;
+    const pieces: Buffer[] = [];
+    if (copied) {
+      const from = notes.savedRecords(entry as number);
+      for (let r = from.first; r < from.end; r++) {
+        lengths.push(from.length[r] as number);
+        crcs.push(from.crc[r] as number);
+      }
+      pieces.push(copied);
+    } else {
+      for (const record of noteRecords(typeof entry === 'number' ? (notes.get(path) as Note) : entry)) {
+        const bytes = Buffer.from(record);
+        lengths.push(bytes.length);
+        crcs.push(crc32(bytes));
+        pieces.push(bytes, NEWLINE);
+      }
+    }
     if (!file || file.bytes + file.pending >= NOTES_SEGMENT_BYTES) {
       if (file) await end();
       file = await start('notes');
       segment++;
     }
-    const stat =
-      typeof entry === 'number' ? notes.savedStat(entry) : (note as { size: number; mtimeMs: number });
+    const stat = typeof entry === 'number' ? notes.savedStat(entry) : entry;
     table.paths.push(path);
     table.file[slot] = segment;
     table.offset[slot] = file.bytes + file.pending;
-    table.length[slot] = bytes.length;
-    table.crc[slot] = crc32(bytes);
+    table.length[slot] = pieces.reduce((sum, piece) => sum + piece.length, 0);
     table.size[slot] = stat.size;
     table.mtime[slot] = stat.mtimeMs;
-    await file.write(bytes);
-    await file.write(NEWLINE);
+    for (const piece of pieces) await file.write(piece);
     slot++;
+    table.records[slot] = lengths.length;
   }
   if (file) await end();
+  table.recordLength = lengths.done();
+  table.recordCrc = crcs.done();
   return table;
+}
+
+/** A Uint32Array grown by doubling: a record per section of a vault is too many for a number[]. */
+class Growing {
+  private array = new Uint32Array(1024);
+  length = 0;
+
+  push(value: number): void {
+    if (this.length === this.array.length) {
+      const bigger = new Uint32Array(this.array.length * 2);
+      bigger.set(this.array);
+      this.array = bigger;
+    }
+    this.array[this.length++] = value;
+  }
+
+  done(): Uint32Array {
+    return this.array.slice(0, this.length);
+  }
 }
 
 const NEWLINE = Buffer.from('\n');

@@ -1,12 +1,14 @@
 import { closeSync, readSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import type { Note } from '../core/types.js';
+import { type RecordSource, SECTION_RECORD, savedNote } from './saved-note.js';
 
 /**
  * The saved notes of a cache generation, as the cache file's table gives them: for each slot (a
- * note, in the order saved) which notes file holds its JSON, at which offset, how many bytes and
- * their CRC-32, and the note's size and mtime (a refresh compares them without decoding the note).
- * Typed arrays and one string per path: nothing else is built per note at open.
+ * note, in the order saved) which notes file holds its records, at which offset and how many
+ * bytes, each record's length and CRC-32 (saved-note.ts: head, body, one per section), and the
+ * note's size and mtime (a refresh compares them without decoding the note). Typed arrays and one
+ * string per path: nothing else is built per note at open.
  */
 export interface SavedNotes {
   /** Open descriptors of the generation's notes files; held until close() */
@@ -15,13 +17,20 @@ export interface SavedNotes {
   file: Uint32Array;
   offset: Float64Array;
   length: Uint32Array;
-  crc: Uint32Array;
+  /** Slot `s`'s records are `records[s]` … `records[s + 1]` - 1 of the two arrays below */
+  records: Uint32Array;
+  /** Bytes of each record's JSON, without the newline that follows it */
+  recordLength: Uint32Array;
+  recordCrc: Uint32Array;
   size: Float64Array;
   mtime: Float64Array;
 }
 
 /** What the table holds for a path: the note itself (changed since the save), or its saved slot. */
 export type NoteEntry = Note | number;
+
+/** A saved note of at most this many bytes is read whole when decoded (one read instead of several) */
+const WHOLE_NOTE_BYTES = 4096;
 
 /** Default bound of the decoded saved notes kept between reads, in bytes of their JSON */
 export const DEFAULT_DECODED_BYTES = 64 << 20;
@@ -37,7 +46,6 @@ export const DEFAULT_DECODED_BYTES = 64 << 20;
 export class NoteTable implements ReadonlyMap<string, Note> {
   private readonly held = new Map<string, NoteEntry>();
   private saved: SavedNotes | undefined;
-  /** Decoded saved notes, least recently used first */
   /**
    * Decoded saved notes in two generations: a read finds a note in `young` with one lookup and
    * nothing moved; one found in `old` moves to `young`. When `young` holds half the bound it
@@ -51,6 +59,8 @@ export class NoteTable implements ReadonlyMap<string, Note> {
   /** Saved notes whose bytes were damaged, read again from their files */
   private readonly repaired = new Map<number, Note>();
   private scratch = Buffer.alloc(0);
+  /** The record source of the current generation (sourceOf) */
+  private source: RecordSource | undefined;
   private bound = DEFAULT_DECODED_BYTES;
 
   /** Bytes of JSON whose decoded notes are kept between reads; lowering it drops the oldest at once */
@@ -194,7 +204,92 @@ export class NoteTable implements ReadonlyMap<string, Note> {
     const fd = saved.fds[saved.file[slot] as number];
     if (fd === undefined || readSync(fd, bytes, 0, length, saved.offset[slot] as number) !== length)
       return undefined;
-    return crc32(bytes) === saved.crc[slot] ? bytes : undefined;
+    let at = 0;
+    for (let r = saved.records[slot] as number; r < (saved.records[slot + 1] as number); r++) {
+      const end = at + (saved.recordLength[r] as number);
+      if (crc32(bytes.subarray(at, end)) !== saved.recordCrc[r]) return undefined;
+      at = end + 1;
+    }
+    return bytes;
+  }
+
+  /**
+   * What the notes decoded from `saved` read their other records through. A note decoded before a
+   * save (held by a view) keeps reading its generation, whose files the save closed: it is read
+   * again from its file, quietly, and nothing of it enters this generation's tables.
+   */
+  private sourceOf(saved: SavedNotes): RecordSource {
+    return {
+      records: (slot, from, to) => this.records(saved, slot, from, to),
+      grew: (bytes) => {
+        if (this.saved === saved) this.grew(bytes);
+      },
+      repair: (slot) => (this.saved === saved ? this.repair(slot) : this.rereadOld(saved, slot)),
+    };
+  }
+
+  private rereadOld(saved: SavedNotes, slot: number): Note {
+    const path = saved.paths[slot] as string;
+    if (!this.reread) throw new Error(`the index cache no longer holds ${path} and has no way to read it`);
+    return this.reread(path);
+  }
+
+  /** Records `from` … `to` - 1 of a slot, read in one piece and each checked against its CRC-32. */
+  private records(saved: SavedNotes, slot: number, from: number, to: number): string[] | undefined {
+    const first = saved.records[slot] as number;
+    let at = saved.offset[slot] as number;
+    for (let r = first; r < first + from; r++) at += (saved.recordLength[r] as number) + 1;
+    let length = 0;
+    for (let r = first + from; r < first + to; r++) length += (saved.recordLength[r] as number) + 1;
+    if (this.scratch.length < length) this.scratch = Buffer.allocUnsafe(Math.max(length, 64 * 1024));
+    const fd = saved.fds[saved.file[slot] as number];
+    // Closed (a read after the vault closed or saved anew): the note is read from its file instead.
+    if (fd === undefined || first + to > (saved.records[slot + 1] as number)) return undefined;
+    try {
+      if (readSync(fd, this.scratch, 0, length, at) !== length) return undefined;
+    } catch {
+      return undefined;
+    }
+    const out: string[] = [];
+    let offset = 0;
+    for (let r = first + from; r < first + to; r++) {
+      const end = offset + (saved.recordLength[r] as number);
+      if (crc32(this.scratch.subarray(offset, end)) !== saved.recordCrc[r]) return undefined;
+      out.push(this.scratch.toString('utf8', offset, end));
+      offset = end + 1;
+    }
+    return out;
+  }
+
+  /** Bytes decoded from a saved note after its head count against the bound. */
+  private grew(bytes: number): void {
+    this.youngBytes += bytes;
+    if (this.youngBytes > this.bound / 2) this.rotate();
+  }
+
+  /** The note of a slot read again from its file, once, its saved records being damaged. */
+  private repair(slot: number): Note {
+    const known = this.repaired.get(slot);
+    if (known) return known;
+    const saved = this.saved as SavedNotes;
+    const path = saved.paths[slot] as string;
+    if (!this.reread) throw new Error(`the index cache holds a damaged note (${path}) and no way to read it`);
+    if (saved.fds.length > 0) this.onDamaged?.(path);
+    const note = this.reread(path);
+    // Read from the file: held whole from now on, the damaged bytes never read again.
+    this.repaired.set(slot, note);
+    return note;
+  }
+
+  /** Where a slot's records lie in the saved record arrays (a save copies their lengths and CRC-32s). */
+  savedRecords(slot: number): { first: number; end: number; length: Uint32Array; crc: Uint32Array } {
+    const saved = this.saved as SavedNotes;
+    return {
+      first: saved.records[slot] as number,
+      end: saved.records[slot + 1] as number,
+      length: saved.recordLength,
+      crc: saved.recordCrc,
+    };
   }
 
   /**
@@ -214,6 +309,7 @@ export class NoteTable implements ReadonlyMap<string, Note> {
       closeAll(this.saved.fds);
     }
     this.saved = saved;
+    this.source = undefined;
     closeWhenCollected.register(this, saved.fds, this);
     this.young.clear();
     this.old.clear();
@@ -242,27 +338,30 @@ export class NoteTable implements ReadonlyMap<string, Note> {
     const young = this.young.get(slot);
     if (young) return young;
     const saved = this.saved as SavedNotes;
-    const length = saved.length[slot] as number;
     const old = this.old.get(slot);
     if (old) {
       this.old.delete(slot);
-      this.keep(slot, old, length);
+      // Counted again at the size of its head: what it decoded since counted once.
+      this.keep(slot, old, saved.recordLength[saved.records[slot] as number] as number);
       return old;
     }
     const path = saved.paths[slot] as string;
-    let note = this.parse(slot, path, length);
-    if (note === undefined) {
-      if (!this.reread)
-        throw new Error(`the index cache holds a damaged note (${path}) and no way to read it`);
-      if (saved.fds.length > 0) this.onDamaged?.(path);
-      note = this.reread(path);
-      // Read from the file: held whole from now on, the damaged bytes never read again.
-      this.repaired.set(slot, note);
-      return note;
-    }
+    const records = (saved.records[slot + 1] as number) - (saved.records[slot] as number);
+    // A small note is read in one piece (one read, its other records parsed when asked for); of a
+    // large one (a day of hundreds of entries) only the head.
+    const length = saved.length[slot] as number;
+    const whole = length <= WHOLE_NOTE_BYTES;
+    const read = this.records(saved, slot, 0, whole ? records : 1);
+    const head = read?.[0];
+    this.source ??= this.sourceOf(saved);
+    const note =
+      head === undefined
+        ? undefined
+        : savedNote(slot, path, head, records - SECTION_RECORD, this.source, whole ? read : undefined);
+    if (note === undefined) return this.repair(slot);
     note.size = saved.size[slot] as number;
     note.mtimeMs = saved.mtime[slot] as number;
-    this.keep(slot, note, length);
+    this.keep(slot, note, whole ? length : (head as string).length);
     return note;
   }
 
@@ -277,28 +376,6 @@ export class NoteTable implements ReadonlyMap<string, Note> {
     this.old = this.young;
     this.young = new Map();
     this.youngBytes = 0;
-  }
-
-  /** The note saved in a slot, or undefined when its bytes are not what was saved. */
-  private parse(slot: number, path: string, length: number): Note | undefined {
-    const saved = this.saved as SavedNotes;
-    if (this.scratch.length < length) this.scratch = Buffer.allocUnsafe(Math.max(length, 64 * 1024));
-    const fd = saved.fds[saved.file[slot] as number];
-    // Closed (a read after the vault closed): the note is read from its file instead.
-    if (fd === undefined) return undefined;
-    let read: number;
-    try {
-      read = readSync(fd, this.scratch, 0, length, saved.offset[slot] as number);
-    } catch {
-      return undefined;
-    }
-    if (read !== length || crc32(this.scratch.subarray(0, length)) !== saved.crc[slot]) return undefined;
-    try {
-      const note = JSON.parse(this.scratch.toString('utf8', 0, length)) as Note;
-      return note !== null && typeof note === 'object' && note.path === path ? note : undefined;
-    } catch {
-      return undefined;
-    }
   }
 }
 

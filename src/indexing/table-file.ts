@@ -1,12 +1,14 @@
-// The cache's note table (`table-0000.bin`): where each saved note's JSON lies in the notes files,
-// its size and mtime, and the link graph's rows, as typed arrays read in one piece at open.
+// The cache's note table (`table-0000.bin`): where each saved note's records lie in the notes files,
+// each record's length and CRC-32, the note's size and mtime, and the link graph's rows, as typed
+// arrays read in one piece at open.
 
 import type { SavedLinks } from './links/saved-links.js';
 import type { SavedNotes } from './note-table.js';
+import { SECTION_RECORD } from './saved-note.js';
 
 /** `MEMT`, then a word written as 1 that reads 1 only in the byte order it was written in */
 const MAGIC = 0x544d454d;
-const FORMAT = 2;
+const FORMAT = 3;
 const HEAD = 24;
 
 /** The table as saved: everything of SavedNotes but the open files, and the links. */
@@ -17,9 +19,10 @@ const pad8 = (n: number) => (n + 7) & ~7;
 export function encodeTable(data: TableData): Buffer {
   const count = data.paths.length;
   const edges = data.links.outTarget.length;
+  const records = data.recordLength.length;
   const names = Buffer.from(JSON.stringify({ paths: data.paths, dangling: data.links.dangling }));
   let at = pad8(HEAD + names.length);
-  const total = at + count * 8 * 3 + count * 4 * 3 + (count + 1) * 4 + edges * 4;
+  const total = at + count * 8 * 3 + count * 4 * 2 + (count + 1) * 8 + records * 8 + edges * 4;
   const out = Buffer.alloc(total);
   out.writeUInt32LE(MAGIC, 0);
   // Native order, so the arrays are copied as they are; a table from a machine of the other order
@@ -28,6 +31,7 @@ export function encodeTable(data: TableData): Buffer {
   out.writeUInt32LE(count, 8);
   out.writeUInt32LE(edges, 12);
   out.writeUInt32LE(names.length, 16);
+  out.writeUInt32LE(records, 20);
   names.copy(out, HEAD);
   for (const array of [
     data.mtime,
@@ -35,7 +39,9 @@ export function encodeTable(data: TableData): Buffer {
     data.offset,
     data.file,
     data.length,
-    data.crc,
+    data.records,
+    data.recordLength,
+    data.recordCrc,
     data.links.outStart,
     data.links.outTarget,
   ]) {
@@ -54,8 +60,9 @@ export function decodeTable(bytes: Buffer, files: readonly number[]): TableData 
   const count = bytes.readUInt32LE(8);
   const edges = bytes.readUInt32LE(12);
   const namesLength = bytes.readUInt32LE(16);
+  const recordCount = bytes.readUInt32LE(20);
   let at = pad8(HEAD + namesLength);
-  if (bytes.length !== at + count * 36 + (count + 1) * 4 + edges * 4)
+  if (bytes.length !== at + count * 32 + (count + 1) * 8 + recordCount * 8 + edges * 4)
     throw new Error('the note table is cut short');
   const head = JSON.parse(bytes.toString('utf8', HEAD, HEAD + namesLength)) as {
     paths?: unknown;
@@ -83,13 +90,16 @@ export function decodeTable(bytes: Buffer, files: readonly number[]): TableData 
   const offset = take(Float64Array, count);
   const file = take(Uint32Array, count);
   const length = take(Uint32Array, count);
-  const crc = take(Uint32Array, count);
+  const records = take(Uint32Array, count + 1);
+  const recordLength = take(Uint32Array, recordCount);
+  const recordCrc = take(Uint32Array, recordCount);
   const outStart = take(Int32Array, count + 1);
   const outTarget = take(Int32Array, edges);
   for (let i = 0; i < count; i++) {
     if ((file[i] as number) >= files.length)
       throw new Error('the note table names a notes file that is not there');
   }
+  checkRecords(records, recordLength, length);
   if (outStart[0] !== 0 || outStart[count] !== edges) throw new Error('the link rows do not cover the links');
   for (let i = 0; i < count; i++) {
     if ((outStart[i + 1] as number) < (outStart[i] as number))
@@ -104,7 +114,9 @@ export function decodeTable(bytes: Buffer, files: readonly number[]): TableData 
     file,
     offset,
     length,
-    crc,
+    records,
+    recordLength,
+    recordCrc,
     size,
     mtime,
     links: { outStart, outTarget, dangling: dangling as string[] },
@@ -121,6 +133,24 @@ export function checkExtents(data: TableData, sizes: readonly number[]): void {
 }
 
 export function savedNotes(data: TableData, fds: number[]): SavedNotes {
-  const { paths, file, offset, length, crc, size, mtime } = data;
-  return { fds, paths, file, offset, length, crc, size, mtime };
+  const { paths, file, offset, length, records, recordLength, recordCrc, size, mtime } = data;
+  return { fds, paths, file, offset, length, records, recordLength, recordCrc, size, mtime };
+}
+
+/**
+ * Each note has its head, its body and its sections' records, in order, and they fill its bytes
+ * exactly (each record followed by a newline).
+ */
+function checkRecords(records: Uint32Array, recordLength: Uint32Array, length: Uint32Array): void {
+  const count = length.length;
+  if (records[0] !== 0 || records[count] !== recordLength.length)
+    throw new Error('the record rows do not cover the records');
+  for (let i = 0; i < count; i++) {
+    const from = records[i] as number;
+    const to = records[i + 1] as number;
+    if (to < from + SECTION_RECORD) throw new Error('a saved note has fewer records than a note has');
+    let bytes = 0;
+    for (let r = from; r < to; r++) bytes += (recordLength[r] as number) + 1;
+    if (bytes !== length[i]) throw new Error("a saved note's records do not fill its bytes");
+  }
 }

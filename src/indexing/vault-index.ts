@@ -7,6 +7,7 @@ import { DEFAULT_LIMITS, type IndexLimits } from './bound-note.js';
 import { LinkGraph } from './links/link-graph.js';
 import type { Graph } from './links/saved-links.js';
 import { NoteTable } from './note-table.js';
+import { savedAnchors, savedSection, savedSectionAt } from './saved-note.js';
 import { TextIndex } from './text/text-index.js';
 import { DECLARED_TRACKERS, Facet, type SavedTrackers, Tally } from './trackers.js';
 
@@ -188,8 +189,11 @@ export class VaultIndex {
     // A path may hold `#` itself: each split is tried, shortest path first.
     for (let hash = id.indexOf('#'); hash !== -1; hash = id.indexOf('#', hash + 1)) {
       const note = this.notes.get(id.slice(0, hash));
-      const section = note ? sectionsOf(note).get(id) : undefined;
-      if (note && section) return { note, section };
+      if (!note) continue;
+      // A note from the cache decodes only that section.
+      const saved = savedSection(note, id);
+      const section = saved === 'not saved' ? sectionsOf(note).get(id) : saved;
+      if (section) return { note, section };
     }
     return undefined;
   }
@@ -200,6 +204,12 @@ export class VaultIndex {
     if (!note) return undefined;
     const wanted = (anchor ?? '').replace(/^#/, '');
     const lower = wanted.toLowerCase();
+    const anchors = savedAnchors(note);
+    if (anchors) {
+      // A note from the cache: the anchors choose, and only the section chosen is decoded.
+      const section = savedSectionAt(note, pickAnchor(anchors, wanted, lower));
+      return section ? { note, section } : undefined;
+    }
     const section =
       note.sections.find((s) => s.anchor === wanted) ??
       note.sections.find((s) => s.anchor.toLowerCase() === lower) ??
@@ -249,6 +259,16 @@ export class VaultIndex {
     index.savedTrackers = { trackers, changed: new Set() };
     return index;
   }
+}
+
+/** The position of the section `sectionByAnchor` takes, by the same rules, from the anchors alone; -1: none. */
+function pickAnchor(anchors: readonly string[], wanted: string, lower: string): number {
+  const innermost = lower.split('#').pop();
+  let k = anchors.indexOf(wanted);
+  if (k === -1) k = anchors.findIndex((a) => a.toLowerCase() === lower);
+  if (k === -1) k = anchors.findIndex((a) => a.toLowerCase() === innermost);
+  if (k === -1) k = anchors.findIndex((a) => linkableAnchor(a).toLowerCase() === lower);
+  return k === -1 && anchors.length > 0 ? 0 : k;
 }
 
 /** A note's sections by id, made once per note object. */

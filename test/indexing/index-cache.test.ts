@@ -42,9 +42,12 @@ async function cachedPaths(root: string): Promise<string[]> {
   const paths: string[] = [];
   for (const segment of manifest.segments.filter((s) => s.part === 'notes')) {
     const file = join(root, '.mem', 'index', manifest.generation, segment.file);
-    // One note's JSON a line.
-    for (const line of (await readFile(file, 'utf8')).split('\n'))
-      if (line) paths.push(JSON.parse(line).path);
+    // One record a line: a note's head (`[note, outline]`), its body, its sections.
+    for (const line of (await readFile(file, 'utf8')).split('\n')) {
+      const record = line ? JSON.parse(line) : undefined;
+      if (Array.isArray(record) && record.length === 2 && typeof record[0]?.path === 'string')
+        paths.push(record[0].path);
+    }
   }
   return paths.sort();
 }

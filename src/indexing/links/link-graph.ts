@@ -187,7 +187,7 @@ function edgesOf(note: Note): EdgeRecord[] {
       from: note.path,
       to: undefined,
       link,
-      section: sectionOf(note, link),
+      section: sectionOf(note.sections, link),
       name: nameOf(link.target),
     }),
   );
@@ -199,10 +199,13 @@ function dirnameOf(path: string): string {
 }
 
 /** Anchor of the innermost section holding the link; `''` for frontmatter links and links outside any. */
-export function sectionOf(note: Note, link: LinkRef): string {
+export function sectionOf(
+  sections: ReadonlyArray<{ anchor: string; start: number; end: number }>,
+  link: LinkRef,
+): string {
   if (link.kind === 'frontmatter') return '';
   let best: { anchor: string; start: number; end: number } | undefined;
-  for (const section of note.sections) {
+  for (const section of sections) {
     if (section.start > link.start || link.start >= section.end) continue;
     if (!best || section.end - section.start < best.end - best.start) best = section;
   }

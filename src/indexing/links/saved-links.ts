@@ -7,6 +7,7 @@ import {
   resolveLink,
 } from '../../vault/links/resolve-link.js';
 import type { NoteTable } from '../note-table.js';
+import { sectionSpans } from '../saved-note.js';
 import { LinkGraph, sectionOf } from './link-graph.js';
 
 /**
@@ -302,7 +303,9 @@ const sectionsByNote = new WeakMap<Note, string[]>();
 function linkSections(note: Note): string[] {
   let sections = sectionsByNote.get(note);
   if (!sections) {
-    sections = note.links.map((link) => sectionOf(note, link));
+    // A note from the cache finds them from its sections' spans, decoding none of them.
+    const spans = sectionSpans(note);
+    sections = note.links.map((link) => sectionOf(spans, link));
     sectionsByNote.set(note, sections);
   }
   return sections;
