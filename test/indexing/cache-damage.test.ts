@@ -13,8 +13,15 @@ const FILES = {
   'episodes/daily/2026-11-21.md':
     '# 2026-11-21\n\n- 09:00 **Rain:** 今天搬家到上海。 ^e1\n- 10:00 **Rain:** Saw the [[Shanghai#Shanghai|lighthouse]]. ^e2\n',
   'insights/facts/cat.md': '# Cat\n\nThe cat is called Mochi; see [[user]] and [[nowhere]].\n',
+  // Larger than a note read whole: its links, headings, blocks and each entry are records of their
+  // own, decoded when first asked for.
+  'episodes/daily/2026-11-20.md': `# 2026-11-20\n\n${Array.from(
+    { length: 40 },
+    (_, i) =>
+      `- 10:${String(i).padStart(2, '0')} **Rain:** ${i % 3 === 0 ? '在港口看船。' : `harbor walk ${i} with [[user]]`} ^h${i}\n`,
+  ).join('')}\n## Later\n\nThe ferry to [[Shanghai]] left at dusk.\n`,
 };
-const QUERIES = ['lighthouse', '上海', 'Mochi cat', 'Rain'];
+const QUERIES = ['lighthouse', '上海', 'Mochi cat', 'Rain', 'harbor walk 17', '港口', 'ferry dusk'];
 const INDEX = join('.mem', 'index');
 const NOW = new Date('2026-11-22T10:00:00Z');
 
@@ -23,12 +30,10 @@ async function answers(root: string, notices: string[]): Promise<string> {
   const vault = await openVault({ path: root, onNotice: (m) => notices.push(m) });
   try {
     const paths = vault.paths();
-    return JSON.stringify({
-      paths,
-      notes: paths.map((path) => vault.note(path)),
-      links: paths.map((path) => [vault.links(path), vault.backlinks(path)]),
-      recall: QUERIES.map((q) => vault.recall(q, { now: NOW }).hits.map((hit) => [hit.id, hit.score])),
-    });
+    // Recall first: its hits decode only the records they need, before the whole notes are read.
+    const recall = QUERIES.map((q) => vault.recall(q, { now: NOW }).hits.map((hit) => [hit.id, hit.score]));
+    const links = paths.map((path) => [vault.links(path), vault.backlinks(path)]);
+    return JSON.stringify({ paths, notes: paths.map((path) => vault.note(path)), links, recall });
   } finally {
     await vault.close();
   }
@@ -88,6 +93,33 @@ describe('a damaged index cache is rebuilt or read around, never trusted', () =>
     }
     // Some flips landed inside a saved note: that note alone was read from its file.
     expect(damagedNotes).toBeGreaterThan(0);
+  });
+
+  it('a flipped byte in any record of a large note (head, links, any entry) reads that note from its file', async () => {
+    const root = await makeVault(FILES);
+    await (await openVault({ path: root })).close();
+    const clean = await answers(root, []);
+    const files = await snapshot(root);
+    const [name, content] = [...files].find(([file]) => file.endsWith('.jsonl')) as [string, Buffer];
+    // The notes file is one record a line; the large note's are its head line and those after it.
+    const lines = content.toString('utf8').split('\n');
+    const head = lines.findIndex((line) => line.includes('"path":"episodes/daily/2026-11-20.md"'));
+    const next = lines.findIndex((line, i) => i > head && line.startsWith('[{"path":'));
+    const records = (next === -1 ? lines.length - 1 : next) - head;
+    // The head, the body (links, headings, blocks) and one record per section: 40 entries, `## Later`.
+    expect(records).toBe(2 + 41);
+    let at = lines.slice(0, head).reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0);
+    for (let r = 0; r < records; r++) {
+      const line = lines[head + r] as string;
+      const flipped = Buffer.from(content);
+      const byte = at + Math.floor(Buffer.byteLength(line) / 2);
+      flipped[byte] = (flipped[byte] as number) ^ 0x10;
+      await restore(root, files, name, flipped);
+      const notices: string[] = [];
+      expect(await answers(root, notices), `record ${r}`).toBe(clean);
+      expect(notices.join('\n'), `record ${r}`).toMatch(/2026-11-20\.md.*damaged/);
+      at += Buffer.byteLength(line) + 1;
+    }
   });
 
   it('a cache of the schema before is rebuilt once, then opened', async () => {
