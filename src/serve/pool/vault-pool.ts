@@ -356,11 +356,12 @@ export class VaultPool implements VaultSource {
    * A copy that was here before (the vault moved away and back, or this server died and came
    * back) takes in what other servers pushed meanwhile, entry by entry, and pushes what it holds.
    * A remote that cannot be reached does not stop the vault: it serves, and the next sync merges.
+   * The sync refreshes the index for the notes it changed; the open has just read the rest (a
+   * second walk of the whole vault here made every returning vault's first request wait for it).
    */
   private async catchUp(key: string, vault: Vault): Promise<void> {
     try {
       await vault.sync({});
-      await vault.refresh();
     } catch (error) {
       this.options.onNotice?.(
         `mem: vault ${key} serves without its remote's latest: ${(error as Error).message}`,
