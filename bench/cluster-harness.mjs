@@ -3,7 +3,7 @@
 // be installed (Debian: apt-get install -y haproxy git; HAProxy is found on PATH or in /usr/sbin). The configuration is deploy/render.mjs's.
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -77,11 +77,44 @@ function exited(child) {
   });
 }
 
+/** The real git, for the counting shim (which must not find itself on PATH). */
+async function realGit() {
+  return (await run('/bin/sh', ['-c', 'command -v git'])).stdout.trim();
+}
+
 /**
- * Starts the git daemon, `servers` mem serve processes and HAProxy under `dir`.
- * @param {{ dir: string, servers?: number, idleMinutes?: number }} options
+ * A folder with a `git` that appends its server's name and subcommand to `log`, then runs the real
+ * git: put first on a mem serve's PATH, it counts the git processes that server spawns.
+ * @param {string} dir @param {string} log
  */
-export async function startCluster({ dir, servers: count = 3, idleMinutes = 10 }) {
+async function gitCountingShim(dir, log) {
+  const shim = join(dir, 'git-shim');
+  await mkdir(shim, { recursive: true });
+  const real = await realGit();
+  const script = [
+    '#!/bin/sh',
+    // The subcommand: the first argument that is no option (`-c key=value` and `-C dir` skipped).
+    'sub=""; skip=0; for a in "$@"; do',
+    '  if [ $skip = 1 ]; then skip=0; continue; fi',
+    '  case "$a" in -c|-C) skip=1 ;; -*) ;; *) sub="$a"; break ;; esac',
+    'done',
+    `printf '%s %s\\n' "$MEM_BENCH_SERVER" "$sub" >> '${log}'`,
+    `exec '${real}' "$@"`,
+    '',
+  ].join('\n');
+  await writeFile(join(shim, 'git'), script);
+  await chmod(join(shim, 'git'), 0o755);
+  return shim;
+}
+
+/**
+ * Starts the git daemon, `servers` mem serve processes and HAProxy under `dir`. With `countGit`,
+ * each mem serve runs git through a shim that logs it (`gitCounts()`).
+ * @param {{ dir: string, servers?: number, idleMinutes?: number, countGit?: boolean }} options
+ */
+export async function startCluster({ dir, servers: count = 3, idleMinutes = 10, countGit = false }) {
+  const gitLog = join(dir, 'git-processes.log');
+  const shim = countGit ? await gitCountingShim(dir, gitLog) : undefined;
   const gitBase = join(dir, 'git');
   await mkdir(gitBase, { recursive: true });
   const [gitPort, routerPort, ...ports] = await Promise.all(
@@ -140,8 +173,11 @@ export async function startCluster({ dir, servers: count = 3, idleMinutes = 10 }
       routerSource: ROUTER_SOURCE,
       routerHost,
     });
+    const env = shim
+      ? { ...ENV, MEM_BENCH_SERVER: server.name, PATH: `${shim}${delimiter}${ENV.PATH ?? ''}` }
+      : ENV;
     const child = spawn(process.execPath, [MEM, 'serve', ...args, '--idle-minutes', String(idleMinutes)], {
-      env: ENV,
+      env,
     });
     server.child = child;
     server.output = track(child, server.name);
@@ -272,6 +308,54 @@ export async function startCluster({ dir, servers: count = 3, idleMinutes = 10 }
         },
       ).catch((error) => ({ stdout: error.code === 1 ? '' : Promise.reject(error) }));
       return new Set(String(stdout).split('\n').filter(Boolean));
+    },
+    /**
+     * The git processes each mem serve started so far, by subcommand (`countGit`), and in all.
+     * @returns {Promise<{ total: number, byServer: Record<string, number>, bySubcommand: Record<string, number> }>}
+     */
+    async gitCounts() {
+      const lines = (await readFile(gitLog, 'utf8').catch(() => '')).split('\n').filter(Boolean);
+      /** @type {Record<string, number>} */
+      const byServer = {};
+      /** @type {Record<string, number>} */
+      const bySubcommand = {};
+      for (const line of lines) {
+        const [name = '', sub = ''] = line.split(' ');
+        byServer[name] = (byServer[name] ?? 0) + 1;
+        bySubcommand[sub] = (bySubcommand[sub] ?? 0) + 1;
+      }
+      return { total: lines.length, byServer, bySubcommand };
+    },
+    /**
+     * CPU seconds each mem serve used (its own, and its git processes'), the git daemon's (with
+     * the upload-pack and receive-pack it ran) and HAProxy's, from /proc: where the machine's time went.
+     */
+    async cpu() {
+      const tick = 100;
+      /** @param {number | undefined} pid */
+      const of = async (pid) => {
+        const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+        const f = stat
+          .slice(stat.lastIndexOf(')') + 2)
+          .split(' ')
+          .map(Number);
+        // After the name: state is field 3; utime, stime, cutime, cstime are fields 14 to 17.
+        return { self: ((f[11] ?? 0) + (f[12] ?? 0)) / tick, children: ((f[13] ?? 0) + (f[14] ?? 0)) / tick };
+      };
+      /** @type {Record<string, { self: number, children: number }>} */
+      const out = {};
+      for (const s of servers) if (s.child && running(s)) out[s.name] = await of(s.child.pid);
+      // `git daemon` runs git-daemon, which runs each upload-pack and receive-pack: summed.
+      const kids = (await readFile(`/proc/${gitd.pid}/task/${gitd.pid}/children`, 'utf8').catch(() => ''))
+        .split(' ')
+        .filter(Boolean);
+      const daemon = [await of(gitd.pid), ...(await Promise.all(kids.map((pid) => of(Number(pid)))))];
+      out['git daemon'] = {
+        self: daemon.reduce((n, c) => n + c.self, 0),
+        children: daemon.reduce((n, c) => n + c.children, 0),
+      };
+      out['haproxy'] = await of(haproxy.pid);
+      return out;
     },
     /** Resident memory of each mem serve now, and its peak (VmHWM), in MiB. */
     async memory() {

@@ -30,7 +30,7 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 /**
  * @param {Awaited<ReturnType<typeof import('./cluster-harness.mjs').startCluster>>} cluster
  * @param {{ users: number, turns: number, concurrency: number, moves: number, ackUsers?: number,
- *   restartAfterMs?: number, log?: (line: string) => void }} options
+ *   restartAfterMs?: number, trace?: boolean, log?: (line: string) => void }} options
  */
 export async function runClusterScenario(cluster, options) {
   const { users, turns, concurrency, moves } = options;
@@ -44,6 +44,23 @@ export async function runClusterScenario(cluster, options) {
   const lastServer = new Map();
   /** @type {number[]} */
   const searchMs = [];
+  /**
+   * Searches served by the server that served the user's last search (their vault loaded there),
+   * and the others: a user's first, or their first on a server after a move, a drain or a kill,
+   * which waited for the vault to be cloned (or its remote made) and opened there.
+   */
+  /** @type {number[]} */
+  const searchSameServerMs = [];
+  /** @type {number[]} */
+  const searchNewServerMs = [];
+  const lastSearchServer = new Map();
+  /** Every search with its user, turn, server and start (ms into the load), for `trace` */
+  /** @type {Array<{ user: string, k: number, ms: number, server: string | null, at: number }>} */
+  const searches = [];
+  /** What the script did when (ms into the load), for `trace` */
+  /** @type {Array<{ at: number, what: string }>} */
+  const timeline = [];
+  const mark = (what) => timeline.push({ at: Math.round(performance.now() - wallStart), what });
   /** @type {number[]} */
   const addMs = [];
   /** @type {number[]} */
@@ -71,6 +88,7 @@ export async function runClusterScenario(cluster, options) {
       server: response.headers.get('x-mem-server'),
       body: text.startsWith('{') ? JSON.parse(text) : { error: text },
       ms: performance.now() - start,
+      at: start,
     };
   }
 
@@ -78,8 +96,18 @@ export async function runClusterScenario(cluster, options) {
   async function turn(user, k) {
     const word = random.pick(WORDS);
     const search = await post('/memory/search', { agent_id: AGENT, user_id: user, query: word, limit: 5 });
-    if (search.status === 200) searchMs.push(search.ms);
-    else failures.push(`search ${user}: ${search.status} ${JSON.stringify(search.body)}`);
+    if (search.status === 200) {
+      searchMs.push(search.ms);
+      (lastSearchServer.get(user) === search.server ? searchSameServerMs : searchNewServerMs).push(search.ms);
+      lastSearchServer.set(user, search.server);
+      searches.push({
+        user,
+        k,
+        ms: Math.round(search.ms),
+        server: search.server,
+        at: Math.round(search.at - wallStart),
+      });
+    } else failures.push(`search ${user}: ${search.status} ${JSON.stringify(search.body)}`);
     const token = `tok-${user}-t${k}`;
     for (let attempt = 0; attempt < 3; attempt++) {
       const add = await post('/memory/add', {
@@ -112,6 +140,7 @@ export async function runClusterScenario(cluster, options) {
     }
   }
 
+  const wallStart = performance.now();
   const queue = [];
   for (let k = 0; k < turns; k++) for (const user of random.sample(ids, ids.length)) queue.push([user, k]);
   const total = queue.length;
@@ -185,6 +214,7 @@ export async function runClusterScenario(cluster, options) {
         const from = lastServer.get(user);
         const token = latestToken(user);
         const start = performance.now();
+        mark(`release ${user} from ${from}`);
         const released = await post(
           '/cluster/release',
           { agent_id: AGENT, user_id: user },
@@ -196,6 +226,7 @@ export async function runClusterScenario(cluster, options) {
         events.releaseMs.push(released.body.ms);
         events.moveSeconds.push(await servedElsewhere(user, token, from, start));
         events.moved.push(user);
+        mark(`moved ${user}`);
       } finally {
         busy.delete(user);
       }
@@ -205,6 +236,7 @@ export async function runClusterScenario(cluster, options) {
     // A drain: every vault of the first server released, its health check fails, its users move.
     const drained = serverOf('mem1');
     const start = performance.now();
+    mark(`drain ${drained.name}`);
     const drain = await post('/cluster/drain', {}, drained.url);
     await cluster.waitState(drained.name, false);
     const released = drain.body.released?.length ?? 0;
@@ -214,12 +246,14 @@ export async function runClusterScenario(cluster, options) {
       releaseSeconds: round(drain.body.ms / 1000),
       outOfRingSeconds: round((performance.now() - start) / 1000),
     };
+    mark(`drained ${drained.name}`);
     log(`drained ${drained.name}: ${released} vaults`);
     await reached(0.6);
     // A kill: SIGKILL, its users taken over by the next servers from the remotes; then it comes back.
     const victim = serverOf('mem2');
     const user = ids.find((u) => lastServer.get(u) === victim.name && !busy.has(u));
     const killedAt = performance.now();
+    mark(`kill ${victim.name}`);
     await cluster.kill(victim);
     let failoverSeconds;
     if (user) {
@@ -235,8 +269,10 @@ export async function runClusterScenario(cluster, options) {
     }
     await sleep(options.restartAfterMs ?? 3000);
     const restartStart = performance.now();
+    mark(`restart ${victim.name}`);
     await cluster.restart(victim);
     await cluster.waitState(victim.name, true);
+    mark(`back ${victim.name}`);
     events.failover = {
       server: victim.name,
       failoverSeconds: failoverSeconds === undefined ? undefined : round(failoverSeconds),
@@ -245,11 +281,13 @@ export async function runClusterScenario(cluster, options) {
     log(`killed and restarted ${victim.name}`);
   })();
 
-  const wallStart = performance.now();
   await Promise.all([...Array.from({ length: concurrency }, () => worker()), script]);
   clearInterval(sampler);
   const loadSeconds = (performance.now() - wallStart) / 1000;
   const memoryAtEnd = await cluster.memory();
+  const cpuAtEnd = await cluster.cpu();
+  // The git processes the servers started during the load (with the harness's countGit).
+  const gitCounts = await cluster.gitCounts();
 
   // Every server stops (SIGTERM: each commits and pushes what it holds); then the remotes.
   await cluster.stop();
@@ -278,6 +316,16 @@ export async function runClusterScenario(cluster, options) {
     drainedServers: 1,
     searchP50Ms: round(percentile(searchMs, 50)),
     searchP95Ms: round(percentile(searchMs, 95)),
+    searchesOnSameServer: {
+      count: searchSameServerMs.length,
+      p50Ms: round(percentile(searchSameServerMs, 50)),
+      p95Ms: round(percentile(searchSameServerMs, 95)),
+    },
+    searchesOnNewServer: {
+      count: searchNewServerMs.length,
+      p50Ms: round(percentile(searchNewServerMs, 50)),
+      p95Ms: round(percentile(searchNewServerMs, 95)),
+    },
     addP50Ms: round(percentile(addMs, 50)),
     addP95Ms: round(percentile(addMs, 95)),
     ...(ackIds.size > 0
@@ -299,6 +347,17 @@ export async function runClusterScenario(cluster, options) {
     failoverSeconds: events.failover?.failoverSeconds,
     restart: events.failover,
     loadSeconds: round(loadSeconds, 1),
+    ...(gitCounts.total > 0
+      ? {
+          gitProcesses: {
+            total: gitCounts.total,
+            perAcceptedAdd: round(gitCounts.total / Math.max(1, acceptedCount)),
+            bySubcommand: gitCounts.bySubcommand,
+          },
+        }
+      : {}),
+    cpuSeconds: cpuAtEnd,
+    ...(options.trace ? { trace: { searches, timeline } } : {}),
     memoryMiB: Object.fromEntries(
       Object.entries(memoryPeak).map(([name, peak]) => [
         name,
