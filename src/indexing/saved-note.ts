@@ -104,10 +104,16 @@ class SavedParts {
 
   private decodeSections(from: number, to: number): void {
     const read = this.records(SECTION_RECORD + from, SECTION_RECORD + to);
+    // Many records are parsed as one array: one parse of a day's entries, not one per entry.
+    const parsed = read && read.length > 1 ? parse(`[${read.join(',')}]`) : undefined;
+    const many = Array.isArray(parsed) && parsed.length === to - from ? parsed : undefined;
     for (let k = from; k < to; k++) {
       if (this.sections[k]) continue;
       const text = read?.[k - from];
-      const section = text === undefined ? undefined : (parse(text) as Section | undefined);
+      const section = (many ? many[k - from] : text === undefined ? undefined : parse(text)) as
+        | Section
+        | null
+        | undefined;
       if (section === null || typeof section !== 'object' || section.id !== this.idOf(k)) {
         this.repairSections();
         return;
