@@ -6,16 +6,27 @@
 // with each build, then for each build, alternating: a fresh `mem recall --no-server` process (CPU,
 // peak RSS), an in-process open (CPU; RSS and heap after a collection), a day of 400 recalls and
 // 100 compiles after it (CPU; RSS and heap after), and 1,000 chat adds to one day (CPU per add by
-// hundred; RSS after). Prints JSON; quote medians and the ratios of the builds' paired runs.
+// hundred; RSS after), and `mem serve` answering `/memory/search` (server CPU per request, the
+// builds' servers up together and asked the same blocks of new queries in turn). Prints JSON; quote
+// medians and the ratios of the builds' paired runs.
+//   PHASES=open,serve (any of fresh, open, day, adds, serve; default all) runs only those;
+//   ROOTS=<a>,<b> uses vaults already indexed by each build (one a build) instead of writing one.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { post, startServer, stopServer } from './http-latency.mjs';
+import { procCpuMs } from './measure-process.mjs';
 import { makeMessages, makeQueries } from './queries.mjs';
 import { SYNTH_NOW, writeSynthVault } from './synth-vault.mjs';
 
 const RUNS = 3;
 const ADDS = Number(process.env['ADDS'] ?? 1000);
+const PHASES = new Set((process.env['PHASES'] ?? 'fresh,open,day,adds,serve').split(','));
+/** `/memory/search` requests a build's server answers per measured block, and the blocks */
+const SERVE_BLOCK = 40;
+const SERVE_BLOCKS = 8;
+const SERVE_WARMUP = 20;
 
 const mib = (bytes) => Math.round(bytes / 1048576);
 const cpuMs = (usage) => Math.round((usage.user + usage.system) / 1000);
@@ -80,9 +91,11 @@ if (process.argv[2] === '--child') {
   if (dists.length === 0) throw new Error('usage: node bench/index-open.mjs <notes> <dist> [<dist> …]');
   const work = mkdtempSync(join(tmpdir(), 'memvault-index-open-'));
   try {
+    const given = process.env['ROOTS']?.split(',');
     const source = join(work, 'vault');
-    await writeSynthVault(source, total);
+    if (!given) await writeSynthVault(source, total);
     const roots = dists.map((dist, i) => {
+      if (given) return /** @type {string} */ (given[i]);
       const root = join(work, `v${i}`);
       cpSync(source, root, { recursive: true, preserveTimestamps: true });
       execFileSync(process.execPath, [resolve(dist, 'cli/main.js'), 'index', '--rebuild'], {
@@ -91,7 +104,7 @@ if (process.argv[2] === '--child') {
       });
       return root;
     });
-    /** @type {{ dist: string, root: string, fresh: any[], open: any[], day: any, adds: any }[]} */
+    /** @type {{ dist: string, root: string, fresh: any[], open: any[], day: any, adds: any, serve: number[] }[]} */
     const results = dists.map((dist, i) => ({
       dist,
       root: /** @type {string} */ (roots[i]),
@@ -99,18 +112,22 @@ if (process.argv[2] === '--child') {
       open: [],
       day: undefined,
       adds: undefined,
+      serve: [],
     }));
     for (let round = 0; round < RUNS; round++) {
       for (const r of results) {
-        r.fresh.push(freshQuery(r.dist, r.root));
-        r.open.push(run(['--child', r.dist, r.root, 'open']));
+        if (PHASES.has('fresh')) r.fresh.push(freshQuery(r.dist, r.root));
+        if (PHASES.has('open')) r.open.push(run(['--child', r.dist, r.root, 'open']));
       }
     }
-    for (const r of results) r.day = run(['--child', r.dist, r.root, 'day']);
-    for (const [i, r] of results.entries()) {
-      const copy = join(work, `adds${i}`);
-      cpSync(r.root, copy, { recursive: true, preserveTimestamps: true });
-      r.adds = run(['--child', r.dist, copy, 'adds']);
+    if (PHASES.has('serve')) await serveSearch(results);
+    if (PHASES.has('day')) for (const r of results) r.day = run(['--child', r.dist, r.root, 'day']);
+    if (PHASES.has('adds')) {
+      for (const [i, r] of results.entries()) {
+        const copy = join(work, `adds${i}`);
+        cpSync(r.root, copy, { recursive: true, preserveTimestamps: true });
+        r.adds = run(['--child', r.dist, copy, 'adds']);
+      }
     }
     const summary = results.map((r) => ({
       dist: r.dist,
@@ -119,12 +136,54 @@ if (process.argv[2] === '--child') {
       openCpuMs: median(r.open.map((o) => o.open)),
       openRssMiB: median(r.open.map((o) => o.rss)),
       openHeapMiB: median(r.open.map((o) => o.heap)),
+      serveCpuMsPerSearch: median(r.serve),
+      serveBlocks: r.serve,
       day: r.day,
       adds: r.adds,
     }));
-    console.log(JSON.stringify({ notes: total, runs: RUNS, summary }, null, 2));
+    const ratios = results.slice(1).map((r) => ({
+      dist: r.dist,
+      serveCpuPairedRatio: median(r.serve.map((ms, k) => ms / /** @type {number} */ (results[0]?.serve[k]))),
+    }));
+    console.log(JSON.stringify({ notes: total, runs: RUNS, summary, ratios }, null, 2));
   } finally {
     rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Each build's `mem serve` on its vault, up together; after a warm-up, blocks of new queries, each
+ * block asked of every server in turn (the order alternating): the server's CPU per request, by block.
+ * @param {{ dist: string, root: string, serve: number[] }[]} results
+ */
+async function serveSearch(results) {
+  const people = readdirSync(join(/** @type {string} */ (results[0]?.root), 'profile/people')).map((f) =>
+    f.replace(/\.md$/, ''),
+  );
+  const bodies = makeQueries(people, SERVE_WARMUP + SERVE_BLOCK * SERVE_BLOCKS, 23).map((q) => ({
+    query: q.text,
+    limit: 8,
+  }));
+  const servers = [];
+  try {
+    for (const r of results) servers.push(await startServer(r.root, resolve(r.dist, 'cli/main.js')));
+    for (const s of servers)
+      for (const body of bodies.slice(0, SERVE_WARMUP)) await post(`${s.url}/memory/search`, body);
+    for (let k = 0; k < SERVE_BLOCKS; k++) {
+      const block = bodies.slice(SERVE_WARMUP + k * SERVE_BLOCK, SERVE_WARMUP + (k + 1) * SERVE_BLOCK);
+      const order = k % 2 === 0 ? [...servers.keys()] : [...servers.keys()].reverse();
+      for (const i of order) {
+        const s = /** @type {{ child: import('node:child_process').ChildProcess, url: string }} */ (
+          servers[i]
+        );
+        const before = await procCpuMs(/** @type {number} */ (s.child.pid));
+        for (const body of block) await post(`${s.url}/memory/search`, body);
+        const ms = (await procCpuMs(/** @type {number} */ (s.child.pid))) - before;
+        results[i]?.serve.push(Math.round((ms / block.length) * 10) / 10);
+      }
+    }
+  } finally {
+    for (const s of servers) await stopServer(s.child);
   }
 }
 
