@@ -29,6 +29,11 @@ const revParse = async (root: string, ref: string) => (await git(root, 'rev-pars
 describe('sync with nothing to do', () => {
   it('skips the merge step when the remote is HEAD, and keeps the remote-tracking ref at HEAD', async () => {
     const c = await twoClones();
+    // A clone never synced is not set up yet: its first sync writes the merge driver's attributes
+    // and pushes their commit, though the remote was HEAD.
+    const first = await sync(c.a);
+    expect(first.held).toBe(1);
+    expect(await git(c.a, 'show', 'HEAD:.gitattributes')).toMatch(/merge=union/);
     // A clone is its remote's branch; a tracking ref gone stale (here: gone) is set to HEAD.
     await git(c.a, 'update-ref', '-d', 'refs/remotes/origin/main');
     const idle = await sync(c.a);

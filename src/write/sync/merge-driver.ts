@@ -112,6 +112,22 @@ export async function configureMergeDriver(repo: string): Promise<void> {
 const attributeLine = (config: Pick<MemConfig, 'layout'>) => `${episodeGlob(config)} merge=${UNION_DRIVER}`;
 
 /**
+ * Whether the vault is set up for syncing as installMergeDriver leaves it: the merge driver in the
+ * repository's config and the `.gitattributes` line on disk. (Whether the file is committed is
+ * the caller's question.)
+ */
+export async function mergeDriverInstalled(
+  root: string,
+  repo: string,
+  config: Pick<MemConfig, 'layout'>,
+): Promise<boolean> {
+  await configureMergeDriver(repo);
+  const text = await readRegularText(join(root, '.gitattributes')).catch(() => '');
+  const line = attributeLine(config);
+  return text.split(/\r?\n/).some((l) => l.trim() === line);
+}
+
+/**
  * Sets the merge driver in the vault's repository and adds the `.gitattributes` line to the vault
  * when missing (replacing the `merge=memvault-episodes` line earlier versions wrote, which a clone
  * without mem's config merged with conflict markers). Returns the vault paths written

@@ -37,7 +37,7 @@ import { dayOfEpisodePath } from '../../vault/episode-glob.js';
 import { type VaultLockHeld, withVaultLock } from '../../vault/lock.js';
 import { writeAtomic } from '../../vault/write-note.js';
 import { mergeDay } from './merge-day.js';
-import { installMergeDriver } from './merge-driver.js';
+import { installMergeDriver, mergeDriverInstalled } from './merge-driver.js';
 import { mergeConflicted, rewriteTheirLinks } from './sync-conflicts.js';
 import { fetchListed, listRemote, RECORD } from './sync-listed.js';
 import { retargetMovedLinks } from './sync-moves.js';
@@ -367,7 +367,9 @@ export async function syncVault(
   const hold = options.hold ?? ((step) => step());
   const runHooks = config.git.runHooks;
   const listed = await listRemote(root, repo, remote);
-  if (listed.upToDate)
+  // A vault not yet set up for syncing (no attributes line, or one not committed) takes the full
+  // sync, whose first step sets it up: a clone that was never synced has nothing to fetch either.
+  if (listed.upToDate && (await syncSetUp(root, repo, config)))
     return { ...emptyResult(remote, listed.branch, false), code: 'up-to-date', head: listed.sha };
   let result: SyncResult | undefined;
   for (let attempt = 0; attempt < 3; attempt++) {
@@ -448,6 +450,11 @@ const emptyResult = (remote: string, branch: string, resumed: boolean): SyncResu
   resumed,
   paths: [],
 });
+
+/** Whether the merge driver and its committed `.gitattributes` line are in place (what prepare sets up). */
+async function syncSetUp(root: string, repo: VaultRepo, config: Pick<MemConfig, 'layout'>): Promise<boolean> {
+  return (await mergeDriverInstalled(root, repo.repo, config)) && !(await attributesUncommitted(root, repo));
+}
 
 /** Whether the vault's `.gitattributes` is there and differs from HEAD's. */
 async function attributesUncommitted(root: string, repo: VaultRepo): Promise<boolean> {
