@@ -29,8 +29,12 @@ export interface SavedNotes {
 /** What the table holds for a path: the note itself (changed since the save), or its saved slot. */
 export type NoteEntry = Note | number;
 
-/** A saved note of at most this many bytes is read whole when decoded (one read instead of several) */
-const WHOLE_NOTE_BYTES = 4096;
+/**
+ * A saved note of at most this many bytes is read and decoded whole, as a plain note: a lazy note
+ * costs more to read than it saves while recall reads every entry of a day it hits (its neighbours,
+ * the speaker prior), so only a day of hundreds of entries is decoded a record at a time
+ */
+const WHOLE_NOTE_BYTES = 64 * 1024;
 
 /** Default bound of the decoded saved notes kept between reads, in bytes of their JSON */
 export const DEFAULT_DECODED_BYTES = 64 << 20;

@@ -13,12 +13,12 @@ const FILES = {
   'episodes/daily/2026-11-21.md':
     '# 2026-11-21\n\n- 09:00 **Rain:** 今天搬家到上海。 ^e1\n- 10:00 **Rain:** Saw the [[Shanghai#Shanghai|lighthouse]]. ^e2\n',
   'insights/facts/cat.md': '# Cat\n\nThe cat is called Mochi; see [[user]] and [[nowhere]].\n',
-  // Larger than a note read whole: its links, headings, blocks and each entry are records of their
-  // own, decoded when first asked for.
+  // Larger than a note read whole (64 KiB of records): its links, headings, blocks and each entry
+  // are records of their own, decoded when first asked for.
   'episodes/daily/2026-11-20.md': `# 2026-11-20\n\n${Array.from(
     { length: 40 },
     (_, i) =>
-      `- 10:${String(i).padStart(2, '0')} **Rain:** ${i % 3 === 0 ? '在港口看船。' : `harbor walk ${i} with [[user]]`} ^h${i}\n`,
+      `- 10:${String(i).padStart(2, '0')} **Rain:** ${i % 3 === 0 ? '在港口看船。' : `harbor walk ${i} with [[user]] ${'along the quay '.repeat(200)}`} ^h${i}\n`,
   ).join('')}\n## Later\n\nThe ferry to [[Shanghai]] left at dusk.\n`,
 };
 const QUERIES = ['lighthouse', '上海', 'Mochi cat', 'Rain', 'harbor walk 17', '港口', 'ferry dusk'];

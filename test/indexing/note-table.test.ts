@@ -48,7 +48,8 @@ describe('a large note opened from the cache', () => {
   const DAY = 'episodes/daily/2026-11-20.md';
   const entries = Array.from(
     { length: 60 },
-    (_, i) => `- 10:${String(i).padStart(2, '0')} **Rain:** walk ${i} by the [[harbor]] ^w${i}\n`,
+    (_, i) =>
+      `- 10:${String(i).padStart(2, '0')} **Rain:** walk ${i} by the [[harbor]] ${'and the quay '.repeat(90)}^w${i}\n`,
   );
   const TEXT = `# 2026-11-20\n\n${entries.join('')}`;
 
