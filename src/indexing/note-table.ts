@@ -31,8 +31,8 @@ export type NoteEntry = Note | number;
 
 /**
  * A saved note of at most this many bytes is read and decoded whole, as a plain note: a lazy note
- * costs more to read than it saves while recall reads every entry of a day it hits (its neighbours,
- * the speaker prior), so only a day of hundreds of entries is decoded a record at a time
+ * costs more to read than it saves while recall reads every entry of a day it hits (a graph seed's
+ * neighbouring entries), so only a day of hundreds of entries is decoded a record at a time
  */
 const WHOLE_NOTE_BYTES = 64 * 1024;
 
