@@ -10,15 +10,19 @@ describe('an entry written with an importance', () => {
   it('ranks by it, and its inline field shows in no snippet, compile or hit text', async () => {
     const root = await makeVault();
     const vault = await openVault({ path: root, cache: false });
-    await vault.remember({ text: 'The plumber comes on Tuesday', speaker: 'Rain', at: AT });
-    await vault.remember({ text: 'The plumber comes on Tuesday', speaker: 'Rain', at: AT, importance: 0.9 });
-    await vault.remember({ text: 'The plumber comes on Tuesday', speaker: 'Rain', at: AT, importance: 0.1 });
+    // Each statement comes after the same two unrelated entries: an entry is indexed with the words
+    // of the two before it (its context), so this keeps the contexts alike too.
+    for (const importance of [undefined, 0.9, 0.1]) {
+      await vault.remember({ text: 'Lunch was noodles', speaker: 'Rain', at: AT });
+      await vault.remember({ text: 'The weather turned cold', speaker: 'Rain', at: AT });
+      await vault.remember({ text: 'The plumber comes on Tuesday', speaker: 'Rain', at: AT, importance });
+    }
     const { hits } = vault.recall('plumber Tuesday', { now: AT });
-    // Same text, same time: only the entry's own importance tells them apart.
+    // Same text, same time, same context: only the entry's own importance tells them apart.
     expect(hits.map((h) => [h.anchor, h.parts.importance])).toEqual([
-      ['^e2', 0.9],
-      ['^e1', 0.4],
-      ['^e3', 0.1],
+      ['^e6', 0.9],
+      ['^e3', 0.4],
+      ['^e9', 0.1],
     ]);
     for (const hit of hits) {
       expect(hit.text).toBe('The plumber comes on Tuesday');
