@@ -48,8 +48,9 @@ export class SyncScheduler {
   private waiters: Array<{ need: number; resolve: () => void; reject: (error: unknown) => void }> = [];
 
   constructor(
-    private readonly settings: Omit<MemConfig['sync'], 'afterCommitGapSeconds'> & {
+    private readonly settings: Omit<MemConfig['sync'], 'afterCommitGapSeconds' | 'ackTimeoutSeconds'> & {
       afterCommitGapSeconds?: number;
+      ackTimeoutSeconds?: number;
     },
     private readonly parts: SyncSchedulerParts,
   ) {
@@ -101,7 +102,26 @@ export class SyncScheduler {
     if (this.stopped)
       return Promise.reject(new Error('the vault is closing; its last sync pushes what it holds'));
     const waiting = new Promise<void>((resolve, reject) => {
-      this.waiters.push({ need: this.commits, resolve, reject });
+      const waiter = { need: this.commits, resolve, reject };
+      this.waiters.push(waiter);
+      // Answered in time, whatever the syncs do: past the bound the add is answered as not pushed
+      // (the sync that covers it still pushes it) rather than left to a router's timeout, after
+      // which a host would send it again.
+      const seconds = this.settings.ackTimeoutSeconds ?? 30;
+      const bound = setTimeout(() => {
+        if (!this.waiters.includes(waiter)) return;
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+        reject(new Error(`no push held it within ${seconds} s (sync.ackTimeoutSeconds)`));
+      }, seconds * 1000);
+      bound.unref();
+      waiter.resolve = () => {
+        clearTimeout(bound);
+        resolve();
+      };
+      waiter.reject = (error: unknown) => {
+        clearTimeout(bound);
+        reject(error);
+      };
     });
     // A running sync may cover it (its commits are counted when it merges); if not, the loop runs
     // again while any waiter is left. Asking for one more here would add a sync to every add.

@@ -14,7 +14,14 @@ const RESULT: SyncResult = {
 };
 
 /** A scheduler whose syncs wait for `release()`; `runs` counts them and what each covered. */
-function gated(settings = { remote: 'origin', intervalSeconds: 0, afterCommit: true, ackAfterPush: true }) {
+function gated(
+  settings: ConstructorParameters<typeof SyncScheduler>[0] = {
+    remote: 'origin',
+    intervalSeconds: 0,
+    afterCommit: true,
+    ackAfterPush: true,
+  },
+) {
   const runs: number[] = [];
   const gates: Array<(error?: Error) => void> = [];
   let scheduler: SyncScheduler | undefined;
@@ -42,6 +49,32 @@ function gated(settings = { remote: 'origin', intervalSeconds: 0, afterCommit: t
 }
 
 describe('SyncScheduler.pushed (sync.ackAfterPush)', () => {
+  it('answers an add as not pushed once sync.ackTimeoutSeconds pass without a push, and the late push still covers it', async () => {
+    const settings = {
+      remote: 'origin',
+      intervalSeconds: 0,
+      afterCommit: true,
+      ackAfterPush: true,
+      ackTimeoutSeconds: 0.05,
+    };
+    const { scheduler, runs, commit, release } = gated(settings);
+    commit();
+    const started = Date.now();
+    // The sync that would push it hangs (a slow git server): the add is answered anyway.
+    await expect(scheduler.pushed()).rejects.toThrow(
+      /no push held it within 0.05 s \(sync.ackTimeoutSeconds\)/,
+    );
+    expect(Date.now() - started).toBeGreaterThanOrEqual(40);
+    await release();
+    // The hung sync ends; a later add is answered by the next push as usual.
+    commit();
+    const later = scheduler.pushed();
+    await release();
+    await later;
+    expect(runs).toEqual([1, 2]);
+    await scheduler.stop();
+  });
+
   it('answers the adds of a commit with the one sync that commit started, not a second', async () => {
     const { scheduler, runs, commit, release } = gated();
     commit();

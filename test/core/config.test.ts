@@ -58,6 +58,7 @@ describe('mem.config.json', () => {
         intervalSeconds: 0,
         afterCommit: false,
         afterCommitGapSeconds: 5,
+        ackTimeoutSeconds: 30,
         ackAfterPush: false,
       },
       llm: { model: 'gpt-4o-mini', apiKeyEnv: 'OPENAI_API_KEY', timeoutMs: 120_000 },

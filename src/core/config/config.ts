@@ -143,6 +143,13 @@ export const configSchema = z.strictObject({
       .describe(
         "An add (HTTP /memory/add, MCP memory_remember, Vault.addExchange) is answered only once a push to sync.remote holds it: many waiting adds share one commit and push; a push that fails answers an error that says the add is kept here, not pushed. Closes what a lost machine's disk loses",
       ),
+    ackTimeoutSeconds: z
+      .number()
+      .positive()
+      .default(30)
+      .describe(
+        "With sync.ackAfterPush: an add whose push has not come within this many seconds is answered with the same error as a failed push (kept and committed here, not pushed; the next sync pushes it), so a router in front (HAProxy's timeout server, 60 s in deploy/) never times it out into a retry that would keep it twice. Keep it under the router's timeout",
+      ),
   }),
   llm: group({
     baseURL: z
