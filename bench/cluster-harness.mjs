@@ -61,6 +61,7 @@ export async function until(check, ms, what) {
   }
 }
 
+/** @type {NodeJS.ProcessEnv} */
 const ENV = {
   ...process.env,
   GIT_AUTHOR_NAME: 'mem bench',
