@@ -175,7 +175,7 @@ export async function startCluster({ dir, servers: count = 3, idleMinutes = 10, 
       routerHost,
     });
     const env = shim
-      ? { ...ENV, MEM_BENCH_SERVER: server.name, PATH: `${shim}${delimiter}${ENV.PATH ?? ''}` }
+      ? { ...ENV, MEM_BENCH_SERVER: server.name, PATH: `${shim}${delimiter}${ENV['PATH'] ?? ''}` }
       : ENV;
     const child = spawn(process.execPath, [MEM, 'serve', ...args, '--idle-minutes', String(idleMinutes)], {
       env,
