@@ -84,12 +84,28 @@ class SavedParts {
 
   /** Every section, those decoded before kept as they are (a hit's section is the one in the list). */
   all(): Section[] {
-    let first = 0;
-    while (first < this.sections.length && this.sections[first]) first++;
-    let last = this.sections.length;
+    this.decodeMissing(0, this.sections.length);
+    return this.sections as Section[];
+  }
+
+  /** Sections `from` … `to` - 1, those not decoded yet read in one piece. */
+  range(from: number, to: number): Section[] {
+    this.decodeMissing(from, to);
+    return this.sections.slice(from, to) as Section[];
+  }
+
+  /** The position of a section decoded from this note (the very object), or -1: nothing is decoded. */
+  position(section: Section): number {
+    const k = this.find(section.id);
+    return k !== -1 && this.sections[k] === section ? k : this.sections.indexOf(section);
+  }
+
+  private decodeMissing(from: number, to: number): void {
+    let first = from;
+    while (first < to && this.sections[first]) first++;
+    let last = to;
     while (last > first && this.sections[last - 1]) last--;
     if (first < last) this.decodeSections(first, last);
-    return this.sections as Section[];
   }
 
   body(): [LinkRef[], Heading[], Block[]] {
@@ -363,4 +379,24 @@ export function savedAnchors(note: Note): readonly string[] | undefined {
 export function savedSectionAt(note: Note, k: number): Section | undefined {
   const parts = partsOf.get(note);
   return parts && k >= 0 && k < parts.outline.length ? parts.section(k) : undefined;
+}
+
+/**
+ * The position of `section` among a saved note's sections (-1 when it is not one of them), found
+ * without decoding another; undefined for a note that is not read through its saved records.
+ */
+export function savedPosition(note: Note, section: Section): number | undefined {
+  return partsOf.get(note)?.position(section);
+}
+
+/** Sections `from` … `to` - 1 of a saved note (see savedAnchors), decoding only those. */
+export function savedSectionsIn(note: Note, from: number, to: number): Section[] | undefined {
+  const parts = partsOf.get(note);
+  return parts ? parts.range(Math.max(0, from), Math.min(to, parts.outline.length)) : undefined;
+}
+
+/** How many of a saved note's sections are decoded so far; undefined for another note. */
+export function savedSectionsDecoded(note: Note): number | undefined {
+  const parts = partsOf.get(note);
+  return parts ? parts.sections.reduce((n) => n + 1, 0) : undefined;
 }

@@ -7,7 +7,7 @@ import { DEFAULT_LIMITS, type IndexLimits } from './bound-note.js';
 import { LinkGraph } from './links/link-graph.js';
 import type { Graph } from './links/saved-links.js';
 import { NoteTable } from './note-table.js';
-import { savedAnchors, savedSection, savedSectionAt } from './saved-note.js';
+import { savedAnchors, savedPosition, savedSection, savedSectionAt, savedSectionsIn } from './saved-note.js';
 import { TextIndex } from './text/text-index.js';
 import { DECLARED_TRACKERS, Facet, type SavedTrackers, Tally } from './trackers.js';
 
@@ -222,6 +222,27 @@ export class VaultIndex {
   }
 
   /**
+   * The entries (block sections) nearest `section` in its note, up to `count` on each side, nearest
+   * first. A note from the cache finds them from its outline and decodes only those: a hit on one
+   * entry of a day of hundreds does not decode the day.
+   */
+  entriesAround(note: Note, section: Section, count: number): { before: Section[]; after: Section[] } {
+    const anchors = savedAnchors(note);
+    if (anchors) {
+      const at = savedPosition(note, section) ?? -1;
+      return {
+        before: savedEntries(note, anchors, at, -1, count),
+        after: savedEntries(note, anchors, at, 1, count),
+      };
+    }
+    const at = note.sections.indexOf(section);
+    return {
+      before: entriesFrom(note.sections, at, -1, count),
+      after: entriesFrom(note.sections, at, 1, count),
+    };
+  }
+
+  /**
    * The shortest wiki-link text that Obsidian resolves to `path` from anywhere: the bare file name
    * when no other note shares it, else the full path. Without `.md`.
    */
@@ -269,6 +290,53 @@ function pickAnchor(anchors: readonly string[], wanted: string, lower: string): 
   if (k === -1) k = anchors.findIndex((a) => a.toLowerCase() === innermost);
   if (k === -1) k = anchors.findIndex((a) => linkableAnchor(a).toLowerCase() === lower);
   return k === -1 && anchors.length > 0 ? 0 : k;
+}
+
+/** The first `count` entries (block sections) from `at` towards `direction`, nearest first. */
+function entriesFrom(sections: Section[], at: number, direction: 1 | -1, count: number): Section[] {
+  const found: Section[] = [];
+  for (let i = at + direction; i >= 0 && i < sections.length && found.length < count; i += direction) {
+    const candidate = sections[i] as Section;
+    if (candidate.kind === 'block') found.push(candidate);
+  }
+  return found;
+}
+
+/**
+ * entriesFrom over a saved note: an entry's anchor is its block id (`^id`), so the anchors tell
+ * which sections to decode, read in one piece; one that turns out not to be an entry (a heading
+ * written `^…`) is passed over and the search goes on beyond it.
+ */
+function savedEntries(
+  note: Note,
+  anchors: readonly string[],
+  at: number,
+  direction: 1 | -1,
+  count: number,
+): Section[] {
+  const found: Section[] = [];
+  let i = at + direction;
+  while (found.length < count) {
+    // The positions of the next entries still wanted, by their anchors.
+    let first = -1;
+    let last = -1;
+    let wanted = count - found.length;
+    for (let k = i; k >= 0 && k < anchors.length && wanted > 0; k += direction) {
+      if (!(anchors[k] as string).startsWith('^')) continue;
+      if (first === -1) first = k;
+      last = k;
+      wanted--;
+    }
+    if (first === -1) break;
+    const from = Math.min(first, last);
+    const sections = savedSectionsIn(note, from, Math.max(first, last) + 1) ?? [];
+    for (let k = first; found.length < count && k !== last + direction; k += direction) {
+      const candidate = sections[k - from];
+      if (candidate?.kind === 'block') found.push(candidate);
+    }
+    i = last + direction;
+  }
+  return found;
 }
 
 /** A note's sections by id, made once per note object. */

@@ -30,9 +30,8 @@ function adjacentEntries(index: VaultIndex, note: Note, section: Section): Neigh
   if (section.kind !== 'block' || note.layer !== 'episodes') return [];
   // The entries around it, found from its place among the note's sections: a day's note holds
   // hundreds, and copying its entries out for each seed of each recall was most of what this cost.
-  const at = note.sections.indexOf(section);
-  const before = blocksFrom(note.sections, at, -1);
-  const after = blocksFrom(note.sections, at, 1);
+  // A day from the cache decodes only these, not every entry of the day.
+  const { before, after } = index.entriesAround(note, section, ADJACENT_STEPS);
   const found: Neighbour[] = [];
   for (let step = 1; step <= ADJACENT_STEPS; step++) {
     const weight = ADJACENT_WEIGHT * 0.5 ** (step - 1);
@@ -50,20 +49,6 @@ function adjacentEntries(index: VaultIndex, note: Note, section: Section): Neigh
   function neighbour(s: Section, weight: number): Neighbour {
     return { note, section: s, weight, reason: `next to ${section.anchor}`, adjacent: true };
   }
-}
-
-/** The first ADJACENT_STEPS entries (block sections) from `at` towards `direction`, nearest first. */
-function blocksFrom(sections: Section[], at: number, direction: 1 | -1): Section[] {
-  const found: Section[] = [];
-  for (
-    let i = at + direction;
-    i >= 0 && i < sections.length && found.length < ADJACENT_STEPS;
-    i += direction
-  ) {
-    const candidate = sections[i] as Section;
-    if (candidate.kind === 'block') found.push(candidate);
-  }
-  return found;
 }
 
 const QUESTION = /[?？]/;
