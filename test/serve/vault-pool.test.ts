@@ -179,6 +179,7 @@ describe('VaultPool with remotes', () => {
       afterCommitGapSeconds: 5,
       intervalSeconds: 60,
       ackAfterPush: true,
+      ackTimeoutSeconds: 30,
     });
   }, 60_000);
 
