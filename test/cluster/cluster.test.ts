@@ -118,6 +118,8 @@ describe.skipIf(!version)('three servers behind HAProxy, vaults in git remotes',
       // u0's vault acknowledges adds only once pushed (sync.ackAfterPush), through the router.
       ackUsers: 1,
       restartAfterMs: 300,
+      // A vault not served elsewhere in time fails with the servers' output, before the test's timeout.
+      servedWithinMs: 60_000,
     })) as {
       accepted: number;
       inRemotes: number;
