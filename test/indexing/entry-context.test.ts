@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Note, Section } from '../../src/core/types.js';
 import type { TermIndex } from '../../src/indexing/text/term-index.js';
 import { TEXT_INDEX_VERSION, TextIndex } from '../../src/indexing/text/text-index.js';
+import { reloaded } from '../helpers/reload-text-index.js';
 
 const PATH = 'episodes/daily/2026-05-04.md';
 
@@ -50,20 +51,6 @@ const ids = (index: TextIndex, query: string) =>
   index.search(query).map((hit) => hit.id.slice(hit.id.indexOf('#')));
 
 const termIndexOf = (index: TextIndex) => (index as unknown as { terms: TermIndex }).terms;
-
-/** An index restored from its saved segments, as the `.mem/` cache reads it back. */
-function loaded(built: TextIndex): TextIndex {
-  const loader = TextIndex.loader(built.storeHeader());
-  let pieces: (string | Uint8Array)[] = [];
-  for (const piece of built.storeSegments()) {
-    pieces.push(piece.data);
-    if (!piece.end) continue;
-    if (piece.part === 'docs') loader.docs(pieces.join(''));
-    else loader.terms(Buffer.concat(pieces as Uint8Array[]));
-    pieces = [];
-  }
-  return loader.finish();
-}
 
 describe('an episode entry indexed with the words of the entries before it', () => {
   it('finds the reply by the topic named a turn earlier, below the entry that names it', () => {
@@ -136,7 +123,7 @@ describe('an episode entry indexed with the words of the entries before it', () 
       live.replace(after, before);
       const fresh = new TextIndex();
       fresh.add(after);
-      const restored = loaded(live);
+      const restored = reloaded(live);
       for (const query of QUERIES) {
         expect(live.search(query)).toEqual(fresh.search(query));
         expect(restored.search(query)).toEqual(fresh.search(query));

@@ -4,6 +4,7 @@ import type { Layer, Note, Section } from '../../src/core/types.js';
 import type { TermIndex } from '../../src/indexing/text/term-index.js';
 import { type TextHitSource, TextIndex } from '../../src/indexing/text/text-index.js';
 import { LIST_ARENA } from '../../src/indexing/text/top-k-search.js';
+import { reloaded } from '../helpers/reload-text-index.js';
 import { ReferenceIndex } from './reference-index.js';
 
 // TextIndex (its own postings, BM25 and top-k search) must answer exactly as MiniSearch's own
@@ -226,7 +227,7 @@ describe('top-k search', () => {
           const pair = pairOf(notes);
           // Removed before the cache is made: the loaded index has gaps in its short ids.
           pair.remove((notes[0] as Note).path);
-          if (fromCache) pair.index = loaded(pair.index);
+          if (fromCache) pair.index = reloaded(pair.index);
           const { index } = pair;
           // A first search fills the typed postings that the edits must then invalidate.
           if (searchFirst)
@@ -365,7 +366,7 @@ describe('top-k search', () => {
         fc.array(search, { minLength: 1, maxLength: 4 }),
         (specs, searches) => {
           const pair = pairOf(specs.map((spec, n) => makeNote(spec, n)));
-          pair.index = loaded(pair.index);
+          pair.index = reloaded(pair.index);
           for (const s of searches) {
             const { fast, exhaustive } = both(pair, s);
             expect(fast).toEqual(exhaustive);
@@ -467,21 +468,6 @@ function termIndexOf(index: TextIndex): TermIndex {
   return (index as unknown as { terms: TermIndex }).terms;
 }
 
-/** An index restored from its segments, its postings still the saved bytes. */
-function loaded(built: TextIndex): TextIndex {
-  const loader = TextIndex.loader(built.storeHeader());
-  // A segment is its pieces up to the one marked `end`, as the cache writes it to a file.
-  let pieces: (string | Uint8Array)[] = [];
-  for (const piece of built.storeSegments()) {
-    pieces.push(piece.data);
-    if (!piece.end) continue;
-    if (piece.part === 'docs') loader.docs(pieces.join(''));
-    else loader.terms(Buffer.concat(pieces as Uint8Array[]));
-    pieces = [];
-  }
-  return loader.finish();
-}
-
 describe('top-k search with arenas of a few postings', () => {
   const saved = { ...LIST_ARENA };
   afterEach(() => Object.assign(LIST_ARENA, saved));
@@ -499,7 +485,7 @@ describe('top-k search with arenas of a few postings', () => {
           fc.boolean(),
           (specs, searches, fromCache) => {
             const pair = pairOf(specs.map((spec, n) => makeNote(spec, n)));
-            if (fromCache) pair.index = loaded(pair.index);
+            if (fromCache) pair.index = reloaded(pair.index);
             // Twice over, so later searches read lists kept (or dropped) by earlier ones.
             for (const s of [...searches, ...searches]) {
               const { fast, exhaustive } = both(pair, s);
@@ -528,7 +514,7 @@ describe('top-k search with arenas of a few postings', () => {
           i,
         ),
       );
-    const index = loaded(built);
+    const index = reloaded(built);
     const { terms } = termIndexOf(index);
     const pending = (term: string) =>
       (terms.get(term) as unknown as { pending(): unknown }).pending() !== undefined;
