@@ -30,11 +30,14 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 /**
  * @param {Awaited<ReturnType<typeof import('./cluster-harness.mjs').startCluster>>} cluster
  * @param {{ users: number, turns: number, concurrency: number, moves: number, ackUsers?: number,
- *   restartAfterMs?: number, trace?: boolean, log?: (line: string) => void, servedWithinMs?: number }} options
+ *   restartAfterMs?: number, trace?: boolean, log?: (line: string) => void, detail?: (line: string) => void,
+ *   servedWithinMs?: number }} options
  */
 export async function runClusterScenario(cluster, options) {
   const { users, turns, concurrency, moves } = options;
   const log = options.log ?? (() => undefined);
+  /** Each step of the script, for a caller that wants to see where a run is (the test's stuck report) */
+  const detail = options.detail ?? (() => undefined);
   const random = makeRandom(35);
   const ids = Array.from({ length: users }, (_, i) => `u${i}`);
   /** @type {Map<string, Set<string>>} */
@@ -60,7 +63,11 @@ export async function runClusterScenario(cluster, options) {
   /** What the script did when (ms into the load), for `trace` */
   /** @type {Array<{ at: number, what: string }>} */
   const timeline = [];
-  const mark = (what) => timeline.push({ at: Math.round(performance.now() - wallStart), what });
+  /** @param {string} what */
+  const mark = (what) => {
+    timeline.push({ at: Math.round(performance.now() - wallStart), what });
+    detail(what);
+  };
   /** @type {number[]} */
   const addMs = [];
   /** @type {number[]} */
@@ -293,16 +300,23 @@ export async function runClusterScenario(cluster, options) {
     log(`killed and restarted ${victim.name}`);
   })();
 
-  await Promise.all([...Array.from({ length: concurrency }, () => worker()), script]);
+  await Promise.all([
+    ...Array.from({ length: concurrency }, () => worker()),
+    script.finally(() => detail('script done')),
+  ]);
+  detail(`load done: ${done} of ${total} turns`);
   clearInterval(sampler);
   const loadSeconds = (performance.now() - wallStart) / 1000;
   const memoryAtEnd = await cluster.memory();
+  detail('memory read');
   const cpuAtEnd = await cluster.cpu();
+  detail('cpu read');
   // The git processes the servers started during the load (with the harness's countGit).
   const gitCounts = await cluster.gitCounts();
 
   // Every server stops (SIGTERM: each commits and pushes what it holds); then the remotes.
-  await cluster.stop();
+  await cluster.stop((name) => detail(`${name} exited`));
+  detail('servers stopped');
   let inRemotes = 0;
   const lostTokens = [];
   for (const user of ids) {
@@ -322,6 +336,7 @@ export async function runClusterScenario(cluster, options) {
     lost: acceptedCount - inRemotes,
     lostTokens: lostTokens.slice(0, 20),
     failedRequests: failures.length,
+    stopKilled: [...(cluster.stopKilled ?? [])],
     failures: failures.slice(0, 10),
     movedVaults: events.moved.length,
     killedServers: 1,

@@ -28,6 +28,7 @@ interface Cluster {
   routerHost: string;
   servers: Server[];
   stop(): Promise<void>;
+  output(): string;
 }
 
 /** A GET with the Host header given (fetch does not let one be set). */
@@ -110,7 +111,9 @@ describe.skipIf(!version)('three servers behind HAProxy, vaults in git remotes',
   }, 30_000);
 
   it('loses no accepted add through a move, a drain, a SIGKILL and a restart', async () => {
-    const result = (await runClusterScenario(cluster, {
+    const steps: string[] = [];
+    const started = Date.now();
+    const scenario = runClusterScenario(cluster, {
       users: 6,
       turns: 3,
       concurrency: 3,
@@ -120,10 +123,26 @@ describe.skipIf(!version)('three servers behind HAProxy, vaults in git remotes',
       restartAfterMs: 300,
       // A vault not served elsewhere in time fails with the servers' output, before the test's timeout.
       servedWithinMs: 60_000,
-    })) as {
+      detail: (line: string) => steps.push(`${Date.now() - started} ms: ${line}`),
+    });
+    // Past 100 s the scenario is stuck: fail with what it did and the servers' output, not a bare timeout.
+    let stuck: NodeJS.Timeout | undefined;
+    const result = (await Promise.race([
+      scenario,
+      new Promise((_, reject) => {
+        stuck = setTimeout(
+          () =>
+            reject(
+              new Error(`the scenario is stuck after: ${steps.join('; ') || 'nothing'}\n${cluster.output()}`),
+            ),
+          100_000,
+        );
+      }),
+    ]).finally(() => clearTimeout(stuck))) as {
       accepted: number;
       inRemotes: number;
       lostTokens: string[];
+      stopKilled: string[];
       movedVaults: number;
       failedRequests: number;
       failures: string[];
@@ -132,6 +151,10 @@ describe.skipIf(!version)('three servers behind HAProxy, vaults in git remotes',
       ackAfterPushNotInRemoteWhenAnswered: number;
     };
     expect(result.accepted).toBe(18);
+    // A server that did not exit on SIGTERM was killed (a known fault, reported by the bench as
+    // stopKilled): what it had accepted must still be on the remotes.
+    if (result.stopKilled.length > 0)
+      console.warn(`test/cluster: SIGKILLed after SIGTERM: ${result.stopKilled}`);
     expect(result.lostTokens).toEqual([]);
     expect(result.inRemotes).toBe(18);
     expect(result.movedVaults).toBe(1);
