@@ -453,8 +453,17 @@ const emptyResult = (remote: string, branch: string, resumed: boolean): SyncResu
 
 /** Whether the merge driver and its committed `.gitattributes` line are in place (what prepare sets up). */
 async function syncSetUp(root: string, repo: VaultRepo, config: Pick<MemConfig, 'layout'>): Promise<boolean> {
-  return (await mergeDriverInstalled(root, repo.repo, config)) && !(await attributesUncommitted(root, repo));
+  // Once a process for each vault: the idle shortcut exists to spare git processes, and the
+  // attributes, once committed, stay (a full sync puts back a line a person removed).
+  if (setUpVaults.has(root)) return true;
+  const ready =
+    (await mergeDriverInstalled(root, repo.repo, config)) && !(await attributesUncommitted(root, repo));
+  if (ready) setUpVaults.add(root);
+  return ready;
 }
+
+/** The vaults this process found set up for syncing (syncSetUp). */
+const setUpVaults = new Set<string>();
 
 /** Whether the vault's `.gitattributes` is there and differs from HEAD's. */
 async function attributesUncommitted(root: string, repo: VaultRepo): Promise<boolean> {
