@@ -1,17 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SyncScheduler } from '../../src/live/sync-scheduler.js';
 import type { SyncResult } from '../../src/write/sync/sync-vault.js';
-
-const RESULT: SyncResult = {
-  remote: 'origin',
-  branch: 'main',
-  code: 'pushed',
-  days: [],
-  renumbered: [],
-  conflicts: [],
-  resumed: false,
-  paths: [],
-};
+import { PUSHED as RESULT } from '../helpers/sync-result.js';
 
 /** A scheduler whose syncs wait for `release()`; `runs` counts them and what each covered. */
 function gated(

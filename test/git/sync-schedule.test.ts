@@ -3,18 +3,7 @@
 // pushed), and a sync that left nothing unpushed sets ahead and behind to 0 without counting.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SyncScheduler } from '../../src/live/sync-scheduler.js';
-import type { SyncResult } from '../../src/write/sync/sync-vault.js';
-
-const RESULT: SyncResult = {
-  remote: 'origin',
-  branch: 'main',
-  code: 'pushed',
-  days: [],
-  renumbered: [],
-  conflicts: [],
-  resumed: false,
-  paths: [],
-};
+import { PUSHED as RESULT } from '../helpers/sync-result.js';
 
 afterEach(() => {
   vi.useRealTimers();
