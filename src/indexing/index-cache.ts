@@ -20,7 +20,7 @@ import { VaultIndex } from './vault-index.js';
  * Bump whenever the shape of a parsed note, the tokenizer, the index options or the cache layout
  * change: a cache from another schema is rebuilt, never trusted.
  */
-export const CACHE_SCHEMA = 11;
+export const CACHE_SCHEMA = 12;
 
 /**
  * The layout, in `.mem/index/`:
@@ -146,7 +146,7 @@ async function loadGeneration(root: string, base: string, manifest: Manifest): P
       }
       if (segment.part === 'table') table = bytes;
       else if (segment.part === 'trackers') trackers = JSON.parse(bytes.toString('utf8'));
-      else if (segment.part === 'docs') text.docs(bytes.toString('utf8'));
+      else if (segment.part === 'docs') text.docs(bytes);
       else if (segment.part === 'terms') text.terms(bytes);
       else throw new Error(`unknown segment ${String(segment.part)}`);
     }
@@ -309,7 +309,7 @@ async function writeGeneration(
   const counts = { notes: 0, table: 0, trackers: 0, docs: 0, terms: 0 };
   let current: SegmentFile | undefined;
   const start = async (part: Segment['part']) => {
-    const ext = part === 'terms' || part === 'table' ? 'bin' : part === 'notes' ? 'jsonl' : 'json';
+    const ext = part === 'notes' ? 'jsonl' : part === 'trackers' ? 'json' : 'bin';
     const file = `${part}-${String(counts[part]++).padStart(4, '0')}.${ext}`;
     current = new SegmentFile(await open(join(dir, file), 'wx'), part, file);
     return current;

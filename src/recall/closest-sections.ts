@@ -55,7 +55,7 @@ function scanAll(
 ): Close[] {
   const ids: string[] = [];
   const found: Array<{ note: Note; section: Section }> = [];
-  const heap = new TopHeap(limit, ids);
+  const heap = new TopHeap(limit, (doc) => ids[doc]);
   for (const note of index.notes.values()) {
     for (const section of note.sections) {
       const value = semantic.similarity(section);

@@ -7,12 +7,12 @@ import { TextIndex } from '../../src/indexing/text/text-index.js';
  */
 export function reloaded(built: TextIndex): TextIndex {
   const loader = TextIndex.loader(built.storeHeader());
-  let pieces: (string | Uint8Array)[] = [];
+  let pieces: Uint8Array[] = [];
   for (const piece of built.storeSegments()) {
     pieces.push(piece.data);
     if (!piece.end) continue;
-    if (piece.part === 'docs') loader.docs(pieces.join(''));
-    else loader.terms(Buffer.concat(pieces as Uint8Array[]));
+    if (piece.part === 'docs') loader.docs(Buffer.concat(pieces));
+    else loader.terms(Buffer.concat(pieces));
     pieces = [];
   }
   return loader.finish();

@@ -29,12 +29,11 @@ type WholeSegment = Omit<TextSegment, 'end'>;
 /** Whole segments, as the cache writes them to files: the pieces of one part up to `end`. */
 function segmentsOf(index: TextIndex, limits?: TextStoreLimits): WholeSegment[] {
   const segments: WholeSegment[] = [];
-  let pieces: (string | Uint8Array)[] = [];
+  let pieces: Uint8Array[] = [];
   for (const piece of index.storeSegments(limits)) {
     pieces.push(piece.data);
     if (!piece.end) continue;
-    const data = typeof pieces[0] === 'string' ? pieces.join('') : Buffer.concat(pieces as Uint8Array[]);
-    segments.push({ part: piece.part, data });
+    segments.push({ part: piece.part, data: Buffer.concat(pieces) });
     pieces = [];
   }
   expect(pieces).toEqual([]);
@@ -49,8 +48,8 @@ function restore(
   // Through JSON text, as the cache stores it.
   const loader = TextIndex.loader(JSON.parse(JSON.stringify(index.storeHeader())));
   for (const segment of segments) {
-    if (segment.part === 'docs') loader.docs(segment.data as string);
-    else loader.terms(segment.data as Uint8Array);
+    if (segment.part === 'docs') loader.docs(segment.data);
+    else loader.terms(segment.data);
   }
   return { restored: loader.finish(), segments };
 }
@@ -183,7 +182,7 @@ describe('text index segments', () => {
     const index = sampleIndex();
     const segments = segmentsOf(index);
     const terms = segments.find((s) => s.part === 'terms')?.data as Uint8Array;
-    const docs = segments.find((s) => s.part === 'docs')?.data as string;
+    const docs = segments.find((s) => s.part === 'docs')?.data as Uint8Array;
     const load = (bytes: Uint8Array) => {
       const loader = TextIndex.loader(index.storeHeader());
       loader.docs(docs);
@@ -206,6 +205,48 @@ describe('text index segments', () => {
     twice.docs(docs);
     twice.terms(terms);
     expect(() => twice.terms(terms)).toThrow('a terms segment holds a term twice');
+  });
+
+  it('a load decodes no document: a search decodes the ids it ranks, a first change the notes', () => {
+    const index = sampleIndex();
+    const { restored } = restore(index, { segment: 200, record: 3 });
+    const terms = termIndexOf(restored);
+    const decoded = () => terms.ids.filter((id) => id !== undefined).length;
+    expect(decoded()).toBe(0);
+    const hits = restored.search('mountains');
+    expect(hits.map((hit) => hit.id)).toEqual(settled(index, 'mountains').map((hit) => hit.id));
+    expect(decoded()).toBeGreaterThan(0);
+    expect(decoded()).toBeLessThan(index.size / 4);
+    // A change needs each note's sections: the saved notes are read then, every one.
+    restored.remove('insights/n40.md');
+    expect(restored.has('insights/n40.md')).toBe(false);
+    expect(restored.has('insights/n41.md')).toBe(true);
+    expect(restored.has('episodes/daily/2026-11-29.md')).toBe(true);
+    index.remove('insights/n40.md');
+    for (const query of QUERIES) expect(restored.search(query)).toEqual(settled(index, query));
+  });
+
+  it('a docs segment cut short, pointing past its strings or given twice is refused', () => {
+    const index = sampleIndex();
+    const segments = segmentsOf(index);
+    const docs = segments.find((s) => s.part === 'docs')?.data as Uint8Array;
+    const terms = segments.find((s) => s.part === 'terms')?.data as Uint8Array;
+    const load = (...parts: Uint8Array[]) => {
+      const loader = TextIndex.loader(index.storeHeader());
+      for (const part of parts) loader.docs(part);
+      loader.terms(terms);
+      return loader.finish();
+    };
+    expect(load(docs).size).toBe(index.size);
+    expect(() => load(docs.subarray(0, 10))).toThrow('a docs segment is cut short');
+    expect(() => load(docs.subarray(0, 200))).toThrow('a docs segment is cut short');
+    expect(() => load(docs, docs)).toThrow(/the short id \d+ twice/);
+    // Strings cut: the tables load, a decode is refused rather than read past the end.
+    const cut = termIndexOf(load(docs.subarray(0, docs.length - 30)));
+    const decodeAll = () => {
+      for (let shortId = 0; shortId < cut.nextId; shortId++) cut.storedOf(shortId);
+    };
+    expect(decodeAll).toThrow('a docs segment points past its strings');
   });
 
   it('refuses a header of another version, and segments that lack documents', () => {

@@ -5,6 +5,7 @@
 import SearchableMap from 'minisearch/SearchableMap';
 import { packTerm } from './packed-postings.js';
 import type { Postings, TermData } from './postings.js';
+import type { SavedDocs } from './saved-docs.js';
 import { LazyTermData, largestFieldSize } from './saved-postings.js';
 
 export interface TermIndexOptions {
@@ -39,8 +40,13 @@ const VACUUM_MIN_FACTOR = 0.1;
  */
 export class TermIndex {
   readonly fields: readonly string[];
-  /** Short id → document id; undefined once discarded */
-  readonly ids: Array<string | undefined> = [];
+  /**
+   * Short id → document id, for the documents added since the load and those of the load decoded
+   * so far (see idOf); undefined once discarded
+   */
+  ids: Array<string | undefined> = [];
+  /** The documents a load left in the cache's bytes (see saved-docs.ts) */
+  saved: SavedDocs | undefined;
   private shortIdMap: Map<string, number> | undefined = new Map();
 
   /**
@@ -52,7 +58,7 @@ export class TermIndex {
     if (!this.shortIdMap) {
       const map = new Map<string, number>();
       for (let shortId = 0; shortId < this.nextId; shortId++) {
-        const id = this.ids[shortId];
+        const id = this.idOf(shortId);
         if (id !== undefined) map.set(id, shortId);
       }
       this.shortIdMap = map;
@@ -60,11 +66,28 @@ export class TermIndex {
     return this.shortIdMap;
   }
 
-  /** A loader set `ids` directly: shortIds is made from them when first asked for. */
+  /** A loader left the ids in `saved`: shortIds is made from them when first asked for. */
   restoredIds(): void {
     this.shortIdMap = undefined;
   }
-  /** Short id → stored fields */
+
+  /** A live document's id (a saved one decoded once, then kept); undefined once discarded. */
+  idOf(shortId: number): string | undefined {
+    if (this.dead[shortId] === 1) return undefined;
+    const known = this.ids[shortId];
+    if (known !== undefined || !this.saved?.has(shortId)) return known;
+    const id = this.saved.id(shortId);
+    this.ids[shortId] = id;
+    return id;
+  }
+
+  /** A live document's stored fields (a saved one decoded each time: a hit's few fields). */
+  storedOf(shortId: number): Record<string, unknown> | undefined {
+    if (this.dead[shortId] === 1) return undefined;
+    return this.stored[shortId] ?? (this.saved?.has(shortId) ? this.saved.stored(shortId) : undefined);
+  }
+
+  /** Short id → stored fields, for the documents added since the load */
   readonly stored: Array<Record<string, unknown> | undefined> = [];
   /**
    * Per field id, per short id: the field's length in distinct tokens (NaN for none). Laid out

@@ -1,5 +1,6 @@
 import { MemError } from '../../core/errors.js';
 import type { TermData } from './postings.js';
+import { type DocsNote, encodeDocs, SavedDocs } from './saved-docs.js';
 import { type Chunk, LazyTermData, unzigzag, VarintReader, varintSize, zigzag } from './saved-postings.js';
 import type { TermIndex } from './term-index.js';
 
@@ -11,7 +12,8 @@ import type { TermIndex } from './term-index.js';
  * them (see LazyTermData).
  *
  * Two kinds of segment:
- * - `docs` (JSON): `[path, [[id, shortId, fieldLengths, storedFields], …]]` per note;
+ * - `docs` (binary, see saved-docs.ts): per note its path and per section its short id, field
+ *   lengths, id and stored fields, read at load only for the short ids and lengths;
  * - `terms` (binary): a little-endian u32 byte length, a JSON array of the terms of the segment's
  *   records, then per record: its field count, the byte length of its postings (so a load can
  *   leave them undecoded), and per field its id, its posting count and (zigzag delta of the short
@@ -23,7 +25,7 @@ import type { TermIndex } from './term-index.js';
  */
 
 /** Bump when the segment format changes. */
-export const TEXT_STORE_VERSION = 4;
+export const TEXT_STORE_VERSION = 5;
 
 export interface TextStoreLimits {
   /** A segment is closed once it holds about this much: bytes of postings, or characters of JSON (default: 4 MiB) */
@@ -42,13 +44,10 @@ export interface TextStoreHeader {
   averageFieldLength: number[];
 }
 
-/**
- * A piece of a segment: a segment is the pieces of one part up to one with `end`. Docs come one
- * note at a time, so the writer never joins a whole segment into one string.
- */
+/** A piece of a segment: a segment is the pieces of one part up to one with `end`. */
 export interface TextSegment {
   part: 'docs' | 'terms';
-  data: string | Uint8Array;
+  data: Uint8Array;
   end: boolean;
 }
 
@@ -68,24 +67,26 @@ export function* textStoreSegments(
   idsByPath: Map<string, string[]>,
   limits: TextStoreLimits = LIMITS,
 ): Generator<TextSegment> {
-  let chars = -1;
+  let notes: DocsNote[] = [];
+  let bytes = 0;
   for (const [path, ids] of idsByPath) {
-    const entries = ids.map((id) => {
+    const docs = ids.map((id) => {
       const shortId = index.shortIds.get(id);
       if (shortId === undefined) throw new Error(`text index: section ${id} has no document`);
       const lengths = index.lengths.map((field) => field[shortId] as number);
-      return [id, shortId, lengths, index.stored[shortId] ?? {}];
+      const stored = index.storedOf(shortId) ?? {};
+      bytes += id.length + 64;
+      return { id, shortId, stored, lengths };
     });
-    const line = JSON.stringify([path, entries]);
-    yield { part: 'docs', data: chars < 0 ? '[' : ',\n', end: false };
-    yield { part: 'docs', data: line, end: false };
-    chars = Math.max(0, chars) + line.length;
-    if (chars >= limits.segment) {
-      yield { part: 'docs', data: ']', end: true };
-      chars = -1;
+    notes.push({ path, docs });
+    bytes += path.length + 8;
+    if (bytes >= limits.segment) {
+      yield { part: 'docs', data: encodeDocs(notes, index.fields.length), end: true };
+      notes = [];
+      bytes = 0;
     }
   }
-  if (chars >= 0) yield { part: 'docs', data: ']', end: true };
+  if (notes.length > 0) yield { part: 'docs', data: encodeDocs(notes, index.fields.length), end: true };
 
   let out = new TermWriter(limits.record, index.dead);
   for (const [term, data] of index.terms) {
@@ -260,7 +261,8 @@ class TermWriter {
 
 /** Restores a TermIndex from segments given in the order they were written. */
 export class TextStoreLoader {
-  readonly idsByPath = new Map<string, string[]>();
+  /** The documents, left in their segments' bytes */
+  private readonly saved: SavedDocs;
   /** Documents read so far */
   private loaded = 0;
   /** The term of the last record read: only it may have further records */
@@ -289,28 +291,26 @@ export class TextStoreLoader {
     index.documentCount = header.documentCount;
     index.nextId = header.nextId;
     index.avgFieldLength = [...header.averageFieldLength];
+    // Ids are decoded into it as hits ask for them; room for every saved one keeps it an array.
+    index.ids = new Array(header.nextId);
+    this.saved = new SavedDocs(header.nextId, index.fields.length);
+    index.saved = this.saved;
   }
 
-  docs(text: string): void {
+  /** Takes in one docs segment: which short ids are live and their field lengths; the rest stays in the bytes. */
+  docs(bytes: Uint8Array): void {
     const { index } = this;
-    for (const [path, entries] of JSON.parse(text) as [string, [string, number, number[], object][]][]) {
-      const ids: string[] = [];
-      for (const [id, shortId, lengths, stored] of entries) {
-        if (!Number.isInteger(shortId) || shortId < 0 || shortId >= index.nextId) {
-          throw new Error(`the cache gives section ${id} the short id ${shortId}, past ${index.nextId}`);
-        }
-        if (index.dead[shortId] === 0) throw new Error(`the cache gives the short id ${shortId} twice`);
-        index.ids[shortId] = id;
-        index.stored[shortId] = stored as Record<string, unknown>;
-        index.dead[shortId] = 0;
-        for (let fieldId = 0; fieldId < index.lengths.length; fieldId++) {
-          (index.lengths[fieldId] as Float32Array)[shortId] = lengths[fieldId] ?? Number.NaN;
-        }
-        this.loaded++;
-        ids.push(id);
+    this.saved.load(bytes, (shortId, length) => {
+      if (!Number.isInteger(shortId) || shortId < 0 || shortId >= index.nextId) {
+        throw new Error(`the cache gives a section the short id ${shortId}, past ${index.nextId}`);
       }
-      this.idsByPath.set(path, ids);
-    }
+      if (index.dead[shortId] === 0) throw new Error(`the cache gives the short id ${shortId} twice`);
+      index.dead[shortId] = 0;
+      for (let fieldId = 0; fieldId < index.lengths.length; fieldId++) {
+        (index.lengths[fieldId] as Float32Array)[shortId] = length(fieldId);
+      }
+      this.loaded++;
+    });
   }
 
   terms(bytes: Uint8Array): void {
@@ -345,12 +345,12 @@ export class TextStoreLoader {
   }
 
   /** The restored index; throws when the segments did not hold every document the header counts. */
-  finish(): { index: TermIndex; idsByPath: Map<string, string[]> } {
+  finish(): TermIndex {
     const { index } = this;
     if (this.loaded !== this.header.documentCount) {
       throw new Error(`the cache holds ${this.loaded} sections, its header ${this.header.documentCount}`);
     }
     index.restoredIds();
-    return { index, idsByPath: this.idsByPath };
+    return index;
   }
 }

@@ -83,8 +83,11 @@ const PACK_EVERY = 4096;
 /** Full-text index over note sections (one document per section), CJK-aware. */
 export class TextIndex {
   private terms = new TermIndex(TERM_OPTIONS);
-  /** Note path → its section ids, so remove() can discard them all */
-  private idsByPath = new Map<string, string[]>();
+  /**
+   * Note path → its section ids, so remove() can discard them all. A loaded index makes it from
+   * the saved documents at its first change (see idsByPath): a process that only reads never does.
+   */
+  private pathIds: Map<string, string[]> | undefined = new Map();
   /** Sections added since the postings were last packed */
   private unpacked = 0;
   /** Searches for the best few hits, keeping typed copies of common postings between searches */
@@ -97,6 +100,22 @@ export class TextIndex {
 
   has(path: string): boolean {
     return this.idsByPath.has(path);
+  }
+
+  private get idsByPath(): Map<string, string[]> {
+    if (this.pathIds) return this.pathIds;
+    const map = new Map<string, string[]>();
+    const { terms } = this;
+    for (const [path, shortIds] of terms.saved?.notes() ?? []) {
+      const ids: string[] = [];
+      for (const shortId of shortIds) {
+        const id = terms.idOf(shortId);
+        if (id !== undefined) ids.push(id);
+      }
+      map.set(path, ids);
+    }
+    this.pathIds = map;
+    return map;
   }
 
   /** Indexes every section of the note; a path already indexed is replaced. */
@@ -332,20 +351,19 @@ export class TextIndex {
    * call `finish()` once all are in. Throws when the header is from another version.
    */
   static loader(header: TextStoreHeader & { version: number }): {
-    docs(text: string): void;
+    docs(bytes: Uint8Array): void;
     terms(bytes: Uint8Array): void;
     finish(): TextIndex;
   } {
     checkVersion(header?.version);
     const loader = new TextStoreLoader(new TermIndex(TERM_OPTIONS), header);
     return {
-      docs: (text) => loader.docs(text),
+      docs: (bytes) => loader.docs(bytes),
       terms: (bytes) => loader.terms(bytes),
       finish: () => {
-        const { index: terms, idsByPath } = loader.finish();
         const index = new TextIndex();
-        index.terms = terms;
-        index.idsByPath = idsByPath;
+        index.terms = loader.finish();
+        index.pathIds = undefined;
         // Its arenas are allocated with the rest of what opening allocates, not at the first search.
         index.topKSearch();
         return index;

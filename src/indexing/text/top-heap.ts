@@ -10,7 +10,8 @@ export class TopHeap {
 
   constructor(
     private readonly size: number,
-    private readonly ids: ReadonlyArray<string | undefined>,
+    /** A document's id, for the order among equal scores */
+    private readonly idOf: (doc: number) => string | undefined,
   ) {}
 
   /** Whether a document with this score would enter now. */
@@ -46,7 +47,7 @@ export class TopHeap {
   /** Whether document a ranks below document b. */
   private worse(a: number, scoreA: number, b: number, scoreB: number): boolean {
     if (scoreA !== scoreB) return scoreA < scoreB;
-    return (this.ids[a] as string) > (this.ids[b] as string);
+    return (this.idOf(a) as string) > (this.idOf(b) as string);
   }
 
   /** Whether the document in slot i ranks below the one in slot j. */

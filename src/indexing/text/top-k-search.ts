@@ -209,16 +209,17 @@ export class TopKSearch {
     filter: TopKFilter | undefined,
   ): Array<{ doc: number; score: number }> {
     const { touched, total, matched, stamp } = this;
-    const { ids, stored } = this.index;
-    const all = new TopHeap(limit, ids);
+    const { index } = this;
+    const idOf = (doc: number) => index.idOf(doc);
+    const all = new TopHeap(limit, idOf);
     for (let i = 0; i < count; i++) {
       const doc = touched[i] as number;
       const score = (total[doc] as number) * (matched[doc] as number);
       if (all.admits(doc, score)) all.push(doc, score);
     }
     if (filter === undefined) return all.sorted();
-    const passes = (doc: number) => filter(ids[doc] as string, stored[doc] ?? {});
-    const heap = new TopHeap(limit, ids);
+    const passes = (doc: number) => filter(idOf(doc) as string, index.storedOf(doc) ?? {});
+    const heap = new TopHeap(limit, idOf);
     const offered = this.takeStamp();
     let refused = false;
     all.forEach((doc, score) => {
@@ -267,9 +268,9 @@ export class TopKSearch {
     }
     return top.map(({ doc, score }, at) => ({
       shortId: doc,
-      id: this.index.ids[doc] as string,
+      id: this.index.idOf(doc) as string,
       score,
-      stored: this.index.stored[doc] ?? {},
+      stored: this.index.storedOf(doc) ?? {},
       // An object's keys, as MiniSearch's `Object.keys(match)`: integer-like terms come first.
       terms: Object.keys(matchedTerms[at] as object),
       queryTerms: matchedQuery[at] as string[],
