@@ -238,6 +238,10 @@ describe('text index segments', () => {
       return loader.finish();
     };
     expect(load(docs).size).toBe(index.size);
+    // Read from bytes that do not start on a 4-byte boundary (a slice of a pooled Buffer).
+    const unaligned = new Uint8Array(docs.length + 1).subarray(1);
+    unaligned.set(docs);
+    for (const query of QUERIES) expect(load(unaligned).search(query)).toEqual(settled(index, query));
     expect(() => load(docs.subarray(0, 10))).toThrow('a docs segment is cut short');
     expect(() => load(docs.subarray(0, 200))).toThrow('a docs segment is cut short');
     expect(() => load(docs, docs)).toThrow(/the short id \d+ twice/);

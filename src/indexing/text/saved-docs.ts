@@ -14,6 +14,8 @@
 import { Buffer } from 'node:buffer';
 
 const HEADER = 16;
+/** Whether this machine's typed arrays read the segments' little-endian words as they are */
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 const NOTE_BYTES = 8;
 
 /** One note's documents for a segment: its path and, per section, id, stored fields and field lengths. */
@@ -81,12 +83,30 @@ class DocsSegment {
     if (this.stringsAt > bytes.length) throw new Error('a docs segment is cut short');
   }
 
-  shortId(k: number): number {
-    return this.bytes.readUInt32LE(this.docsAt + k * this.docBytes);
+  /** The documents' table as 4-byte words (and floats): document k starts at `first + k * stride`. */
+  table(): { words: Uint32Array; floats: Float32Array; first: number; stride: number } {
+    const { buffer, byteOffset } = this.bytes;
+    const count = this.stringsAt >> 2;
+    const where = { first: this.docsAt >> 2, stride: this.docBytes >> 2 };
+    if (LITTLE_ENDIAN) {
+      return {
+        words: new Uint32Array(buffer, byteOffset, count),
+        floats: new Float32Array(buffer, byteOffset, count),
+        ...where,
+      };
+    }
+    // The segment is little-endian; a big-endian machine reads its words one by one.
+    const words = new Uint32Array(count);
+    const floats = new Float32Array(count);
+    for (let i = 0; i < count; i++) {
+      words[i] = this.bytes.readUInt32LE(4 * i);
+      floats[i] = this.bytes.readFloatLE(4 * i);
+    }
+    return { words, floats, ...where };
   }
 
-  length(k: number, field: number): number {
-    return this.bytes.readFloatLE(this.docsAt + k * this.docBytes + 12 + 4 * field);
+  shortId(k: number): number {
+    return this.bytes.readUInt32LE(this.docsAt + k * this.docBytes);
   }
 
   /** The end of a document's id (0) or stored fields (1) in the strings. */
@@ -145,17 +165,21 @@ export class SavedDocs {
   }
 
   /**
-   * Takes in one segment; `place` is told each document's short id and position (the caller
-   * checks the id and marks it live) and reads its field lengths through `length`.
+   * Takes in one segment; `place` is told each document's short id (the caller checks it and marks
+   * it live) and its field lengths, read from the segment's table in place.
    */
-  load(bytes: Uint8Array, place: (shortId: number, length: (field: number) => number) => void): void {
-    const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  load(bytes: Uint8Array, place: (shortId: number, lengths: Float32Array, at: number) => void): void {
+    // The tables are read as 4-byte words in place: a Buffer sliced from a pool may not be aligned.
+    const aligned = bytes.byteOffset % 4 === 0 ? bytes : Uint8Array.from(bytes);
+    const buffer = Buffer.from(aligned.buffer, aligned.byteOffset, aligned.byteLength);
     const segment = new DocsSegment(buffer, this.fieldCount);
     this.segments.push(segment);
     const number = this.segments.length;
+    const { words, floats, first, stride } = segment.table();
     for (let k = 0; k < segment.docCount; k++) {
-      const shortId = segment.shortId(k);
-      place(shortId, (field) => segment.length(k, field));
+      const at = first + k * stride;
+      const shortId = words[at] as number;
+      place(shortId, floats, at + 3);
       this.segmentOf[shortId] = number;
       this.positionOf[shortId] = k;
     }

@@ -300,14 +300,14 @@ export class TextStoreLoader {
   /** Takes in one docs segment: which short ids are live and their field lengths; the rest stays in the bytes. */
   docs(bytes: Uint8Array): void {
     const { index } = this;
-    this.saved.load(bytes, (shortId, length) => {
+    this.saved.load(bytes, (shortId, lengths, at) => {
       if (!Number.isInteger(shortId) || shortId < 0 || shortId >= index.nextId) {
         throw new Error(`the cache gives a section the short id ${shortId}, past ${index.nextId}`);
       }
       if (index.dead[shortId] === 0) throw new Error(`the cache gives the short id ${shortId} twice`);
       index.dead[shortId] = 0;
       for (let fieldId = 0; fieldId < index.lengths.length; fieldId++) {
-        (index.lengths[fieldId] as Float32Array)[shortId] = length(fieldId);
+        (index.lengths[fieldId] as Float32Array)[shortId] = lengths[at + fieldId] as number;
       }
       this.loaded++;
     });
