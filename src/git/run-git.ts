@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process';
 import { lstat } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import { MemError } from '../core/errors.js';
+import { gitDirOf, headOf, knownTop, rememberTop } from './repo-files.js';
 
 interface RunOptions {
   env?: Record<string, string>;
@@ -92,13 +93,22 @@ export function isGitAvailable(): Promise<boolean> {
   return available;
 }
 
-/** Top folder of the git work tree holding `dir`, or undefined when there is none (or no git). */
+/**
+ * Top folder of the git work tree holding `dir`, or undefined when there is none (or no git). Asked
+ * of git once per folder; later calls check the files that would change the answer (repo-files.ts).
+ */
 export async function gitRoot(dir: string): Promise<string | undefined> {
+  const known = await knownTop(dir);
+  if (known !== undefined) return known;
   const out = await git(dir, ['rev-parse', '--show-toplevel'], { allowFail: true });
-  return out?.trim() || undefined;
+  const top = out?.trim() || undefined;
+  rememberTop(dir, top);
+  return top;
 }
 
-async function gitDir(repoRoot: string): Promise<string> {
+export async function gitDir(repoRoot: string): Promise<string> {
+  const read = await gitDirOf(repoRoot);
+  if (read !== undefined) return read;
   const out = (await git(repoRoot, ['rev-parse', '--git-dir'])).trim();
   return isAbsolute(out) ? out : resolve(repoRoot, out);
 }
@@ -125,7 +135,11 @@ export async function gitBusy(repoRoot: string): Promise<string | undefined> {
     if (await exists(join(dir, name))) return `${reason}; mem did not commit`;
   }
   // A commit on a detached HEAD vanishes from view when the person checks out their branch.
-  if ((await git(repoRoot, ['symbolic-ref', '-q', 'HEAD'], { allowFail: true })) === undefined) {
+  const head = await headOf(dir);
+  const detached = head
+    ? 'detached' in head
+    : (await git(repoRoot, ['symbolic-ref', '-q', 'HEAD'], { allowFail: true })) === undefined;
+  if (detached) {
     return 'HEAD is detached (no branch is checked out), so a commit would be lost when a branch is checked out; mem did not commit';
   }
   return undefined;

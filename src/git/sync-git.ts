@@ -8,10 +8,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MemError } from '../core/errors.js';
 import { identityArgs } from './commit-paths.js';
-import { git, gitEnv } from './run-git.js';
+import { headOf } from './repo-files.js';
+import { git, gitDir, gitEnv } from './run-git.js';
 
 export async function currentBranch(repo: string): Promise<string> {
-  const out = await git(repo, ['symbolic-ref', '-q', '--short', 'HEAD'], { allowFail: true });
+  const head = await headOf(await gitDir(repo));
+  if (head && 'branch' in head) return head.branch;
+  const out = head
+    ? undefined
+    : await git(repo, ['symbolic-ref', '-q', '--short', 'HEAD'], { allowFail: true });
   if (!out?.trim())
     throw new MemError('GIT', 'HEAD is detached (no branch is checked out); mem sync needs a branch');
   return out.trim();
