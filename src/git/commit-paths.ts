@@ -49,10 +49,17 @@ export interface CommitResult {
 /** `-c user.name=… -c user.email=…` when the repository has no identity, so a commit never fails on it. */
 export async function identityArgs(repoRoot: string): Promise<string[]> {
   const args: string[] = [];
-  const name = await git(repoRoot, ['config', 'user.name'], { allowFail: true });
-  const email = await git(repoRoot, ['config', 'user.email'], { allowFail: true });
-  if (!name?.trim()) args.push('-c', 'user.name=memvault');
-  if (!email?.trim()) args.push('-c', 'user.email=memvault@localhost');
+  // One process for both: `config --get-regexp` reads every scope and include, as `config <key>` does.
+  const set = await git(repoRoot, ['config', '-z', '--get-regexp', '^user\\.(name|email)$'], {
+    allowFail: true,
+  });
+  const values = new Map<string, string>();
+  for (const record of (set ?? '').split('\0')) {
+    const at = record.indexOf('\n');
+    if (at > 0) values.set(record.slice(0, at), record.slice(at + 1));
+  }
+  if (!values.get('user.name')?.trim()) args.push('-c', 'user.name=memvault');
+  if (!values.get('user.email')?.trim()) args.push('-c', 'user.email=memvault@localhost');
   return args;
 }
 
@@ -134,7 +141,8 @@ async function buildCommit(
     }
     await stageDerived(repoRoot, env, head, toDerive);
     const headTree = head ? (await git(repoRoot, ['rev-parse', `${head}^{tree}`])).trim() : undefined;
-    if ((await git(repoRoot, ['write-tree'], { env })).trim() === headTree) return undefined;
+    let tree = (await git(repoRoot, ['write-tree'], { env })).trim();
+    if (tree === headTree) return undefined;
     let text = message;
     if (runHooks) {
       // As `git commit` runs them: pre-commit sees (and may restage) the index being committed,
@@ -146,9 +154,10 @@ async function buildCommit(
       const rejected = await runHook(repoRoot, env, 'commit-msg', [file]);
       if (rejected) return { refused: rejected };
       text = await readRegularText(file);
+      // pre-commit may have restaged the index.
+      tree = (await git(repoRoot, ['write-tree'], { env })).trim();
+      if (tree === headTree) return undefined;
     }
-    const tree = (await git(repoRoot, ['write-tree'], { env })).trim();
-    if (tree === headTree) return undefined;
     const identity = await identityArgs(repoRoot);
     const parents = head ? ['-p', head] : [];
     const commit = (
