@@ -60,6 +60,10 @@ export async function fetchListed(
 ): Promise<string | undefined> {
   if (listed.sha === undefined) return fetchBranch(repo.repo, remote, listed.branch);
   const ref = `refs/remotes/${remote}/${listed.branch}`;
+  // The remote's branch where this copy last saw it (most often: its own last push) has nothing
+  // to fetch. On a server that syncs after each group commit, that is nearly every sync.
+  const seen = await git(repo.repo, ['rev-parse', '--verify', '-q', `${ref}^{commit}`], { allowFail: true });
+  if (seen?.trim() === listed.sha) return listed.sha;
   await git(repo.repo, ['fetch', '-q', '--no-tags', remote, `+refs/heads/${listed.branch}:${ref}`]);
   return (await git(repo.repo, ['rev-parse', `${ref}^{commit}`])).trim();
 }
