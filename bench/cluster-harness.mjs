@@ -272,9 +272,9 @@ export async function startCluster({ dir, servers: count = 3, idleMinutes = 10, 
         servers.map(async (s) => {
           if (!s.child || !running(s)) return;
           s.child.kill('SIGTERM');
-          // A server that has not exited 20 s after SIGTERM is killed and named (stopKilled): a
-          // known fault (a restarted server sometimes never finishes closing), reported rather
-          // than left to hang the run; what it had not pushed is then counted as lost.
+          // A server that has not exited 20 s after SIGTERM is killed and named (stopKilled), a
+          // failure the test asserts against, rather than left to hang the run; what it had not
+          // pushed is then counted as lost.
           const timer = setTimeout(() => {
             stopKilled.push(s.name);
             s.child?.kill('SIGKILL');

@@ -151,10 +151,9 @@ describe.skipIf(!version)('three servers behind HAProxy, vaults in git remotes',
       ackAfterPushNotInRemoteWhenAnswered: number;
     };
     expect(result.accepted).toBe(18);
-    // A server that did not exit on SIGTERM was killed (a known fault, reported by the bench as
-    // stopKilled): what it had accepted must still be on the remotes.
-    if (result.stopKilled.length > 0)
-      console.warn(`test/cluster: SIGKILLed after SIGTERM: ${result.stopKilled}`);
+    // Every server exits on SIGTERM, the restarted one too, also while it still recovers the
+    // vaults its killed predecessor left work in (the harness SIGKILLs and names one that does not).
+    expect(result.stopKilled).toEqual([]);
     expect(result.lostTokens).toEqual([]);
     expect(result.inRemotes).toBe(18);
     expect(result.movedVaults).toBe(1);

@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parseVaultId, VaultPool } from '../../src/serve/pool/vault-pool.js';
+import { vaultsWithWork } from '../../src/serve/pool/vault-remote.js';
+import { git } from '../helpers/git.js';
 import { startLlmStub } from '../helpers/llm-stub.js';
 import { WAIT } from '../helpers/wait.js';
 
@@ -234,6 +236,33 @@ describe('VaultPool with remotes', () => {
     await expect(without.use(ids('companion', 'new'), false, (vault) => vault)).rejects.toThrow(
       /cannot read/,
     );
+  }, 60_000);
+
+  it('closes with a recovery running: the recovery is finished and pushed, every vault it loaded is closed, and no request loads one', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'memvault-pool-'));
+    dirs.push(dir);
+    const remote = {
+      template: join(dir, 'git', '{agent}', '{user}.git'),
+      create: 'git init -q --bare "$MEM_REMOTE_URL"',
+    };
+    const users = ['u0', 'u1', 'u2'];
+    const first = new VaultPool({ dir: join(dir, 'vaults'), remote });
+    for (const user of users)
+      await first.use(ids('companion', user), true, (vault) =>
+        vault?.addExchange({ user: `the kiwi of ${user}`, assistant: 'Noted.' }),
+      );
+    await first.close();
+    // A commit its remote lacks in each: work a killed server left, which recover() loads.
+    for (const user of users)
+      await git(join(dir, 'vaults', 'companion', user), 'commit', '-q', '--allow-empty', '-m', 'left');
+    const second = new VaultPool({ dir: join(dir, 'vaults'), remote });
+    pools.push(second);
+    const recovering = second.recover();
+    await second.close();
+    expect(await recovering).toBe(3);
+    expect(second.loaded()).toEqual([]);
+    expect(await vaultsWithWork(join(dir, 'vaults'))).toEqual([]);
+    await expect(second.use(ids('companion', 'u0'), false, (vault) => vault)).rejects.toThrow(/stopping/);
   }, 60_000);
 
   it('serves a vault it just cloned without a catch-up sync, and catches up a copy it held before', async () => {

@@ -21,19 +21,27 @@ export interface VaultMoves {
   state(): { draining: boolean; away: string[] };
 }
 
+/** Why a server does not serve a vault now: released to another server, draining, or stopping. */
+export type AwayWhy = 'moved' | 'draining' | 'stopping';
+
+const AWAY: Record<AwayWhy, (key: string) => string> = {
+  moved: (key) =>
+    `vault ${key} moved away from this server; send requests through the router, which tries the next server`,
+  draining: (key) =>
+    `this server is draining: vault ${key} is served by another server; send requests through the router`,
+  stopping: (key) =>
+    `this server is stopping: vault ${key} is served by another server; send requests through the router`,
+};
+
 /**
- * A vault this server does not serve now: released to another server, or the server drains. The
- * answer is 503 so the router tries the next server on its ring (HAProxy's `retry-on 503` with
- * `option redispatch`); nothing was done with the request.
+ * A vault this server does not serve now: released to another server, the server drains, or it
+ * stops. The answer is 503 so the router tries the next server on its ring (HAProxy's `retry-on
+ * 503` with `option redispatch`); nothing was done with the request.
  */
 export class VaultAway extends Error {
   readonly key: string;
-  constructor(key: string, draining: boolean) {
-    super(
-      draining
-        ? `this server is draining: vault ${key} is served by another server; send requests through the router`
-        : `vault ${key} moved away from this server; send requests through the router, which tries the next server`,
-    );
+  constructor(key: string, why: AwayWhy) {
+    super(AWAY[why](key));
     this.key = key;
   }
 }

@@ -194,6 +194,10 @@ export class VaultPool implements VaultSource {
   private readonly releasing = new Map<string, Promise<unknown>>();
   private readonly away = new Set<string>();
   private draining = false;
+  /** Set by close(): from then on no vault is loaded, and close() runs until none is left */
+  private closing: Promise<void> | undefined;
+  /** recover() running, which close() waits for */
+  private recovering: Promise<unknown> | undefined;
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(options: VaultPoolOptions) {
@@ -225,9 +229,9 @@ export class VaultPool implements VaultSource {
     // server then clones what this one wrote last.
     const releasing = this.releasing.get(key);
     if (releasing) await releasing.catch(() => undefined);
-    if (this.away.has(key) || (this.draining && !this.entries.has(key))) {
+    if (this.closing || this.away.has(key) || (this.draining && !this.entries.has(key))) {
       if (how.local) return fn(undefined);
-      throw new VaultAway(key, this.draining);
+      throw this.awayError(key);
     }
     await this.unloading.get(key);
     let loading = this.entries.get(key);
@@ -239,12 +243,14 @@ export class VaultPool implements VaultSource {
         // user's (an empty remote) answers at once: nothing is cloned for a read of nothing.
         if (!create && !(await this.inRemote(root, agentId, userId))) return fn(undefined);
       }
-      // Checked again: another request may have started loading it while we looked.
+      // Checked again: another request may have started loading it, or the pool begun to close,
+      // while we looked (a vault loaded after the close began was never closed: issue 35).
+      if (this.closing) throw this.awayError(key);
       loading = this.entries.get(key) ?? this.load(key, root, ids.settings, agentId, userId);
     }
     const entry = await loading;
-    // Released while it loaded: nothing may reach a vault once its release has begun.
-    if (this.away.has(key)) throw new VaultAway(key, this.draining);
+    // Released or closing while it loaded: nothing may reach a vault once its release has begun.
+    if (this.closing || this.away.has(key)) throw this.awayError(key);
     // Also when this request created it: another one may have created it first with other settings.
     checkSettings(entry.vault, ids.settings);
     entry.active++;
@@ -254,6 +260,11 @@ export class VaultPool implements VaultSource {
       entry.active--;
       entry.lastUsed = Date.now();
     }
+  }
+
+  /** The 503 of a request for a vault this pool does not serve now (moved, draining, or stopping). */
+  private awayError(key: string): VaultAway {
+    return new VaultAway(key, this.closing ? 'stopping' : this.draining ? 'draining' : 'moved');
   }
 
   private readonly fetching = new Map<string, Promise<'cloned' | 'empty' | 'present'>>();
@@ -371,17 +382,39 @@ export class VaultPool implements VaultSource {
 
   /**
    * Loads, in the background, the vaults a killed server left work in (adds in the journal,
-   * commits not pushed): each replays its journal and syncs at once. They unload when idle.
+   * commits not pushed): each replays its journal and syncs at once. They unload when idle. A
+   * close that comes meanwhile waits for the rest, each unloaded (pushed) once recovered: what the
+   * killed server accepted reaches the remote, where the servers that now serve its users read it.
    */
-  async recover(): Promise<number> {
-    if (!this.options.remote) return 0;
+  recover(): Promise<number> {
+    if (!this.options.remote || this.closing) return Promise.resolve(0);
+    const recovering = this.recoverAll();
+    this.recovering = recovering.catch(() => undefined);
+    return recovering;
+  }
+
+  private async recoverAll(): Promise<number> {
     const found = await vaultsWithWork(this.dir);
-    for (const { agentId, userId } of found) {
-      await this.use({ agentId, userId }, false, () => undefined).catch((error: unknown) =>
+    for (const { agentId, userId } of found)
+      await this.recoverOne(`${agentId}/${userId}`, agentId, userId).catch((error: unknown) =>
         this.options.watch?.onError?.(error),
       );
-    }
     return found.length;
+  }
+
+  /** One vault of recover(): loaded as a request would load it, also while the pool closes. */
+  private async recoverOne(key: string, agentId: string, userId: string): Promise<void> {
+    await this.releasing.get(key)?.catch(() => undefined);
+    // Released (its release pushed it), or draining (it is for the server that takes it next).
+    if (this.away.has(key) || (this.draining && !this.closing && !this.entries.has(key)))
+      throw this.awayError(key);
+    await this.unloading.get(key);
+    const root = join(this.dir, agentId, userId);
+    // As a read: a folder that is no vault yet is loaded only when its remote holds one.
+    if (!(await exists(join(root, CONFIG_FILE))) && !(await this.inRemote(root, agentId, userId))) return;
+    const loading = this.entries.get(key) ?? this.load(key, root, undefined, agentId, userId);
+    const entry = await loading;
+    if (this.closing && this.entries.get(key) === loading) await this.unload(key, entry, 'closing');
   }
 
   private makeMoves(): VaultMoves {
@@ -390,6 +423,8 @@ export class VaultPool implements VaultSource {
     return {
       release: (ids) => {
         const key = keyOf(ids);
+        // Stopping: close() commits and pushes every vault; a release now would race it.
+        if (this.closing) return Promise.reject(this.awayError(key));
         const running = this.releasing.get(key) ?? this.release(key);
         this.releasing.set(key, running);
         void running.finally(() => this.releasing.delete(key)).catch(() => undefined);
@@ -425,8 +460,10 @@ export class VaultPool implements VaultSource {
     const loading = this.entries.get(key);
     const entry = await loading?.catch(() => undefined);
     if (!entry) return { released: key, wasLoaded: false };
-    while (entry.active > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    while (entry.active > 0 && !this.closing) await new Promise((resolve) => setTimeout(resolve, 5));
     try {
+      // The pool began to close meanwhile: its close commits and pushes this vault.
+      if (this.closing) throw this.awayError(key);
       await (await entry.vault.startExchanges()).commitNow();
       const result = await entry.vault.sync({});
       if (this.entries.get(key) === loading) await this.unload(key, entry, 'released', false);
@@ -484,14 +521,36 @@ export class VaultPool implements VaultSource {
     return sumHealth([...this.entries.values()].flatMap((loading) => this.ready.get(loading)?.vault ?? []));
   }
 
-  async close(): Promise<void> {
+  /**
+   * Closes every vault, its last commits pushed (with a remote). From the call on no request loads
+   * a vault (it is answered "stopping"); releases in flight and a recovery end first; a vault still
+   * loading is closed once loaded. A vault that loaded after the close had looked was never
+   * closed, and its watchers kept a stopped server running (issue 35).
+   */
+  close(): Promise<void> {
+    this.closing ??= this.closeAll();
+    return this.closing;
+  }
+
+  private async closeAll(): Promise<void> {
     clearInterval(this.sweeper);
-    const entries = await Promise.all(
-      [...this.entries].map(async ([key, loading]) => [key, await loading.catch(() => undefined)] as const),
-    );
-    await Promise.all(
-      entries.map(([key, entry]) => (entry ? this.unload(key, entry, 'closing') : undefined)),
-    );
+    await Promise.allSettled(this.releasing.values());
+    await this.recovering;
+    while (this.entries.size > 0) {
+      const entries = await Promise.all(
+        [...this.entries].map(
+          async ([key, loading]) => [key, loading, await loading.catch(() => undefined)] as const,
+        ),
+      );
+      await Promise.all(
+        entries.map(([key, loading, entry]) => {
+          if (this.entries.get(key) !== loading) return undefined;
+          if (entry) return this.unload(key, entry, 'closing');
+          this.entries.delete(key);
+          return undefined;
+        }),
+      );
+    }
     await Promise.all(this.unloading.values());
   }
 }
