@@ -81,14 +81,21 @@ export class TermIndex {
     return id;
   }
 
-  /** A live document's stored fields (a saved one decoded each time: a hit's few fields). */
+  /**
+   * A live document's stored fields (a saved one decoded once, then kept: a search asks for the
+   * same few hundred each time its words come back).
+   */
   storedOf(shortId: number): Record<string, unknown> | undefined {
     if (this.dead[shortId] === 1) return undefined;
-    return this.stored[shortId] ?? (this.saved?.has(shortId) ? this.saved.stored(shortId) : undefined);
+    const known = this.stored[shortId];
+    if (known !== undefined || !this.saved?.has(shortId)) return known;
+    const stored = this.saved.stored(shortId);
+    this.stored[shortId] = stored;
+    return stored;
   }
 
-  /** Short id → stored fields, for the documents added since the load */
-  readonly stored: Array<Record<string, unknown> | undefined> = [];
+  /** Short id → stored fields, for the documents added since the load and those decoded since */
+  stored: Array<Record<string, unknown> | undefined> = [];
   /**
    * Per field id, per short id: the field's length in distinct tokens (NaN for none). Laid out
    * field by field as 4-byte floats (a length counts tokens, so it is exact): scoring a posting

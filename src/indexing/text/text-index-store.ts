@@ -293,6 +293,7 @@ export class TextStoreLoader {
     index.avgFieldLength = [...header.averageFieldLength];
     // Ids are decoded into it as hits ask for them; room for every saved one keeps it an array.
     index.ids = new Array(header.nextId);
+    index.stored = new Array(header.nextId);
     this.saved = new SavedDocs(header.nextId, index.fields.length);
     index.saved = this.saved;
   }
