@@ -214,8 +214,12 @@ async function mergeFetched(
   const branch = result.branch;
   const head = await headCommit(repo.repo);
   let target = head;
+  // Whether HEAD already holds the remote's branch: asked once, read twice below.
+  const holdsTheirs = Boolean(
+    theirs && head && head !== theirs && (await isAncestor(repo.repo, theirs, head)),
+  );
   // What the remote brings is checked before anything is built from it (sync-trust.ts).
-  if (theirs && head !== theirs && !(head && (await isAncestor(repo.repo, theirs, head)))) {
+  if (theirs && head !== theirs && !holdsTheirs) {
     const from = head
       ? ((await mergeBase(repo.repo, head, theirs)) ?? (await emptyTree(repo)))
       : await emptyTree(repo);
@@ -225,7 +229,7 @@ async function mergeFetched(
     if (!head || (await isAncestor(repo.repo, head, theirs))) {
       target = theirs;
       result.code = 'fast-forward';
-    } else if (!(await isAncestor(repo.repo, theirs, head))) {
+    } else if (!holdsTheirs) {
       const base = await mergeBase(repo.repo, head, theirs);
       if (!base) {
         throw new MemError(
