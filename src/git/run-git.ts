@@ -1,5 +1,5 @@
 // Runs git: the execFile wrapper, whether git is available, the repository root, and whether it is busy.
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { lstat } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import { MemError } from '../core/errors.js';
@@ -61,6 +61,30 @@ export function gitEnv(extra: Record<string, string> = {}, hooks = false): NodeJ
   return { ...env, ...BASE_ENV, ...noHooks, ...extra };
 }
 
+/** Niceness mem's git processes run with (lowerGitPriority); 0: the caller's own */
+let gitNiceness = 0;
+
+/**
+ * Runs mem's git processes (commits, syncs, their children) `niceness` steps below this process,
+ * when `nice` can run git here: on a busy server, git's processes took as much CPU as the requests
+ * they are the background work of, and a search waited behind a push. Returns whether it applies.
+ */
+export function lowerGitPriority(niceness = 10): boolean {
+  if (process.platform === 'win32') return false;
+  try {
+    execFileSync('nice', ['-n', '0', 'git', '--version'], { stdio: 'ignore', env: gitEnv() });
+  } catch {
+    return false;
+  }
+  gitNiceness = niceness;
+  return true;
+}
+
+/** The program and arguments that run `git args` at mem's git priority. */
+export function gitCommand(args: string[]): [string, string[]] {
+  return gitNiceness > 0 ? ['nice', ['-n', String(gitNiceness), 'git', ...args]] : ['git', args];
+}
+
 export function git(
   cwd: string,
   args: string[],
@@ -70,8 +94,7 @@ export function git(cwd: string, args: string[], options?: RunOptions): Promise<
 export function git(cwd: string, args: string[], options: RunOptions = {}): Promise<string | undefined> {
   return new Promise((resolvePromise, reject) => {
     const child = execFile(
-      'git',
-      ['-c', 'core.quotePath=false', ...args],
+      ...gitCommand(['-c', 'core.quotePath=false', ...args]),
       { cwd, env: gitEnv(options.env, options.hooks), maxBuffer: 256 * 1024 * 1024 },
       (error, stdout, stderr) => {
         if (!error) return resolvePromise(stdout);
@@ -169,8 +192,7 @@ export function checkRepoPath(path: string): string {
 export function gitBlob(repoRoot: string, spec: string): Promise<Buffer | undefined> {
   return new Promise((resolvePromise) => {
     execFile(
-      'git',
-      ['cat-file', '--filters', spec],
+      ...gitCommand(['cat-file', '--filters', spec]),
       {
         cwd: repoRoot,
         env: gitEnv(),

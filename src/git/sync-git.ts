@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { MemError } from '../core/errors.js';
 import { identityArgs } from './commit-paths.js';
 import { headOf } from './repo-files.js';
-import { git, gitDir, gitEnv } from './run-git.js';
+import { git, gitCommand, gitDir, gitEnv } from './run-git.js';
 
 export async function currentBranch(repo: string): Promise<string> {
   const head = await headOf(await gitDir(repo));
@@ -65,8 +65,7 @@ export async function mergeTree(
   // Exit 1 means conflicts and still prints the tree; anything else is a failure.
   const out = await new Promise<string>((resolve, reject) => {
     execFile(
-      'git',
-      ['merge-tree', '--write-tree', '-z', '--no-messages', ours, theirs],
+      ...gitCommand(['merge-tree', '--write-tree', '-z', '--no-messages', ours, theirs]),
       { cwd: repo, env: gitEnv(), maxBuffer: 256 * 1024 * 1024 },
       (error, stdout, stderr) => {
         if (!error || (error.code === 1 && /^[0-9a-f]{40,64}\0/.test(stdout))) resolve(stdout);

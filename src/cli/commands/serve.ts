@@ -150,6 +150,8 @@ async function runServe(options: ServeCliOptions, command: Command, io: CliIO): 
   const token = options.token ?? io.env['MEM_TOKEN'];
   const workers = options.workers === '0' ? 0 : parsePositiveInt(options.workers ?? '0', '--workers');
   refuseModeConflicts(options, workers);
+  // Commits and syncs are the background of a server's work: requests come first.
+  (await import('../../internal.js')).lowerGitPriority();
   const served = options.vaults
     ? await servePool(options.vaults, options, io, vaultPool, onError)
     : await serveOne(options, command, io, { singleVault: vaultPool.singleVault, workers, onError });
