@@ -15,7 +15,7 @@ import { CONFIG_FILE } from '../core/vault-files.js';
 import { VERSION } from '../core/version.js';
 import type { Vault } from '../internal.js';
 import { serveHttp } from './http.js';
-import { singleVault, type VaultSource } from './pool/vault-pool.js';
+import { singleVault, type VaultSource } from './pool/vault-source.js';
 import { HttpError, type Route } from './routes.js';
 
 export interface DaemonOptions {

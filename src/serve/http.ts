@@ -8,7 +8,7 @@ import { isPageAsset, PAGE_SECURITY_HEADERS, pageAsset } from './page-assets.js'
 import { pageRoutes } from './page-routes.js';
 import { clusterRoutes } from './pool/cluster-routes.js';
 import { VaultAway } from './pool/vault-moves.js';
-import type { VaultSource } from './pool/vault-pool.js';
+import type { VaultSource } from './pool/vault-source.js';
 import { describeHolder, portHolder } from './port-holder.js';
 import type { ReadPool } from './read-pool.js';
 import { requestGuard } from './request-guard.js';

@@ -4,7 +4,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { openVault } from '../internal.js';
 import { errorReply, standardRoutes } from './http.js';
-import { singleVault } from './pool/vault-pool.js';
+import { singleVault } from './pool/vault-source.js';
 import { type FromWorker, routeKey, type ToWorker } from './read-pool.js';
 import type { Reply, RouteContext } from './routes.js';
 

@@ -8,7 +8,7 @@ import {
   type RecallResult,
   type Vault,
 } from '../internal.js';
-import { parseVaultId, type UseOptions, type VaultIds, type VaultSource } from './pool/vault-pool.js';
+import { parseVaultId, type UseOptions, type VaultIds, type VaultSource } from './pool/vault-source.js';
 import { compileBody, KINDS, recallBody, rememberBody } from './request-bodies.js';
 
 /** A request refused with this status and message, as `{"error": message}`. */

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openVault } from '../../src/api/open-vault.js';
 import { serveHttp } from '../../src/serve/http.js';
-import { singleVault } from '../../src/serve/pool/vault-pool.js';
+import { singleVault } from '../../src/serve/pool/vault-source.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 import { WAIT, WAIT_MS } from '../helpers/wait.js';
 

@@ -2,7 +2,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openVault, type Vault } from '../../src/index.js';
 import { type HttpServer, serveHttp } from '../../src/serve/http.js';
-import { singleVault } from '../../src/serve/pool/vault-pool.js';
+import { singleVault } from '../../src/serve/pool/vault-source.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 import { connectMcp } from '../helpers/mcp-client.js';
 import { mem } from '../helpers/run-cli.js';

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { openVault, type Vault, vaultStatus } from '../../src/index.js';
 import { type HttpServer, serveHttp } from '../../src/serve/http.js';
-import { singleVault } from '../../src/serve/pool/vault-pool.js';
+import { singleVault } from '../../src/serve/pool/vault-source.js';
 import { addDays } from '../../src/time/calendar-day.js';
 import { dailyNotePath, dayOfPath, layoutOf } from '../../src/vault/layout.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openVault } from '../../src/index.js';
 import { type HttpServer, serveHttp } from '../../src/serve/http.js';
-import { singleVault, VaultPool } from '../../src/serve/pool/vault-pool.js';
+import { VaultPool } from '../../src/serve/pool/vault-pool.js';
+import { singleVault } from '../../src/serve/pool/vault-source.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 
 let servers: HttpServer[] = [];

@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openVault } from '../../src/index.js';
 import { type HttpServer, serveHttp } from '../../src/serve/http.js';
-import { singleVault } from '../../src/serve/pool/vault-pool.js';
+import { singleVault } from '../../src/serve/pool/vault-source.js';
 import { startEmbedStub } from '../helpers/embed-stub.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 import { exited, startServe } from '../helpers/serve-process.js';

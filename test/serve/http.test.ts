@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openVault, type Vault } from '../../src/index.js';
 import { type HttpServer, isLoopback, serveHttp } from '../../src/serve/http.js';
-import { singleVault } from '../../src/serve/pool/vault-pool.js';
+import { singleVault } from '../../src/serve/pool/vault-source.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 import { mem } from '../helpers/run-cli.js';
 import { WAIT } from '../helpers/wait.js';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openVault, type Vault } from '../../src/index.js';
 import { type HttpServer, serveHttp } from '../../src/serve/http.js';
 import { dayEntries, listDays, turnContext } from '../../src/serve/page-routes.js';
-import { singleVault } from '../../src/serve/pool/vault-pool.js';
+import { singleVault } from '../../src/serve/pool/vault-source.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 
 // The JSON routes the web page reads (GET /days, /days/<date>, /turn, /markdown/), in process.

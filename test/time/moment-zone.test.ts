@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MemError, openVault } from '../../src/index.js';
 import { serveHttp } from '../../src/serve/http.js';
-import { singleVault } from '../../src/serve/pool/vault-pool.js';
+import { singleVault } from '../../src/serve/pool/vault-source.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 import { memProcess } from '../helpers/run-cli.js';
 

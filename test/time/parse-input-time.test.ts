@@ -12,7 +12,7 @@ import { toRecallOptions } from '../../src/cli/commands/recall.js';
 import { parseNow } from '../../src/cli/parse-options.js';
 import { openVault, type Vault } from '../../src/index.js';
 import { type HttpServer, serveHttp } from '../../src/serve/http.js';
-import { singleVault } from '../../src/serve/pool/vault-pool.js';
+import { singleVault } from '../../src/serve/pool/vault-source.js';
 import {
   compileArgs,
   compileBody,

@@ -4,7 +4,8 @@ import type { Command } from 'commander';
 import { MemError } from '../../core/errors.js';
 import { claimServeRecord, removeServeRecord, writeServeRecord } from '../../core/serve-record.js';
 import { VERSION } from '../../core/version.js';
-import type { VaultPool, VaultSource } from '../../serve/pool/vault-pool.js';
+import type { VaultPool } from '../../serve/pool/vault-pool.js';
+import type { VaultSource } from '../../serve/pool/vault-source.js';
 import type { ReadPool } from '../../serve/read-pool.js';
 import { openFromCli } from '../context.js';
 import type { CliIO } from '../io.js';
@@ -130,7 +131,7 @@ type VaultPoolModule = typeof import('../../serve/pool/vault-pool.js');
 
 /** What serving one vault needs besides its flags: the wrapper, the worker count, the error sink. */
 interface OneVault {
-  singleVault: VaultPoolModule['singleVault'];
+  singleVault: typeof import('../../serve/pool/vault-source.js').singleVault;
   workers: number;
   onError: (error: unknown) => void;
 }
@@ -142,9 +143,10 @@ interface OneVault {
 async function runServe(options: ServeCliOptions, command: Command, io: CliIO): Promise<void> {
   const onError = (error: unknown) => io.stderr(`mem: ${errorText(error)}\n`);
   // The server's modules load only for `mem serve`, not for every command.
-  const [{ serveHttp }, vaultPool] = await Promise.all([
+  const [{ serveHttp }, vaultPool, { singleVault }] = await Promise.all([
     import('../../serve/http.js'),
     import('../../serve/pool/vault-pool.js'),
+    import('../../serve/pool/vault-source.js'),
   ]);
   const port = options.port === '0' ? 0 : parsePositiveInt(options.port, '--port');
   const token = options.token ?? io.env['MEM_TOKEN'];
@@ -154,7 +156,7 @@ async function runServe(options: ServeCliOptions, command: Command, io: CliIO): 
   (await import('../../internal.js')).lowerGitPriority();
   const served = options.vaults
     ? await servePool(options.vaults, options, io, vaultPool, onError)
-    : await serveOne(options, command, io, { singleVault: vaultPool.singleVault, workers, onError });
+    : await serveOne(options, command, io, { singleVault, workers, onError });
   const { source, root, reads } = served;
   let server: Awaited<ReturnType<typeof serveHttp>>;
   try {
