@@ -71,23 +71,90 @@ export async function identityArgs(repoRoot: string): Promise<string[]> {
  */
 export type DeriveContent = (committed: string | undefined) => string | undefined;
 
-/** Stages `derive(committed)` for each path in the private index instead of the file on disk. */
+/** A path's entry in HEAD's tree, asked of git once per commit attempt (stagedChanges and stageDerived both read it). */
+class HeadEntries {
+  private readonly known = new Map<string, Promise<{ mode: string; sha: string } | undefined>>();
+
+  constructor(
+    private readonly repoRoot: string,
+    readonly head: string | undefined,
+  ) {}
+
+  of(path: string): Promise<{ mode: string; sha: string } | undefined> {
+    const { head } = this;
+    if (!head) return Promise.resolve(undefined);
+    let found = this.known.get(path);
+    if (!found) {
+      found = git(this.repoRoot, ['ls-tree', '-z', head, '--', path]).then((out) => {
+        const [mode, , sha] = (out.split('\t')[0] ?? '').split(' ');
+        return mode && sha ? { mode, sha } : undefined;
+      });
+      this.known.set(path, found);
+    }
+    return found;
+  }
+}
+
+/** A derived path as staged: its index entry, and whether its blob differs from HEAD's. */
+interface StagedEntry {
+  cacheinfo: string;
+  changed: boolean;
+}
+
+/**
+ * Stages `derive(committed)` for each path in the private index instead of the file on disk; returns
+ * what it staged.
+ */
 async function stageDerived(
   repoRoot: string,
   env: Record<string, string>,
-  head: string | undefined,
+  inHead: HeadEntries,
   derived: Map<string, DeriveContent>,
-): Promise<void> {
+): Promise<Map<string, StagedEntry>> {
+  const staged = new Map<string, StagedEntry>();
   for (const [path, derive] of derived) {
-    const entry = head ? (await git(repoRoot, ['ls-tree', '-z', head, '--', path])).split('\t')[0] : '';
-    const [listedMode, , blob] = (entry ?? '').split(' ');
-    const mode = blob ? listedMode : '100644';
-    const committed = blob ? await git(repoRoot, ['cat-file', 'blob', blob]) : undefined;
+    const entry = await inHead.of(path);
+    const mode = entry?.mode ?? '100644';
+    const committed = entry ? await git(repoRoot, ['cat-file', 'blob', entry.sha]) : undefined;
     const text = derive(committed);
     if (text === undefined) continue;
     const sha = (await git(repoRoot, ['hash-object', '-w', '--stdin'], { input: text })).trim();
-    await git(repoRoot, ['update-index', '--add', '--cacheinfo', `${mode},${sha},${path}`], { env });
+    const cacheinfo = `${mode},${sha},${path}`;
+    await git(repoRoot, ['update-index', '--add', '--cacheinfo', cacheinfo], { env });
+    staged.set(path, { cacheinfo, changed: sha !== entry?.sha });
   }
+  return staged;
+}
+
+/**
+ * The paths git ignores among those about to be staged: an untracked file the user ignores stays
+ * out of git, as `git add` would keep it. A derived path HEAD already holds is tracked, which
+ * check-ignore never reports: when only such paths are staged (a chat's day note), git is not asked.
+ */
+async function ignoredPaths(
+  repoRoot: string,
+  env: Record<string, string>,
+  present: string[],
+  derived: Map<string, DeriveContent>,
+  inHead: HeadEntries,
+): Promise<Set<string>> {
+  const toCheck = [...present];
+  for (const path of derived.keys()) if (!(await inHead.of(path))) toCheck.push(path);
+  if (toCheck.length === 0) return new Set();
+  const out = await git(repoRoot, ['check-ignore', '-z', '--stdin'], {
+    // check-ignore refuses to run at all under GIT_LITERAL_PATHSPECS (it read as "nothing ignored").
+    env: { ...env, GIT_LITERAL_PATHSPECS: '0' },
+    input: toCheck.join('\0'),
+    allowFail: true,
+  });
+  return new Set(out?.split('\0').filter(Boolean) ?? []);
+}
+
+/** A commit built: its id and tree, and the index entries of its paths when known without asking git. */
+interface Built {
+  commit: string;
+  tree: string;
+  entries?: Map<string, string>;
 }
 
 /** Builds a commit of exactly `paths` on top of HEAD in a private index; returns the new commit and tree. */
@@ -95,10 +162,11 @@ async function buildCommit(
   repoRoot: string,
   paths: string[],
   message: string,
-  head: string | undefined,
+  inHead: HeadEntries,
   derived: Map<string, DeriveContent> = new Map(),
   runHooks = false,
-): Promise<{ commit: string; tree: string } | { ignored: string[] } | { refused: string } | undefined> {
+): Promise<Built | { ignored: string[] } | { refused: string } | undefined> {
+  const { head } = inHead;
   const temp = await mkdtemp(join(tmpdir(), 'mem-index-'));
   const env = { GIT_INDEX_FILE: join(temp, 'index') };
   try {
@@ -109,19 +177,7 @@ async function buildCommit(
       if (derived.has(path)) continue;
       ((await exists(join(repoRoot, path))) ? present : gone).push(path);
     }
-    // An untracked file the user ignores stays out of git, as `git add` would keep it.
-    const ignored = new Set(
-      // check-ignore refuses to run at all under GIT_LITERAL_PATHSPECS (it read as "nothing ignored").
-      (
-        await git(repoRoot, ['check-ignore', '-z', '--stdin'], {
-          env: { ...env, GIT_LITERAL_PATHSPECS: '0' },
-          input: [...present, ...derived.keys()].join('\0'),
-          allowFail: true,
-        })
-      )
-        ?.split('\0')
-        .filter(Boolean) ?? [],
-    );
+    const ignored = await ignoredPaths(repoRoot, env, present, derived, inHead);
     const toAdd = present.filter((path) => !ignored.has(path));
     const toDerive = new Map([...derived].filter(([path]) => !ignored.has(path)));
     if (toAdd.length === 0 && gone.length === 0 && toDerive.size === 0 && ignored.size > 0) {
@@ -130,43 +186,72 @@ async function buildCommit(
     const nul = { env, input: `${toAdd.join('\0')}\0` };
     if (toAdd.length > 0) await git(repoRoot, ['add', '--pathspec-from-file=-', '--pathspec-file-nul'], nul);
     if (gone.length > 0) {
-      await git(
-        repoRoot,
-        ['rm', '--cached', '-q', '--ignore-unmatch', '--pathspec-from-file=-', '--pathspec-file-nul'],
-        {
-          env,
-          input: `${gone.join('\0')}\0`,
-        },
-      );
+      const input = `${gone.join('\0')}\0`;
+      const rm = [
+        'rm',
+        '--cached',
+        '-q',
+        '--ignore-unmatch',
+        '--pathspec-from-file=-',
+        '--pathspec-file-nul',
+      ];
+      await git(repoRoot, rm, { env, input });
     }
-    await stageDerived(repoRoot, env, head, toDerive);
-    const headTree = head ? (await git(repoRoot, ['rev-parse', `${head}^{tree}`])).trim() : undefined;
-    let tree = (await git(repoRoot, ['write-tree'], { env })).trim();
-    if (tree === headTree) return undefined;
-    let text = message;
-    if (runHooks) {
-      // As `git commit` runs them: pre-commit sees (and may restage) the index being committed,
-      // commit-msg may rewrite the message; either one failing stops the commit.
-      const refused = await runHook(repoRoot, env, 'pre-commit', []);
-      if (refused) return { refused };
-      const file = join(temp, 'COMMIT_EDITMSG');
-      await writeFile(file, message);
-      const rejected = await runHook(repoRoot, env, 'commit-msg', [file]);
-      if (rejected) return { refused: rejected };
-      text = await readRegularText(file);
-      // pre-commit may have restaged the index.
-      tree = (await git(repoRoot, ['write-tree'], { env })).trim();
-      if (tree === headTree) return undefined;
-    }
-    const identity = await identityArgs(repoRoot);
-    const parents = head ? ['-p', head] : [];
-    const commit = (
-      await git(repoRoot, [...identity, 'commit-tree', tree, ...parents, '-F', '-'], { input: text })
-    ).trim();
-    return { commit, tree };
+    const staged = await stageDerived(repoRoot, env, inHead, toDerive);
+    const onlyDerived = toAdd.length === 0 && gone.length === 0;
+    const built = await commitIndex(repoRoot, env, temp, message, head, {
+      runHooks,
+      // A blob staged over HEAD's own differs from it: the tree does, without asking git for HEAD's.
+      changed: onlyDerived && [...staged.values()].some((entry) => entry.changed),
+    });
+    if (!built || 'refused' in built) return built;
+    // The real index gets what was staged; git is asked only when a path was staged by git itself.
+    const known = onlyDerived && paths.every((path) => staged.has(path));
+    return known ? { ...built, entries: new Map([...staged].map(([p, e]) => [p, e.cacheinfo])) } : built;
   } finally {
     await rm(temp, { recursive: true, force: true });
   }
+}
+
+/**
+ * The commit of the private index on top of `head`, undefined when its tree is HEAD's. `changed`:
+ * the tree is known to differ (skips asking git for HEAD's tree unless a hook may restage).
+ */
+async function commitIndex(
+  repoRoot: string,
+  env: Record<string, string>,
+  temp: string,
+  message: string,
+  head: string | undefined,
+  { runHooks, changed }: { runHooks: boolean; changed: boolean },
+): Promise<Built | { refused: string } | undefined> {
+  const headTree =
+    head && (runHooks || !changed)
+      ? (await git(repoRoot, ['rev-parse', `${head}^{tree}`])).trim()
+      : undefined;
+  let tree = (await git(repoRoot, ['write-tree'], { env })).trim();
+  if (tree === headTree) return undefined;
+  let text = message;
+  if (runHooks) {
+    // As `git commit` runs them: pre-commit sees (and may restage) the index being committed,
+    // commit-msg may rewrite the message; either one failing stops the commit.
+    const refused = await runHook(repoRoot, env, 'pre-commit', []);
+    if (refused) return { refused };
+    const file = join(temp, 'COMMIT_EDITMSG');
+    await writeFile(file, message);
+    const rejected = await runHook(repoRoot, env, 'commit-msg', [file]);
+    if (rejected) return { refused: rejected };
+    text = await readRegularText(file);
+    // pre-commit may have restaged the index.
+    tree = (await git(repoRoot, ['write-tree'], { env })).trim();
+    if (tree === headTree) return undefined;
+  }
+  const identity = await identityArgs(repoRoot);
+  const parents = head ? ['-p', head] : [];
+  const commit = (
+    await git(repoRoot, [...identity, 'commit-tree', tree, ...parents, '-F', '-'], { input: text })
+  ).trim();
+  return { commit, tree };
 }
 
 /** Runs one of the repository's hooks (`git hook run`, git 2.36+); the reason it failed, or undefined. */
@@ -184,14 +269,24 @@ async function runHook(
   }
 }
 
-/** Makes the real index agree with the commit for just these paths, so `git status` shows them clean. */
-async function syncIndex(repoRoot: string, paths: string[], commit: string): Promise<void> {
-  const listing = await git(repoRoot, ['ls-tree', '-z', commit, '--', ...paths]);
-  const inTree = new Map<string, string>();
-  for (const entry of listing.split('\0').filter(Boolean)) {
-    const [meta, path] = entry.split('\t');
-    const [mode, , sha] = (meta ?? '').split(' ');
-    if (path && mode && sha) inTree.set(path, `${mode},${sha},${path}`);
+/**
+ * Makes the real index agree with the commit for just these paths, so `git status` shows them
+ * clean. `known`: their entries as staged, when every path's is known (no `ls-tree` then).
+ */
+async function syncIndex(
+  repoRoot: string,
+  paths: string[],
+  commit: string,
+  known?: Map<string, string>,
+): Promise<void> {
+  const inTree = known ?? new Map<string, string>();
+  if (!known) {
+    const listing = await git(repoRoot, ['ls-tree', '-z', commit, '--', ...paths]);
+    for (const entry of listing.split('\0').filter(Boolean)) {
+      const [meta, path] = entry.split('\t');
+      const [mode, , sha] = (meta ?? '').split(' ');
+      if (path && mode && sha) inTree.set(path, `${mode},${sha},${path}`);
+    }
   }
   const adds = paths.flatMap((path) => {
     const info = inTree.get(path);
@@ -209,7 +304,7 @@ async function syncIndex(repoRoot: string, paths: string[], commit: string): Pro
  */
 async function stagedChanges(
   repoRoot: string,
-  head: string | undefined,
+  inHead: HeadEntries,
   derived: Map<string, DeriveContent>,
 ): Promise<Map<string, { mode: string; text: string }>> {
   const staged = new Map<string, { mode: string; text: string }>();
@@ -217,8 +312,7 @@ async function stagedChanges(
     const entry = (await git(repoRoot, ['ls-files', '-s', '-z', '--', path])).split('\0')[0] ?? '';
     const [mode, sha, stage] = (entry.split('\t')[0] ?? '').split(' ');
     if (!mode || !sha || stage !== '0') continue;
-    const committed = head ? (await git(repoRoot, ['ls-tree', '-z', head, '--', path])).split('\t')[0] : '';
-    if (committed?.split(' ')[2] === sha) continue;
+    if ((await inHead.of(path))?.sha === sha) continue;
     staged.set(path, { mode, text: await git(repoRoot, ['cat-file', 'blob', sha]) });
   }
   return staged;
@@ -276,8 +370,9 @@ export async function commitPaths(
     const busy = await gitBusy(repoRoot);
     if (busy) return { committed: false, code: 'busy', reason: busy };
     const head = await headCommit(repoRoot);
-    const staged = await stagedChanges(repoRoot, head, derived);
-    const built = await buildCommit(repoRoot, unique, message, head, derived, options.runHooks);
+    const inHead = new HeadEntries(repoRoot, head);
+    const staged = await stagedChanges(repoRoot, inHead, derived);
+    const built = await buildCommit(repoRoot, unique, message, inHead, derived, options.runHooks);
     if (!built) {
       // A process killed between moving HEAD and refreshing the index leaves these paths looking
       // changed in `git status` though HEAD has them: refresh them now (best effort).
@@ -306,7 +401,7 @@ export async function commitPaths(
     );
     if (moved === undefined) continue;
     try {
-      await syncIndex(repoRoot, unique, built.commit);
+      await syncIndex(repoRoot, unique, built.commit, built.entries);
       await restageChanges(repoRoot, staged, derived);
     } catch (error) {
       return {
