@@ -135,7 +135,9 @@ export async function repairUnionDays(
       );
   }
   await ensureCacheDir(root);
-  await writeAtomic(record, `${(await headCommit(repo.repo)) ?? head}\n`, { label: `.mem/${RECORD}` });
+  // HEAD moved only if a repair was committed.
+  const now = written.length > 0 ? ((await headCommit(repo.repo)) ?? head) : head;
+  await writeAtomic(record, `${now}\n`, { label: `.mem/${RECORD}` });
   return written;
 }
 
