@@ -24,6 +24,8 @@ export const companionRoutes: Route[] = [
         async (vault) =>
           (await vault.recallAsync(query, { k: limit, range, layers: layers ?? SEARCHED_LAYERS, now })).hits,
         () => [],
+        false,
+        { whileLoading: true },
       );
       const results = value.map((hit) => ({
         id: hit.id,

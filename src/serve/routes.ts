@@ -119,23 +119,43 @@ export function whoseIds(request: ApiRequest, context: RouteContext): VaultIds {
   return ids;
 }
 
+/** How a read reaches its vault: the source's options, and whether it may answer before a load ends. */
+export interface ReadOptions extends UseOptions {
+  /**
+   * A vault this server has still to load (clone, open): past the deadline the read answers
+   * `empty()` with `partial`, and the load goes on for the next request. For searches, whose
+   * results a turn can go without; compile's context (the persona first) always waits.
+   */
+  whileLoading?: boolean;
+}
+
 /**
  * Reads from the vault for `ids`: waits for a running refresh up to the deadline, then answers
  * from the index as it stands, saying so with `partial`. A vault that does not exist reads empty.
  */
-export function readVault<T>(
+export async function readVault<T>(
   context: RouteContext,
   ids: VaultIds,
   read: (vault: Vault) => T | Promise<T>,
   empty: () => T,
   fresh = false,
-  how: UseOptions = {},
+  { whileLoading = false, ...how }: ReadOptions = {},
 ): Promise<{ value: T; partial: boolean }> {
-  return context.source.use(
+  // `loading` once the vault must be loaded first, `started` once it is there, `late` once the
+  // read has answered without it.
+  let loading = false;
+  let started = false;
+  let late = false;
+  if (whileLoading)
+    how.onLoad = () => {
+      loading = true;
+    };
+  const reading = context.source.use(
     ids,
     false,
     async (vault) => {
-      if (!vault) return { value: empty(), partial: false };
+      started = true;
+      if (!vault || late) return { value: empty(), partial: false };
       // Fresh: every note is looked at now, as a new process would, rather than trusting the watcher.
       if (fresh) await vault.refresh();
       const idle = await vault.whenIdle(context.deadlineMs);
@@ -143,6 +163,20 @@ export function readVault<T>(
     },
     how,
   );
+  if (!whileLoading) return reading;
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), context.deadlineMs);
+  });
+  const first = await Promise.race([reading, deadline]).finally(() => clearTimeout(timer));
+  if (first !== 'late') return first;
+  // Waiting for anything but a load (a release's push, a move) is not answered early: a moved
+  // vault's 503 sends the router to the next server.
+  if (started || !loading) return reading;
+  late = true;
+  // The load goes on; what it ends in (an error too) is the next request's.
+  reading.catch(() => undefined);
+  return { value: empty(), partial: true };
 }
 
 const withPartial = <T extends object>(value: T, partial: boolean) =>
@@ -185,6 +219,7 @@ export const apiRoutes: Route[] = [
         (vault) => vault.recallAsync(query, { k, now, layers, range, all }),
         () => ({ query, hits: [] }),
         fresh,
+        { whileLoading: true },
       );
       return { status: 200, body: { ...withPartial(value, partial), ...queryWarning(query) } };
     },

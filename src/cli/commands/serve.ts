@@ -106,7 +106,7 @@ export function serveCommand(program: Command, io: CliIO): void {
     )
     .option(
       '--deadline <ms>',
-      'longest a read waits for a running re-index before answering "partial"',
+      'longest a read waits for a running re-index (and a search for a vault still loading) before answering "partial"',
       '1000',
     )
     .action((options: ServeCliOptions, command: Command) => runServe(options, command, io));

@@ -132,6 +132,7 @@ export class VaultPool implements VaultSource {
         if (how.local || (!create && !this.options.remote)) return fn(undefined);
         // A read of a vault not here: the user's vault may be in its remote (it moved here). A new
         // user's (an empty remote) answers at once: nothing is cloned for a read of nothing.
+        how.onLoad?.();
         if (!create && !(await this.inRemote(root, agentId, userId))) return fn(undefined);
       }
       // Checked again: another request may have started loading it, or the pool begun to close,
@@ -139,6 +140,7 @@ export class VaultPool implements VaultSource {
       if (this.closing) throw this.awayError(key);
       loading = this.entries.get(key) ?? this.load(key, root, ids.settings, agentId, userId);
     }
+    if (!this.ready.has(loading)) how.onLoad?.();
     const entry = await loading;
     // Released or closing while it loaded: nothing may reach a vault once its release has begun.
     if (this.closing || this.away.has(key)) throw this.awayError(key);

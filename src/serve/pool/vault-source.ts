@@ -45,6 +45,8 @@ export interface VaultSource {
 export interface UseOptions {
   /** Only a vault on this server's disk: never fetched from its remote (health checks) */
   local?: boolean;
+  /** Told when the request must wait for the vault to be found in its remote, cloned or opened */
+  onLoad?: () => void;
 }
 
 /** Letters of any script, digits, `_` and `-`; never a dot or a dash first, at most 64 characters. */
