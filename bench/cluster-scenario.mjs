@@ -60,6 +60,8 @@ export async function runClusterScenario(cluster, options) {
   /** Every search with its user, turn, server and start (ms into the load), for `trace` */
   /** @type {Array<{ user: string, k: number, ms: number, server: string | null, at: number }>} */
   const searches = [];
+  /** Searches answered "partial": the vault was still loading on its server past --deadline */
+  let partialSearches = 0;
   /** What the script did when (ms into the load), for `trace` */
   /** @type {Array<{ at: number, what: string }>} */
   const timeline = [];
@@ -105,6 +107,7 @@ export async function runClusterScenario(cluster, options) {
     const search = await post('/memory/search', { agent_id: AGENT, user_id: user, query: word, limit: 5 });
     if (search.status === 200) {
       searchMs.push(search.ms);
+      if (search.body.partial) partialSearches++;
       (lastSearchServer.get(user) === search.server ? searchSameServerMs : searchNewServerMs).push(search.ms);
       lastSearchServer.set(user, search.server);
       searches.push({
@@ -343,6 +346,7 @@ export async function runClusterScenario(cluster, options) {
     drainedServers: 1,
     searchP50Ms: round(percentile(searchMs, 50)),
     searchP95Ms: round(percentile(searchMs, 95)),
+    partialSearches,
     searchesOnSameServer: {
       count: searchSameServerMs.length,
       p50Ms: round(percentile(searchSameServerMs, 50)),
