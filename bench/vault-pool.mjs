@@ -5,8 +5,9 @@
 //    server's RSS with every vault loaded and its peak;
 // 2. `--idle-minutes 1`: every vault touched, the "unloaded idle vault" notices waited for, the RSS
 //    after eviction, and every vault touched again (the reopen after eviction).
-// Seeding stops at what fits POOL_SEED_MINUTES (default 25) of wall time, and loading stops when
-// the server passes POOL_MAX_RSS_MIB (default: half the free memory); `vaults` is what was run.
+// Seeding stops when the next vault would end past POOL_SEED_MINUTES (default 25) of wall time (the
+// figures per vault are there to extrapolate from), and loading stops when the server passes
+// POOL_MAX_RSS_MIB (default: half the free memory); `vaults` is what was run.
 // Writes bench/results/pool.json (pool.json.tmp with --quick: 8 vaults).
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -24,8 +25,6 @@ import { PEOPLE } from './word-lists.mjs';
 const CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 const RESULTS = new URL('./results/', import.meta.url);
 const AGENT = 'pool';
-/** Vaults seeded before the rest is sized to the time budget */
-const PROBE = 4;
 /** Index processes at a time: the machine's cores, at most 2 (it is shared) */
 const SEED_WORKERS = Math.max(1, Math.min(2, cpus().length));
 const MiB = 1024 * 1024;
@@ -60,41 +59,36 @@ async function seedOne(dir, i, notes) {
   return { user: userOf(i), writeMs, indexCpuMs: index.cpuMs, wallMs: performance.now() - started };
 }
 
-/** Seeds `count` vaults from `from`, SEED_WORKERS at a time. */
-async function seedRange(dir, from, count, notes) {
-  const out = [];
-  let next = from;
-  const worker = async () => {
-    while (next < from + count) out.push(await seedOne(dir, next++, notes));
-  };
-  await Promise.all(Array.from({ length: SEED_WORKERS }, worker));
-  return out;
-}
-
 /**
- * Seeds PROBE vaults, then as many more as the budget allows at the rate those took (wall time:
- * what the budget is about). Returns the vaults seeded and what each cost.
+ * Seeds up to `size.vaults` vaults, SEED_WORKERS at a time, starting another only while it should
+ * end within the budget at the pace of those done so far (wall time: what the budget is about).
  */
 async function seedPool(dir, size, log) {
   const started = performance.now();
-  const probe = await seedRange(dir, 0, Math.min(PROBE, size.vaults), size.notes);
-  const perVaultMs = (performance.now() - started) / probe.length;
-  const fits = Math.max(probe.length, Math.floor(size.seedBudgetMs / perVaultMs));
-  const count = Math.min(size.vaults, fits);
-  log(
-    `pool: ${Math.round(perVaultMs)} ms wall a vault seeded; ${count} of ${size.vaults} vaults fit ${size.seedBudgetMs / 60_000} min`,
-  );
-  const rest = await seedRange(dir, probe.length, count - probe.length, size.notes);
-  const all = [...probe, ...rest];
+  const done = [];
+  let next = 0;
+  const fits = () => {
+    if (done.length === 0) return true;
+    const eachMs = done.reduce((sum, v) => sum + v.wallMs, 0) / done.length;
+    return performance.now() - started + eachMs <= size.seedBudgetMs;
+  };
+  const worker = async () => {
+    while (next < size.vaults && fits()) {
+      done.push(await seedOne(dir, next++, size.notes));
+      if (done.length % 50 === 0) log(`pool: ${done.length} vaults seeded`);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(SEED_WORKERS, size.vaults) }, worker));
+  const seedMs = performance.now() - started;
   return {
-    users: all.map((v) => v.user).sort(),
-    seedSeconds: round((performance.now() - started) / 1000, 1),
+    users: done.map((v) => v.user).sort(),
+    seedSeconds: round(seedMs / 1000, 1),
     perVault: {
-      wallMs: Math.round((performance.now() - started) / all.length),
-      writeMsP50: round(median(all.map((v) => v.writeMs)), 1),
-      indexCpuMsP50: round(median(all.map((v) => v.indexCpuMs)), 1),
+      wallMs: Math.round(seedMs / done.length),
+      writeMsP50: round(median(done.map((v) => v.writeMs)), 1),
+      indexCpuMsP50: round(median(done.map((v) => v.indexCpuMs)), 1),
     },
-    limitedByTime: count < size.vaults,
+    limitedByTime: done.length < size.vaults,
   };
 }
 
@@ -241,6 +235,10 @@ async function loadAll(dir, users, queries, maxRssMiB, log) {
       peakRssMiB: (await memoryOf(server.pid)).peakRssMiB,
       rssPerLoadedVaultMiB: perVaultMiB,
       firstOpen: openFigures(first),
+      // Whether an open costs more as the heap grows (the GC of every vault loaded before it).
+      firstOpenCpuP50ByHalfMs: [first.slice(0, first.length >> 1), first.slice(first.length >> 1)].map(
+        (half) => round(median(half.map((s) => s.cpuMs)), 1),
+      ),
       warmSearch: openFigures(warm),
       stop: await stopPool(server),
     };
@@ -273,7 +271,7 @@ async function evictAndReopen(dir, users, queries, log) {
       evictionWaitSeconds: waitedS,
       reopenAfterEviction: openFigures(reopen),
       rssAfterReopenMiB: reopened.rssMiB,
-      peakRssMiB: reopened.peakRssMiB,
+      peakRssEvictionServerMiB: reopened.peakRssMiB,
     };
   } finally {
     await stopPool(server);
@@ -305,7 +303,6 @@ export async function benchPool({ quick = false, log = () => undefined } = {}) {
       seedPerVault: seeded.perVault,
       ...loadFigures,
       ...evicted,
-      peakRssMiB: Math.max(loaded.peakRssMiB, evicted.peakRssMiB),
       extrapolated1000VaultsMiB: Math.round(loaded.rssBaselineMiB + 1000 * loaded.rssPerLoadedVaultMiB),
       notes: NOTES,
     };
@@ -322,6 +319,6 @@ const NOTES = [
   'One server, one request at a time; latency is wall time over loopback on a shared machine, CPU is the server process from /proc (10 ms ticks).',
   'firstOpen: the first /memory/search of each vault after the server started (--idle-minutes 600, nothing evicted): the open from its .mem/index cache plus the search.',
   'reopenAfterEviction: a second server (--idle-minutes 1) touches every vault, waits for each "unloaded idle vault" notice, then touches each again.',
-  'rssAfterEvictionMiB is read at the last unload notice (the close runs just after it), without forcing a GC.',
+  "rssAfterEvictionMiB is read at the last unload notice (the close runs just after it), without forcing a GC; peakRssMiB is the first server's, peakRssEvictionServerMiB the second's.",
   'extrapolated1000VaultsMiB: the empty server plus 1,000 times the RSS each loaded vault added here.',
 ];
