@@ -8,7 +8,9 @@
 // every size up to the one given; written to bench/results/scale.json, SCALE.md and scale-*.svg),
 // --only vectors (the vector cache at 10k and 100k notes, on its own: bench/results/vectors.json),
 // --only cluster (three servers behind HAProxy with vaults moving and a server killed, on its own:
-// bench/results/cluster.json; HAProxy and git must be installed).
+// bench/results/cluster.json; HAProxy and git must be installed),
+// --only pool (one mem serve --vaults over up to 1,000 vaults of 1,000 notes: RSS loaded and after
+// eviction, first open and reopen; POOL_VAULTS, POOL_NOTES; bench/vault-pool.mjs, bench/results/pool.json).
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, platform, release, totalmem } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -27,6 +29,7 @@ import { renderMarkdown } from './report.mjs';
 import { benchScale } from './scale.mjs';
 import { runScalePeers, scaleSizes } from './scale-peers.mjs';
 import { SYNTH_NOW } from './synth-vault.mjs';
+import { benchPool } from './vault-pool.mjs';
 import { benchVectors } from './vectors.mjs';
 import { benchWatch } from './watch-latency.mjs';
 
@@ -97,13 +100,18 @@ async function main() {
     return;
   }
   const only = values.only;
-  if (only && !['scale', 'locomo', 'chinese', 'vectors', 'paraphrase', 'cluster'].includes(only))
-    throw new Error(`--only takes scale, locomo, chinese, vectors, paraphrase or cluster, not ${only}`);
+  if (only && !['scale', 'locomo', 'chinese', 'vectors', 'paraphrase', 'cluster', 'pool'].includes(only))
+    throw new Error(`--only takes scale, locomo, chinese, vectors, paraphrase, cluster or pool, not ${only}`);
   const quick = Boolean(values.quick);
   if (only === 'cluster') {
     const progress = (line) => process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] ${line}\n`);
     const result = await benchCluster({ quick, log: progress });
     log(formatJson(result));
+    return;
+  }
+  if (only === 'pool') {
+    const progress = (line) => process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+    log(formatJson(await benchPool({ quick, log: progress })));
     return;
   }
   if (only === 'vectors') {
