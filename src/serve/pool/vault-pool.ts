@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import {
   CONFIG_FILE,
   initVault,
-  MemError,
   openVault,
   type Vault,
   type WatchVaultOptions,
