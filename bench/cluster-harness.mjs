@@ -84,11 +84,12 @@ async function realGit() {
 }
 
 /**
- * A folder with a `git` that appends its server's name and subcommand to `log`, then runs the real
- * git: put first on a mem serve's PATH, it counts the git processes that server spawns.
- * @param {string} dir @param {string} log
+ * A folder with a `git` that appends the value of `$<tag>` (its server's name) and its subcommand
+ * to `log`, then runs the real git: put first on a mem serve's PATH, it counts the git processes
+ * that server spawns (bench/git-per-add.mjs tags them by phase instead).
+ * @param {string} dir @param {string} log @param {string} [tag]
  */
-async function gitCountingShim(dir, log) {
+export async function gitCountingShim(dir, log, tag = 'MEM_BENCH_SERVER') {
   const shim = join(dir, 'git-shim');
   await mkdir(shim, { recursive: true });
   const real = await realGit();
@@ -99,7 +100,7 @@ async function gitCountingShim(dir, log) {
     '  if [ $skip = 1 ]; then skip=0; continue; fi',
     '  case "$a" in -c|-C) skip=1 ;; -*) ;; *) sub="$a"; break ;; esac',
     'done',
-    `printf '%s %s\\n' "$MEM_BENCH_SERVER" "$sub" >> '${log}'`,
+    `printf '%s %s\\n' "$${tag}" "$sub" >> '${log}'`,
     `exec '${real}' "$@"`,
     '',
   ].join('\n');

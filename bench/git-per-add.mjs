@@ -6,32 +6,12 @@
 // Prints JSON: per build, the median git processes of a round's add, commit and sync, and which
 // subcommands a round ran.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { gitCountingShim } from './cluster-harness.mjs';
 
 const ROUNDS = 5;
-
-const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
-
-/** A `git` that appends `<phase> <subcommand>` to `log`, then runs the real one. */
-function shim(dir, log) {
-  const bin = join(dir, 'bin');
-  mkdirSync(bin, { recursive: true });
-  const script = [
-    '#!/bin/sh',
-    'sub=""; skip=0; for a in "$@"; do',
-    '  if [ $skip = 1 ]; then skip=0; continue; fi',
-    '  case "$a" in -c|-C) skip=1 ;; -*) ;; *) sub="$a"; break ;; esac',
-    'done',
-    `printf '%s %s\\n' "$MEM_BENCH_PHASE" "$sub" >> '${log}'`,
-    `exec '${realGit}' "$@"`,
-    '',
-  ].join('\n');
-  writeFileSync(join(bin, 'git'), script);
-  chmodSync(join(bin, 'git'), 0o755);
-  return bin;
-}
 
 /** One build: a vault pushed to a bare remote, then ROUNDS of add, commit, sync, counted. */
 async function measure(dist) {
@@ -39,15 +19,15 @@ async function measure(dist) {
   try {
     const remote = join(dir, 'remote.git');
     const root = join(dir, 'vault');
-    execFileSync(realGit, ['init', '-q', '--bare', remote]);
+    execFileSync('git', ['init', '-q', '--bare', remote]);
     const cli = resolve(dist, 'cli/main.js');
     execFileSync(process.execPath, [cli, 'init', root], { stdio: 'ignore' });
-    execFileSync(realGit, ['remote', 'add', 'origin', remote], { cwd: root });
+    execFileSync('git', ['remote', 'add', 'origin', remote], { cwd: root });
     execFileSync(process.execPath, [cli, 'sync'], { cwd: root, stdio: 'ignore' });
     const log = join(dir, 'git.log');
     writeFileSync(log, '');
     const path = process.env['PATH'];
-    process.env['PATH'] = `${shim(dir, log)}:${path}`;
+    process.env['PATH'] = `${await gitCountingShim(dir, log, 'MEM_BENCH_PHASE')}:${path}`;
     const { openVault } = await import(resolve(dist, 'index.js'));
     const vault = await openVault({ path: root });
     const writer = await vault.startExchanges();
