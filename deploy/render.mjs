@@ -56,10 +56,10 @@ export function memServeArgs({ port, vaults, gitPort, gitBase, routerSource, rou
     routerSource,
     '--router-host',
     routerHost,
-    // A search of a vault still being cloned here answers "partial" (no results) after 100 ms; the
+    // A search of a vault still being cloned here answers "partial" (no results) after 50 ms; the
     // clone goes on for the user's next turn. Compile and adds always wait.
     '--deadline',
-    '100',
+    '50',
   ];
 }
 

@@ -105,7 +105,7 @@ describe.skipIf(!version)('three servers behind HAProxy, vaults in git remotes',
     expect(direct.status).toBe(503);
     expect(direct.body['code']).toBe('MOVED');
     // The next server clones the vault: a search before the clone ends answers at the servers'
-    // --deadline (100 ms) with no results, marked partial; one after it finds the add.
+    // --deadline (50 ms) with no results, marked partial; one after it finds the add.
     const search = () => post(cluster.routerUrl, '/memory/search', { ...user, query: 'quince' });
     let moved = await search();
     for (const until = Date.now() + 20_000; moved.body['partial'] === true && Date.now() < until; ) {
