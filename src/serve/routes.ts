@@ -141,14 +141,19 @@ export async function readVault<T>(
   fresh = false,
   { whileLoading = false, ...how }: ReadOptions = {},
 ): Promise<{ value: T; partial: boolean }> {
-  // `loading` once the vault must be loaded first, `started` once it is there, `late` once the
-  // read has answered without it.
-  let loading = false;
+  // `started` once the vault is there, `late` once the read has answered without it. The deadline
+  // runs from the start of a load only: a loaded vault's search sets no timer, and a wait for a
+  // release's push ends in the 503 that sends the router on.
   let started = false;
   let late = false;
+  let timer: NodeJS.Timeout | undefined;
+  let expire: () => void = () => undefined;
+  const deadline = new Promise<'late'>((resolve) => {
+    expire = () => resolve('late');
+  });
   if (whileLoading)
     how.onLoad = () => {
-      loading = true;
+      timer ??= setTimeout(expire, context.deadlineMs);
     };
   const reading = context.source.use(
     ids,
@@ -164,15 +169,10 @@ export async function readVault<T>(
     how,
   );
   if (!whileLoading) return reading;
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<'late'>((resolve) => {
-    timer = setTimeout(() => resolve('late'), context.deadlineMs);
-  });
   const first = await Promise.race([reading, deadline]).finally(() => clearTimeout(timer));
   if (first !== 'late') return first;
-  // Waiting for anything but a load (a release's push, a move) is not answered early: a moved
-  // vault's 503 sends the router to the next server.
-  if (started || !loading) return reading;
+  // The vault came in time and its read goes on (a refresh it waits for has its own deadline).
+  if (started) return reading;
   late = true;
   // The load goes on; what it ends in (an error too) is the next request's.
   reading.catch(() => undefined);
