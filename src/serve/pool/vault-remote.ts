@@ -58,7 +58,23 @@ export async function hasCommits(root: string): Promise<boolean> {
   return (await run('git', ['rev-parse', '-q', '--verify', 'HEAD^{commit}'], { cwd: root })).ok;
 }
 
-async function createRemote(command: string, url: string, agentId: string, userId: string): Promise<void> {
+/**
+ * Creates in flight, by URL. A new user's first search (answered `partial` while its vault loads)
+ * checks the remote while the first add clones it: both run the create command, and two `git init`
+ * of one repository at once fail on its config lock. One waits for the other instead.
+ */
+const creating = new Map<string, Promise<void>>();
+
+function createRemote(command: string, url: string, agentId: string, userId: string): Promise<void> {
+  let running = creating.get(url);
+  if (!running) {
+    running = runCreate(command, url, agentId, userId).finally(() => creating.delete(url));
+    creating.set(url, running);
+  }
+  return running;
+}
+
+async function runCreate(command: string, url: string, agentId: string, userId: string): Promise<void> {
   const line = command.replaceAll('{agent}', agentId).replaceAll('{user}', userId).replaceAll('{url}', url);
   const env = { ...gitEnv(), MEM_AGENT_ID: agentId, MEM_USER_ID: userId, MEM_REMOTE_URL: url };
   const result = await run('/bin/sh', ['-c', line], { env });
