@@ -102,8 +102,6 @@ export class SyncScheduler {
     if (this.stopped)
       return Promise.reject(new Error('the vault is closing; its last sync pushes what it holds'));
     const waiting = new Promise<void>((resolve, reject) => {
-      const waiter = { need: this.commits, resolve, reject };
-      this.waiters.push(waiter);
       // Answered in time, whatever the syncs do: past the bound the add is answered as not pushed
       // (the sync that covers it still pushes it) rather than left to a router's timeout, after
       // which a host would send it again.
@@ -114,14 +112,18 @@ export class SyncScheduler {
         reject(new Error(`no push held it within ${seconds} s (sync.ackTimeoutSeconds)`));
       }, seconds * 1000);
       bound.unref();
-      waiter.resolve = () => {
-        clearTimeout(bound);
-        resolve();
+      const waiter = {
+        need: this.commits,
+        resolve: () => {
+          clearTimeout(bound);
+          resolve();
+        },
+        reject: (error: unknown) => {
+          clearTimeout(bound);
+          reject(error);
+        },
       };
-      waiter.reject = (error: unknown) => {
-        clearTimeout(bound);
-        reject(error);
-      };
+      this.waiters.push(waiter);
     });
     // A running sync may cover it (its commits are counted when it merges); if not, the loop runs
     // again while any waiter is left. Asking for one more here would add a sync to every add.
