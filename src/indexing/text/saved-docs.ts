@@ -36,23 +36,25 @@ export function encodeDocs(notes: readonly DocsNote[], fieldCount: number): Uint
   out.writeUInt32LE(docCount, 0);
   out.writeUInt32LE(notes.length, 4);
   out.writeUInt32LE(fieldCount, 8);
+  // The strings in the order they are written: the paths, then each document's id and stored fields.
   let text = 0;
-  const put = (s: string) => {
-    text += out.write(s, tables + text, 'utf8');
+  let next = 0;
+  const put = () => {
+    text += out.write(strings[next++] as string, tables + text, 'utf8');
     return text;
   };
   let doc = 0;
   for (const [k, note] of notes.entries()) {
     out.writeUInt32LE(doc, HEADER + k * NOTE_BYTES);
-    out.writeUInt32LE(put(note.path), HEADER + k * NOTE_BYTES + 4);
+    out.writeUInt32LE(put(), HEADER + k * NOTE_BYTES + 4);
     doc += note.docs.length;
   }
   let at = HEADER + notes.length * NOTE_BYTES;
   for (const note of notes) {
-    for (const { id, shortId, stored, lengths } of note.docs) {
+    for (const { shortId, lengths } of note.docs) {
       out.writeUInt32LE(shortId, at);
-      out.writeUInt32LE(put(id), at + 4);
-      out.writeUInt32LE(put(JSON.stringify(stored)), at + 8);
+      out.writeUInt32LE(put(), at + 4);
+      out.writeUInt32LE(put(), at + 8);
       for (let f = 0; f < fieldCount; f++) out.writeFloatLE(lengths[f] ?? Number.NaN, at + 12 + 4 * f);
       at += docBytes;
     }
