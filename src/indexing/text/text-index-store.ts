@@ -28,7 +28,7 @@ import type { TermIndex } from './term-index.js';
 export const TEXT_STORE_VERSION = 5;
 
 export interface TextStoreLimits {
-  /** A segment is closed once it holds about this much: bytes of postings, or characters of JSON (default: 4 MiB) */
+  /** A segment is closed once it holds about this much: bytes of postings, or of documents (default: 4 MiB) */
   segment: number;
   /** Most postings in one record, so one very common term cannot make a record grow with the vault (default: 65,536) */
   record: number;
