@@ -1,6 +1,7 @@
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { openRegularFile, readRegularText } from '../core/regular-file.js';
+import { crashPoint } from '../vault/crash-point.js';
 
 /** One entry of an exchange, as it will be remembered. */
 export interface JournalEntry {
@@ -50,13 +51,24 @@ export class AddJournal {
     this.file = file;
   }
 
-  /** Reads what an earlier process left; a torn last line (a kill mid-append) is skipped. */
+  /**
+   * Reads what an earlier process left; a torn last line (a kill mid-append) is skipped. A file
+   * whose every add was committed (a kill after the last `committed` line, before the file was
+   * emptied) is emptied now: a server counts a journal with anything in it as work a killed
+   * predecessor left, and nothing else would ever empty it.
+   */
   static async open(file: string): Promise<AddJournal> {
     const journal = new AddJournal(file);
     const text = await readRegularText(file).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT') return '';
       throw error;
     });
+    journal.replay(text);
+    if (text !== '' && journal.records.size === 0) await journal.compact();
+    return journal;
+  }
+
+  private replay(text: string): void {
     for (const raw of text.split('\n')) {
       if (raw.trim() === '') continue;
       let line: Line;
@@ -65,9 +77,8 @@ export class AddJournal {
       } catch {
         continue;
       }
-      journal.apply(line);
+      this.apply(line);
     }
-    return journal;
   }
 
   private apply(line: Line): void {
@@ -97,6 +108,8 @@ export class AddJournal {
       } finally {
         await handle.close();
       }
+      // For the crash tests: each line kept, and what it says not acted on yet.
+      crashPoint();
       this.apply(line);
     });
     this.tail = run.catch(() => undefined);
@@ -139,6 +152,7 @@ export class AddJournal {
       if (this.records.size > 0) return;
       const temp = `${this.file}.tmp`;
       await writeFile(temp, '');
+      crashPoint();
       await rename(temp, this.file);
     });
     this.tail = run.catch(() => undefined);
