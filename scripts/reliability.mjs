@@ -44,6 +44,7 @@ const CLASS_TESTS = [
   'test/git/plan-owners.test.ts',
   'test/hostile/hostile-remote.test.ts',
   'test/git/sync-ids.test.ts',
+  'test/serve/add-crash-loop.test.ts',
 ];
 
 async function classTests() {

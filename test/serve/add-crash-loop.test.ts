@@ -6,6 +6,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { vaultsWithWork } from '../../src/serve/pool/vault-remote.js';
 import { git, gitInit } from '../helpers/git.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
+import { reportReliability } from '../helpers/reliability-report.js';
 import { exited, startServe } from '../helpers/serve-process.js';
 
 // A `mem serve` killed at every crash point in turn (MEM_TEST_CRASH_AFTER=n, n = 1, 2, … until a
@@ -148,6 +149,12 @@ describe('mem serve killed at every crash point of an add', () => {
       work: async () => [],
     });
     expect(points).toBeGreaterThan(5);
+    await reportReliability({
+      class: 'mem serve killed at every step of two adds',
+      command: 'one vault',
+      kills: points,
+      lost: 0,
+    });
   }, 600_000);
 
   it('a --vaults server with remotes: every answered add reaches the remote once, and nothing is left', async () => {
@@ -185,5 +192,11 @@ describe('mem serve killed at every crash point of an add', () => {
       work: (dir) => vaultsWithWork(join(dir, 'vaults')),
     });
     expect(points).toBeGreaterThan(5);
+    await reportReliability({
+      class: 'mem serve killed at every step of two adds',
+      command: '--vaults with remotes',
+      kills: points,
+      lost: 0,
+    });
   }, 900_000);
 });
