@@ -108,34 +108,39 @@ export function decodeChunk([bytes, start, end, fieldCount]: Chunk, into: TermDa
  * kept as bytes they also take a tenth of the memory. Every Map method decodes first, so
  * the index sees an ordinary Map.
  *
- * It is one small object a term while undecoded: the first record is held in its fields (nearly
- * every term has one), and the Map is made when decoded. As a subclass of Map, with the record
- * in an array of arrays, a loaded term took some 300 bytes (an empty Map's table alone is 152),
- * 3.5 MiB of the 6 MiB heap each loaded vault of 1,000 notes cost a `mem serve --vaults` pool.
+ * It is one object of three fields a term while undecoded (48 bytes): the segment's bytes and
+ * where the first record starts (its head is read again when asked for; nearly every term has
+ * one record), and the Map is made when decoded. As a subclass of Map, with the record in an
+ * array of arrays, a loaded term took some 300 bytes (an empty Map's table alone is 152), 3.5 MiB
+ * of the 6 MiB heap each loaded vault of 1,000 notes cost a `mem serve --vaults` pool.
  */
 export class LazyTermData implements Map<number, Postings> {
-  /** The first saved record, until decoded */
+  /** The bytes of the segment holding the first saved record, until decoded */
   private bytes: Uint8Array | undefined;
-  private start: number;
-  private end: number;
-  private fieldCount: number;
-  /** The records after the first, for a term saved in several */
-  private more: Chunk[] | undefined;
-  /** The postings, once decoded */
-  private map: TermData | undefined;
+  /** Where the first record starts in them: its field count and byte length (varints), then its fields */
+  private readonly at: number;
+  /** Until decoded, the records after the first (a term saved in several); once decoded, the postings */
+  private rest: Chunk[] | TermData | undefined;
 
-  constructor(bytes: Uint8Array, start: number, end: number, fieldCount: number) {
+  /** The term's first record, at `at` in `bytes` (checked by the loader to lie inside them). */
+  constructor(bytes: Uint8Array, at: number) {
     this.bytes = bytes;
-    this.start = start;
-    this.end = end;
-    this.fieldCount = fieldCount;
+    this.at = at;
+  }
+
+  /** The first record as a Chunk, its head read again from the bytes. */
+  private first(bytes: Uint8Array): Chunk {
+    const reader = new VarintReader(bytes, this.at, bytes.length);
+    const fieldCount = reader.next();
+    const length = reader.next();
+    return [bytes, reader.pos, reader.pos + length, fieldCount];
   }
 
   /** Another record of the same term (a term with very many postings is saved in several). */
   addChunk(chunk: Chunk): boolean {
     if (!this.bytes) return false;
-    if (this.more) this.more.push(chunk);
-    else this.more = [chunk];
+    if (this.rest) (this.rest as Chunk[]).push(chunk);
+    else this.rest = [chunk];
     return true;
   }
 
@@ -148,15 +153,15 @@ export class LazyTermData implements Map<number, Postings> {
   pending(): readonly Chunk[] | undefined {
     const { bytes } = this;
     if (!bytes) return undefined;
-    const first: Chunk = [bytes, this.start, this.end, this.fieldCount];
-    return this.more ? [first, ...this.more] : [first];
+    const more = this.rest as Chunk[] | undefined;
+    return more ? [this.first(bytes), ...more] : [this.first(bytes)];
   }
 
   /** While the postings are still bytes: how many each field holds (field id → count), read from the records. */
   savedCounts(): Map<number, number> | undefined {
     if (this.bytes === undefined) return undefined;
     const counts = new Map<number, number>();
-    for (let c = 0; c <= (this.more?.length ?? 0); c++) {
+    for (let c = 0; c <= ((this.rest as Chunk[] | undefined)?.length ?? 0); c++) {
       const [reader, fieldCount] = this.reader(c);
       for (let f = 0; f < fieldCount; f++) {
         const fieldId = reader.next();
@@ -178,7 +183,7 @@ export class LazyTermData implements Map<number, Postings> {
   readSaved(fieldId: number, ids: Uint32Array, freqs: Uint32Array): number {
     if (this.bytes === undefined) return -1;
     let n = 0;
-    for (let c = 0; c <= (this.more?.length ?? 0); c++) {
+    for (let c = 0; c <= ((this.rest as Chunk[] | undefined)?.length ?? 0); c++) {
       const [reader, fieldCount] = this.reader(c);
       for (let f = 0; f < fieldCount; f++) {
         const field = reader.next();
@@ -202,28 +207,24 @@ export class LazyTermData implements Map<number, Postings> {
     return n;
   }
 
-  /** A reader of saved record `c` (0: the first) and its field count. */
+  /** A reader of saved record `c` (0: the first) and its field count, while not decoded. */
   private reader(c: number): [VarintReader, number] {
-    if (c === 0) return [new VarintReader(this.bytes as Uint8Array, this.start, this.end), this.fieldCount];
-    const [bytes, start, end, fieldCount] = (this.more as Chunk[])[c - 1] as Chunk;
+    const [bytes, start, end, fieldCount] =
+      c === 0 ? this.first(this.bytes as Uint8Array) : ((this.rest as Chunk[])[c - 1] as Chunk);
     return [new VarintReader(bytes, start, end), fieldCount];
   }
 
   /** The postings as a Map, decoded from the saved records on first use. */
   private decoded(): TermData {
-    let map = this.map;
-    if (map) return map;
-    map = new Map();
-    const chunks = this.pending();
+    if (!this.bytes) return this.rest as TermData;
+    const chunks = this.pending() as readonly Chunk[];
+    const map: TermData = new Map();
     // Dropped before decoding, as before: a record that fails to decode leaves the term empty.
     this.bytes = undefined;
-    this.more = undefined;
-    this.map = map;
-    if (chunks) {
-      const decoded: TermData = new Map();
-      for (const chunk of chunks) decodeChunk(chunk, decoded);
-      for (const [fieldId, postings] of decoded) map.set(fieldId, postings);
-    }
+    this.rest = map;
+    const decoded: TermData = new Map();
+    for (const chunk of chunks) decodeChunk(chunk, decoded);
+    for (const [fieldId, postings] of decoded) map.set(fieldId, postings);
     return map;
   }
 
@@ -245,8 +246,7 @@ export class LazyTermData implements Map<number, Postings> {
   }
   clear(): void {
     this.bytes = undefined;
-    this.more = undefined;
-    this.map = new Map();
+    this.rest = new Map();
   }
   forEach(fn: (value: Postings, key: number, map: Map<number, Postings>) => void, self?: unknown): void {
     for (const [key, value] of this.decoded()) fn.call(self, value, key, this);

@@ -323,6 +323,7 @@ export class TextStoreLoader {
     const { terms } = this.index;
     let next = 0;
     while (reader.pos < bytes.length) {
+      const at = reader.pos;
       const fieldCount = reader.next();
       const length = reader.next();
       const start = reader.pos;
@@ -333,7 +334,7 @@ export class TextStoreLoader {
       const data = terms.get(term);
       const end = reader.pos;
       if (data === undefined) {
-        const lazy = new LazyTermData(bytes, start, end, fieldCount);
+        const lazy = new LazyTermData(bytes, at);
         terms.set(term, lazy);
         // The radix tree, built by adding its terms in the order they were first added to the index.
         if (!this.index.startsSeparate(term)) this.index.tree.set(term, lazy);
