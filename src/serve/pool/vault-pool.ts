@@ -61,7 +61,8 @@ export interface VaultPoolOptions {
 
 /**
  * What `mem serve --vaults` plans for each loaded vault: a vault of 1,000 notes costs some 6 MiB of
- * RSS (bench/results/pool.json), a month of daily notes about 1; larger ones more, hence the margin.
+ * RSS after its first search (bench/results/pool.json), a month of daily notes about 1; larger
+ * ones more, and each more as its searches decode notes (limits.decodedNotesMiB), hence the margin.
  */
 export const MIB_PER_VAULT = 8;
 
