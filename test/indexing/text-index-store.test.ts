@@ -168,6 +168,34 @@ describe('text index segments', () => {
     }
   });
 
+  it("a restored term's postings read as the Map they were saved from, in one record or several", () => {
+    const index = sampleIndex();
+    const live = termIndexOf(index);
+    // The saved postings leave out discarded documents; the vacuum drops them from the live index too.
+    live.vacuum();
+    const asArrays = (data: Map<number, Map<number, number>>) =>
+      [...data].map(([fieldId, postings]) => [fieldId, [...postings]] as const);
+    for (const limits of [undefined, { segment: 200, record: 3 }]) {
+      const loaded = termIndexOf(restore(index, limits).restored);
+      for (const [term, data] of live.terms) {
+        const saved = loaded.terms.get(term) as Map<number, Map<number, number>>;
+        const eachField: number[] = [];
+        saved.forEach((_postings, fieldId, map) => {
+          eachField.push(fieldId);
+          expect(map).toBe(saved);
+        });
+        expect(eachField).toEqual([...data.keys()]);
+        expect(asArrays(saved)).toEqual(asArrays(data));
+        expect(saved.size).toBe(data.size);
+        expect(Object.prototype.toString.call(saved)).toBe('[object Map]');
+      }
+      const walk = loaded.terms.get('walk') as Map<number, Map<number, number>>;
+      walk.clear();
+      expect(walk.size).toBe(0);
+      expect([...walk.entries()]).toEqual([]);
+    }
+  });
+
   it('a restored index can still be changed: remove, add and replace work', () => {
     const { restored } = restore(sampleIndex());
     restored.remove('insights/n20.md');

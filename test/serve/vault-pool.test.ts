@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { VaultPool } from '../../src/serve/pool/vault-pool.js';
+import { defaultMaxVaults, VaultPool } from '../../src/serve/pool/vault-pool.js';
 import { vaultsWithWork } from '../../src/serve/pool/vault-remote.js';
 import { parseVaultId } from '../../src/serve/pool/vault-source.js';
 import { git } from '../helpers/git.js';
@@ -19,10 +19,13 @@ const exists = (path: string) =>
 let pools: VaultPool[] = [];
 let dirs: string[] = [];
 
-async function pool(idleMs?: number): Promise<{ dir: string; pool: VaultPool }> {
+async function pool(
+  idleMs?: number,
+  more: { maxVaults?: number; onNotice?: (message: string) => void } = {},
+): Promise<{ dir: string; pool: VaultPool }> {
   const dir = await mkdtemp(join(tmpdir(), 'memvault-pool-'));
   dirs.push(dir);
-  const made = new VaultPool({ dir, idleMs });
+  const made = new VaultPool({ dir, idleMs, ...more });
   pools.push(made);
   return { dir, pool: made };
 }
@@ -154,6 +157,60 @@ describe('VaultPool', () => {
       vi.useRealTimers();
       await model.close();
     }
+  });
+});
+
+describe('VaultPool with at most maxVaults loaded', () => {
+  const remember = (p: VaultPool, user: string, text: string) =>
+    p.use(ids('rain', user), true, (vault) => vault?.remember({ text }));
+  const recall = (p: VaultPool, user: string, query: string) =>
+    p.use(ids('rain', user), false, (vault) => vault?.recall(query).hits.map((h) => h.text));
+
+  it('unloads the least recently used vault to load another, its memories intact when it comes back', async () => {
+    const notices: string[] = [];
+    const { pool: p } = await pool(undefined, { maxVaults: 2, onNotice: (m) => notices.push(m) });
+    await remember(p, 'alice', 'alice plays the cello');
+    await remember(p, 'bob', 'bob plays the drums');
+    // Alice used again: bob is now the one used least recently.
+    expect(await recall(p, 'alice', 'cello')).toEqual(['alice plays the cello']);
+    await remember(p, 'carol', 'carol plays the oboe');
+    expect(p.loaded()).toEqual(['rain/alice', 'rain/carol']);
+    expect(notices).toContain('mem: unloaded least recently used vault rain/bob');
+    expect(await recall(p, 'bob', 'drums')).toEqual(['bob plays the drums']);
+    expect(p.loaded()).toEqual(['rain/bob', 'rain/carol']);
+    expect(notices).toContain('mem: unloaded least recently used vault rain/alice');
+    expect(await recall(p, 'alice', 'cello')).toEqual(['alice plays the cello']);
+    expect(p.loaded()).toEqual(['rain/alice', 'rain/bob']);
+  });
+
+  it('never unloads a vault a request is using: it loads over the limit instead, and the next load makes up for it', async () => {
+    const { pool: p } = await pool(undefined, { maxVaults: 1 });
+    await remember(p, 'alice', 'alice plays the cello');
+    await p.use(ids('rain', 'alice'), false, async (alice) => {
+      // Two requests for bob together, while alice is in use: one load, nothing unloaded.
+      const both = await Promise.all([recall(p, 'bob', 'drums'), remember(p, 'bob', 'bob plays the drums')]);
+      expect(both[1]).toBeDefined();
+      expect(p.loaded()).toEqual(['rain/alice', 'rain/bob']);
+      expect(alice?.recall('cello').hits.map((h) => h.text)).toEqual(['alice plays the cello']);
+    });
+    // Over the limit and nothing in use: the next load unloads as many as it takes, the one used
+    // least recently first. A read of a vault not there loads nothing.
+    expect(await recall(p, 'carol', 'oboe')).toBe(undefined);
+    expect(p.loaded()).toEqual(['rain/alice', 'rain/bob']);
+    await remember(p, 'carol', 'carol plays the oboe');
+    expect(p.loaded()).toEqual(['rain/carol']);
+    expect(await recall(p, 'bob', 'drums')).toEqual(['bob plays the drums']);
+    expect(await recall(p, 'alice', 'cello')).toEqual(['alice plays the cello']);
+    expect(p.loaded()).toEqual(['rain/alice']);
+  });
+
+  it('defaults to 8 MiB a vault in half the memory the process may use, and at least 16', () => {
+    const GiB = 1024 ** 3;
+    expect(defaultMaxVaults(8 * GiB, 0)).toBe(512);
+    expect(defaultMaxVaults(8 * GiB, 1 * GiB)).toBe(64);
+    expect(defaultMaxVaults(8 * GiB, 16 * GiB)).toBe(512);
+    expect(defaultMaxVaults(64 * 1024 ** 2, 0)).toBe(16);
+    expect(new VaultPool({ dir: tmpdir() }).limit).toBe(Number.POSITIVE_INFINITY);
   });
 });
 

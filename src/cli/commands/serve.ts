@@ -39,6 +39,7 @@ interface ServeCliOptions {
   vaults?: string;
   template?: string;
   idleMinutes?: string;
+  maxVaults?: string;
   defaultVault?: boolean;
   deadline?: string;
   workers?: string;
@@ -99,6 +100,10 @@ export function serveCommand(program: Command, io: CliIO): void {
       [],
     )
     .option('--idle-minutes <n>', 'with --vaults: unload a vault after this many idle minutes', '10')
+    .option(
+      '--max-vaults <n>',
+      'with --vaults: most vaults loaded at once; the least recently used idle one is unloaded to load another (default: from memory, 8 MiB a vault in half of it)',
+    )
     .option(
       '--workers <n>',
       'answer reads (recall, compile, search, notes) in N worker threads too, each holding its own copy of the index',
@@ -188,6 +193,8 @@ function refuseModeConflicts(options: ServeCliOptions, workers: number): void {
     throw new MemError('USAGE', '--workers serves one vault; it cannot be combined with --vaults');
   if (options.defaultVault && !options.vaults)
     throw new MemError('USAGE', '--default-vault is for --vaults: one vault serves every request without it');
+  if (options.maxVaults !== undefined && !options.vaults)
+    throw new MemError('USAGE', '--max-vaults is for --vaults: one vault is always loaded');
   if (options.template && !options.vaults)
     throw new MemError('USAGE', "--template is for --vaults: it is what new users' vaults start from");
   if ((options.remote || options.createRemote) && !options.vaults)
@@ -205,7 +212,7 @@ async function servePool(
   vaults: string,
   options: ServeCliOptions,
   io: CliIO,
-  { VaultPool }: VaultPoolModule,
+  { VaultPool, defaultMaxVaults }: VaultPoolModule,
   onError: (error: unknown) => void,
 ): Promise<Served> {
   const dir = resolve(io.cwd, vaults);
@@ -227,6 +234,10 @@ async function servePool(
     template,
     defaultIds: options.defaultVault === true,
     idleMs: parsePositiveInt(options.idleMinutes ?? '10', '--idle-minutes') * 60_000,
+    maxVaults:
+      options.maxVaults === undefined
+        ? defaultMaxVaults()
+        : parsePositiveInt(options.maxVaults, '--max-vaults'),
     watch: { onError },
     onNotice: (message) => io.stderr(`${message}\n`),
     ...(options.remote
@@ -240,7 +251,7 @@ async function servePool(
   });
   return {
     source: pool,
-    what: `vaults under ${dir}`,
+    what: `vaults under ${dir} (at most ${pool.limit} loaded at once)`,
     root: dir,
     allowedHosts: options.allowHost,
     allowedOrigins: [],

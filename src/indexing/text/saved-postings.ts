@@ -49,7 +49,7 @@ export class VarintReader {
 
 /** A term whose postings are still the bytes they were saved in, or undefined (see LazyTermData). */
 export function savedTerm(data: TermData): SavedTerm | undefined {
-  return data instanceof LazyTermData && data.pending() !== undefined ? data : undefined;
+  return data instanceof LazyTermData && data.saved ? data : undefined;
 }
 
 /** What the top-k search reads of a term still in its saved bytes. */
@@ -107,34 +107,62 @@ export function decodeChunk([bytes, start, end, fieldCount]: Chunk, into: TermDa
  * most of a warm open (1.4 million Map entries at 10,000 notes, and their garbage collection);
  * kept as bytes they also take a tenth of the memory. Every Map method decodes first, so
  * the index sees an ordinary Map.
+ *
+ * It is one object of three fields a term while undecoded (48 bytes): the segment's bytes and
+ * where the first record starts (its head is read again when asked for; nearly every term has
+ * one record), and the Map is made when decoded. As a subclass of Map, with the record in an
+ * array of arrays, a loaded term took some 300 bytes (an empty Map's table alone is 152), 3.5 MiB
+ * of the 6 MiB heap each loaded vault of 1,000 notes cost a `mem serve --vaults` pool.
  */
-export class LazyTermData extends Map<number, Postings> {
-  private chunks: Chunk[] | undefined;
+export class LazyTermData implements Map<number, Postings> {
+  /** The bytes of the segment holding the first saved record, until decoded */
+  private bytes: Uint8Array | undefined;
+  /** Where the first record starts in them: its field count and byte length (varints), then its fields */
+  private readonly at: number;
+  /** Until decoded, the records after the first (a term saved in several); once decoded, the postings */
+  private rest: Chunk[] | TermData | undefined;
 
-  constructor(chunk: Chunk) {
-    super();
-    this.chunks = [chunk];
+  /** The term's first record, at `at` in `bytes` (checked by the loader to lie inside them). */
+  constructor(bytes: Uint8Array, at: number) {
+    this.bytes = bytes;
+    this.at = at;
+  }
+
+  /** The first record as a Chunk, its head read again from the bytes. */
+  private first(bytes: Uint8Array): Chunk {
+    const reader = new VarintReader(bytes, this.at, bytes.length);
+    const fieldCount = reader.next();
+    const length = reader.next();
+    return [bytes, reader.pos, reader.pos + length, fieldCount];
   }
 
   /** Another record of the same term (a term with very many postings is saved in several). */
   addChunk(chunk: Chunk): boolean {
-    if (!this.chunks) return false;
-    this.chunks.push(chunk);
+    if (!this.bytes) return false;
+    if (this.rest) (this.rest as Chunk[]).push(chunk);
+    else this.rest = [chunk];
     return true;
+  }
+
+  /** Whether the postings are still the saved records (not decoded yet) */
+  get saved(): boolean {
+    return this.bytes !== undefined;
   }
 
   /** The saved records, while they are not decoded yet. */
   pending(): readonly Chunk[] | undefined {
-    return this.chunks;
+    const { bytes } = this;
+    if (!bytes) return undefined;
+    const more = this.rest as Chunk[] | undefined;
+    return more ? [this.first(bytes), ...more] : [this.first(bytes)];
   }
 
   /** While the postings are still bytes: how many each field holds (field id → count), read from the records. */
   savedCounts(): Map<number, number> | undefined {
-    const chunks = this.chunks;
-    if (chunks === undefined) return undefined;
+    if (this.bytes === undefined) return undefined;
     const counts = new Map<number, number>();
-    for (const [bytes, start, end, fieldCount] of chunks) {
-      const reader = new VarintReader(bytes, start, end);
+    for (let c = 0; c <= ((this.rest as Chunk[] | undefined)?.length ?? 0); c++) {
+      const [reader, fieldCount] = this.reader(c);
       for (let f = 0; f < fieldCount; f++) {
         const fieldId = reader.next();
         const count = reader.next();
@@ -153,11 +181,10 @@ export class LazyTermData extends Map<number, Postings> {
    * does not fit the arrays (the caller decodes the term instead).
    */
   readSaved(fieldId: number, ids: Uint32Array, freqs: Uint32Array): number {
-    const chunks = this.chunks;
-    if (chunks === undefined) return -1;
+    if (this.bytes === undefined) return -1;
     let n = 0;
-    for (const [bytes, start, end, fieldCount] of chunks) {
-      const reader = new VarintReader(bytes, start, end);
+    for (let c = 0; c <= ((this.rest as Chunk[] | undefined)?.length ?? 0); c++) {
+      const [reader, fieldCount] = this.reader(c);
       for (let f = 0; f < fieldCount; f++) {
         const field = reader.next();
         const count = reader.next();
@@ -180,60 +207,63 @@ export class LazyTermData extends Map<number, Postings> {
     return n;
   }
 
-  private decode(): void {
-    const chunks = this.chunks;
-    if (!chunks) return;
-    this.chunks = undefined;
-    const decoded: TermData = new Map();
-    for (const chunk of chunks) decodeChunk(chunk, decoded);
-    for (const [fieldId, postings] of decoded) super.set(fieldId, postings);
+  /** A reader of saved record `c` (0: the first) and its field count, while not decoded. */
+  private reader(c: number): [VarintReader, number] {
+    const [bytes, start, end, fieldCount] =
+      c === 0 ? this.first(this.bytes as Uint8Array) : ((this.rest as Chunk[])[c - 1] as Chunk);
+    return [new VarintReader(bytes, start, end), fieldCount];
   }
 
-  override get size(): number {
-    this.decode();
-    return super.size;
+  /** The postings as a Map, decoded from the saved records on first use. */
+  private decoded(): TermData {
+    if (!this.bytes) return this.rest as TermData;
+    const chunks = this.pending() as readonly Chunk[];
+    const map: TermData = new Map();
+    // Dropped before decoding, as before: a record that fails to decode leaves the term empty.
+    this.bytes = undefined;
+    this.rest = map;
+    const decoded: TermData = new Map();
+    for (const chunk of chunks) decodeChunk(chunk, decoded);
+    for (const [fieldId, postings] of decoded) map.set(fieldId, postings);
+    return map;
   }
-  override get(key: number): Postings | undefined {
-    this.decode();
-    return super.get(key);
+
+  get size(): number {
+    return this.decoded().size;
   }
-  override has(key: number): boolean {
-    this.decode();
-    return super.has(key);
+  get(key: number): Postings | undefined {
+    return this.decoded().get(key);
   }
-  override set(key: number, value: Postings): this {
-    this.decode();
-    return super.set(key, value);
+  has(key: number): boolean {
+    return this.decoded().has(key);
   }
-  override delete(key: number): boolean {
-    this.decode();
-    return super.delete(key);
+  set(key: number, value: Postings): this {
+    this.decoded().set(key, value);
+    return this;
   }
-  override clear(): void {
-    this.chunks = undefined;
-    super.clear();
+  delete(key: number): boolean {
+    return this.decoded().delete(key);
   }
-  override forEach(
-    fn: (value: Postings, key: number, map: Map<number, Postings>) => void,
-    self?: unknown,
-  ): void {
-    this.decode();
-    super.forEach(fn, self);
+  clear(): void {
+    this.bytes = undefined;
+    this.rest = new Map();
   }
-  override keys(): MapIterator<number> {
-    this.decode();
-    return super.keys();
+  forEach(fn: (value: Postings, key: number, map: Map<number, Postings>) => void, self?: unknown): void {
+    for (const [key, value] of this.decoded()) fn.call(self, value, key, this);
   }
-  override values(): MapIterator<Postings> {
-    this.decode();
-    return super.values();
+  keys(): MapIterator<number> {
+    return this.decoded().keys();
   }
-  override entries(): MapIterator<[number, Postings]> {
-    this.decode();
-    return super.entries();
+  values(): MapIterator<Postings> {
+    return this.decoded().values();
   }
-  override [Symbol.iterator](): MapIterator<[number, Postings]> {
-    this.decode();
-    return super[Symbol.iterator]();
+  entries(): MapIterator<[number, Postings]> {
+    return this.decoded().entries();
+  }
+  [Symbol.iterator](): MapIterator<[number, Postings]> {
+    return this.decoded()[Symbol.iterator]();
+  }
+  get [Symbol.toStringTag](): string {
+    return 'Map';
   }
 }

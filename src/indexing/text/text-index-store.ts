@@ -323,6 +323,7 @@ export class TextStoreLoader {
     const { terms } = this.index;
     let next = 0;
     while (reader.pos < bytes.length) {
+      const at = reader.pos;
       const fieldCount = reader.next();
       const length = reader.next();
       const start = reader.pos;
@@ -330,14 +331,20 @@ export class TextStoreLoader {
       if (reader.pos > bytes.length) throw new Error('a terms segment is cut short');
       const term = labels[next++];
       if (typeof term !== 'string' || term === '') throw new Error('a terms segment lacks a term');
-      const chunk: Chunk = [bytes, start, reader.pos, fieldCount];
       const data = terms.get(term);
+      const end = reader.pos;
       if (data === undefined) {
-        const lazy = new LazyTermData(chunk);
+        const lazy = new LazyTermData(bytes, at);
         terms.set(term, lazy);
         // The radix tree, built by adding its terms in the order they were first added to the index.
         if (!this.index.startsSeparate(term)) this.index.tree.set(term, lazy);
-      } else if (!(term === this.last && data instanceof LazyTermData && data.addChunk(chunk))) {
+      } else if (
+        !(
+          term === this.last &&
+          data instanceof LazyTermData &&
+          data.addChunk([bytes, start, end, fieldCount])
+        )
+      ) {
         throw new Error('a terms segment holds a term twice');
       }
       this.last = term;

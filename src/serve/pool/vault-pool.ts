@@ -1,4 +1,5 @@
 import { mkdir, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
 import { join } from 'node:path';
 import {
   CONFIG_FILE,
@@ -32,6 +33,14 @@ export interface VaultPoolOptions {
   dir: string;
   /** Unload a vault after this long without requests (default: 10 minutes) */
   idleMs?: number;
+  /**
+   * Most vaults loaded at once: a vault that must load when this many are loaded first unloads the
+   * one used least recently among those idle (no request in flight, no reflection due), as an
+   * idle unload does (committed and, with a remote, pushed). When every loaded vault is busy the
+   * new one loads anyway, and the next load tries again. Default: no limit (`mem serve --vaults`
+   * sets one from the memory it may use, see defaultMaxVaults).
+   */
+  maxVaults?: number;
   /** Options for each vault's watcher */
   watch?: WatchVaultOptions;
   /**
@@ -50,6 +59,25 @@ export interface VaultPoolOptions {
   remote?: RemoteOptions;
 }
 
+/**
+ * What `mem serve --vaults` plans for each loaded vault: a vault of 1,000 notes costs some 6 MiB of
+ * RSS after its first search (bench/results/pool.json), a month of daily notes about 1; larger
+ * ones more, and each more as its searches decode notes (limits.decodedNotesMiB), hence the margin.
+ */
+export const MIB_PER_VAULT = 8;
+
+/**
+ * The default of `--max-vaults`: as many vaults as fit in half the memory this process may use
+ * (the machine's, or less when a cgroup limits it) at MIB_PER_VAULT each, and at least 16.
+ */
+export function defaultMaxVaults(
+  total: number = os.totalmem(),
+  constrained: number = process.constrainedMemory?.() ?? 0,
+): number {
+  const bytes = constrained > 0 && constrained < total ? constrained : total;
+  return Math.max(16, Math.floor(bytes / 2 / (MIB_PER_VAULT * 1024 * 1024)));
+}
+
 /** Sync settings a vault created with `--remote` starts with: push after each group commit. */
 const REMOTE_SYNC = { remote: 'origin', afterCommit: true, intervalSeconds: 60 };
 
@@ -57,6 +85,8 @@ interface Entry {
   vault: Vault;
   active: number;
   lastUsed: number;
+  /** The pool's count of uses when it was last used: the order makeRoom unloads in (two uses in one millisecond keep theirs) */
+  useTurn: number;
 }
 
 const exists = (path: string) =>
@@ -76,11 +106,16 @@ export class VaultPool implements VaultSource {
   readonly moves?: VaultMoves;
   private readonly dir: string;
   private readonly idleMs: number;
+  private readonly maxVaults: number;
   private readonly options: VaultPoolOptions;
   private readonly entries = new Map<string, Promise<Entry>>();
   /** Each entry once loaded (health reads these without waiting for a vault still loading) */
   private readonly ready = new WeakMap<Promise<Entry>, Entry>();
   private readonly unloading = new Map<string, Promise<void>>();
+  /** Uses so far (see Entry.useTurn) */
+  private turns = 0;
+  /** Requests per vault between finding its entry and using it (see use()) */
+  private readonly waiting = new Map<string, number>();
   private readonly releasing = new Map<string, Promise<unknown>>();
   private readonly away = new Set<string>();
   private draining = false;
@@ -96,9 +131,15 @@ export class VaultPool implements VaultSource {
     this.root = options.dir;
     this.defaultIds = options.defaultIds === true;
     this.idleMs = options.idleMs ?? 10 * 60_000;
+    this.maxVaults = options.maxVaults ?? Number.POSITIVE_INFINITY;
     this.sweeper = setInterval(() => void this.sweep(), Math.max(10, Math.min(this.idleMs / 2, 60_000)));
     this.sweeper.unref();
     if (options.remote) this.moves = this.makeMoves();
+  }
+
+  /** Most vaults loaded at once (see VaultPoolOptions.maxVaults) */
+  get limit(): number {
+    return this.maxVaults;
   }
 
   /** Keys (`agent/user`) of the vaults loaded now */
@@ -139,18 +180,29 @@ export class VaultPool implements VaultSource {
       if (this.closing) throw this.awayError(key);
       loading = this.entries.get(key) ?? this.load(key, root, ids.settings, agentId, userId);
     }
-    if (!this.ready.has(loading)) how.onLoad?.();
-    const entry = await loading;
-    // Released or closing while it loaded: nothing may reach a vault once its release has begun.
-    if (this.closing || this.away.has(key)) throw this.awayError(key);
-    // Also when this request created it: another one may have created it first with other settings.
-    checkSettings(entry.vault, ids.settings);
-    entry.active++;
+    // Counted from here until it is active: a vault a request waits for is not the one unloaded
+    // to make room for another (makeRoom), nor swept as idle.
+    this.waiting.set(key, (this.waiting.get(key) ?? 0) + 1);
+    let entry: Entry;
+    try {
+      if (!this.ready.has(loading)) how.onLoad?.();
+      entry = await loading;
+      // Released or closing while it loaded: nothing may reach a vault once its release has begun.
+      if (this.closing || this.away.has(key)) throw this.awayError(key);
+      // Also when this request created it: another one may have created it first with other settings.
+      checkSettings(entry.vault, ids.settings);
+      entry.active++;
+    } finally {
+      const left = (this.waiting.get(key) ?? 1) - 1;
+      if (left > 0) this.waiting.set(key, left);
+      else this.waiting.delete(key);
+    }
     try {
       return await fn(entry.vault);
     } finally {
       entry.active--;
       entry.lastUsed = Date.now();
+      entry.useTurn = ++this.turns;
     }
   }
 
@@ -226,6 +278,7 @@ export class VaultPool implements VaultSource {
     agentId: string,
     userId: string,
   ): Promise<Entry> {
+    this.makeRoom();
     const loading = (async () => {
       if (!(await exists(join(root, CONFIG_FILE))))
         await this.prepare(key, root, settings, [agentId, userId]);
@@ -245,7 +298,7 @@ export class VaultPool implements VaultSource {
       vault.startSync(this.options.watch?.onError);
       // Each user's vault reflects on its own schedule, one model call at a time (when reflect.auto asks).
       vault.startAutoReflect({ onError: this.options.watch?.onError });
-      return { vault, active: 0, lastUsed: Date.now() };
+      return { vault, active: 0, lastUsed: Date.now(), useTurn: ++this.turns };
     })();
     this.entries.set(key, loading);
     loading.then(
@@ -366,11 +419,33 @@ export class VaultPool implements VaultSource {
     }
   }
 
+  /**
+   * Before a load with maxVaults loaded (or loading): unloads the idle vault used least recently.
+   * Synchronous, so two loads starting together cannot both pick the same one or both skip.
+   */
+  private makeRoom(): void {
+    if (this.entries.size < this.maxVaults) return;
+    const now = Date.now();
+    const idle: Array<[string, Entry]> = [];
+    for (const [key, loading] of this.entries) {
+      const entry = this.ready.get(loading);
+      if (!entry || entry.active > 0 || this.waiting.has(key) || this.reflectsSoon(entry.vault, now))
+        continue;
+      idle.push([key, entry]);
+    }
+    idle.sort((a, b) => a[1].useTurn - b[1].useTurn);
+    // More than one when loads went over the limit while every vault was busy.
+    for (const [key, entry] of idle) {
+      if (this.entries.size < this.maxVaults) break;
+      void this.unload(key, entry, 'least recently used');
+    }
+  }
+
   private async sweep(): Promise<void> {
     const now = Date.now();
     for (const [key, loading] of this.entries) {
       const entry = await loading.catch(() => undefined);
-      if (!entry || entry.active > 0 || now - entry.lastUsed < this.idleMs) continue;
+      if (!entry || entry.active > 0 || this.waiting.has(key) || now - entry.lastUsed < this.idleMs) continue;
       if (this.reflectsSoon(entry.vault, now)) continue;
       if (this.entries.get(key) !== loading) continue;
       void this.unload(key, entry);
