@@ -4,6 +4,7 @@
 // against the whole text (a search per entry for its line, its id and the next free id, and a new
 // copy of the note per placed entry) made one conversation of 20,000 messages cost minutes.
 import { addLinesUnderHeading } from '../vault/markdown/add-under-heading.js';
+import { ownString } from '../vault/markdown/own-string.js';
 import {
   appendLine,
   blockIdNumber,
@@ -74,7 +75,8 @@ export class DayReading {
     const { text: read } = this;
     if (text.length <= read.length || !read.endsWith('\n') || !text.endsWith('\n') || !text.startsWith(read))
       return false;
-    const tail = text.slice(read.length);
+    // Its own copy: a slice would keep this version of the day alive in the lines kept from it.
+    const tail = ownString(text.slice(read.length));
     for (const line of tail.split(/\r?\n/)) this.lines.add(line);
     for (const id of blockIdsOf(tail)) this.ids.add(id);
     countIds(countedIds(tail), this.counted);

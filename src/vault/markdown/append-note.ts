@@ -8,6 +8,7 @@ import type { Block, Note, Section } from '../../core/types.js';
 import { maskIgnored, scanLinks } from '../links/scan-links.js';
 import { commentSpans } from './comments.js';
 import { appendedEntries, readStructure } from './note-sections.js';
+import { ownString } from './own-string.js';
 import { codeSpans, parseMarkdown } from './parse-markdown.js';
 import { inlineTags, type NoteParts } from './parse-note.js';
 import { plainTree } from './plain-tree.js';
@@ -107,7 +108,9 @@ export function appendToNote(
 ): Note | undefined {
   const state = states.get(previous);
   if (!state || text.length <= state.length || text.length > limits.maxNoteChars) return undefined;
-  const tail = text.slice(state.length);
+  // Its own copy: what is read from it (entry texts, ids) is held for the life of the note, and a
+  // slice would keep this whole version of the day alive with it, one more version per append.
+  const tail = ownString(text.slice(state.length));
   if (!ITEM_START.test(tail) || tail.includes('\r')) return undefined;
   for (let from = 0; from < tail.length; ) {
     const eol = tail.indexOf('\n', from);
