@@ -7,6 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { refreshPaths } from '../../src/indexing/refresh-index.js';
+// Recall's declared trackers (entry days, speakers), which a save keeps.
+import '../../src/recall/choose-range.js';
+import '../../src/recall/speaker-prior.js';
 import { VaultIndex } from '../../src/indexing/vault-index.js';
 import { isAppendable } from '../../src/vault/markdown/append-note.js';
 import { parseNote } from '../../src/vault/markdown/parse-note.js';
@@ -36,6 +39,16 @@ async function upsertWhole(index: VaultIndex, path: string, text: string): Promi
 
 const answers = (index: VaultIndex) =>
   JSON.stringify(QUERIES.map((q) => index.text.search(q).map((hit) => [hit.id, hit.score, hit.terms])));
+
+/** The declared trackers (entry days, speakers: recall's), each key's count and each note's keys. */
+const trackers = (index: VaultIndex) =>
+  JSON.stringify(
+    Object.entries(index.saveTrackers()).map(([name, saved]) =>
+      saved.kind === 'tally'
+        ? [name, [...saved.keys].sort(), [...saved.byPath].sort()]
+        : [name, [...saved.paths].sort()],
+    ),
+  );
 
 describe('a day note indexed as appends', () => {
   it('answers as the note parsed whole at every version', async () => {
@@ -79,6 +92,8 @@ describe('a day note indexed as appends', () => {
       let text = day.text;
       await writeFile(join(root, PATH), text);
       await refreshPaths(root, live, [OTHER, PATH]);
+      // The trackers (entry days, speakers) exist before the appends, so the appends update them.
+      live.saveTrackers();
       for (let step = 1; step <= 5; step++) {
         const before = live.notes.get(PATH)!;
         text = appendLine(text, appended(r, day).replace(/\n$/, ''));
@@ -92,6 +107,7 @@ describe('a day note indexed as appends', () => {
         await upsertWhole(fresh, PATH, text);
         compared++;
         expect(answers(live), `seed ${seed} step ${step}:\n${text}`).toBe(answers(fresh));
+        expect(trackers(live)).toBe(trackers(fresh));
       }
     }
     expect(compared).toBeGreaterThan(40);
