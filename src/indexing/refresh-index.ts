@@ -178,8 +178,7 @@ function noteOf(
 ): Note {
   try {
     if (previous) {
-      const prefix = (length: number) => hashText(text.slice(0, length));
-      const appended = appendToNote(previous, text, prefix, hash, stat, index.limits);
+      const appended = appendToNote(previous, text, hash, stat, index.limits);
       if (appended) return appended;
     }
     const bounded = boundNote(path, text, index.limits);

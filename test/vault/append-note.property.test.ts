@@ -22,8 +22,7 @@ function readWhole(text: string, step: number): Note {
 
 /** `previous` read on with `text`: as an append when it is one, else undefined. */
 function readAppend(previous: Note, text: string, step: number): Note | undefined {
-  const prefix = (length: number) => hashText(text.slice(0, length));
-  return appendToNote(previous, text, prefix, hashText(text), stat(text, step), DEFAULT_LIMITS);
+  return appendToNote(previous, text, hashText(text), stat(text, step), DEFAULT_LIMITS);
 }
 
 describe('an append read alone', () => {
@@ -55,15 +54,20 @@ describe('an append read alone', () => {
   });
 
   it('reads the whole note after a hand edit before the end, whatever the size', () => {
-    const r = random(7);
-    const text = `- 09:00 **Rain:** tea ^e1\n${entryLine(r, 'e2')}\n`;
+    const text = '- 09:00 **Rain:** tea ^e1\n- 09:05 **小满:** 好的 [[Mia]] ^e2\n';
     const note = readWhole(text, 0);
     expect(isAppendable(note)).toBe(true);
-    const edited = `${text.replace('tea', 'pie')}${entryLine(r, 'e3')}\n`;
-    expect(readAppend(note, edited, 1)).toBeUndefined();
-    // The same length, another text: the prefix's hash tells.
-    const same = `${text.replace('tea', 'tee')}${entryLine(r, 'e3')}\n`;
-    expect(readAppend(note, same, 1)).toBeUndefined();
+    const entry = '- 10:00 **Rain:** more tea #trip ^e3\n';
+    // The control: the same append to the note as it was is read alone.
+    expect(readAppend(note, `${text}${entry}`, 1)).toStrictEqual(
+      parseNote(PATH, `${text}${entry}`, stat(`${text}${entry}`, 1), hashText(`${text}${entry}`)),
+    );
+    // (An append read alone moves what the next one needs on to its note: each read starts anew.)
+    const longer = `${text.replace('tea', 'green tea')}${entry}`;
+    expect(readAppend(readWhole(text, 0), longer, 1)).toBeUndefined();
+    // The same length, another text: only the hash tells.
+    const same = `${text.replace('tea', 'pie')}${entry}`;
+    expect(readAppend(readWhole(text, 0), same, 1)).toBeUndefined();
   });
 
   it('reads the whole note when an earlier line ends in the new block id', () => {

@@ -3,6 +3,7 @@
 // that gives exactly what parseNote gives the whole new text: the note as read before ended in an
 // entry (no code fence, HTML block or `%%` comment left open that would swallow what follows), and
 // the appended text is nothing but entries. Anything else is read whole (parseNote).
+import { createHash, type Hash } from 'node:crypto';
 import type { Root } from 'mdast';
 import type { Block, Note, Section } from '../../core/types.js';
 import { maskIgnored, scanLinks } from '../links/scan-links.js';
@@ -18,6 +19,8 @@ import { blankSpans, type Span } from './spans.js';
 interface AppendState {
   /** Length of the text the note was read from (UTF-16 units) */
   length: number;
+  /** SHA-256 of that text so far, not finished: the hash of it and an append is this and the append's */
+  digest: Hash;
   /** Line breaks in it */
   breaks: number;
   /** The entries' date */
@@ -81,8 +84,12 @@ export function keepAppendState(parts: NoteParts, text: string): void {
     if (last) lastRest = k;
     break;
   }
+  // The note's hash is the file's: only a note read from its whole text picks up from it.
+  const digest = createHash('sha256').update(text);
+  if (digest.copy().digest('hex') !== note.hash) return;
   states.set(note, {
     length: text.length,
+    digest,
     breaks: breaksIn(text),
     date: parts.date,
     blockIds: new Set(note.blocks.map((b) => b.id)),
@@ -92,15 +99,14 @@ export function keepAppendState(parts: NoteParts, text: string): void {
 }
 
 /**
- * The note `text` makes, `previous` having been read from `text.slice(0, n)` for some n
- * (the caller checks the prefix: `prefixHash` is the hash of that prefix, compared with the
- * note's), or undefined when that cannot be told from the appended part alone: then read it whole.
- * The result is what parseNote gives `text`, field for field.
+ * The note `text` makes, when it is the text `previous` was read from with more after it, or
+ * undefined when that cannot be told from the appended part alone: then read it whole. The
+ * result is what parseNote gives `text`, field for field.
  */
 export function appendToNote(
   previous: Note,
   text: string,
-  hashPrefix: (length: number) => string,
+  /** SHA-256 of `text` (the file's) */
   hash: string,
   stat: { size: number; mtimeMs: number },
   /** The index's bounds (bound-note.ts): a note that passes one is read whole, and cut */
@@ -118,8 +124,10 @@ export function appendToNote(
     if (end - from > limits.maxLineChars) return undefined;
     from = end + 1;
   }
-  // The file on disk is the truth: a hand edit anywhere before the end is a new text.
-  if (hashPrefix(state.length) !== previous.hash) return undefined;
+  // The file on disk is the truth: a hand edit anywhere before the end is a new text. The text
+  // read before and this append hash as the file does only when the file is the two.
+  const digest = state.digest.copy().update(tail);
+  if (digest.copy().digest('hex') !== hash) return undefined;
   const tree = plainTree(tail) ?? parseMarkdown(tail);
   if (!tree.children.every((node) => node.type === 'list')) return undefined;
   const code = codeSpans(tree);
@@ -186,6 +194,7 @@ export function appendToNote(
   // The state moves on to the new note (the one before is replaced by it).
   states.delete(previous);
   state.length = text.length;
+  state.digest = digest;
   state.breaks += breaksIn(tail);
   for (const id of fresh) state.blockIds.add(id);
   for (const section of entries) state.sectionIds.add(section.id);
