@@ -7,7 +7,7 @@ import { appendToNote, isAppendable, keepAppendState } from '../../src/vault/mar
 import { parseNote, parseNoteParts } from '../../src/vault/markdown/parse-note.js';
 import { hashText } from '../../src/vault/write-note.js';
 import { appendLine } from '../../src/write/episode-entry.js';
-import { appended, dayNote, entryLine, random } from '../helpers/day-notes.js';
+import { appended, dayNote, random } from '../helpers/day-notes.js';
 
 const PATH = 'episodes/daily/2026-11-30.md';
 
