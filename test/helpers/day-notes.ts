@@ -115,6 +115,8 @@ export function dayNote(r: Random): { text: string; next: number; mentioned: str
   for (let n = r.int(0, 10); n > 0; n--) pieces.push(piece());
   let text = pieces.join(r.chance(0.7) ? '\n' : '\n\n');
   text += r.pick(['\n', '\n', '\n', '', '\n\n', '  \n']);
+  // A byte-order mark, as some editors write one.
+  if (r.chance(0.05)) text = `\ufeff${text}`;
   return { text, next, mentioned };
 }
 
