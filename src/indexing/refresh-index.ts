@@ -4,7 +4,8 @@ import { join, sep } from 'node:path';
 import { readRegularFileSync } from '../core/regular-file.js';
 import type { Note } from '../core/types.js';
 import type { VaultLayout } from '../vault/layout.js';
-import { parseNote } from '../vault/markdown/parse-note.js';
+import { appendToNote, keepAppendState } from '../vault/markdown/append-note.js';
+import { parseNote, parseNoteParts } from '../vault/markdown/parse-note.js';
 import { findOnDisk } from '../vault/paths.js';
 import { isNotePath, type VaultFile, walkVault } from '../vault/read-vault.js';
 import { removeLeftoverTemps } from '../vault/temp-name.js';
@@ -114,7 +115,8 @@ export async function refreshPaths(
       toRead.push({ path: rel, abs, size: info.size, mtimeMs: info.mtimeMs });
     else if (index.remove(rel)) tally(stats, 'removed', rel, changed);
   }
-  await readInto(index, toRead, stats, changed);
+  // A write's note (a chat turn's day) is read as an append to the version indexed when it is one.
+  await readInto(index, toRead, stats, changed, undefined, true);
   return stats;
 }
 
@@ -133,6 +135,8 @@ async function readInto(
   stats: RefreshStats,
   changed: Set<string> | undefined,
   onProgress?: RefreshProgress,
+  /** Read a note that had text appended as that (append-note.ts), and keep what the next append needs */
+  appends = false,
 ): Promise<void> {
   for (let i = 0; i < toRead.length; i += READ_BATCH) {
     onProgress?.(i, toRead.length);
@@ -151,7 +155,8 @@ async function readInto(
         tally(stats, 'touched', file.path, changed);
         continue;
       }
-      index.upsert(noteOf(index, file.path, text, hash, { size: file.size, mtimeMs: file.mtimeMs }));
+      const stat = { size: file.size, mtimeMs: file.mtimeMs };
+      index.upsert(noteOf(index, file.path, text, hash, stat, appends ? (known ?? null) : undefined));
       tally(stats, known ? 'changed' : 'added', file.path, changed);
     }
   }
@@ -165,11 +170,22 @@ function noteOf(
   text: string,
   hash: string,
   stat: { size: number; mtimeMs: number },
+  /**
+   * The note's version indexed before (null: none), when the text may be that version's with
+   * entries appended: then only those are read, and what the next append needs is kept
+   */
+  previous?: Note | null,
 ): Note {
   try {
+    if (previous) {
+      const appended = appendToNote(previous, text, hash, stat, index.limits);
+      if (appended) return appended;
+    }
     const bounded = boundNote(path, text, index.limits);
     // The hash is the file's, so an unchanged file is still recognised as unchanged.
-    const note = boundLinks(parseNote(path, bounded.text, stat, hash, index.layout), index.limits);
+    const parts = parseNoteParts(path, bounded.text, stat, hash, index.layout);
+    const note = boundLinks(parts.note, index.limits);
+    if (previous !== undefined && !bounded.reason && note === parts.note) keepAppendState(parts, text);
     if (bounded.reason)
       note.truncated = note.truncated ? `${bounded.reason}; ${note.truncated}` : bounded.reason;
     return note;

@@ -82,17 +82,43 @@ class FacetNotes implements ReadonlyMap<string, Note> {
   }
 }
 
+/** keysOf functions whose keys are those of a note's sections, each read alone (see sectionKeys). */
+const SECTION_KEYS = new WeakSet<(note: Note) => Iterable<string>>();
+
+/**
+ * Marks `keysOf` as giving the keys of a note's sections, each read alone (and of its layer, path
+ * and other fields than the sections): then a note with entries appended has the keys it had and
+ * those of the new sections, and a tally counts only those (a day of a thousand entries is not
+ * walked on every add).
+ */
+export function sectionKeys<T extends (note: Note) => Iterable<string>>(keysOf: T): T {
+  SECTION_KEYS.add(keysOf);
+  return keysOf;
+}
+
 /** The keys of all notes, counted (see VaultIndex.tally). */
 export class Tally {
   readonly keys = new Map<string, number>();
   version = 0;
   private readonly byPath = new Map<string, string[]>();
+  private readonly bySection: boolean;
 
-  constructor(private readonly keysOf: (note: Note) => Iterable<string>) {}
+  constructor(private readonly keysOf: (note: Note) => Iterable<string>) {
+    this.bySection = SECTION_KEYS.has(keysOf);
+  }
 
-  update(path: string, note: Note | undefined): void {
+  /**
+   * `note` is the note now at `path`, or undefined when it was removed. `appended`: the note with
+   * only the sections appended since the version this tally was told of (its others alike).
+   */
+  update(path: string, note: Note | undefined, appended?: Note): void {
     const before = new Set(this.byPath.get(path));
-    const after = new Set(note === undefined ? [] : this.keysOf(note));
+    const after =
+      note === undefined
+        ? new Set<string>()
+        : appended && this.bySection
+          ? new Set([...before, ...this.keysOf(appended)])
+          : new Set(this.keysOf(note));
     // A key the note gave before and gives still keeps its count; the version moves when a key
     // comes or goes, not when a note's keys stayed the same.
     let changed = false;

@@ -61,7 +61,9 @@ export class VaultIndex {
   upsert(note: Note): void {
     const previous = this.notes.get(note.path);
     this.version++;
-    for (const tracker of this.trackers.values()) tracker.update(note.path, note);
+    const added = previous && appendedSections(previous, note);
+    const appended = added ? { ...note, sections: added } : undefined;
+    for (const tracker of this.trackers.values()) tracker.update(note.path, note, appended);
     this.savedTrackers?.changed.add(note.path);
     if (!previous) this.countBasename(note.path, 1);
     this.notes.set(note.path, note);
@@ -280,6 +282,30 @@ export class VaultIndex {
     index.savedTrackers = { trackers, changed: new Set() };
     return index;
   }
+}
+
+/**
+ * The sections `note` has after those of `previous` when it is `previous` with sections appended
+ * (the sections before the same objects, or copies that differ only in where they end, as an
+ * append read alone makes them: append-note.ts); else undefined.
+ */
+function appendedSections(previous: Note, note: Note): Section[] | undefined {
+  const before = previous.sections;
+  const after = note.sections;
+  if (after.length <= before.length || previous.layer !== note.layer || previous.path !== note.path)
+    return undefined;
+  for (let k = 0; k < before.length; k++) {
+    const a = before[k] as Section;
+    const b = after[k] as Section;
+    if (a !== b && !sameButSpan(a, b)) return undefined;
+  }
+  return after.slice(before.length);
+}
+
+function sameButSpan(a: Section, b: Section): boolean {
+  const keys = Object.keys(a) as Array<keyof Section>;
+  if (keys.length !== Object.keys(b).length) return false;
+  return keys.every((key) => key === 'start' || key === 'end' || key === 'line' || a[key] === b[key]);
 }
 
 /** The position of the section `sectionByAnchor` takes, by the same rules, from the anchors alone; -1: none. */

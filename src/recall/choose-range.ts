@@ -1,5 +1,5 @@
 import type { Note } from '../core/types.js';
-import { declareTally } from '../indexing/trackers.js';
+import { declareTally, sectionKeys } from '../indexing/trackers.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { addDays } from '../time/calendar-day.js';
 import { parseTimeRange } from '../time/time-range.js';
@@ -33,7 +33,7 @@ function* daysOf(note: Note): Iterable<string> {
   for (const section of note.sections) if (section.date) yield section.date;
 }
 // Declared so that a save keeps it and an open restores it instead of scanning every note.
-declareTally('entry-days', daysOf);
+declareTally('entry-days', sectionKeys(daysOf));
 
 /** The days that have episode entries, sorted; kept until a day gains its first entry or loses its last. */
 function entryDays(index: VaultIndex): string[] {

@@ -1,6 +1,6 @@
 import type { Note } from '../core/types.js';
 import { processTerm, tokenize } from '../indexing/text/tokenize.js';
-import { declareTally } from '../indexing/trackers.js';
+import { declareTally, sectionKeys } from '../indexing/trackers.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -19,7 +19,7 @@ function* speakersOf(note: Note): Iterable<string> {
   }
 }
 // Declared so that a save keeps it and an open restores it instead of scanning every note.
-declareTally('speakers', speakersOf);
+declareTally('speakers', sectionKeys(speakersOf));
 
 /**
  * Every speaker of an episode entry, longest name first (so `Mei Lin` is read before `Mei`): kept

@@ -4,7 +4,17 @@
 // against the whole text (a search per entry for its line, its id and the next free id, and a new
 // copy of the note per placed entry) made one conversation of 20,000 messages cost minutes.
 import { addLinesUnderHeading } from '../vault/markdown/add-under-heading.js';
-import { appendLine, blockIdNumber, countedIds, formatBlockId, freshBlockIds } from './episode-entry.js';
+import { ownString } from '../vault/markdown/own-string.js';
+import {
+  appendLine,
+  blockIdNumber,
+  countedIds,
+  countIds,
+  formatBlockId,
+  freshAfter,
+  freshBlockIds,
+  type IdCount,
+} from './episode-entry.js';
 
 /** The lines of `text`, a CRLF note's read as LF. */
 export function lineSet(text: string): Set<string> {
@@ -38,11 +48,68 @@ export function placeEntries(text: string, lines: readonly string[], heading: st
     : appendLine(text, lines.join('\n'));
 }
 
+/**
+ * What a day note's text holds, as a draft reads it: its lines, its block ids and the ids mem
+ * counts. Read on from the reading before when the note only grew (a day's appends), so a day's
+ * write costs what it appends, not the day.
+ */
+export class DayReading {
+  private constructor(
+    /** The text read */
+    public text: string,
+    readonly lines: Set<string>,
+    readonly ids: Set<string>,
+    readonly counted: IdCount,
+  ) {}
+
+  static of(text: string): DayReading {
+    return new DayReading(text, lineSet(text), new Set(blockIdsOf(text)), countIds(countedIds(text)));
+  }
+
+  /**
+   * This reading moved on to `text`, the text it read with more after it; false (nothing changed)
+   * when `text` is not that. Lines and ids are read line by line, so the text read must end in a
+   * line break, and so must `text` (a last line without one is no line yet of the one it becomes).
+   */
+  grow(text: string): boolean {
+    const { text: read } = this;
+    if (text.length <= read.length || !read.endsWith('\n') || !text.endsWith('\n') || !text.startsWith(read))
+      return false;
+    // Its own copy: a slice would keep this version of the day alive in the lines kept from it.
+    const tail = ownString(text.slice(read.length));
+    for (const line of tail.split(/\r?\n/)) this.lines.add(line);
+    for (const id of blockIdsOf(tail)) this.ids.add(id);
+    countIds(countedIds(tail), this.counted);
+    this.text = text;
+    return true;
+  }
+}
+
+/** The last reading of each day note (by absolute path) this process drafted on; a few. */
+const readings = new Map<string, DayReading>();
+const READINGS = 8;
+
+/**
+ * A reading of `text`, the note at `key`: the one kept for it, read on when the note only grew,
+ * else read afresh. The reading is shared: what it holds changes when the note is read again.
+ */
+export function readingOf(key: string, text: string): DayReading {
+  const kept = readings.get(key);
+  if (kept && (kept.text === text || kept.grow(text))) return kept;
+  const reading = DayReading.of(text);
+  readings.delete(key);
+  readings.set(key, reading);
+  if (readings.size > READINGS) readings.delete(readings.keys().next().value!);
+  return reading;
+}
+
 /** A day note as read, and the entry lines to add to it. */
 export class DayDraft {
-  private readonly lines: Set<string>;
-  private readonly ids: Set<string>;
+  /** Lines and ids of the lines added (the note's own are the reading's) */
+  private readonly lines = new Set<string>();
+  private readonly ids = new Set<string>();
   private readonly added: string[] = [];
+  private readonly reading: DayReading;
   /** The number the next id gets */
   private next: number;
 
@@ -52,20 +119,22 @@ export class DayDraft {
     private readonly floor: number,
     /** This device's tag (device-tag.ts), which its new ids carry; none: plain `eN` */
     private readonly tag?: string,
+    /** The reading of `base`, when the caller keeps one (readingOf) */
+    reading?: DayReading,
   ) {
-    this.lines = lineSet(base);
-    this.ids = new Set(blockIdsOf(base));
-    this.next = blockIdNumber(freshBlockIds(countedIds(base), floor, 1)[0]!);
+    this.reading = reading?.text === base ? reading : DayReading.of(base);
+    this.next = blockIdNumber(freshAfter(this.reading.counted, floor, 1)[0]!);
   }
 
   /** Whether the note, with the lines added so far, holds `line` whole. */
   holds(line: string): boolean {
-    return holdsIn(this.lines, line);
+    const { lines } = this.reading;
+    return line.split('\n').every((part) => lines.has(part) || this.lines.has(part));
   }
 
   /** Whether `^id` ends a line of the note or of a line added so far. */
   hasBlockId(id: string): boolean {
-    return this.ids.has(id);
+    return this.reading.ids.has(id) || this.ids.has(id);
   }
 
   /**
@@ -84,8 +153,8 @@ export class DayDraft {
     this.next = nextAfter(line, this.next);
     // Numbering on stops where the note holds the next id by hand, or at the ids' bound: then the
     // next is chosen among all the ids (rare; episode-entry.ts freshBlockIds).
-    if (this.ids.has(this.nextBlockId()) || blockIdNumber(`e${this.next}`) === 0)
-      this.next = blockIdNumber(freshBlockIds(this.ids, this.floor, 1)[0]!);
+    if (this.hasBlockId(this.nextBlockId()) || blockIdNumber(`e${this.next}`) === 0)
+      this.next = blockIdNumber(freshBlockIds([...this.reading.ids, ...this.ids], this.floor, 1)[0]!);
   }
 
   /** The note with every added line placed. */

@@ -133,16 +133,36 @@ const NEAR_BOUND = MAX_BLOCK_ID - 1_000_000;
  * and when those run out as well, the free numbers above MAX_CITED_ID are used, lowest first.
  */
 export function freshBlockIds(ids: Iterable<string>, floor: number, count: number, tag?: string): string[] {
-  const start = Number.isSafeInteger(floor) && floor > 0 && floor <= MAX_CITED_ID ? floor : 0;
-  let max = start;
-  let below = start;
-  const high = new Set<number>();
+  return freshAfter(countIds(ids), floor, count, tag);
+}
+
+/** What freshBlockIds needs of a note's ids: the highest number, the highest below NEAR_BOUND, those above MAX_CITED_ID. */
+export interface IdCount {
+  max: number;
+  below: number;
+  high: Set<number>;
+}
+
+/** Counts `ids` (into `count`, to add to one kept: a day's draft counts only what was appended). */
+export function countIds(
+  ids: Iterable<string>,
+  count: IdCount = { max: 0, below: 0, high: new Set() },
+): IdCount {
   for (const id of ids) {
     const n = blockIdNumber(id);
-    if (n > max) max = n;
-    if (n > below && n <= NEAR_BOUND) below = n;
-    if (n > MAX_CITED_ID) high.add(n);
+    if (n > count.max) count.max = n;
+    if (n > count.below && n <= NEAR_BOUND) count.below = n;
+    if (n > MAX_CITED_ID) count.high.add(n);
   }
+  return count;
+}
+
+/** freshBlockIds from the ids' count. */
+export function freshAfter(counted: IdCount, floor: number, count: number, tag?: string): string[] {
+  const start = Number.isSafeInteger(floor) && floor > 0 && floor <= MAX_CITED_ID ? floor : 0;
+  const max = Math.max(start, counted.max);
+  const below = Math.max(start, counted.below);
+  const { high } = counted;
   const fresh: string[] = [];
   const from = max + count <= MAX_BLOCK_ID ? max : below + count <= NEAR_BOUND ? below : undefined;
   if (from !== undefined) {

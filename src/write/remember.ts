@@ -14,7 +14,7 @@ import { entryText } from '../vault/markdown/entry-text.js';
 import { resolveInVault } from '../vault/paths.js';
 import { appendVerified } from '../vault/write-note.js';
 import { blockIdFloor, raiseBlockIdFloor } from './block-id-floor.js';
-import { DayDraft, holdsIn, lineSet, placeEntries } from './day-draft.js';
+import { DayDraft, holdsIn, lineSet, placeEntries, readingOf } from './day-draft.js';
 import { deviceTag } from './device-tag.js';
 import { type EntryKind, renderEntry } from './episode-entry.js';
 import { fillTemplate } from './init/fill-template.js';
@@ -222,7 +222,7 @@ export async function appendToDay(
     created = current === undefined;
     // The note is read once; each entry is checked against that reading and the entries before it
     // (day-draft.ts): a search of the whole note per entry made a long day quadratic.
-    const draft = new DayDraft(base, floor, tag);
+    const draft = new DayDraft(base, floor, tag, readingOf(abs, base));
     // Not into a missing note: a person who deleted the note meant it.
     restored = current === undefined ? [] : recent.filter((r) => !draft.holds(r.line));
     for (const r of restored) {
@@ -252,7 +252,7 @@ export async function appendToDay(
     return text.startsWith(base) ? text.slice(base.length) : { replace: text };
   };
   const present = (text: string) => {
-    const held = lineSet(text);
+    const held = readingOf(abs, text).lines;
     return (
       restored.every((r) => holdsIn(held, r.line)) &&
       written.every((line, i) => skipped.has(i) || (line !== undefined && holdsIn(held, line)))

@@ -124,11 +124,16 @@ function sameList(a: readonly string[], b: readonly string[]): boolean {
  * CONTEXT_ENTRIES entries before it in its note with the same day. A section's document depends on
  * these, so an incremental replace compares them too.
  */
-export function entryContexts(note: Note): Map<string, string> {
+export function entryContexts(note: Note, from = 0): Map<string, string> {
   const contexts = new Map<string, string>();
   if (note.layer !== 'episodes') return contexts;
+  const { sections } = note;
+  // From a later section (an append's): the entries before it that lend it their words.
   const before: Section[] = [];
-  for (const section of note.sections) {
+  for (let k = from - 1; k >= 0 && before.length < CONTEXT_ENTRIES; k--)
+    if (sections[k]?.kind === 'block') before.unshift(sections[k] as Section);
+  for (let k = from; k < sections.length; k++) {
+    const section = sections[k] as Section;
     if (section.kind !== 'block') continue;
     const sameDay = before.filter((entry) => entry.date === section.date).slice(-CONTEXT_ENTRIES);
     contexts.set(section.id, sameDay.map((entry) => contextOf(entry.text)).join('\n'));
@@ -147,8 +152,11 @@ function contextOf(text: string): string {
     : tail.replace(/^[\uDC00-\uDFFF]/, '');
 }
 
-/** The documents of a note's sections; with `only`, of those sections alone (their context still read from the whole note). */
-export function sectionDocuments(note: Note, only?: ReadonlySet<string>): SectionDocument[] {
+/**
+ * The documents of a note's sections; with `only`, of those sections alone (their context still
+ * read from the whole note); with `from`, of the sections from that position on.
+ */
+export function sectionDocuments(note: Note, only?: ReadonlySet<string>, from = 0): SectionDocument[] {
   const common = {
     path: note.path,
     layer: note.layer,
@@ -161,9 +169,10 @@ export function sectionDocuments(note: Note, only?: ReadonlySet<string>): Sectio
     note.sections.length > 0
       ? note.sections
       : [{ id: `${note.path}#`, anchor: '', kind: 'preamble', text: '', start: 0, end: 0, line: 1 }];
-  const contexts = entryContexts(note);
+  const contexts = entryContexts(note, from);
   const byId = new Map<string, SectionDocument>();
-  for (const section of sections) {
+  for (let k = from; k < sections.length; k++) {
+    const section = sections[k] as Section;
     if (only && !only.has(section.id)) continue;
     const seen = byId.get(section.id);
     if (seen) {

@@ -139,7 +139,7 @@ export class TextIndex {
   }
 
   /** addDocuments with the note's section ids (in order) and the documents to add given apart. */
-  private addFresh(path: string, ids: string[], fresh: SectionDocument[], kept: ReadonlySet<string>): void {
+  private addFresh(path: string, ids: string[], fresh: SectionDocument[], kept: Iterable<string>): void {
     // A section left from an add that failed half-way (or a cache saved then) is replaced, never
     // met with "duplicate ID", which made every later write to the note fail.
     this.discard(fresh.map((document) => document.id).filter((id) => this.terms.has(id)));
@@ -219,6 +219,7 @@ export class TextIndex {
   private replaceSections(note: Note, previous: Note, ids: readonly string[]): boolean {
     if (!sameNoteFields(previous, note) || previous.sections.length === 0 || note.sections.length === 0)
       return false;
+    if (this.appendSections(note, previous, ids)) return true;
     const before = new Map<string, Section>();
     for (const section of previous.sections) before.set(section.id, section);
     if (before.size !== previous.sections.length || ids.length !== before.size) return false;
@@ -251,6 +252,34 @@ export class TextIndex {
       documents,
       kept,
     );
+    return true;
+  }
+
+  /**
+   * replaceSections when entries were appended: the note's sections are the previous version's
+   * (alike as sameSection tells, the same objects after an append was read alone) and new ones
+   * after them. The sections before are kept without a look at their contexts (an entry's context
+   * is the entries before it), and only the new ones become documents: a cost of the entries
+   * added, not of the day. False (nothing done) when the note is not that.
+   */
+  private appendSections(note: Note, previous: Note, ids: readonly string[]): boolean {
+    const before = previous.sections;
+    const after = note.sections;
+    if (after.length <= before.length || ids.length !== before.length) return false;
+    for (let k = 0; k < before.length; k++) {
+      const a = before[k] as Section;
+      const b = after[k] as Section;
+      if (ids[k] !== a.id) return false;
+      if (a !== b && (a.kind !== b.kind || !sameSection(a, b))) return false;
+    }
+    const added = after.slice(before.length);
+    const seen = new Set(ids);
+    if (seen.size !== ids.length) return false;
+    for (const section of added) {
+      if (seen.has(section.id)) return false;
+      seen.add(section.id);
+    }
+    this.addFresh(note.path, [...seen], sectionDocuments(note, undefined, before.length), ids);
     return true;
   }
 

@@ -118,10 +118,13 @@ export interface SectionInput {
   hidden: readonly Span[];
 }
 
+/** The note's block ids, as cleanText asks for them */
+export type BlockIds = Pick<ReadonlySet<string>, 'has'>;
+
 const ID_MARK = /\^([A-Za-z0-9-]+)[ \t]*$/gm;
 
 /** Removes ` ^id` marks of known blocks (and lines holding only one) and `\r`, then trims. */
-function cleanText(raw: string, ids: ReadonlySet<string>): string {
+function cleanText(raw: string, ids: BlockIds): string {
   const text = raw.replace(/\r/g, '');
   if (!text.includes('^')) return text.trim();
   // The spaces before a mark are found by walking back, not by the pattern: `[ \t]+\^` tried at
@@ -151,13 +154,17 @@ function trimSpan(text: string, from: number, to: number): Span {
 }
 
 class SectionIds {
-  private readonly used = new Set<string>();
-  constructor(private readonly path: string) {}
+  readonly used = new Set<string>();
+  constructor(
+    private readonly path: string,
+    /** Ids the note's earlier sections took (an append numbers on after them) */
+    private readonly taken?: ReadonlySet<string>,
+  ) {}
   /** `path#anchor`, with ` (2)`, ` (3)` … appended when two sections share an anchor */
   next(anchor: string): string {
     const base = `${this.path}#${anchor}`;
     let id = base;
-    for (let n = 2; this.used.has(id); n++) id = `${base} (${n})`;
+    for (let n = 2; this.used.has(id) || this.taken?.has(id); n++) id = `${base} (${n})`;
     this.used.add(id);
     return id;
   }
@@ -231,17 +238,7 @@ export function episodeSections(input: SectionInput, date: string | undefined): 
       const [start, end] = spans[b]!;
       if (start > cursor) pieces.push(visibleText(text, hidden, cursor, start));
       cursor = Math.max(cursor, end);
-      entries.push({
-        id: '',
-        anchor: `^${block.id}`,
-        kind: 'block',
-        ...(region.heading ? { heading: region.heading.text } : {}),
-        ...entryText(visibleText(text, hidden, start, end), block.item, ids),
-        start,
-        end: trimSpan(text, start, end)[1],
-        line: block.line,
-        ...dated,
-      });
+      entries.push(entrySection(input, block, start, end, region.heading?.text, ids, dated));
     }
     if (cursor < to) pieces.push(visibleText(text, hidden, cursor, to));
     // Pieces are what is left between entries; one blank line between them reads as written.
@@ -278,6 +275,65 @@ export function episodeSections(input: SectionInput, date: string | undefined): 
   return sections;
 }
 
+/** The section of one entry: `block`'s text over `[start, end)`, its id set later. */
+function entrySection(
+  input: Pick<SectionInput, 'text' | 'hidden'>,
+  block: BlockInfo,
+  start: number,
+  end: number,
+  heading: string | undefined,
+  ids: BlockIds,
+  dated: { date?: string },
+): Section {
+  const { text, hidden } = input;
+  return {
+    id: '',
+    anchor: `^${block.id}`,
+    kind: 'block',
+    ...(heading !== undefined ? { heading } : {}),
+    ...entryText(visibleText(text, hidden, start, end), block.item, ids),
+    start,
+    end: trimSpan(text, start, end)[1],
+    line: block.line,
+    ...dated,
+  };
+}
+
+/**
+ * The sections episodeSections gives the entries of text appended to an episode note, read alone
+ * (offsets and lines are the appended text's): `heading` is the heading they fall under (the
+ * note's last), `ids` every block id of the whole note, `taken` the ids of the note's sections
+ * before them. Undefined when the appended text holds anything but entries and white space (a
+ * heading or preamble section would change), or an entry nested in another.
+ */
+export function appendedEntries(
+  input: Omit<SectionInput, 'lines' | 'bodyStart'>,
+  heading: string | undefined,
+  date: string | undefined,
+  ids: BlockIds,
+  taken: ReadonlySet<string>,
+): Section[] | undefined {
+  const { path, text, blocks, headings } = input;
+  if (headings.length > 0 || blocks.length === 0) return undefined;
+  const dated = date === undefined ? {} : { date };
+  const sections: Section[] = [];
+  let cursor = 0;
+  for (const [b, block] of blocks.entries()) {
+    const next = blocks[b + 1]?.start;
+    if (next !== undefined && next < block.textEnd) return undefined;
+    if (text.slice(cursor, block.start).trim() !== '') return undefined;
+    sections.push(entrySection(input, block, block.start, block.textEnd, heading, ids, dated));
+    cursor = Math.max(cursor, block.textEnd);
+  }
+  if (text.slice(cursor).trim() !== '') return undefined;
+  const sectionIds = new SectionIds(path, taken);
+  for (const section of sections) {
+    section.id = sectionIds.next(section.anchor);
+    section.anchor = section.id.slice(path.length + 1);
+  }
+  return sections;
+}
+
 const LIST_MARKER = /^[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]+\[.\])?[ \t]+/;
 const TIME = /^(\d{1,2}):([0-5]\d)(?=\s|$)[ \t]*/;
 const SPEAKER = /^\*\*([^*\n]+?)(?:[:：]\*\*|\*\*[:：])[ \t]*/;
@@ -290,7 +346,7 @@ const SPEAKER = /^\*\*([^*\n]+?)(?:[:：]\*\*|\*\*[:：])[ \t]*/;
 function entryText(
   raw: string,
   item: boolean,
-  ids: ReadonlySet<string>,
+  ids: BlockIds,
 ): Pick<Section, 'text' | 'time' | 'speaker' | 'importance'> {
   let body = raw.replace(/\r/g, '');
   if (item) {

@@ -1,4 +1,5 @@
 // Reads one note's text into a Note: composes frontmatter, links, tags and sections.
+import type { Root } from 'mdast';
 import type { Note } from '../../core/types.js';
 import { DEFAULT_LAYOUT, dayOfPath, layerOf, type VaultLayout } from '../layout.js';
 import { maskIgnored, scanLinks } from '../links/scan-links.js';
@@ -30,6 +31,29 @@ export function parseNote(
   /** Which folders hold which layer, and where the daily notes are */
   layout: VaultLayout = DEFAULT_LAYOUT,
 ): Note {
+  return parseNoteParts(path, text, stat, hash, layout).note;
+}
+
+/** What parseNote read on the way to the note, for a later append to pick up from (append-note.ts). */
+export interface NoteParts {
+  note: Note;
+  tree: Root;
+  /** Comments (hidden from everything) */
+  hidden: Span[];
+  /** The frontmatter block, when the parse found one, and whether it is read as YAML */
+  frontmatter: { region: Span; valid: boolean } | undefined;
+  /** An episode note's date, which its entries carry */
+  date: string | undefined;
+}
+
+/** parseNote, with the tree and spans it read. */
+export function parseNoteParts(
+  path: string,
+  text: string,
+  stat?: { size: number; mtimeMs: number },
+  hash?: string,
+  layout: VaultLayout = DEFAULT_LAYOUT,
+): NoteParts {
   const lines = new LineIndex(text);
   // A plain note (most of a vault) skips remark: its tree is built from its lines.
   const tree = plainTree(text) ?? parseMarkdown(text);
@@ -49,11 +73,9 @@ export function parseNote(
   const layer = layerOf(path, layout);
   const bodyStart = fm.valid && fm.region ? fm.region[1] : 0;
   const sectionInput: SectionInput = { path, text, lines, headings, blocks, bodyStart, hidden };
-  const sections =
-    layer === 'episodes'
-      ? episodeSections(sectionInput, episodeDate(path, fm.data, layout))
-      : headingSections(sectionInput);
-  return {
+  const date = layer === 'episodes' ? episodeDate(path, fm.data, layout) : undefined;
+  const sections = layer === 'episodes' ? episodeSections(sectionInput, date) : headingSections(sectionInput);
+  const note: Note = {
     path,
     layer,
     frontmatter: fm.data,
@@ -69,6 +91,8 @@ export function parseNote(
     size: stat?.size ?? Buffer.byteLength(text, 'utf8'),
     mtimeMs: stat?.mtimeMs ?? 0,
   };
+  const frontmatter = fm.region ? { region: fm.region, valid: fm.valid } : undefined;
+  return { note, tree, hidden, frontmatter, date };
 }
 
 // A tag starts after whitespace or at the start of a line, so `http://x.com/#frag`, `[[a#b]]`
@@ -76,7 +100,8 @@ export function parseNote(
 const INLINE_TAG = /(?<=^|\s)#([\p{L}\p{N}\p{M}_\-/]+)/gu;
 const NON_DIGIT = /\P{N}/u;
 
-function inlineTags(masked: string): string[] {
+/** The inline tags of a note's text with code, comments and links masked (see parseNote). */
+export function inlineTags(masked: string): string[] {
   const tags: string[] = [];
   for (const m of masked.matchAll(INLINE_TAG)) {
     const tag = normaliseTag(m[1] ?? '');
