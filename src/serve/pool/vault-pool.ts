@@ -1,5 +1,4 @@
 import { mkdir, rm, stat } from 'node:fs/promises';
-import os from 'node:os';
 import { join } from 'node:path';
 import {
   CONFIG_FILE,
@@ -9,6 +8,7 @@ import {
   type WatchVaultOptions,
   type WriterHealth,
 } from '../../internal.js';
+import { leastRecentlyUsed, reflectsSoon } from './vault-cap.js';
 import { idsOfKey, releaseAll, VaultAway, type VaultMoves } from './vault-moves.js';
 import {
   fetchVault,
@@ -27,6 +27,8 @@ import {
   type VaultSource,
 } from './vault-source.js';
 import { checkSettings, readTemplate, type VaultSettings, withSettings } from './vault-template.js';
+
+export { defaultMaxVaults, MIB_PER_VAULT } from './vault-cap.js';
 
 export interface VaultPoolOptions {
   /** The folder holding `<agent_id>/<user_id>/` vaults */
@@ -57,25 +59,6 @@ export interface VaultPoolOptions {
    * there for a new user), synced before it serves and pushed when released (`--remote`)
    */
   remote?: RemoteOptions;
-}
-
-/**
- * What `mem serve --vaults` plans for each loaded vault: a vault of 1,000 notes costs some 6 MiB of
- * RSS after its first search (bench/results/pool.json), a month of daily notes about 1; larger
- * ones more, and each more as its searches decode notes (limits.decodedNotesMiB), hence the margin.
- */
-export const MIB_PER_VAULT = 8;
-
-/**
- * The default of `--max-vaults`: as many vaults as fit in half the memory this process may use
- * (the machine's, or less when a cgroup limits it) at MIB_PER_VAULT each, and at least 16.
- */
-export function defaultMaxVaults(
-  total: number = os.totalmem(),
-  constrained: number = process.constrainedMemory?.() ?? 0,
-): number {
-  const bytes = constrained > 0 && constrained < total ? constrained : total;
-  return Math.max(16, Math.floor(bytes / 2 / (MIB_PER_VAULT * 1024 * 1024)));
 }
 
 /** Sync settings a vault created with `--remote` starts with: push after each group commit. */
@@ -426,19 +409,15 @@ export class VaultPool implements VaultSource {
   private makeRoom(): void {
     if (this.entries.size < this.maxVaults) return;
     const now = Date.now();
-    const idle: Array<[string, Entry]> = [];
+    const idle: Array<{ key: string; entry: Entry; turn: number }> = [];
     for (const [key, loading] of this.entries) {
       const entry = this.ready.get(loading);
-      if (!entry || entry.active > 0 || this.waiting.has(key) || this.reflectsSoon(entry.vault, now))
+      if (!entry || entry.active > 0 || this.waiting.has(key) || reflectsSoon(entry.vault, now, this.idleMs))
         continue;
-      idle.push([key, entry]);
+      idle.push({ key, entry, turn: entry.useTurn });
     }
-    idle.sort((a, b) => a[1].useTurn - b[1].useTurn);
-    // More than one when loads went over the limit while every vault was busy.
-    for (const [key, entry] of idle) {
-      if (this.entries.size < this.maxVaults) break;
+    for (const { key, entry } of leastRecentlyUsed(idle, this.entries.size - this.maxVaults + 1))
       void this.unload(key, entry, 'least recently used');
-    }
   }
 
   private async sweep(): Promise<void> {
@@ -446,20 +425,10 @@ export class VaultPool implements VaultSource {
     for (const [key, loading] of this.entries) {
       const entry = await loading.catch(() => undefined);
       if (!entry || entry.active > 0 || this.waiting.has(key) || now - entry.lastUsed < this.idleMs) continue;
-      if (this.reflectsSoon(entry.vault, now)) continue;
+      if (reflectsSoon(entry.vault, now, this.idleMs)) continue;
       if (this.entries.get(key) !== loading) continue;
       void this.unload(key, entry);
     }
-  }
-
-  /**
-   * A vault reflecting now, or due to within the idle time, stays loaded: unloading would abandon
-   * the run. One due later (a daily run tomorrow) is unloaded; it runs while loaded again.
-   */
-  private reflectsSoon(vault: Vault, now: number): boolean {
-    const status = vault.reflectStatus();
-    const next = status.nextRun ? Date.parse(status.nextRun.at) : Number.POSITIVE_INFINITY;
-    return status.running || next - now <= this.idleMs;
   }
 
   private unload(key: string, entry: Entry, why = 'idle', push = true): Promise<void> {
