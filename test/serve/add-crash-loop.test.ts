@@ -25,6 +25,8 @@ const ADDS = ['the first kiwi', 'the second kiwi'];
 const MAX_POINTS = 200;
 /** `git status` of a temp file of mem's (tempPathFor's name) */
 const LEFT_TEMP = /^\?\? (?:.*\/)?\.[^/]+\.\d+\.[0-9a-f]{12}\.tmp$/;
+/** The reliability table's row (docs/reliability.md) */
+const CLASS = 'mem serve killed at every step of two adds';
 const children: ChildProcess[] = [];
 const dirs: string[] = [];
 
@@ -149,12 +151,7 @@ describe('mem serve killed at every crash point of an add', () => {
       work: async () => [],
     });
     expect(points).toBeGreaterThan(5);
-    await reportReliability({
-      class: 'mem serve killed at every step of two adds',
-      command: 'one vault',
-      kills: points,
-      lost: 0,
-    });
+    await reportReliability({ class: CLASS, command: 'one vault', kills: points, lost: 0 });
   }, 600_000);
 
   it('a --vaults server with remotes: every answered add reaches the remote once, and nothing is left', async () => {
@@ -192,11 +189,6 @@ describe('mem serve killed at every crash point of an add', () => {
       work: (dir) => vaultsWithWork(join(dir, 'vaults')),
     });
     expect(points).toBeGreaterThan(5);
-    await reportReliability({
-      class: 'mem serve killed at every step of two adds',
-      command: '--vaults with remotes',
-      kills: points,
-      lost: 0,
-    });
+    await reportReliability({ class: CLASS, command: '--vaults with remotes', kills: points, lost: 0 });
   }, 900_000);
 });

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { postJson } from '../helpers/post-json.js';
 import { exited, startServe } from '../helpers/serve-process.js';
 import { WAIT } from '../helpers/wait.js';
 
@@ -24,14 +25,7 @@ async function tempDir(): Promise<string> {
   return dir;
 }
 
-async function post(url: string, path: string, body: unknown) {
-  const response = await fetch(`${url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return { status: response.status, json: (await response.json()) as Record<string, unknown> };
-}
+const post = postJson;
 
 describe('mem serve --max-vaults', () => {
   it('keeps at most N vaults loaded, unloading the least recently used one, whose memories come back', async () => {

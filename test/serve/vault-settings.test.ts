@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type HttpServer, serveHttp } from '../../src/serve/http.js';
 import { VaultPool } from '../../src/serve/pool/vault-pool.js';
+import { postJson } from '../helpers/post-json.js';
 import { exited, startServe } from '../helpers/serve-process.js';
 
 // Issue 24: with `--vaults`, each user's vault takes its zone and speakers' names from a template
@@ -48,14 +49,7 @@ async function serve(dir: string, templateDir?: string): Promise<HttpServer> {
   return server;
 }
 
-async function post(url: string, path: string, body: unknown) {
-  const response = await fetch(`${url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return { status: response.status, json: (await response.json()) as Record<string, unknown> };
-}
+const post = postJson;
 
 const config = async (root: string) =>
   JSON.parse(await readFile(join(root, 'mem.config.json'), 'utf8')) as Record<string, unknown>;
