@@ -52,20 +52,31 @@ export function idsOfKey(key: string): MoveIds {
   return { agentId, userId };
 }
 
-/** Releases `keys` a few at a time (each is a commit and a push: a few git processes). */
+/** Vault moves or recoveries run at once: each is a commit and a push, a few git processes */
+const AT_ONCE = 4;
+
+/** Runs `fn` on `items` AT_ONCE at a time; each result in the order of `items`. */
+export async function inBatches<T, R>(
+  items: T[],
+  fn: (item: T) => Promise<R>,
+): Promise<PromiseSettledResult<R>[]> {
+  const results: PromiseSettledResult<R>[] = [];
+  for (let i = 0; i < items.length; i += AT_ONCE) {
+    for (const result of await Promise.allSettled(items.slice(i, i + AT_ONCE).map(fn))) results.push(result);
+  }
+  return results;
+}
+
+/** Releases `keys` a few at a time (see inBatches). */
 export async function releaseAll(
   keys: string[],
   release: (key: string) => Promise<unknown>,
   onError: (error: unknown) => void,
 ): Promise<{ released: string[] }> {
   const released: string[] = [];
-  for (let i = 0; i < keys.length; i += 4) {
-    const batch = keys.slice(i, i + 4);
-    const done = await Promise.allSettled(batch.map(release));
-    done.forEach((result, n) => {
-      if (result.status === 'fulfilled') released.push(batch[n]!);
-      else onError(result.reason);
-    });
-  }
+  (await inBatches(keys, release)).forEach((result, n) => {
+    if (result.status === 'fulfilled') released.push(keys[n]!);
+    else onError(result.reason);
+  });
   return { released };
 }

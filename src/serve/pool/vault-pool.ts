@@ -9,7 +9,7 @@ import {
   type WriterHealth,
 } from '../../internal.js';
 import { leastRecentlyUsed, reflectsSoon } from './vault-cap.js';
-import { idsOfKey, releaseAll, VaultAway, type VaultMoves } from './vault-moves.js';
+import { idsOfKey, inBatches, releaseAll, VaultAway, type VaultMoves } from './vault-moves.js';
 import {
   fetchVault,
   hasCommits,
@@ -323,10 +323,13 @@ export class VaultPool implements VaultSource {
 
   private async recoverAll(): Promise<number> {
     const found = await vaultsWithWork(this.dir);
-    for (const { agentId, userId } of found)
-      await this.recoverOne(`${agentId}/${userId}`, agentId, userId).catch((error: unknown) =>
+    // A few at a time (an open, a journal replay and a sync each): one by one, a stop during the
+    // recovery of many vaults outlasted a supervisor's kill timeout.
+    await inBatches(found, ({ agentId, userId }) =>
+      this.recoverOne(`${agentId}/${userId}`, agentId, userId).catch((error: unknown) =>
         this.options.watch?.onError?.(error),
-      );
+      ),
+    );
     return found.length;
   }
 
