@@ -242,7 +242,7 @@ export class TermIndex {
   /** Packs the long posting lists (see PackedPostings); postings still in saved bytes stay so. */
   packPostings(): void {
     for (const data of this.terms.values()) {
-      if (data instanceof LazyTermData && data.pending()) continue;
+      if (data instanceof LazyTermData && data.saved) continue;
       packTerm(data);
     }
     this.version++;
