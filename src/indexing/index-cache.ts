@@ -1,5 +1,5 @@
 import { closeSync, constants, fstatSync, openSync } from 'node:fs';
-import { type FileHandle, mkdir, open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { CACHE_DIR, ensureCacheDir } from '../core/cache-dir.js';
@@ -11,6 +11,8 @@ import { SavedLinkGraph, type SavedLinks } from './links/saved-links.js';
 import { NoteTable } from './note-table.js';
 import { readNoteNow } from './refresh-index.js';
 import { noteRecords } from './saved-note.js';
+import { CheckedFile } from './segment-source.js';
+import { type Segment, SegmentFile } from './segment-writer.js';
 import { checkExtents, decodeTable, encodeTable, savedNotes, type TableData } from './table-file.js';
 import { TextIndex } from './text/text-index.js';
 import { isSavedTrackers } from './trackers.js';
@@ -40,13 +42,6 @@ const MANIFEST = 'manifest.json';
 const LEGACY_FILE = 'index.json';
 /** A notes segment is closed once it holds this many bytes (plus one note) */
 const NOTES_SEGMENT_BYTES = 8 << 20;
-
-interface Segment {
-  part: 'notes' | 'table' | 'trackers' | 'docs' | 'terms';
-  file: string;
-  bytes: number;
-  crc: number;
-}
 
 interface Manifest {
   schema: number;
@@ -125,6 +120,9 @@ async function loadGeneration(root: string, base: string, manifest: Manifest): P
   const text = TextIndex.loader(manifest.text);
   const fds: number[] = [];
   const sizes: number[] = [];
+  // The text index's segments: read whole once here, into one buffer reused for each, then read by offset.
+  const textFiles: CheckedFile[] = [];
+  const scratch = { buffer: Buffer.alloc(0) };
   try {
     let table: Buffer | undefined;
     let trackers: unknown;
@@ -140,14 +138,26 @@ async function loadGeneration(root: string, base: string, manifest: Manifest): P
         sizes.push(info.size);
         continue;
       }
+      if (segment.part === 'docs' || segment.part === 'terms') {
+        const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+        let checked: ReturnType<typeof CheckedFile.check>;
+        try {
+          checked = CheckedFile.check(fd, segment.file, segment, scratch);
+        } catch (error) {
+          closeSync(fd);
+          throw error;
+        }
+        textFiles.push(checked.file);
+        if (segment.part === 'docs') text.docs(checked.bytes, checked.file);
+        else text.terms(checked.bytes, checked.file);
+        continue;
+      }
       const bytes = await readRegularFile(path);
       if (bytes.length !== segment.bytes || crc32(bytes) !== segment.crc) {
         throw new Error(`${segment.file} is not the file that was saved`);
       }
       if (segment.part === 'table') table = bytes;
       else if (segment.part === 'trackers') trackers = JSON.parse(bytes.toString('utf8'));
-      else if (segment.part === 'docs') text.docs(bytes);
-      else if (segment.part === 'terms') text.terms(bytes);
       else throw new Error(`unknown segment ${String(segment.part)}`);
     }
     if (!table) throw new Error('the cache has no note table');
@@ -159,9 +169,11 @@ async function loadGeneration(root: string, base: string, manifest: Manifest): P
     }
     const notes = NoteTable.over(savedNotes(data, fds));
     if (notes.size !== data.paths.length) throw new Error('the note table names a path twice');
+    const textIndex = text.finish();
+    textIndex.holdFiles(textFiles.splice(0));
     const index = VaultIndex.restore(
       notes,
-      text.finish(),
+      textIndex,
       new SavedLinkGraph(notes, data.paths, data.links),
       trackers,
     );
@@ -170,6 +182,7 @@ async function loadGeneration(root: string, base: string, manifest: Manifest): P
     return index;
   } catch (error) {
     for (const fd of fds) closeSync(fd);
+    for (const file of textFiles) file.close();
     throw error;
   }
 }
@@ -201,78 +214,6 @@ export async function saveIndexCache(root: string, index: VaultIndex): Promise<C
     return { saved: true };
   } catch (error) {
     return { saved: false, reason: `the index cache could not be saved (${reasonOf(error)})` };
-  }
-}
-
-/** Pieces are gathered up to this many characters before a write: small enough for V8's young generation */
-const WRITE_CHARS = 32 * 1024;
-
-/**
- * One segment file written piece by piece, with its size and CRC-32 kept as it goes. No piece is
- * joined with the rest of its segment: joined strings of many MiB went to V8's large-object space,
- * which only a full collection frees, and a save left hundreds of MiB of them behind.
- */
-class SegmentFile {
-  private pieces: string[] = [];
-  private chars = 0;
-  bytes = 0;
-  crc = 0;
-
-  constructor(
-    private readonly handle: FileHandle,
-    readonly part: Segment['part'],
-    readonly file: string,
-  ) {}
-
-  /** Bytes gathered and not yet written (binary pieces; strings are flushed before a binary write) */
-  pending = 0;
-  private buffers: Uint8Array[] = [];
-
-  async write(data: string | Uint8Array): Promise<void> {
-    if (typeof data !== 'string') {
-      if (this.pieces.length > 0) await this.flush();
-      // Small pieces (a note's JSON) are gathered into one write.
-      this.buffers.push(data);
-      this.pending += data.length;
-      if (this.pending >= WRITE_CHARS) await this.flushBuffers();
-      return;
-    }
-    await this.flushBuffers();
-    this.pieces.push(data);
-    this.chars += data.length;
-    if (this.chars >= WRITE_CHARS) await this.flush();
-  }
-
-  private async flushBuffers(): Promise<void> {
-    if (this.buffers.length === 0) return;
-    const bytes = this.buffers.length === 1 ? (this.buffers[0] as Uint8Array) : Buffer.concat(this.buffers);
-    this.buffers = [];
-    this.pending = 0;
-    await this.out(bytes);
-  }
-
-  async close(): Promise<Segment> {
-    try {
-      await this.flushBuffers();
-      await this.flush();
-    } finally {
-      await this.handle.close();
-    }
-    return { part: this.part, file: this.file, bytes: this.bytes, crc: this.crc };
-  }
-
-  private async flush(): Promise<void> {
-    if (this.pieces.length === 0) return;
-    const bytes = Buffer.from(this.pieces.join(''));
-    this.pieces = [];
-    this.chars = 0;
-    await this.out(bytes);
-  }
-
-  private async out(bytes: Uint8Array): Promise<void> {
-    this.crc = crc32(bytes, this.crc);
-    this.bytes += bytes.length;
-    await this.handle.writeFile(bytes);
   }
 }
 

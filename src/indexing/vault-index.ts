@@ -167,9 +167,10 @@ export class VaultIndex {
     return out;
   }
 
-  /** Closes the cache files the saved notes are read from. */
+  /** Closes the cache files the saved notes, documents and postings are read from. */
   close(): void {
     this.notes.close();
+    this.text.close();
   }
 
   /**

@@ -12,6 +12,7 @@
 //   strings  UTF-8: every note's path, then every document's id and stored fields, in order
 // A note's documents are the ones from its first to the next note's first, its sections in order.
 import { Buffer } from 'node:buffer';
+import type { SegmentSource } from '../segment-source.js';
 
 const HEADER = 16;
 /** Whether this machine's typed arrays read the segments' little-endian words as they are */
@@ -62,7 +63,11 @@ export function encodeDocs(notes: readonly DocsNote[], fieldCount: number): Uint
   return out;
 }
 
-/** One segment as loaded: its bytes and where its tables and strings start. */
+/**
+ * One segment as loaded: its tables, copied out of the bytes read at the open, and its strings,
+ * read from the segment by offset when a hit asks for an id or stored fields (or a change for the
+ * paths).
+ */
 class DocsSegment {
   readonly docCount: number;
   readonly noteCount: number;
@@ -70,24 +75,32 @@ class DocsSegment {
   private readonly docBytes: number;
   private readonly stringsAt: number;
 
+  /** `table`: the segment's bytes up to its strings, at least (the header is read from it). */
   constructor(
-    private readonly bytes: Buffer,
+    private readonly table: Buffer,
+    private readonly source: SegmentSource,
     fieldCount: number,
   ) {
-    if (bytes.length < HEADER) throw new Error('a docs segment is cut short');
-    this.docCount = bytes.readUInt32LE(0);
-    this.noteCount = bytes.readUInt32LE(4);
-    if (bytes.readUInt32LE(8) !== fieldCount)
-      throw new Error(`a docs segment has ${bytes.readUInt32LE(8)} fields, not ${fieldCount}`);
+    if (table.length < HEADER) throw new Error('a docs segment is cut short');
+    this.docCount = table.readUInt32LE(0);
+    this.noteCount = table.readUInt32LE(4);
+    if (table.readUInt32LE(8) !== fieldCount)
+      throw new Error(`a docs segment has ${table.readUInt32LE(8)} fields, not ${fieldCount}`);
     this.docBytes = 12 + 4 * fieldCount;
     this.docsAt = HEADER + this.noteCount * NOTE_BYTES;
     this.stringsAt = this.docsAt + this.docCount * this.docBytes;
-    if (this.stringsAt > bytes.length) throw new Error('a docs segment is cut short');
+    if (this.stringsAt > table.length || this.stringsAt > source.size)
+      throw new Error('a docs segment is cut short');
+  }
+
+  /** Where the strings start: the bytes before are the tables. */
+  get tablesEnd(): number {
+    return this.stringsAt;
   }
 
   /** The documents' table as 4-byte words (and floats): document k starts at `first + k * stride`. */
-  table(): { words: Uint32Array; floats: Float32Array; first: number; stride: number } {
-    const { buffer, byteOffset } = this.bytes;
+  words(): { words: Uint32Array; floats: Float32Array; first: number; stride: number } {
+    const { buffer, byteOffset } = this.table;
     const count = this.stringsAt >> 2;
     const where = { first: this.docsAt >> 2, stride: this.docBytes >> 2 };
     if (LITTLE_ENDIAN) {
@@ -101,29 +114,30 @@ class DocsSegment {
     const words = new Uint32Array(count);
     const floats = new Float32Array(count);
     for (let i = 0; i < count; i++) {
-      words[i] = this.bytes.readUInt32LE(4 * i);
-      floats[i] = this.bytes.readFloatLE(4 * i);
+      words[i] = this.table.readUInt32LE(4 * i);
+      floats[i] = this.table.readFloatLE(4 * i);
     }
     return { words, floats, ...where };
   }
 
   shortId(k: number): number {
-    return this.bytes.readUInt32LE(this.docsAt + k * this.docBytes);
+    return this.table.readUInt32LE(this.docsAt + k * this.docBytes);
   }
 
   /** The end of a document's id (0) or stored fields (1) in the strings. */
   private end(k: number, which: 0 | 1): number {
-    return this.bytes.readUInt32LE(this.docsAt + k * this.docBytes + 4 + 4 * which);
+    return this.table.readUInt32LE(this.docsAt + k * this.docBytes + 4 + 4 * which);
   }
 
   private text(from: number, to: number): string {
     const end = this.stringsAt + to;
-    if (to < from || end > this.bytes.length) throw new Error('a docs segment points past its strings');
-    return this.bytes.toString('utf8', this.stringsAt + from, end);
+    if (to < from || end > this.source.size) throw new Error('a docs segment points past its strings');
+    const bytes = this.source.read(this.stringsAt + from, end);
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
   }
 
   private pathEnd(note: number): number {
-    return note < 0 ? 0 : this.bytes.readUInt32LE(HEADER + note * NOTE_BYTES + 4);
+    return note < 0 ? 0 : this.table.readUInt32LE(HEADER + note * NOTE_BYTES + 4);
   }
 
   id(k: number): string {
@@ -138,9 +152,9 @@ class DocsSegment {
   /** Each note's path and the positions of its documents here. */
   *notes(): Generator<[path: string, from: number, to: number]> {
     for (let n = 0; n < this.noteCount; n++) {
-      const from = this.bytes.readUInt32LE(HEADER + n * NOTE_BYTES);
+      const from = this.table.readUInt32LE(HEADER + n * NOTE_BYTES);
       const to =
-        n + 1 < this.noteCount ? this.bytes.readUInt32LE(HEADER + (n + 1) * NOTE_BYTES) : this.docCount;
+        n + 1 < this.noteCount ? this.table.readUInt32LE(HEADER + (n + 1) * NOTE_BYTES) : this.docCount;
       if (from > to || to > this.docCount) throw new Error('a docs segment lists its notes out of order');
       yield [this.text(this.pathEnd(n - 1), this.pathEnd(n)), from, to];
     }
@@ -167,17 +181,23 @@ export class SavedDocs {
   }
 
   /**
-   * Takes in one segment; `place` is told each document's short id (the caller checks it and marks
-   * it live) and its field lengths, read from the segment's table in place.
+   * Takes in one segment, `bytes` (read whole, not kept: its strings are read from `source` when
+   * asked for); `place` is told each document's short id (the caller checks it and marks it live)
+   * and its field lengths, read from the segment's table.
    */
-  load(bytes: Uint8Array, place: (shortId: number, lengths: Float32Array, at: number) => void): void {
-    // The tables are read as 4-byte words in place: a Buffer sliced from a pool may not be aligned.
-    const aligned = bytes.byteOffset % 4 === 0 ? bytes : Uint8Array.from(bytes);
-    const buffer = Buffer.from(aligned.buffer, aligned.byteOffset, aligned.byteLength);
-    const segment = new DocsSegment(buffer, this.fieldCount);
+  load(
+    bytes: Uint8Array,
+    source: SegmentSource,
+    place: (shortId: number, lengths: Float32Array, at: number) => void,
+  ): void {
+    const head = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const tablesEnd = new DocsSegment(head, source, this.fieldCount).tablesEnd;
+    // The tables are copied (a new buffer, aligned for reading them as 4-byte words); the strings,
+    // most of the bytes, stay in the segment.
+    const segment = new DocsSegment(Buffer.from(bytes.subarray(0, tablesEnd)), source, this.fieldCount);
     this.segments.push(segment);
     const number = this.segments.length;
-    const { words, floats, first, stride } = segment.table();
+    const { words, floats, first, stride } = segment.words();
     for (let k = 0; k < segment.docCount; k++) {
       const at = first + k * stride;
       const shortId = words[at] as number;

@@ -1,5 +1,6 @@
 // Postings left in the bytes the cache saved them in until first used (see LazyTermData), and the
 // varints they are written in (the format is text-index-store.ts's).
+import type { SegmentSource } from '../segment-source.js';
 import type { Postings, TermData } from './postings.js';
 
 export function zigzag(delta: number): number {
@@ -78,12 +79,19 @@ export function varintSize(value: number): number {
   return size;
 }
 
-/** One saved record of a term's postings: the bytes of its segment, where it starts and ends, its field count */
-export type Chunk = [bytes: Uint8Array, start: number, end: number, fields: number];
+/** One saved record of a term's postings: its segment, where its fields start and end there, its field count */
+export type Chunk = [source: SegmentSource, start: number, end: number, fields: number];
+
+/** A reader of a record's fields, over its bytes as read from its segment (valid until the segment's next read). */
+export function chunkReader([source, start, end]: Chunk): VarintReader {
+  return new VarintReader(source.read(start, end), 0, end - start);
+}
 
 /** Decodes one record's fields into `into`, adding to what it holds, each field's postings as a Map. */
-export function decodeChunk([bytes, start, end, fieldCount]: Chunk, into: TermData): void {
-  const reader = new VarintReader(bytes, start, end);
+export function decodeChunk(chunk: Chunk, into: TermData): void {
+  const fieldCount = chunk[3];
+  const end = chunk[2] - chunk[1];
+  const reader = chunkReader(chunk);
   for (let f = 0; f < fieldCount; f++) {
     const fieldId = reader.next();
     const count = reader.next();
@@ -101,44 +109,50 @@ export function decodeChunk([bytes, start, end, fieldCount]: Chunk, into: TermDa
   if (reader.pos !== end) throw new Error('a term record of the index cache is longer than its fields');
 }
 
+/** Bytes read for a record's head: its field count and length, and with them the whole of most records */
+const HEAD_READ = 256;
+
 /**
- * A term's postings left in the bytes they were saved in until the index first asks for them.
+ * A term's postings left in the segment they were saved in until the index first asks for them.
  * A query touches a few terms of hundreds of thousands, and decoding every posting on load took
  * most of a warm open (1.4 million Map entries at 10,000 notes, and their garbage collection);
- * kept as bytes they also take a tenth of the memory. Every Map method decodes first, so
- * the index sees an ordinary Map.
+ * left in the segment, which an open of the cache reads by offset (segment-source.ts), they take
+ * no memory at all. Every Map method decodes first, so the index sees an ordinary Map.
  *
- * It is one object of three fields a term while undecoded (48 bytes): the segment's bytes and
- * where the first record starts (its head is read again when asked for; nearly every term has
- * one record), and the Map is made when decoded. As a subclass of Map, with the record in an
- * array of arrays, a loaded term took some 300 bytes (an empty Map's table alone is 152), 3.5 MiB
- * of the 6 MiB heap each loaded vault of 1,000 notes cost a `mem serve --vaults` pool.
+ * It is one object of three fields a term while undecoded (48 bytes): the segment and where the
+ * first record starts (its head is read again when asked for; nearly every term has one record),
+ * and the Map is made when decoded. As a subclass of Map, with the record in an array of arrays,
+ * a loaded term took some 300 bytes (an empty Map's table alone is 152), 3.5 MiB of the 6 MiB
+ * heap each loaded vault of 1,000 notes cost a `mem serve --vaults` pool.
  */
 export class LazyTermData implements Map<number, Postings> {
-  /** The bytes of the segment holding the first saved record, until decoded */
-  private bytes: Uint8Array | undefined;
-  /** Where the first record starts in them: its field count and byte length (varints), then its fields */
+  /** The segment holding the first saved record, until decoded */
+  private source: SegmentSource | undefined;
+  /** Where the first record starts in it: its field count and byte length (varints), then its fields */
   private readonly at: number;
   /** Until decoded, the records after the first (a term saved in several); once decoded, the postings */
   private rest: Chunk[] | TermData | undefined;
 
-  /** The term's first record, at `at` in `bytes` (checked by the loader to lie inside them). */
-  constructor(bytes: Uint8Array, at: number) {
-    this.bytes = bytes;
+  /** The term's first record, at `at` in `source` (checked by the loader to lie inside it). */
+  constructor(source: SegmentSource, at: number) {
+    this.source = source;
     this.at = at;
   }
 
-  /** The first record as a Chunk, its head read again from the bytes. */
-  private first(bytes: Uint8Array): Chunk {
-    const reader = new VarintReader(bytes, this.at, bytes.length);
+  /** The first record as a Chunk, its head read again from the segment. */
+  private first(source: SegmentSource): Chunk {
+    const head = source.read(this.at, Math.min(source.size, this.at + HEAD_READ));
+    const reader = new VarintReader(head, 0, head.length);
     const fieldCount = reader.next();
     const length = reader.next();
-    return [bytes, reader.pos, reader.pos + length, fieldCount];
+    const start = this.at + reader.pos;
+    if (start + length > source.size) throw new Error('a term record of the index cache is cut short');
+    return [source, start, start + length, fieldCount];
   }
 
   /** Another record of the same term (a term with very many postings is saved in several). */
   addChunk(chunk: Chunk): boolean {
-    if (!this.bytes) return false;
+    if (!this.source) return false;
     if (this.rest) (this.rest as Chunk[]).push(chunk);
     else this.rest = [chunk];
     return true;
@@ -146,20 +160,20 @@ export class LazyTermData implements Map<number, Postings> {
 
   /** Whether the postings are still the saved records (not decoded yet) */
   get saved(): boolean {
-    return this.bytes !== undefined;
+    return this.source !== undefined;
   }
 
   /** The saved records, while they are not decoded yet. */
   pending(): readonly Chunk[] | undefined {
-    const { bytes } = this;
-    if (!bytes) return undefined;
+    const { source } = this;
+    if (!source) return undefined;
     const more = this.rest as Chunk[] | undefined;
-    return more ? [this.first(bytes), ...more] : [this.first(bytes)];
+    return more ? [this.first(source), ...more] : [this.first(source)];
   }
 
   /** While the postings are still bytes: how many each field holds (field id → count), read from the records. */
   savedCounts(): Map<number, number> | undefined {
-    if (this.bytes === undefined) return undefined;
+    if (this.source === undefined) return undefined;
     const counts = new Map<number, number>();
     for (let c = 0; c <= ((this.rest as Chunk[] | undefined)?.length ?? 0); c++) {
       const [reader, fieldCount] = this.reader(c);
@@ -181,7 +195,7 @@ export class LazyTermData implements Map<number, Postings> {
    * does not fit the arrays (the caller decodes the term instead).
    */
   readSaved(fieldId: number, ids: Uint32Array, freqs: Uint32Array): number {
-    if (this.bytes === undefined) return -1;
+    if (this.source === undefined) return -1;
     let n = 0;
     for (let c = 0; c <= ((this.rest as Chunk[] | undefined)?.length ?? 0); c++) {
       const [reader, fieldCount] = this.reader(c);
@@ -209,18 +223,18 @@ export class LazyTermData implements Map<number, Postings> {
 
   /** A reader of saved record `c` (0: the first) and its field count, while not decoded. */
   private reader(c: number): [VarintReader, number] {
-    const [bytes, start, end, fieldCount] =
-      c === 0 ? this.first(this.bytes as Uint8Array) : ((this.rest as Chunk[])[c - 1] as Chunk);
-    return [new VarintReader(bytes, start, end), fieldCount];
+    const chunk =
+      c === 0 ? this.first(this.source as SegmentSource) : ((this.rest as Chunk[])[c - 1] as Chunk);
+    return [chunkReader(chunk), chunk[3]];
   }
 
   /** The postings as a Map, decoded from the saved records on first use. */
   private decoded(): TermData {
-    if (!this.bytes) return this.rest as TermData;
+    if (!this.source) return this.rest as TermData;
     const chunks = this.pending() as readonly Chunk[];
     const map: TermData = new Map();
     // Dropped before decoding, as before: a record that fails to decode leaves the term empty.
-    this.bytes = undefined;
+    this.source = undefined;
     this.rest = map;
     const decoded: TermData = new Map();
     for (const chunk of chunks) decodeChunk(chunk, decoded);
@@ -245,7 +259,7 @@ export class LazyTermData implements Map<number, Postings> {
     return this.decoded().delete(key);
   }
   clear(): void {
-    this.bytes = undefined;
+    this.source = undefined;
     this.rest = new Map();
   }
   forEach(fn: (value: Postings, key: number, map: Map<number, Postings>) => void, self?: unknown): void {

@@ -1,15 +1,25 @@
 import { MemError } from '../../core/errors.js';
+import { BytesSource, type SegmentSource } from '../segment-source.js';
 import type { TermData } from './postings.js';
 import { type DocsNote, encodeDocs, SavedDocs } from './saved-docs.js';
-import { type Chunk, LazyTermData, unzigzag, VarintReader, varintSize, zigzag } from './saved-postings.js';
+import {
+  type Chunk,
+  chunkReader,
+  LazyTermData,
+  unzigzag,
+  VarintReader,
+  varintSize,
+  zigzag,
+} from './saved-postings.js';
 import type { TermIndex } from './term-index.js';
 
 /**
  * The text index written to and read from the `.mem/` cache in bounded segments, so that no string
  * or buffer grows with the vault (V8 caps a string at about 512 M characters, which one JSON text
  * of the whole index reached near 130,000 notes). A save holds one segment beside the live index;
- * a load leaves each term's postings in the bytes they were saved in until a search first reads
- * them (see LazyTermData).
+ * a load reads each segment once and leaves each term's postings and each document's id and
+ * stored fields in it, read by offset when a search first asks (see LazyTermData, SavedDocs and
+ * segment-source.ts).
  *
  * Two kinds of segment:
  * - `docs` (binary, see saved-docs.ts): per note its path and per section its short id, field
@@ -181,9 +191,10 @@ class TermWriter {
 
   /** Re-encodes one saved record, leaving out the postings of documents discarded since. */
   private copy(label: string, chunk: Chunk): void {
-    const [bytes, start, end, fieldCount] = chunk;
+    const fieldCount = chunk[3];
     const { dead } = this;
-    const reader = new VarintReader(bytes, start, end);
+    // Both passes read these bytes: nothing else reads the segment in between.
+    const reader = chunkReader(chunk);
     // First pass: per field, how many postings are live and how many bytes they take.
     const kept: number[] = [];
     let length = 0;
@@ -211,7 +222,7 @@ class TermWriter {
     this.varint(kept.length / 2);
     this.varint(length);
     // Second pass: write them.
-    reader.pos = start;
+    reader.pos = 0;
     let k = 0;
     for (let f = 0; f < fieldCount; f++) {
       const fieldId = reader.next();
@@ -298,10 +309,14 @@ export class TextStoreLoader {
     index.saved = this.saved;
   }
 
-  /** Takes in one docs segment: which short ids are live and their field lengths; the rest stays in the bytes. */
-  docs(bytes: Uint8Array): void {
+  /**
+   * Takes in one docs segment: which short ids are live and their field lengths; the rest is read
+   * from `source` when asked for. `bytes` are the segment's (read whole once, not kept); without a
+   * source, they are kept and read from.
+   */
+  docs(bytes: Uint8Array, source: SegmentSource = new BytesSource(bytes)): void {
     const { index } = this;
-    this.saved.load(bytes, (shortId, lengths, at) => {
+    this.saved.load(bytes, source, (shortId, lengths, at) => {
       if (!Number.isInteger(shortId) || shortId < 0 || shortId >= index.nextId) {
         throw new Error(`the cache gives a section the short id ${shortId}, past ${index.nextId}`);
       }
@@ -314,7 +329,8 @@ export class TextStoreLoader {
     });
   }
 
-  terms(bytes: Uint8Array): void {
+  /** Takes in one terms segment: the terms and where their records are; the postings are read from `source` when asked for. */
+  terms(bytes: Uint8Array, source: SegmentSource = new BytesSource(bytes)): void {
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const headLength = view.getUint32(0, true);
     const labels = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset + 4, headLength).toString('utf8'));
@@ -334,7 +350,7 @@ export class TextStoreLoader {
       const data = terms.get(term);
       const end = reader.pos;
       if (data === undefined) {
-        const lazy = new LazyTermData(bytes, at);
+        const lazy = new LazyTermData(source, at);
         terms.set(term, lazy);
         // The radix tree, built by adding its terms in the order they were first added to the index.
         if (!this.index.startsSeparate(term)) this.index.tree.set(term, lazy);
@@ -342,7 +358,7 @@ export class TextStoreLoader {
         !(
           term === this.last &&
           data instanceof LazyTermData &&
-          data.addChunk([bytes, start, end, fieldCount])
+          data.addChunk([source, start, end, fieldCount])
         )
       ) {
         throw new Error('a terms segment holds a term twice');

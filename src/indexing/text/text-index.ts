@@ -1,5 +1,6 @@
 import { MemError } from '../../core/errors.js';
 import type { Layer, Note, Section } from '../../core/types.js';
+import type { CheckedFile, SegmentSource } from '../segment-source.js';
 import { boundQueryText, boundTerms } from './query-limits.js';
 import {
   BOOST,
@@ -92,6 +93,20 @@ export class TextIndex {
   private unpacked = 0;
   /** Searches for the best few hits, keeping typed copies of common postings between searches */
   private topK: TopKSearch | undefined;
+  /** The cache's segment files the saved documents and postings are read from (see segment-source.ts) */
+  private files: CheckedFile[] = [];
+
+  /** Keeps `files` open until close() (or until the index is collected): the saved postings are read from them. */
+  holdFiles(files: CheckedFile[]): void {
+    this.files.push(...files);
+    closeWhenCollected.register(this, this.files, this);
+  }
+
+  /** Closes the segment files; saved postings and documents cannot be read after. */
+  close(): void {
+    closeWhenCollected.unregister(this);
+    closeFiles(this.files);
+  }
 
   /** Number of indexed sections. */
   get size(): number {
@@ -380,15 +395,15 @@ export class TextIndex {
    * call `finish()` once all are in. Throws when the header is from another version.
    */
   static loader(header: TextStoreHeader & { version: number }): {
-    docs(bytes: Uint8Array): void;
-    terms(bytes: Uint8Array): void;
+    docs(bytes: Uint8Array, source?: SegmentSource): void;
+    terms(bytes: Uint8Array, source?: SegmentSource): void;
     finish(): TextIndex;
   } {
     checkVersion(header?.version);
     const loader = new TextStoreLoader(new TermIndex(TERM_OPTIONS), header);
     return {
-      docs: (bytes) => loader.docs(bytes),
-      terms: (bytes) => loader.terms(bytes),
+      docs: (bytes, source) => loader.docs(bytes, source),
+      terms: (bytes, source) => loader.terms(bytes, source),
       finish: () => {
         const index = new TextIndex();
         index.terms = loader.finish();
@@ -400,6 +415,12 @@ export class TextIndex {
     };
   }
 }
+
+function closeFiles(files: CheckedFile[]): void {
+  for (const file of files.splice(0)) file.close();
+}
+
+const closeWhenCollected = new FinalizationRegistry<CheckedFile[]>(closeFiles);
 
 function checkVersion(version: unknown): void {
   if (version !== TEXT_INDEX_VERSION) {

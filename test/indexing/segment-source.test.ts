@@ -1,0 +1,181 @@
+import { closeSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openVault } from '../../src/api/open-vault.js';
+import { BLOCK, CheckedFile, crc32Combine } from '../../src/indexing/segment-source.js';
+import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
+
+afterEach(cleanupVaults);
+
+/** A seeded generator (mulberry32), so a failing case can be run again. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function bytesOf(next: () => number, length: number): Buffer {
+  const out = Buffer.alloc(length);
+  for (let i = 0; i < length; i++) out[i] = Math.floor(next() * 256);
+  return out;
+}
+
+describe('crc32Combine', () => {
+  it('gives the CRC-32 of two pieces joined, for pieces of every kind of length', () => {
+    const next = random(20261205);
+    const lengths = [0, 1, 2, 3, 7, 255, 4095, BLOCK, BLOCK + 1, 2 * BLOCK, 10_000];
+    for (let round = 0; round < 200; round++) {
+      const a = bytesOf(next, round < lengths.length ? 17 : Math.floor(next() * 9000));
+      const b = bytesOf(
+        next,
+        round < lengths.length ? (lengths[round] as number) : Math.floor(next() * 9000),
+      );
+      const joined = crc32(Buffer.concat([a, b]));
+      expect(crc32Combine(crc32(a), crc32(b), b.length), `a: ${a.length} bytes, b: ${b.length}`).toBe(joined);
+    }
+  });
+});
+
+describe('CheckedFile', () => {
+  let dir = '';
+  afterEach(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+    dir = '';
+  });
+
+  async function fileOf(bytes: Buffer): Promise<string> {
+    dir = await mkdtemp(join(tmpdir(), 'mem-segment-'));
+    const path = join(dir, 'terms-0000.bin');
+    writeFileSync(path, bytes);
+    return path;
+  }
+
+  it('reads any range as the file holds it, and refuses a file that is not the one saved', async () => {
+    const next = random(7);
+    const bytes = bytesOf(next, 3 * BLOCK + 1234);
+    const path = await fileOf(bytes);
+    const scratch = { buffer: Buffer.alloc(0) };
+    const fd = openSync(path, 'r');
+    const { file, bytes: read } = CheckedFile.check(
+      fd,
+      'terms-0000.bin',
+      { bytes: bytes.length, crc: crc32(bytes) },
+      scratch,
+    );
+    expect(Buffer.compare(read, bytes)).toBe(0);
+    for (let i = 0; i < 300; i++) {
+      const from = Math.floor(next() * bytes.length);
+      const to = Math.min(bytes.length, from + Math.floor(next() * 3 * BLOCK));
+      expect(
+        Buffer.compare(Buffer.from(file.read(from, to)), bytes.subarray(from, to)),
+        `${from}..${to}`,
+      ).toBe(0);
+    }
+    expect(() => file.read(0, bytes.length + 1)).toThrow('a read past the end of terms-0000.bin');
+    file.close();
+    expect(() => file.read(0, 10)).toThrow('read after its index was closed');
+
+    for (const expected of [
+      { bytes: bytes.length, crc: (crc32(bytes) + 1) >>> 0 },
+      { bytes: bytes.length + 1, crc: crc32(bytes) },
+    ]) {
+      const again = openSync(path, 'r');
+      expect(() => CheckedFile.check(again, 'terms-0000.bin', expected, scratch)).toThrow(
+        'terms-0000.bin is not the file that was saved',
+      );
+      closeSync(again);
+    }
+  });
+
+  it('refuses the bytes of a block changed on disk after the open, and reads the others', async () => {
+    const bytes = bytesOf(random(11), 4 * BLOCK);
+    const path = await fileOf(bytes);
+    const fd = openSync(path, 'r');
+    const { file } = CheckedFile.check(
+      fd,
+      'docs-0000.bin',
+      { bytes: bytes.length, crc: crc32(bytes) },
+      {
+        buffer: Buffer.alloc(0),
+      },
+    );
+    // One byte of block 2 changes, in place: the size stays.
+    const writer = openSync(path, 'r+');
+    writeSync(writer, Buffer.from([(bytes[2 * BLOCK + 5] as number) ^ 0xff]), 0, 1, 2 * BLOCK + 5);
+    closeSync(writer);
+    expect(() => file.read(2 * BLOCK, 2 * BLOCK + 10)).toThrow(
+      'docs-0000.bin changed on disk after it was opened (block 2)',
+    );
+    // A read that covers the block fails too; one beside it reads as saved.
+    expect(() => file.read(BLOCK + 4000, 2 * BLOCK + 1)).toThrow('changed on disk');
+    expect(
+      Buffer.compare(
+        Buffer.from(file.read(3 * BLOCK, 3 * BLOCK + 99)),
+        bytes.subarray(3 * BLOCK, 3 * BLOCK + 99),
+      ),
+    ).toBe(0);
+    expect(Buffer.compare(Buffer.from(file.read(10, BLOCK)), bytes.subarray(10, BLOCK))).toBe(0);
+    file.close();
+  });
+});
+
+describe('an index opened from its cache', () => {
+  /** A vault whose terms and docs segments are several blocks each. */
+  function files(): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (let i = 0; i < 60; i++) {
+      out[`insights/facts/fact-${i}.md`] =
+        `# Fact ${i}\n\nWord${i}alpha and word${i}beta met at harbor ${i}; 第${i}个灯塔 stands by quay${i}.\n`;
+    }
+    return out;
+  }
+
+  it('reads its postings and documents from the segment files: bytes changed after the open are refused, and the next open rebuilds', async () => {
+    const root = await makeVault(files());
+    const first = await openVault({ path: root });
+    const clean = first.recall('word7alpha harbor', { k: 5 }).hits.map((hit) => [hit.id, hit.score]);
+    await first.close();
+    expect(clean.length).toBeGreaterThan(0);
+
+    const vault = await openVault({ path: root });
+    // Opened from the cache: now every block of every docs and terms segment changes on disk.
+    const index = join(root, '.mem', 'index');
+    const segments: string[] = [];
+    for (const entry of await readdir(index, { recursive: true, withFileTypes: true })) {
+      if (entry.isFile() && /^(docs|terms)-\d+\.bin$/.test(entry.name))
+        segments.push(join(entry.parentPath, entry.name));
+    }
+    expect(segments.length).toBeGreaterThanOrEqual(2);
+    let blocks = 0;
+    for (const path of segments) {
+      const size = readFileSync(path).length;
+      const writer = openSync(path, 'r+');
+      for (let at = 100; at < size; at += BLOCK) {
+        writeSync(writer, Buffer.from([0xff]), 0, 1, at);
+        blocks++;
+      }
+      closeSync(writer);
+    }
+    expect(blocks).toBeGreaterThan(2);
+    expect(() => vault.recall('word7alpha harbor', { k: 5 })).toThrow(
+      'changed on disk after it was opened',
+    );
+    await vault.close();
+
+    const notices: string[] = [];
+    const again = await openVault({ path: root, onNotice: (m) => notices.push(m) });
+    expect(again.recall('word7alpha harbor', { k: 5 }).hits.map((hit) => [hit.id, hit.score])).toEqual(
+      clean,
+    );
+    await again.close();
+    expect(notices.join('\n')).toMatch(/damaged/);
+  });
+});
