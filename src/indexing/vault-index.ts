@@ -1,11 +1,11 @@
 import type { Note, Section } from '../core/types.js';
 import { DEFAULT_LAYOUT, type VaultLayout } from '../vault/layout.js';
 import { linkableAnchor } from '../vault/links/link-name.js';
-import { basenameOf, foldPath } from '../vault/links/resolve-link.js';
 import type { TemplateSections } from '../vault/template-notes.js';
 import { DEFAULT_LIMITS, type IndexLimits } from './bound-note.js';
 import { LinkGraph } from './links/link-graph.js';
 import type { Graph } from './links/saved-links.js';
+import { NameCounts, nameKey } from './name-counts.js';
 import { NoteTable } from './note-table.js';
 import { savedAnchors, savedPosition, savedSection, savedSectionAt, savedSectionsIn } from './saved-note.js';
 import { TextIndex } from './text/text-index.js';
@@ -19,10 +19,10 @@ export class VaultIndex {
   /** The notes by path; those restored from the cache are decoded when read (see NoteTable) */
   readonly notes: NoteTable;
   /**
-   * How many notes share each lower-cased file name, so citations can use the short form when
-   * unique; counted at the first citation, not at open
+   * How many notes share each folded file name, so citations can use the short form when unique;
+   * made at the first citation, not at open (see NameCounts)
    */
-  private basenameCounts: Map<string, number> | undefined;
+  private names: NameCounts | undefined;
   text: TextIndex;
   graph: Graph;
   /** Bounds on the work one note may cost (the config's `limits`) */
@@ -65,7 +65,7 @@ export class VaultIndex {
     const appended = added ? { ...note, sections: added } : undefined;
     for (const tracker of this.trackers.values()) tracker.update(note.path, note, appended);
     this.savedTrackers?.changed.add(note.path);
-    if (!previous) this.countBasename(note.path, 1);
+    if (!previous) this.names?.add(note.path);
     this.notes.set(note.path, note);
     if (previous) this.text.replace(note, previous);
     else this.text.add(note);
@@ -90,7 +90,7 @@ export class VaultIndex {
     this.version++;
     for (const tracker of this.trackers.values()) tracker.update(path, undefined);
     this.savedTrackers?.changed.add(path);
-    this.countBasename(path, -1);
+    this.names?.remove(path);
     this.notes.delete(path);
     this.text.remove(path);
     this.graph.remove(path);
@@ -253,25 +253,9 @@ export class VaultIndex {
     const full = path.replace(/\.md$/i, '');
     const base = nameKey(path);
     // A note about to be created counts too: its name must not clash with an existing one.
-    const count = (this.counts().get(base) ?? 0) + (this.notes.has(path) ? 0 : 1);
+    this.names ??= new NameCounts(this.notes.keys());
+    const count = this.names.count(base) + (this.notes.has(path) ? 0 : 1);
     return count > 1 ? full : full.slice(full.lastIndexOf('/') + 1);
-  }
-
-  private counts(): Map<string, number> {
-    if (!this.basenameCounts) {
-      this.basenameCounts = new Map();
-      for (const path of this.notes.keys()) this.countBasename(path, 1);
-    }
-    return this.basenameCounts;
-  }
-
-  private countBasename(path: string, delta: number): void {
-    const counts = this.basenameCounts;
-    if (!counts) return;
-    const base = nameKey(path);
-    const next = (counts.get(base) ?? 0) + delta;
-    if (next > 0) counts.set(base, next);
-    else counts.delete(base);
   }
 
   /**
@@ -378,9 +362,4 @@ function sectionsOf(note: Note): Map<string, Section> {
     sectionMaps.set(note, map);
   }
   return map;
-}
-
-/** File names compare as link resolution compares them (NFC, case-insensitive). */
-function nameKey(path: string): string {
-  return foldPath(basenameOf(path));
 }
