@@ -19,6 +19,11 @@ export class NameCounts {
   /** The hash of each entry's folded name (hashOfPath); `entries.length` of them are used */
   private hashes: Int32Array;
   private removed = 0;
+  /** Counts asked for so far, until the entries are sorted (see sort()) */
+  private counted = 0;
+  /** The entries up to sortedUpTo, sorted by hash (see sort()); undefined until then */
+  private sorted: Float64Array | undefined;
+  private sortedUpTo = 0;
 
   constructor(paths: Iterable<string> = []) {
     this.entries = [...paths];
@@ -55,11 +60,49 @@ export class NameCounts {
   /** How many paths have the file name `name`, folded (`note.md`). */
   count(name: string): number {
     let found = 0;
-    this.find(hashOfName(name), (entry) => {
+    const test = (entry: string | undefined) => {
       if (entry !== undefined && nameKey(entry) === name) found++;
       return false;
-    });
+    };
+    const hash = hashOfName(name);
+    if (this.sorted === undefined && ++this.counted > SORT_AFTER && this.entries.length < MAX_SORTED)
+      this.sort();
+    const sorted = this.sorted;
+    if (sorted === undefined) {
+      this.find(hash, test);
+      return found;
+    }
+    // The entries sorted by hash, found by a binary search; then those added since, one by one.
+    const high = (hash + 2 ** 31) * MAX_SORTED;
+    let low = 0;
+    let top = sorted.length;
+    while (low < top) {
+      const middle = (low + top) >>> 1;
+      if ((sorted[middle] as number) < high) low = middle + 1;
+      else top = middle;
+    }
+    for (let i = low; i < sorted.length && (sorted[i] as number) < high + MAX_SORTED; i++) {
+      test(this.entries[(sorted[i] as number) - high]);
+    }
+    for (let at = this.sortedUpTo; at < this.entries.length; at++) {
+      if (this.hashes[at] === hash) test(this.entries[at]);
+    }
+    // Too many added since: sorted again at a later count.
+    if (this.entries.length - this.sortedUpTo > MAX_UNSORTED) this.sorted = undefined;
     return found;
+  }
+
+  /**
+   * Each entry as (its hash + 2^31) × MAX_SORTED + its position, sorted: a count is then a binary
+   * search, not a pass over every path (a recall cites dozens of notes, and a pass over 100,000
+   * paths per citation cost a server's recall 5 ms at 100,000 notes).
+   */
+  private sort(): void {
+    const keys = new Float64Array(this.entries.length);
+    for (let at = 0; at < keys.length; at++)
+      keys[at] = ((this.hashes[at] as number) + 2 ** 31) * MAX_SORTED + at;
+    this.sorted = keys.sort();
+    this.sortedUpTo = keys.length;
   }
 
   /** The first entry of that hash `test` holds for, calling it with each in turn; -1: none. */
@@ -82,8 +125,17 @@ export class NameCounts {
     this.entries = kept;
     this.hashes = hashes;
     this.removed = 0;
+    // Positions moved: sorted again at a later count.
+    this.sorted = undefined;
   }
 }
+
+/** Counts made by a pass over every entry before they are sorted: a command's few citations never pay for a sort */
+const SORT_AFTER = 64;
+/** Entries a sort key has room for (2^21: a key is below 2^53); more are only ever counted by a pass */
+const MAX_SORTED = 2 ** 21;
+/** Entries added after a sort before the next one */
+const MAX_UNSORTED = 1024;
 
 const FNV_OFFSET = 0x811c9dc5 | 0;
 const FNV_PRIME = 0x01000193;
