@@ -7,6 +7,7 @@ import { packTerm } from './packed-postings.js';
 import type { Postings, TermData } from './postings.js';
 import type { SavedDocs } from './saved-docs.js';
 import { LazyTermData, largestFieldSize } from './saved-postings.js';
+import type { TermMap } from './saved-terms.js';
 
 export interface TermIndexOptions {
   /** Indexed fields, in order: a field's id is its place here */
@@ -110,8 +111,8 @@ export class TermIndex {
   avgFieldLength: number[] = [];
   /** Discarded documents whose postings are still held */
   dirtCount = 0;
-  /** Every term and its postings, in the order the terms were first added */
-  readonly terms = new Map<string, TermData>();
+  /** Every term and its postings, in the order the terms were first added (a restored index: SavedTerms) */
+  terms: TermMap = new Map<string, TermData>();
   /** The terms that do not start with a `separate` character, for prefix and fuzzy walks */
   tree = new SearchableMap<TermData>();
   /** Counts changes to documents or postings, so a search knows when what it keeps is stale */
@@ -219,8 +220,9 @@ export class TermIndex {
       this.tree.delete(term);
       this.terms.delete(term);
     }
-    for (const [term, data] of this.terms) {
-      if (this.startsSeparate(term) && this.prune(data)) this.terms.delete(term);
+    for (const [term] of this.terms) {
+      // Asked for by name: a restored index's walk gives objects it does not keep (SavedTerms).
+      if (this.startsSeparate(term) && this.prune(this.terms.get(term) as TermData)) this.terms.delete(term);
     }
     this.dirtCount = 0;
     this.version++;

@@ -11,6 +11,7 @@ import {
   varintSize,
   zigzag,
 } from './saved-postings.js';
+import { SavedTermsBuilder } from './saved-terms.js';
 import type { TermIndex } from './term-index.js';
 
 /**
@@ -278,6 +279,8 @@ export class TextStoreLoader {
   private loaded = 0;
   /** The term of the last record read: only it may have further records */
   private last: string | undefined;
+  /** The saved terms, as the segments give them */
+  private readonly savedTerms = new SavedTermsBuilder();
 
   /** `index`: a fresh, empty index with the fields the header names. */
   constructor(
@@ -336,7 +339,7 @@ export class TextStoreLoader {
     const labels = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset + 4, headLength).toString('utf8'));
     if (!Array.isArray(labels)) throw new Error('a terms segment does not start with its terms');
     const reader = new VarintReader(bytes, 4 + headLength, bytes.length);
-    const { terms } = this.index;
+    const { savedTerms } = this;
     let next = 0;
     while (reader.pos < bytes.length) {
       const at = reader.pos;
@@ -347,22 +350,11 @@ export class TextStoreLoader {
       if (reader.pos > bytes.length) throw new Error('a terms segment is cut short');
       const term = labels[next++];
       if (typeof term !== 'string' || term === '') throw new Error('a terms segment lacks a term');
-      const data = terms.get(term);
-      const end = reader.pos;
-      if (data === undefined) {
-        const lazy = new LazyTermData(source, at);
-        terms.set(term, lazy);
-        // The radix tree, built by adding its terms in the order they were first added to the index.
-        if (!this.index.startsSeparate(term)) this.index.tree.set(term, lazy);
-      } else if (
-        !(
-          term === this.last &&
-          data instanceof LazyTermData &&
-          data.addChunk([source, start, end, fieldCount])
-        )
-      ) {
-        throw new Error('a terms segment holds a term twice');
-      }
+      const known = savedTerms.numberOf(term);
+      if (known === undefined) savedTerms.add(term, source, at);
+      else if (term === this.last && known === savedTerms.count - 1) {
+        savedTerms.addChunk(known, [source, start, reader.pos, fieldCount]);
+      } else throw new Error('a terms segment holds a term twice');
       this.last = term;
     }
     if (next !== labels.length) throw new Error('a terms segment has terms it does not use');
@@ -375,6 +367,13 @@ export class TextStoreLoader {
       throw new Error(`the cache holds ${this.loaded} sections, its header ${this.header.documentCount}`);
     }
     index.restoredIds();
+    const terms = this.savedTerms.finish();
+    index.terms = terms;
+    // The radix tree, built by adding its terms in the order they were first added to the index,
+    // so it has the shape it had; its terms' objects are made now, the others when asked for.
+    for (const term of terms.keys()) {
+      if (!index.startsSeparate(term)) index.tree.set(term, terms.get(term) as TermData);
+    }
     return index;
   }
 }

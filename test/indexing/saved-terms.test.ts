@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import { BytesSource } from '../../src/indexing/segment-source.js';
+import type { TermData } from '../../src/indexing/text/postings.js';
+import { LazyTermData } from '../../src/indexing/text/saved-postings.js';
+import { SavedTermsBuilder } from '../../src/indexing/text/saved-terms.js';
+
+/** A seeded generator (mulberry32), so a failing case can be run again. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const PIECES = ['a', 'b', 'ab', 'walk', 'ing', '上', '海', '灯塔', 'é', 'e\u0301', '😀', 'ß', 'z'];
+
+/** Terms that share prefixes, differ in one code unit, or hold surrogate pairs and combining marks. */
+function termsOf(next: () => number, count: number): string[] {
+  const terms = new Set<string>();
+  while (terms.size < count) {
+    let term = '';
+    const parts = 1 + Math.floor(next() * 4);
+    for (let p = 0; p < parts; p++) term += PIECES[Math.floor(next() * PIECES.length)];
+    terms.add(term);
+  }
+  return [...terms];
+}
+
+describe('SavedTerms', () => {
+  it('answers every get, has, set, delete and walk as a Map filled in the saved order does', () => {
+    for (let seed = 1; seed <= 40; seed++) {
+      const next = random(seed);
+      const saved = termsOf(next, 1 + Math.floor(next() * 300));
+      const source = new BytesSource(new Uint8Array(16));
+      const builder = new SavedTermsBuilder();
+      for (const term of saved) builder.add(term, source, 0);
+      const map = builder.finish();
+      /** The reference: a saved term's value is 'saved' until set */
+      const expected = new Map<string, TermData | 'saved'>(saved.map((term) => [term, 'saved']));
+      const kept = new Map<string, TermData>();
+      const pool = [...saved, ...termsOf(next, 40)];
+      for (let op = 0; op < 600; op++) {
+        const term = pool[Math.floor(next() * pool.length)] as string;
+        const roll = next();
+        const context = `seed ${seed}, op ${op}, ${JSON.stringify(term)}`;
+        if (roll < 0.35) {
+          const got = map.get(term);
+          const want = expected.get(term);
+          if (want === undefined) expect(got, context).toBeUndefined();
+          else if (want === 'saved') {
+            expect(got, context).toBeInstanceOf(LazyTermData);
+            // The same object every time it is asked for.
+            if (kept.has(term)) expect(got, context).toBe(kept.get(term));
+            kept.set(term, got as TermData);
+          } else expect(got, context).toBe(want);
+        } else if (roll < 0.5) {
+          expect(map.has(term), context).toBe(expected.has(term));
+        } else if (roll < 0.7) {
+          const data: TermData = new Map();
+          map.set(term, data);
+          expected.set(term, data);
+          kept.delete(term);
+        } else if (roll < 0.9) {
+          expect(map.delete(term), context).toBe(expected.delete(term));
+          kept.delete(term);
+        } else {
+          expect([...map.keys()], context).toEqual([...expected.keys()]);
+          expect(map.size, context).toBe(expected.size);
+          const walked = [...map.entries()];
+          expect(
+            walked.map(([key]) => key),
+            context,
+          ).toEqual([...expected.keys()]);
+          for (const [key, data] of walked) {
+            const want = expected.get(key);
+            if (want !== 'saved') expect(data, `${context}: ${key}`).toBe(want);
+            else if (kept.has(key)) expect(data, `${context}: ${key}`).toBe(kept.get(key));
+            else expect(data, `${context}: ${key}`).toBeInstanceOf(LazyTermData);
+          }
+        }
+      }
+    }
+  });
+
+  it('gives a term saved in several records all of them', () => {
+    // Record 1 (field count 1, 4 bytes): field 1, one posting (short id 0, frequency 2); then
+    // record 2's fields: field 1, one posting (short id 3, zigzag 6; frequency 2).
+    const bytes = new Uint8Array([1, 4, 1, 1, 0, 2, 1, 1, 6, 2]);
+    const source = new BytesSource(bytes);
+    const builder = new SavedTermsBuilder();
+    const n = builder.add('walk', source, 0);
+    builder.addChunk(n, [source, 6, 10, 1]);
+    const data = builder.finish().get('walk') as TermData;
+    expect([...(data.get(1) ?? [])]).toEqual([
+      [0, 2],
+      [3, 2],
+    ]);
+  });
+});
