@@ -9,9 +9,11 @@
 // CRC-32 is put together from the blocks' (crc32Combine), so the open reads each byte once.
 import { closeSync, fstatSync, readSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
+import { BLOCK, blockCache } from './block-cache.js';
 
-/** Bytes a segment is read and checked in */
-export const BLOCK = 4096;
+export { BLOCK };
+
+let nextNumber = 0;
 
 /** Saved bytes read by offset: a view valid until the next read of the same source. */
 export interface SegmentSource {
@@ -48,6 +50,8 @@ export class CheckedFile implements SegmentSource {
   private spanFrom = 0;
   private spanTo = 0;
   private closed = false;
+  /** The file's number in the block cache */
+  private readonly number = nextNumber++;
 
   private constructor(
     private readonly fd: number,
@@ -106,15 +110,10 @@ export class CheckedFile implements SegmentSource {
     // Nothing is kept until the blocks check out: a failed read leaves no span behind.
     if (keep) this.spanTo = this.spanFrom;
     const read = buffer.subarray(0, length);
-    readFully(this.fd, read, start);
-    for (let b = 0; b * BLOCK < length; b++) {
-      const block = read.subarray(b * BLOCK, Math.min(length, (b + 1) * BLOCK));
-      if (crc32(block) !== this.crcs[first + b]) {
-        throw new Error(
-          `${this.name} changed on disk after it was opened (block ${first + b}): the index cache is damaged; it is rebuilt at the next open`,
-        );
-      }
-    }
+    let cached = true;
+    for (let b = 0; cached && b * BLOCK < length; b++)
+      cached = blockCache.copy(this.number, first + b, read, b * BLOCK) >= 0;
+    if (!cached) this.readChecked(read, first);
     if (keep) {
       this.spanFrom = start;
       this.spanTo = end;
@@ -122,9 +121,30 @@ export class CheckedFile implements SegmentSource {
     return read.subarray(from - start, to - start);
   }
 
+  /** Reads `into` from block `first` on, checks each block against its CRC-32, and keeps them in the block cache. */
+  private readChecked(into: Uint8Array, first: number): void {
+    readFully(this.fd, into, first * BLOCK);
+    for (let b = 0; b * BLOCK < into.length; b++) {
+      const block = into.subarray(b * BLOCK, Math.min(into.length, (b + 1) * BLOCK));
+      if (crc32(block) !== this.crcs[first + b]) {
+        throw new Error(
+          `${this.name} changed on disk after it was opened (block ${first + b}): the index cache is damaged; it is rebuilt at the next open`,
+        );
+      }
+    }
+    for (let b = 0; b * BLOCK < into.length; b++) {
+      blockCache.keep(
+        this.number,
+        first + b,
+        into.subarray(b * BLOCK, Math.min(into.length, (b + 1) * BLOCK)),
+      );
+    }
+  }
+
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    blockCache.forget(this.number);
     this.span = Buffer.alloc(0);
     this.spanFrom = this.spanTo = 0;
     try {

@@ -127,6 +127,51 @@ describe('CheckedFile', () => {
   });
 });
 
+describe('the block cache shared by every segment file', () => {
+  it('gives each file its own bytes, through evictions and files closed and opened again', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'mem-blocks-'));
+    try {
+      const next = random(99);
+      const scratch = { buffer: Buffer.alloc(0) };
+      // Three files of 3 MiB: more blocks than the cache holds (8 MiB), so reads evict.
+      const open = (k: number) => {
+        const bytes = bytesOf(next, 3 * 1024 * 1024 + k * 777);
+        const path = join(dir, `terms-${k}.bin`);
+        writeFileSync(path, bytes);
+        const { file } = CheckedFile.check(
+          openSync(path, 'r'),
+          `terms-${k}.bin`,
+          { bytes: bytes.length, crc: crc32(bytes) },
+          scratch,
+        );
+        return { file, bytes };
+      };
+      let files = [open(0), open(1), open(2)];
+      for (let round = 0; round < 4; round++) {
+        for (let i = 0; i < 3000; i++) {
+          const { file, bytes } = files[Math.floor(next() * files.length)] as {
+            file: CheckedFile;
+            bytes: Buffer;
+          };
+          const from = Math.floor(next() * bytes.length);
+          const to = Math.min(bytes.length, from + 1 + Math.floor(next() * (next() < 0.9 ? 300 : 3 * BLOCK)));
+          expect(
+            Buffer.compare(Buffer.from(file.read(from, to)), bytes.subarray(from, to)),
+            `round ${round}, ${from}..${to}`,
+          ).toBe(0);
+        }
+        // A file closed and a new one opened in its place: never given the old one's blocks.
+        const gone = files.shift() as { file: CheckedFile };
+        gone.file.close();
+        files = [...files, open(3 + round)];
+      }
+      for (const { file } of files) file.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('an index opened from its cache', () => {
   /** A vault whose terms and docs segments are several blocks each. */
   function files(): Record<string, string> {
@@ -165,16 +210,12 @@ describe('an index opened from its cache', () => {
       closeSync(writer);
     }
     expect(blocks).toBeGreaterThan(2);
-    expect(() => vault.recall('word7alpha harbor', { k: 5 })).toThrow(
-      'changed on disk after it was opened',
-    );
+    expect(() => vault.recall('word7alpha harbor', { k: 5 })).toThrow('changed on disk after it was opened');
     await vault.close();
 
     const notices: string[] = [];
     const again = await openVault({ path: root, onNotice: (m) => notices.push(m) });
-    expect(again.recall('word7alpha harbor', { k: 5 }).hits.map((hit) => [hit.id, hit.score])).toEqual(
-      clean,
-    );
+    expect(again.recall('word7alpha harbor', { k: 5 }).hits.map((hit) => [hit.id, hit.score])).toEqual(clean);
     await again.close();
     expect(notices.join('\n')).toMatch(/damaged/);
   });
