@@ -8,6 +8,7 @@ import type { Note } from '../core/types.js';
 import { DEFAULT_LAYOUT, type VaultLayout } from '../vault/layout.js';
 import { basenameOf, foldPath } from '../vault/links/resolve-link.js';
 import { SavedLinkGraph, type SavedLinks } from './links/saved-links.js';
+import { generationName, INDEX_DIR, NOTES_SEGMENT_BYTES, type NoteSpill } from './note-spill.js';
 import { NoteTable } from './note-table.js';
 import { readNoteNow } from './refresh-index.js';
 import { noteRecords } from './saved-note.js';
@@ -36,12 +37,9 @@ export const CACHE_SCHEMA = 12;
  * and CRC-32) and keeps the notes files open: a note is read at its offset and checked against its
  * own CRC-32 when a query needs it (note-table.ts). See docs/index-format.md.
  */
-const INDEX_DIR = 'index';
 const MANIFEST = 'manifest.json';
 /** The single-file cache of schema 3 and before, removed by the first save in this layout */
 const LEGACY_FILE = 'index.json';
-/** A notes segment is closed once it holds this many bytes (plus one note) */
-const NOTES_SEGMENT_BYTES = 8 << 20;
 
 interface Manifest {
   schema: number;
@@ -196,15 +194,20 @@ export async function saveIndexCache(root: string, index: VaultIndex): Promise<C
   try {
     const base = join(await ensureCacheDir(root), INDEX_DIR);
     await mkdir(base, { recursive: true });
-    const generation = `g${Date.now().toString(36)}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+    // A cold build's notes, already written where this generation's notes go when nothing changed since.
+    const { pending } = index;
+    index.pending = undefined;
+    const spill = pending?.version === index.changes ? pending.spill : undefined;
+    const generation = spill?.generation ?? generationName();
     const dir = join(base, generation);
-    await mkdir(dir);
+    if (!spill) await mkdir(dir);
     const version = index.changes;
     let written: Written;
     try {
-      written = await writeGeneration(base, dir, generation, index);
+      written = await writeGeneration(base, dir, generation, index, spill);
     } catch (error) {
-      await rm(dir, { recursive: true, force: true });
+      // The table reads the spilled notes from that folder: a later save removes it.
+      if (!spill) await rm(dir, { recursive: true, force: true });
       throw error;
     }
     // Nothing changed while the save ran (saves run on the vault's queue): the index now reads its
@@ -245,9 +248,11 @@ async function writeGeneration(
   dir: string,
   generation: string,
   index: VaultIndex,
+  /** The notes segments a cold build wrote in `dir` (see note-spill.ts) */
+  spill?: NoteSpill,
 ): Promise<Written> {
-  const segments: Segment[] = [];
-  const counts = { notes: 0, table: 0, trackers: 0, docs: 0, terms: 0 };
+  const segments: Segment[] = spill ? [...spill.segments] : [];
+  const counts = { notes: segments.length, table: 0, trackers: 0, docs: 0, terms: 0 };
   let current: SegmentFile | undefined;
   const start = async (part: Segment['part']) => {
     const ext = part === 'notes' ? 'jsonl' : part === 'trackers' ? 'json' : 'bin';
@@ -261,7 +266,9 @@ async function writeGeneration(
   };
   let table: TableData;
   try {
-    table = await writeNotes(index, start, end);
+    table = spill
+      ? { ...spilledTable(spill), links: savedLinks(index) }
+      : await writeNotes(index, start, end);
     await (await start('table')).write(encodeTable(table));
     await end();
     await (await start('trackers')).write(JSON.stringify(index.saveTrackers()));
@@ -362,6 +369,12 @@ async function writeNotes(
   table.recordLength = lengths.done();
   table.recordCrc = crcs.done();
   return table;
+}
+
+/** The note table of a cold build's spill, as a save writes it (the links apart). */
+function spilledTable(spill: NoteSpill): Omit<TableData, 'links'> {
+  const { paths, file, offset, length, records, recordLength, recordCrc, size, mtime } = spill.saved;
+  return { paths, file, offset, length, records, recordLength, recordCrc, size, mtime };
 }
 
 /** A Uint32Array grown by doubling: a record per section of a vault is too many for a number[]. */

@@ -102,6 +102,26 @@ export class NoteTable implements ReadonlyMap<string, Note> {
     return this.held.size;
   }
 
+  /** Whether the table reads saved notes (from a cache generation, or a cold build's spill) */
+  get hasSaved(): boolean {
+    return this.saved !== undefined;
+  }
+
+  /**
+   * An empty table starts reading spilled notes from `saved`, which a cold build grows as it goes
+   * (see note-spill.ts); spilled() turns each note held into its slot there.
+   */
+  spillInto(saved: SavedNotes): void {
+    if (this.saved || this.held.size > 0) throw new Error('only an empty table takes a spill');
+    this.saved = saved;
+    closeWhenCollected.register(this, saved.fds, this);
+  }
+
+  /** The note at `path`, held whole, was written to slot `slot` of the spill: it leaves the heap. */
+  spilled(path: string, slot: number): void {
+    if (typeof this.held.get(path) === 'object') this.held.set(path, slot);
+  }
+
   get [Symbol.toStringTag](): string {
     return 'NoteTable';
   }

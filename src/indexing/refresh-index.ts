@@ -12,6 +12,7 @@ import { removeLeftoverTemps } from '../vault/temp-name.js';
 import type { FolderHook } from '../vault/track-changes.js';
 import { hashText } from '../vault/write-note.js';
 import { boundLinks, boundNote } from './bound-note.js';
+import { ColdBuild } from './cold-build.js';
 import type { VaultIndex } from './vault-index.js';
 
 export interface RefreshStats {
@@ -63,7 +64,13 @@ export async function refreshIndex(
   // In path order, as a listing would give them: a new vault's notes enter the index in one order.
   toRead.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const indexed = index.notes.size;
-  await readInto(index, toRead, stats, changed, onProgress);
+  // Every note of an empty index that will be saved: each leaves the heap once indexed.
+  const cold = ColdBuild.start(root, index, toRead.length);
+  try {
+    await readInto(index, toRead, stats, changed, onProgress, false, cold);
+  } finally {
+    cold?.finish();
+  }
   // Notes were removed (or a path was walked twice, an NFD and an NFC name counted as two): a
   // second walk lists the paths. Once per removal, not per refresh: afterwards the counts agree.
   if (known < indexed || renamed) {
@@ -137,6 +144,8 @@ async function readInto(
   onProgress?: RefreshProgress,
   /** Read a note that had text appended as that (append-note.ts), and keep what the next append needs */
   appends = false,
+  /** A cold build the notes are added through (see cold-build.ts) */
+  cold?: ColdBuild,
 ): Promise<void> {
   for (let i = 0; i < toRead.length; i += READ_BATCH) {
     onProgress?.(i, toRead.length);
@@ -156,7 +165,9 @@ async function readInto(
         continue;
       }
       const stat = { size: file.size, mtimeMs: file.mtimeMs };
-      index.upsert(noteOf(index, file.path, text, hash, stat, appends ? (known ?? null) : undefined));
+      const note = noteOf(index, file.path, text, hash, stat, appends ? (known ?? null) : undefined);
+      if (cold) cold.add(note);
+      else index.upsert(note);
       tally(stats, known ? 'changed' : 'added', file.path, changed);
     }
   }

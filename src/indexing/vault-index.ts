@@ -6,6 +6,7 @@ import { DEFAULT_LIMITS, type IndexLimits } from './bound-note.js';
 import { LinkGraph } from './links/link-graph.js';
 import type { Graph } from './links/saved-links.js';
 import { NameCounts, nameKey } from './name-counts.js';
+import type { PendingGeneration } from './note-spill.js';
 import { NoteTable } from './note-table.js';
 import { savedAnchors, savedPosition, savedSection, savedSectionAt, savedSectionsIn } from './saved-note.js';
 import { TextIndex } from './text/text-index.js';
@@ -38,6 +39,13 @@ export class VaultIndex {
   skipPath: ((path: string) => boolean) | undefined = undefined;
   /** The vault's templates, to tell a section that is only a template's text (isTemplateSection) */
   templates: TemplateSections | undefined = undefined;
+  /**
+   * A refresh that reads at least this many notes into the empty index spills them to a new cache
+   * generation as it goes (see cold-build.ts); undefined: never (the index is not saved)
+   */
+  spillFrom: number | undefined = undefined;
+  /** The generation a cold build spilled its notes into, for the save that follows */
+  pending: PendingGeneration | undefined = undefined;
   /** Bumped by every change, so views derived from the whole vault know when to recompute */
   private version = 0;
 
@@ -156,15 +164,20 @@ export class VaultIndex {
    * those restored that no code asked for yet while no note changed since.
    */
   saveTrackers(): SavedTrackers {
-    for (const [name, declared] of DECLARED_TRACKERS) {
-      if (declared.kind === 'facet') this.facet(name, declared.test);
-      else this.tally(name, declared.keysOf);
-    }
+    this.trackDeclared();
     const out: SavedTrackers = {};
     const pending = this.savedTrackers;
     if (pending && pending.changed.size === 0) Object.assign(out, pending.trackers);
     for (const [name, tracker] of this.trackers) out[name] = tracker.save();
     return out;
+  }
+
+  /** Makes every declared tracker (see trackers.ts) not made yet. */
+  trackDeclared(): void {
+    for (const [name, declared] of DECLARED_TRACKERS) {
+      if (declared.kind === 'facet') this.facet(name, declared.test);
+      else this.tally(name, declared.keysOf);
+    }
   }
 
   /** Closes the cache files the saved notes, documents and postings are read from. */

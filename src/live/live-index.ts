@@ -3,6 +3,7 @@
 // change touched, and the watcher's lifecycle. Every change runs on the vault's write queue.
 
 import type { MemConfig } from '../core/config/config.js';
+import { COLD_SPILL_MIN } from '../indexing/cold-build.js';
 import { loadIndexCache, saveIndexCache } from '../indexing/index-cache.js';
 import {
   type RefreshProgress,
@@ -131,6 +132,8 @@ export class LiveIndex {
     this.initialized = options.initialized;
     this.index = options.index;
     this.saveCache = options.saveCache;
+    // A cold index is saved at its end: its notes can be written to the cache as they are read.
+    if (options.saveCache) this.index.spillFrom ??= COLD_SPILL_MIN;
     this.queue = options.queue;
     this.onNotice = options.onNotice;
   }
