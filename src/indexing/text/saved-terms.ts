@@ -1,9 +1,11 @@
-// The term dictionary of an index restored from the cache: every saved term in a few typed arrays
-// and one string, instead of a Map entry, a string and a LazyTermData object per term. A term's
+// The term dictionary of an index restored from the cache: each saved term's number in a Map and
+// where its records are in typed arrays, instead of a LazyTermData object per term. A term's
 // object is made when the index first asks for it (a query's terms, an add's, a vacuum's) and kept
 // from then on, so the index sees one object per term as with a Map. At 1,000 notes a vault has
-// some 13,000 terms: as Map entries they were 1.5 MiB of each loaded vault of a `mem serve
-// --vaults` pool, here about 0.3 MiB.
+// some 13,000 terms, whose objects were 0.6 MiB of each loaded vault of a `mem serve --vaults`
+// pool. (A hash table of its own in typed arrays, over one string of every term, took a further
+// 0.6 MiB off, but hashing every term in JavaScript at each open cost a command's open 10-20 ms
+// where the Map's native hashing costs 2.)
 import type { SegmentSource } from '../segment-source.js';
 import type { TermData } from './postings.js';
 import { type Chunk, LazyTermData } from './saved-postings.js';
@@ -20,13 +22,6 @@ export interface TermMap extends Iterable<[string, TermData]> {
   entries(): IterableIterator<[string, TermData]>;
 }
 
-/** FNV-1a over a string's UTF-16 code units between `from` and `to`. */
-function hashOf(text: string, from: number, to: number): number {
-  let hash = 0x811c9dc5;
-  for (let i = from; i < to; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
-  return hash >>> 0;
-}
-
 /**
  * Gathers the saved terms as a load reads them (in their saved order), then makes the map. A term
  * saved in several records gives its first record here and the others to `addChunk`.
@@ -37,8 +32,10 @@ export class SavedTermsBuilder {
   private sourceOf = new Uint16Array(1024);
   private at = new Uint32Array(1024);
   private readonly more = new Map<number, Chunk[]>();
-  /** Term → its number, while loading: checks a term comes once, and finds the last for addChunk */
+  /** Term → its number */
   private readonly numbers = new Map<string, number>();
+  private lastSource: SegmentSource | undefined;
+  private lastSourceIndex = -1;
 
   get count(): number {
     return this.labels.length;
@@ -56,13 +53,13 @@ export class SavedTermsBuilder {
       this.at = grow(this.at, new Uint32Array(n * 2));
       this.sourceOf = grow(this.sourceOf, new Uint16Array(n * 2));
     }
-    let s = this.sources.lastIndexOf(source);
-    if (s < 0) {
+    if (source !== this.lastSource) {
       if (this.sources.length === 0xffff) throw new Error('the index cache has too many terms segments');
-      s = this.sources.push(source) - 1;
+      this.lastSource = source;
+      this.lastSourceIndex = this.sources.push(source) - 1;
     }
     this.labels.push(term);
-    this.sourceOf[n] = s;
+    this.sourceOf[n] = this.lastSourceIndex;
     this.at[n] = at;
     this.numbers.set(term, n);
     return n;
@@ -79,6 +76,7 @@ export class SavedTermsBuilder {
     const count = this.labels.length;
     return new SavedTerms(
       this.labels,
+      this.numbers,
       this.sources,
       this.sourceOf.slice(0, count),
       this.at.slice(0, count),
@@ -94,12 +92,6 @@ function grow<T extends Uint16Array | Uint32Array>(from: T, to: T): T {
 
 /** The restored dictionary: the saved terms in their order, then the terms added since, as a Map orders them. */
 export class SavedTerms implements TermMap {
-  /** Every saved term, one after the other; term n is text[start[n] .. start[n + 1]] */
-  private readonly text: string;
-  private readonly start: Uint32Array;
-  private readonly hashes: Uint32Array;
-  /** Open addressing: term number + 1, or 0 for an empty slot */
-  private readonly slots: Int32Array;
   /** Term number → its object, once the index asked for it by name */
   private readonly made = new Map<number, TermData>();
   /** Per saved term: 1 once deleted (a term added again comes after the saved ones, as in a Map) */
@@ -109,49 +101,25 @@ export class SavedTerms implements TermMap {
   private readonly added = new Map<string, TermData>();
 
   constructor(
-    labels: readonly string[],
+    /** The saved terms in their order, and each one's number (its place there) */
+    private readonly labels: readonly string[],
+    private readonly numbers: ReadonlyMap<string, number>,
     private readonly sources: readonly SegmentSource[],
     private readonly sourceOf: Uint16Array,
     private readonly at: Uint32Array,
     private readonly more: ReadonlyMap<number, Chunk[]>,
   ) {
-    const count = labels.length;
-    this.text = labels.join('');
-    this.start = new Uint32Array(count + 1);
-    this.hashes = new Uint32Array(count);
-    let size = 16;
-    while (size < count * 2) size *= 2;
-    this.slots = new Int32Array(size);
-    this.deleted = new Uint8Array(count);
-    this.live = count;
-    let position = 0;
-    for (let n = 0; n < count; n++) {
-      const from = position;
-      position += (labels[n] as string).length;
-      this.start[n + 1] = position;
-      const hash = hashOf(this.text, from, position);
-      this.hashes[n] = hash;
-      let slot = hash & (size - 1);
-      while (this.slots[slot] !== 0) slot = (slot + 1) & (size - 1);
-      this.slots[slot] = n + 1;
-    }
+    this.deleted = new Uint8Array(labels.length);
+    this.live = labels.length;
   }
 
   /** The saved term's number, deleted or not; -1 when it was never saved. */
   private find(term: string): number {
-    const hash = hashOf(term, 0, term.length);
-    const mask = this.slots.length - 1;
-    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
-      const n = (this.slots[slot] as number) - 1;
-      if (n < 0) return -1;
-      if (this.hashes[n] !== hash) continue;
-      const from = this.start[n] as number;
-      if ((this.start[n + 1] as number) - from === term.length && this.text.startsWith(term, from)) return n;
-    }
+    return this.numbers.get(term) ?? -1;
   }
 
   private label(n: number): string {
-    return this.text.slice(this.start[n], this.start[n + 1]);
+    return this.labels[n] as string;
   }
 
   /** Term n's object: made and kept when the index asks for it by name. */
@@ -169,6 +137,11 @@ export class SavedTerms implements TermMap {
 
   get size(): number {
     return this.live + this.added.size;
+  }
+
+  /** Saved term `n` (not deleted) and its object, made and kept: how a load fills the radix tree. */
+  entry(n: number): [string, TermData] {
+    return [this.label(n), this.object(n, true)];
   }
 
   get(term: string): TermData | undefined {

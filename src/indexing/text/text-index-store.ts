@@ -281,6 +281,8 @@ export class TextStoreLoader {
   private last: string | undefined;
   /** The saved terms, as the segments give them */
   private readonly savedTerms = new SavedTermsBuilder();
+  /** The numbers of the saved terms that go in the radix tree, in order */
+  private readonly treeTerms: number[] = [];
 
   /** `index`: a fresh, empty index with the fields the header names. */
   constructor(
@@ -351,8 +353,10 @@ export class TextStoreLoader {
       const term = labels[next++];
       if (typeof term !== 'string' || term === '') throw new Error('a terms segment lacks a term');
       const known = savedTerms.numberOf(term);
-      if (known === undefined) savedTerms.add(term, source, at);
-      else if (term === this.last && known === savedTerms.count - 1) {
+      if (known === undefined) {
+        const n = savedTerms.add(term, source, at);
+        if (!this.index.startsSeparate(term)) this.treeTerms.push(n);
+      } else if (term === this.last && known === savedTerms.count - 1) {
         savedTerms.addChunk(known, [source, start, reader.pos, fieldCount]);
       } else throw new Error('a terms segment holds a term twice');
       this.last = term;
@@ -371,8 +375,9 @@ export class TextStoreLoader {
     index.terms = terms;
     // The radix tree, built by adding its terms in the order they were first added to the index,
     // so it has the shape it had; its terms' objects are made now, the others when asked for.
-    for (const term of terms.keys()) {
-      if (!index.startsSeparate(term)) index.tree.set(term, terms.get(term) as TermData);
+    for (const n of this.treeTerms) {
+      const [term, data] = terms.entry(n);
+      index.tree.set(term, data);
     }
     return index;
   }
