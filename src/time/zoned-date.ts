@@ -2,11 +2,13 @@
 // time it shows, where a day starts and ends, and whether a day is over. Every caller that turns an
 // instant into a day (remember, ingest, reflect, compile, recall) goes through here, with the vault's
 // `timezone` (an IANA name such as `Asia/Shanghai`), never the process's zone. The zone arithmetic
-// (offsets, DST) is Temporal's.
+// (offsets, DST) is Temporal's; fromWallClock asks it once per zone and year where the offset holds
+// still (zone-offset.ts), and per reading only near a transition.
 
 import { Temporal } from 'temporal-polyfill';
 import { MemError } from '../core/errors.js';
 import { type Day, formatDay, isNoteDay, NOTE_YEARS, parseIsoDay } from './calendar-day.js';
+import { steadyOffset } from './zone-offset.js';
 
 /** `at` as a clock in `timeZone` shows it. */
 export function zonedDateTime(at: Date, timeZone: string): Temporal.ZonedDateTime {
@@ -98,11 +100,52 @@ export interface WallClock {
  * Undefined for a clock reading that does not exist (month 13, 25:00).
  */
 export function fromWallClock(clock: WallClock, timeZone: string): Date | undefined {
+  const wall = wallClockMs(clock);
+  if (wall !== undefined) {
+    // Temporal reads a reading as the wall clock less the offset whenever the offset a day either
+    // side of it is the same (the polyfill's getPossibleEpochNanoseconds looks exactly there), so
+    // a reading with no transition within two days of it needs no Temporal call.
+    const offset = steadyOffsetOrNothing(timeZone, wall - 2 * DAY_MS, wall + 2 * DAY_MS);
+    if (offset !== undefined) return new Date(wall - offset);
+  }
   try {
     const local = Temporal.PlainDateTime.from(clock, { overflow: 'reject' });
     return new Date(local.toZonedDateTime(timeZone, { disambiguation: 'compatible' }).epochMilliseconds);
   } catch (error) {
     if (error instanceof RangeError) return undefined;
     throw error;
+  }
+}
+
+const DAY_MS = 86_400_000;
+const isLeapYear = (year: number) => year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+const within = (value: number | undefined, last: number) =>
+  value === undefined || (Number.isInteger(value) && value >= 0 && value <= last);
+
+/**
+ * `clock` read as if in UTC (epoch ms) when it is a plain reading Temporal would take as it is:
+ * whole fields in their ranges, years 1900–9999. Anything else (month 13, 1.5 hours, year 0042,
+ * for which `Date.UTC` means 1942) is left to Temporal's own checks.
+ */
+function wallClockMs(clock: WallClock): number | undefined {
+  const { year, month, day } = clock;
+  if (!(Number.isInteger(year) && year >= 1900 && year <= 9999 && within(month, 12) && month >= 1))
+    return undefined;
+  const days = month === 2 && isLeapYear(year) ? 29 : (MONTH_DAYS[month - 1] as number);
+  if (!(within(day, days) && day >= 1)) return undefined;
+  const { hour = 0, minute = 0, second = 0, millisecond = 0 } = clock;
+  if (!(within(hour, 23) && within(minute, 59) && within(second, 59) && within(millisecond, 999)))
+    return undefined;
+  return Date.UTC(year, month - 1, day, hour, minute, second, millisecond);
+}
+
+/** steadyOffset, or nothing when learning the zone's ranges fails (Temporal then says why, or not). */
+function steadyOffsetOrNothing(timeZone: string, from: number, to: number): number | undefined {
+  try {
+    return steadyOffset(timeZone, from, to);
+  } catch {
+    return undefined;
   }
 }
