@@ -214,10 +214,18 @@ export class ColdBuild {
     index.trackDeclared();
   }
 
-  /** A cold build of `count` notes into `index`, or undefined when the index should hold them as before. */
-  static start(root: string, index: VaultIndex, count: number): ColdBuild | undefined {
+  /** Whether reading `count` notes into `index` is a cold build that spills (see start). */
+  static wanted(index: VaultIndex, count: number): boolean {
     const from = index.spillFrom;
-    if (from === undefined || count < from || index.notes.size > 0 || index.notes.hasSaved) return undefined;
+    return from !== undefined && count >= from && index.notes.size === 0 && !index.notes.hasSaved;
+  }
+
+  /**
+   * A cold build of `count` notes into `index`, or undefined when the index should hold them as
+   * before. The caller made `.mem/` with its `.gitignore` first (ensureCacheDir).
+   */
+  static start(root: string, index: VaultIndex, count: number): ColdBuild | undefined {
+    if (!ColdBuild.wanted(index, count)) return undefined;
     const spill = NoteSpill.start(root);
     return spill ? new ColdBuild(index, spill) : undefined;
   }
@@ -228,6 +236,11 @@ export class ColdBuild {
     this.index.upsert(note);
     const slot = this.spill.write(note);
     if (slot !== undefined) this.index.notes.spilled(note.path, slot);
+  }
+
+  /** The build failed: its spill is saved by no one (a later save removes its folder). */
+  abandon(): void {
+    this.spill.abandon();
   }
 
   /**

@@ -8,7 +8,7 @@ import type { Note } from '../core/types.js';
 import { DEFAULT_LAYOUT, type VaultLayout } from '../vault/layout.js';
 import { basenameOf, foldPath } from '../vault/links/resolve-link.js';
 import { SavedLinkGraph, type SavedLinks } from './links/saved-links.js';
-import { generationName, INDEX_DIR, NOTES_SEGMENT_BYTES, type NoteSpill } from './note-spill.js';
+import { deadSpill, generationName, INDEX_DIR, NOTES_SEGMENT_BYTES, type NoteSpill } from './note-spill.js';
 import { NoteTable } from './note-table.js';
 import { readNoteNow } from './refresh-index.js';
 import { noteRecords } from './saved-note.js';
@@ -168,13 +168,13 @@ async function loadGeneration(root: string, base: string, manifest: Manifest): P
     const notes = NoteTable.over(savedNotes(data, fds));
     if (notes.size !== data.paths.length) throw new Error('the note table names a path twice');
     const textIndex = text.finish();
-    textIndex.holdFiles(textFiles.splice(0));
     const index = VaultIndex.restore(
       notes,
       textIndex,
       new SavedLinkGraph(notes, data.paths, data.links),
       trackers,
     );
+    textIndex.holdFiles(textFiles.splice(0));
     // A saved note whose bytes are damaged is read again from its file, never trusted.
     notes.reread = (path) => readNoteNow(root, path, index);
     return index;
@@ -197,8 +197,17 @@ export async function saveIndexCache(root: string, index: VaultIndex): Promise<C
     // A cold build's notes, already written where this generation's notes go when nothing changed since.
     const { pending } = index;
     index.pending = undefined;
-    const spill = pending?.version === index.changes ? pending.spill : undefined;
-    const generation = spill?.generation ?? generationName();
+    let spill = pending?.version === index.changes ? pending.spill : undefined;
+    // Changed since the build: its spill is copied from, never saved as it is.
+    if (pending && !spill) pending.spill.abandon();
+    let generation: string | undefined;
+    try {
+      generation = spill?.becomeGeneration(base);
+    } catch {
+      // The spill's folder is gone: its notes are copied from the files the table still has open.
+      spill = undefined;
+    }
+    generation ??= generationName();
     const dir = join(base, generation);
     if (!spill) await mkdir(dir);
     const version = index.changes;
@@ -431,10 +440,19 @@ async function removeOlder(root: string, base: string, generation: string): Prom
   const keep = typeof current === 'object' ? current.generation : generation;
   const mine = stampOf(generation);
   for (const entry of await readdir(base, { withFileTypes: true })) {
-    if (!entry.isDirectory() || entry.name === keep || !entry.name.startsWith('g')) continue;
-    if (stampOf(entry.name) <= mine) await rm(join(base, entry.name), { recursive: true, force: true });
+    if (!entry.isDirectory() || entry.name === keep) continue;
+    const older = entry.name.startsWith('g') && stampOf(entry.name) <= mine;
+    if (older || deadSpill(entry.name)) await removeFolder(join(base, entry.name));
   }
-  await rm(join(root, CACHE_DIR, LEGACY_FILE), { force: true });
+  await rm(join(root, CACHE_DIR, LEGACY_FILE), { force: true }).catch(() => undefined);
+}
+
+/**
+ * Removes an old generation; one that cannot be removed now (on Windows, a file of it another
+ * process still reads) is left for a later save: the new manifest is in place, so this save is done.
+ */
+async function removeFolder(dir: string): Promise<void> {
+  await rm(dir, { recursive: true, force: true }).catch(() => undefined);
 }
 
 function stampOf(generation: string): number {

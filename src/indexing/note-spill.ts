@@ -1,7 +1,7 @@
 // The notes of a cold index written out as they are parsed (see ColdBuild): into the notes segments
 // of the cache generation the build's save will write, so the index holds a slot per note, not the
 // note. At 40,000 notes the parsed notes held until the save were a quarter of the peak.
-import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { cacheDir } from '../core/cache-dir.js';
@@ -26,6 +26,37 @@ export function generationName(): string {
   return `g${Date.now().toString(36)}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
 }
 
+/**
+ * The folder a cold build spills into: `s`, not `g`, so a save of another process (or of this one)
+ * never takes it for an older generation and removes it while the build runs; the build's save
+ * renames it to a generation named then (NoteSpill.becomeGeneration). One a killed build left is
+ * removed by a later save once its process is gone (removeOlder in index-cache.ts).
+ */
+export function spillName(): string {
+  return `s${Date.now().toString(36)}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+}
+
+/** The spill folders of this process's builds still running (their names) */
+const running = new Set<string>();
+
+/**
+ * Whether a folder of the cache is a spill no build will save: one of a process that is gone, or
+ * of this process and no build of it running (one that failed). Anything else is left alone.
+ */
+export function deadSpill(name: string): boolean {
+  const match = /^s[0-9a-z]+-(\d+)-[0-9a-z]+$/.exec(name);
+  if (!match) return false;
+  const pid = Number(match[1]);
+  if (pid === process.pid) return !running.has(name);
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    // EPERM: the process runs, as another user.
+    return (error as NodeJS.ErrnoException).code !== 'EPERM';
+  }
+}
+
 /** A notes segment's file name, as a save names its `index`th. */
 export function notesFile(index: number): string {
   return `notes-${String(index).padStart(4, '0')}.jsonl`;
@@ -41,9 +72,9 @@ function grown<T extends Uint32Array | Float64Array>(array: T, need: number): T 
 
 /**
  * A generation's notes segments written one note at a time, and the table that finds them: the
- * SavedNotes a NoteTable reads the spilled notes through while the build goes on. Written in the
- * generation's own folder; nothing names that folder until a save's manifest does, so a build
- * killed half-way leaves the cache as it was (the folder is removed by the next save).
+ * SavedNotes a NoteTable reads the spilled notes through while the build goes on. Written in a
+ * spill folder (spillName) that the save renames to its generation; nothing names that folder
+ * until a save's manifest does, so a build killed half-way leaves the cache as it was.
  */
 export class NoteSpill {
   readonly saved: SavedNotes;
@@ -56,8 +87,8 @@ export class NoteSpill {
   healthy = true;
 
   private constructor(
-    readonly dir: string,
-    readonly generation: string,
+    private dir: string,
+    private readonly name: string,
   ) {
     const n = 1024;
     this.saved = {
@@ -76,14 +107,35 @@ export class NoteSpill {
 
   /** A spill into a new generation of the vault's cache; undefined when its folder cannot be made. */
   static start(root: string): NoteSpill | undefined {
-    const generation = generationName();
-    const dir = join(cacheDir(root), INDEX_DIR, generation);
+    const name = spillName();
+    const dir = join(cacheDir(root), INDEX_DIR, name);
     try {
       mkdirSync(dir, { recursive: true });
     } catch {
       return undefined;
     }
-    return new NoteSpill(dir, generation);
+    running.add(name);
+    return new NoteSpill(dir, name);
+  }
+
+  /** The build failed: nothing will save this spill, and a save may remove its folder. */
+  abandon(): void {
+    this.healthy = false;
+    running.delete(this.name);
+  }
+
+  /**
+   * Renames the spill folder to a generation named now, in `base`, and gives its name: named when
+   * its save starts, as every generation is, a save that started before it and ends after never
+   * removes it. Throws when the folder is gone (the caller writes a generation of its own).
+   */
+  becomeGeneration(base: string): string {
+    const generation = generationName();
+    const dir = join(base, generation);
+    renameSync(this.dir, dir);
+    running.delete(this.name);
+    this.dir = dir;
+    return generation;
   }
 
   /** Notes written */

@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import { lstat, realpath, stat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
+import { ensureCacheDir } from '../core/cache-dir.js';
 import { readRegularFileSync } from '../core/regular-file.js';
 import type { Note } from '../core/types.js';
 import type { VaultLayout } from '../vault/layout.js';
@@ -65,9 +66,14 @@ export async function refreshIndex(
   toRead.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const indexed = index.notes.size;
   // Every note of an empty index that will be saved: each leaves the heap once indexed.
+  // `.mem/` and its .gitignore first: the build writes into it before any save.
+  if (ColdBuild.wanted(index, toRead.length)) await ensureCacheDir(root).catch(() => undefined);
   const cold = ColdBuild.start(root, index, toRead.length);
   try {
     await readInto(index, toRead, stats, changed, onProgress, false, cold);
+  } catch (error) {
+    cold?.abandon();
+    throw error;
   } finally {
     cold?.finish();
   }

@@ -1,7 +1,7 @@
 // A cold index spills each parsed note to the generation its save writes (cold-build.ts): the
 // index holds slots, not notes, past each batch; the cache it saves is the one a build that held
 // every note saves, byte for byte; and a build that dies half-way leaves the old cache whole.
-import { readdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadIndexCache, saveIndexCache } from '../../src/indexing/index-cache.js';
@@ -40,7 +40,7 @@ async function generation(root: string): Promise<{ dir: string; files: Map<strin
 }
 
 async function generations(root: string): Promise<string[]> {
-  return (await readdir(join(root, INDEX))).filter((name) => name.startsWith('g')).sort();
+  return (await readdir(join(root, INDEX))).filter((name) => /^[gs]/.test(name)).sort();
 }
 
 describe('a cold index that spills its notes', () => {
@@ -112,6 +112,51 @@ describe('a cold index that spills its notes', () => {
     const after = await generation(root);
     expect(await generations(root)).toEqual([after.dir.slice(after.dir.lastIndexOf('/') + 1)]);
     for (const [name, bytes] of before.files) expect(after.files.get(name)?.equals(bytes), name).toBe(true);
+  });
+
+  it("another save while the build runs leaves its spill alone, and the build's save is the generation the manifest names", async () => {
+    const root = await makeVault(files());
+    const first = new VaultIndex();
+    await refreshIndex(root, first);
+    expect(await saveIndexCache(root, first)).toEqual({ saved: true });
+    // The build has spilled every note; before its save, another index of the vault saves (as a
+    // server would while `mem index --rebuild` runs), removing every generation older than its own.
+    const build = new VaultIndex();
+    build.spillFrom = 1;
+    await refreshIndex(root, build);
+    const other = new VaultIndex();
+    await refreshIndex(root, other);
+    other.remove('insights/facts/fact-9.md');
+    expect(await saveIndexCache(root, other)).toEqual({ saved: true });
+    expect((await generations(root)).filter((name) => name.startsWith('s'))).toHaveLength(1);
+    // The build saves after it: its generation is named now, so it is the newest, and the one loaded.
+    expect(await saveIndexCache(root, build)).toEqual({ saved: true });
+    const current = await generation(root);
+    expect(await generations(root)).toEqual([current.dir.slice(current.dir.lastIndexOf('/') + 1)]);
+    const loaded = await loadIndexCache(root);
+    expect(loaded.status).toBe('loaded');
+    if (loaded.status !== 'loaded') return;
+    expect([...loaded.index.notes.keys()].sort()).toEqual([...build.notes.keys()].sort());
+    loaded.index.close();
+    build.close();
+    other.close();
+    first.close();
+  });
+
+  it("a save removes the spill folder of a process that is gone, and leaves a running one's", async () => {
+    const root = await makeVault(files());
+    const index = new VaultIndex();
+    await refreshIndex(root, index);
+    // A pid no process has (above the kernel's largest), and this test's parent, which runs.
+    const gone = join(root, INDEX, 'sabc123-4194305-zz9');
+    const running = join(root, INDEX, `sabc124-${process.ppid}-zz9`);
+    await mkdir(gone, { recursive: true });
+    await mkdir(running, { recursive: true });
+    expect(await saveIndexCache(root, index)).toEqual({ saved: true });
+    const left = await readdir(join(root, INDEX));
+    expect(left).not.toContain('sabc123-4194305-zz9');
+    expect(left).toContain(`sabc124-${process.ppid}-zz9`);
+    index.close();
   });
 
   it('a note changed after the build is saved in a generation of its own, the spill copied', async () => {
