@@ -37,11 +37,23 @@ describe('SavedTerms', () => {
       const saved = termsOf(next, 1 + Math.floor(next() * 300));
       const source = new BytesSource(new Uint8Array(16));
       const builder = new SavedTermsBuilder();
-      for (const term of saved) builder.add(term, source, 0);
+      const treeNumbers: number[] = [];
+      for (const term of saved) {
+        const n = builder.add(term, source, 0);
+        if (next() < 0.5) treeNumbers.push(n);
+      }
       const map = builder.finish();
+      // Half the terms go in a radix tree (here a Map), whose objects the dictionary then gives.
+      const tree = new Map<string, TermData>();
+      map.fillTree(
+        treeNumbers,
+        (term, data) => tree.set(term, data),
+        (term) => tree.get(term),
+      );
+      const kept = new Map<string, TermData>(tree);
+      for (const data of tree.values()) expect(data).toBeInstanceOf(LazyTermData);
       /** The reference: a saved term's value is 'saved' until set */
       const expected = new Map<string, TermData | 'saved'>(saved.map((term) => [term, 'saved']));
-      const kept = new Map<string, TermData>();
       const pool = [...saved, ...termsOf(next, 40)];
       for (let op = 0; op < 600; op++) {
         const term = pool[Math.floor(next() * pool.length)] as string;
@@ -66,6 +78,8 @@ describe('SavedTerms', () => {
           kept.delete(term);
         } else if (roll < 0.9) {
           expect(map.delete(term), context).toBe(expected.delete(term));
+          // As a vacuum deletes a term: from the tree and the dictionary.
+          tree.delete(term);
           kept.delete(term);
         } else {
           expect([...map.keys()], context).toEqual([...expected.keys()]);

@@ -96,6 +96,9 @@ export class SavedTerms implements TermMap {
   private readonly made = new Map<number, TermData>();
   /** Per saved term: 1 once deleted (a term added again comes after the saved ones, as in a Map) */
   private readonly deleted: Uint8Array;
+  /** Per saved term: 1 when its object is the radix tree's (a term not kept out of it: fillTree) */
+  private readonly inTree: Uint8Array;
+  private treeGet: ((term: string) => TermData | undefined) | undefined;
   private live: number;
   /** Terms not saved, or saved, deleted and added again, in the order added */
   private readonly added = new Map<string, TermData>();
@@ -110,6 +113,7 @@ export class SavedTerms implements TermMap {
     private readonly more: ReadonlyMap<number, Chunk[]>,
   ) {
     this.deleted = new Uint8Array(labels.length);
+    this.inTree = new Uint8Array(labels.length);
     this.live = labels.length;
   }
 
@@ -126,6 +130,10 @@ export class SavedTerms implements TermMap {
   private object(n: number, keep: boolean): TermData {
     const known = this.made.get(n);
     if (known) return known;
+    if (this.inTree[n] === 1) {
+      const inTree = this.treeGet?.(this.label(n));
+      if (inTree) return inTree;
+    }
     const lazy = new LazyTermData(
       this.sources[this.sourceOf[n] as number] as SegmentSource,
       this.at[n] as number,
@@ -139,9 +147,20 @@ export class SavedTerms implements TermMap {
     return this.live + this.added.size;
   }
 
-  /** Saved term `n` (not deleted) and its object, made and kept: how a load fills the radix tree. */
-  entry(n: number): [string, TermData] {
-    return [this.label(n), this.object(n, true)];
+  /**
+   * Fills the radix tree with the saved terms numbered `numbers` (in order), each with an object
+   * made now; from then on their objects are the tree's (`lookUp`), not kept here a second time.
+   */
+  fillTree(
+    numbers: readonly number[],
+    set: (term: string, data: TermData) => void,
+    lookUp: (term: string) => TermData | undefined,
+  ): void {
+    for (const n of numbers) {
+      this.inTree[n] = 1;
+      set(this.label(n), this.object(n, false));
+    }
+    this.treeGet = lookUp;
   }
 
   get(term: string): TermData | undefined {

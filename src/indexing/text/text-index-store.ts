@@ -375,10 +375,11 @@ export class TextStoreLoader {
     index.terms = terms;
     // The radix tree, built by adding its terms in the order they were first added to the index,
     // so it has the shape it had; its terms' objects are made now, the others when asked for.
-    for (const n of this.treeTerms) {
-      const [term, data] = terms.entry(n);
-      index.tree.set(term, data);
-    }
+    terms.fillTree(
+      this.treeTerms,
+      (term, data) => index.tree.set(term, data),
+      (term) => index.tree.get(term),
+    );
     return index;
   }
 }
