@@ -3,17 +3,9 @@
 import { loadUsearch, type UsearchIndex, type UsearchModule } from '../../src/indexing/vectors/vector-ann.js';
 import type { VectorCache } from '../../src/indexing/vectors/vector-cache.js';
 
-/** mulberry32: the same numbers for the same seed. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seeded } from './seeded.js';
+
+export { seeded };
 
 /** A unit vector of normal components. */
 export function randomUnit(random: () => number, dims: number): number[] {

@@ -3,18 +3,9 @@ import { BytesSource } from '../../src/indexing/segment-source.js';
 import type { TermData } from '../../src/indexing/text/postings.js';
 import { LazyTermData } from '../../src/indexing/text/saved-postings.js';
 import { SavedTermsBuilder } from '../../src/indexing/text/saved-terms.js';
+import { seeded } from '../helpers/seeded.js';
 
-/** A seeded generator (mulberry32), so a failing case can be run again. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const random = seeded;
 
 const PIECES = ['a', 'b', 'ab', 'walk', 'ing', '上', '海', '灯塔', 'é', 'e\u0301', '😀', 'ß', 'z'];
 

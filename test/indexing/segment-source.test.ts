@@ -7,20 +7,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openVault } from '../../src/api/open-vault.js';
 import { BLOCK, CheckedFile, crc32Combine } from '../../src/indexing/segment-source.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
+import { seeded } from '../helpers/seeded.js';
 
 afterEach(cleanupVaults);
 
-/** A seeded generator (mulberry32), so a failing case can be run again. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const random = seeded;
 
 function bytesOf(next: () => number, length: number): Buffer {
   const out = Buffer.alloc(length);

@@ -9,6 +9,7 @@ import { entryInstant } from '../../src/time/entry-instant.js';
 import { readMomentText } from '../../src/time/parse-input-time.js';
 import { parseInstant } from '../../src/time/parse-instant.js';
 import { fromWallClock, type WallClock } from '../../src/time/zoned-date.js';
+import { seeded } from '../helpers/seeded.js';
 
 /** fromWallClock before the fast path: every reading through Temporal. */
 function oracleFromWallClock(clock: WallClock, timeZone: string): Date | undefined {
@@ -80,17 +81,7 @@ const STEADY = new Set(['Asia/Shanghai', 'Asia/Kolkata', 'UTC', 'Etc/GMT+5', '+0
 const FIRST_YEAR = 2004;
 const LAST_YEAR = 2031;
 
-/** mulberry32: the same readings every run. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+const random = seeded;
 
 /** Every transition of `timeZone` from FIRST_YEAR to LAST_YEAR, as the zoned times around it. */
 function transitions(timeZone: string): Temporal.ZonedDateTime[] {

@@ -1,0 +1,14 @@
+// A seeded random number generator for tests that generate their inputs: a failing case runs again
+// from its seed.
+
+/** mulberry32: the same numbers for the same seed, in [0, 1). */
+export function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
