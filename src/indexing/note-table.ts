@@ -188,13 +188,16 @@ export class NoteTable implements ReadonlyMap<string, Note> {
     for (const [path, note] of this.pairs()) callback(note, path, this);
   }
 
-  /** Size and mtime of the indexed version, without decoding a saved note. */
-  statOf(path: string): { size: number; mtimeMs: number } | undefined {
+  /**
+   * Whether the indexed version of `path` has this size and mtime (undefined: not held), without
+   * decoding a saved note or making an object: the walk of every open asks it of every note.
+   */
+  sameStat(path: string, size: number, mtimeMs: number): boolean | undefined {
     const entry = this.held.get(path);
     if (entry === undefined) return undefined;
-    if (typeof entry !== 'number') return { size: entry.size, mtimeMs: entry.mtimeMs };
+    if (typeof entry !== 'number') return entry.size === size && entry.mtimeMs === mtimeMs;
     const saved = this.saved as SavedNotes;
-    return { size: saved.size[entry] as number, mtimeMs: saved.mtime[entry] as number };
+    return saved.size[entry] === size && saved.mtime[entry] === mtimeMs;
   }
 
   /** A file whose content is as indexed got a new size or mtime (a touch, a copy): remembered without a decode. */

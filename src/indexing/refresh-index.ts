@@ -56,9 +56,9 @@ export async function refreshIndex(
   const onTempFile = (abs: string) => temps.push(abs);
   const renamed = await walkVault(root, { ...options, onFolder, onTempFile }, (path, abs, size, mtimeMs) => {
     // The size and mtime the index holds: a note restored from the cache is not decoded for them.
-    const note = index.notes.statOf(path);
-    if (note) known++;
-    if (note && note.size === size && note.mtimeMs === mtimeMs) stats.unchanged++;
+    const same = index.notes.sameStat(path, size, mtimeMs);
+    if (same !== undefined) known++;
+    if (same === true) stats.unchanged++;
     else toRead.push({ path, abs, size, mtimeMs });
   });
   if (temps.length > 0) await removeLeftoverTemps(temps);
