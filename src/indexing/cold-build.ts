@@ -9,6 +9,7 @@ import { LinkGraph } from './links/link-graph.js';
 import { type Graph, SavedLinkGraph, type SavedLinks } from './links/saved-links.js';
 import { NoteSpill } from './note-spill.js';
 import type { NoteTable } from './note-table.js';
+import { TypedList } from './typed-list.js';
 import type { VaultIndex } from './vault-index.js';
 
 /** A cold index of fewer notes than this keeps them in the heap: its peak is small either way */
@@ -17,21 +18,6 @@ export const COLD_SPILL_MIN = 2000;
 /** A string of its own: a link's target may be a slice of its note's text, which it would keep alive. */
 function ownString(text: string): string {
   return ` ${text}`.slice(1);
-}
-
-/** Int32 values appended, grown by doubling */
-class Int32List {
-  array = new Int32Array(1024);
-  length = 0;
-
-  push(value: number): void {
-    if (this.length === this.array.length) {
-      const bigger = new Int32Array(this.array.length * 2);
-      bigger.set(this.array);
-      this.array = bigger;
-    }
-    this.array[this.length++] = value;
-  }
 }
 
 /**
@@ -45,9 +31,9 @@ export class ColdLinks implements Graph {
   private readonly slotPaths: string[] = [];
   private readonly targetIds = new Map<string, number>();
   private readonly targets: string[] = [];
-  private readonly outStart = new Int32List();
-  private readonly outTarget = new Int32List();
-  private readonly outOffset = new Int32List();
+  private readonly outStart = new TypedList(Int32Array);
+  private readonly outTarget = new TypedList(Int32Array);
+  private readonly outOffset = new TypedList(Int32Array);
 
   constructor(private readonly notes: NoteTable) {
     this.outStart.push(0);
@@ -102,7 +88,7 @@ export class ColdLinks implements Graph {
     for (const path of this.slotPaths) index.add(path);
     const resolved = new Map<string, number>();
     const n = this.slotPaths.length;
-    const outStart = this.outStart.array.slice(0, n + 1);
+    const outStart = this.outStart.done();
     const outTarget = new Int32Array(this.outTarget.length);
     const unresolved: number[] = [];
     for (let slot = 0; slot < n; slot++) {

@@ -17,6 +17,7 @@ import { type Segment, SegmentFile } from './segment-writer.js';
 import { checkExtents, decodeTable, encodeTable, savedNotes, type TableData } from './table-file.js';
 import { TextIndex } from './text/text-index.js';
 import { isSavedTrackers } from './trackers.js';
+import { TypedList } from './typed-list.js';
 import { VaultIndex } from './vault-index.js';
 
 /**
@@ -335,8 +336,8 @@ async function writeNotes(
     mtime: new Float64Array(count),
     links: savedLinks(index),
   };
-  const lengths = new Growing();
-  const crcs = new Growing();
+  const lengths = new TypedList(Uint32Array);
+  const crcs = new TypedList(Uint32Array);
   let file: SegmentFile | undefined;
   let segment = -1;
   let slot = 0;
@@ -384,25 +385,6 @@ async function writeNotes(
 function spilledTable(spill: NoteSpill): Omit<TableData, 'links'> {
   const { paths, file, offset, length, records, recordLength, recordCrc, size, mtime } = spill.saved;
   return { paths, file, offset, length, records, recordLength, recordCrc, size, mtime };
-}
-
-/** A Uint32Array grown by doubling: a record per section of a vault is too many for a number[]. */
-class Growing {
-  private array = new Uint32Array(1024);
-  length = 0;
-
-  push(value: number): void {
-    if (this.length === this.array.length) {
-      const bigger = new Uint32Array(this.array.length * 2);
-      bigger.set(this.array);
-      this.array = bigger;
-    }
-    this.array[this.length++] = value;
-  }
-
-  done(): Uint32Array {
-    return this.array.slice(0, this.length);
-  }
 }
 
 const NEWLINE = Buffer.from('\n');
