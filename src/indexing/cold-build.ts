@@ -4,7 +4,14 @@
 // and to what name, and is resolved once every path is known. At 40,000 notes the parsed notes and
 // the LinkGraph over them were 220 MiB of a 400 MiB live peak.
 import type { Edge, Note } from '../core/types.js';
-import { basenameOf, compareStrings, foldPath, PathIndex, resolveLink } from '../vault/links/resolve-link.js';
+import {
+  basenameOf,
+  compareStrings,
+  dirnameOf,
+  foldPath,
+  PathIndex,
+  resolveLink,
+} from '../vault/links/resolve-link.js';
 import { LinkGraph } from './links/link-graph.js';
 import { type Graph, SavedLinkGraph, type SavedLinks } from './links/saved-links.js';
 import { NoteSpill } from './note-spill.js';
@@ -174,11 +181,6 @@ export class ColdLinks implements Graph {
   outTargets(path: string): Array<string | undefined> {
     return this.whole().outTargets(path);
   }
-}
-
-function dirnameOf(path: string): string {
-  const slash = path.lastIndexOf('/');
-  return slash === -1 ? '' : path.slice(0, slash);
 }
 
 /**

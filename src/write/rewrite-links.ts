@@ -2,7 +2,7 @@ import { posix } from 'node:path';
 import { MemError } from '../core/errors.js';
 import type { LinkRef } from '../core/types.js';
 import { canLinkTo } from '../vault/links/link-name.js';
-import { basenameOf, type PathIndex, resolveLink } from '../vault/links/resolve-link.js';
+import { basenameOf, dirnameOf, type PathIndex, resolveLink } from '../vault/links/resolve-link.js';
 
 /** One link to replace in a file: `text.slice(start, end)` must still be `raw`. */
 export interface LinkEdit {
@@ -19,11 +19,6 @@ function formOf(written: string): Form {
   if (written.startsWith('./') || written.startsWith('../')) return 'relative';
   if (written.startsWith('/')) return 'absolute';
   return written.includes('/') ? 'path' : 'bare';
-}
-
-function dirnameOf(path: string): string {
-  const slash = path.lastIndexOf('/');
-  return slash === -1 ? '' : path.slice(0, slash);
 }
 
 /** The path part to write for each form, in the order they are tried when the preferred one does not resolve. */

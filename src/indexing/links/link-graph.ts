@@ -3,6 +3,7 @@ import type { Edge, LinkRef, Note } from '../../core/types.js';
 import {
   basenameOf,
   compareStrings,
+  dirnameOf,
   foldPath,
   PathIndex,
   resolveLink,
@@ -191,11 +192,6 @@ function edgesOf(note: Note): EdgeRecord[] {
       name: nameOf(link.target),
     }),
   );
-}
-
-function dirnameOf(path: string): string {
-  const slash = path.lastIndexOf('/');
-  return slash === -1 ? '' : path.slice(0, slash);
 }
 
 /** Anchor of the innermost section holding the link; `''` for frontmatter links and links outside any. */

@@ -12,7 +12,8 @@ export function basenameOf(path: string): string {
   return path.slice(path.lastIndexOf('/') + 1);
 }
 
-function dirnameOf(path: string): string {
+/** The folder part of a vault path ('' at the top). */
+export function dirnameOf(path: string): string {
   const slash = path.lastIndexOf('/');
   return slash === -1 ? '' : path.slice(0, slash);
 }
