@@ -3,6 +3,7 @@ import { BytesSource } from '../../src/indexing/segment-source.js';
 import type { TermData } from '../../src/indexing/text/postings.js';
 import { LazyTermData } from '../../src/indexing/text/saved-postings.js';
 import { SavedTermsBuilder } from '../../src/indexing/text/saved-terms.js';
+import { encodeTermDictionary, TermDictionary } from '../../src/indexing/text/term-dictionary.js';
 import { seeded } from '../helpers/seeded.js';
 
 const random = seeded;
@@ -29,9 +30,16 @@ describe('SavedTerms', () => {
       const source = new BytesSource(new Uint8Array(16));
       const builder = new SavedTermsBuilder();
       const treeNumbers: number[] = [];
-      for (const term of saved) {
-        const n = builder.add(term, source, 0);
-        if (next() < 0.5) treeNumbers.push(n);
+      // The saved terms in one to four segments, each with its own dictionary.
+      for (let from = 0; from < saved.length; ) {
+        const to = Math.min(saved.length, from + 1 + Math.floor(next() * saved.length * 0.6));
+        builder.segment(new TermDictionary(encodeTermDictionary(saved.slice(from, to))), source);
+        for (let i = from; i < to; i++) {
+          const n = builder.record(0);
+          expect(n).toBe(i);
+          if (next() < 0.5) treeNumbers.push(n);
+        }
+        from = to;
       }
       const map = builder.finish();
       // Half the terms go in a radix tree (here a Map), whose objects the dictionary then gives.
@@ -92,12 +100,13 @@ describe('SavedTerms', () => {
   });
 
   it('gives a term saved in several records all of them', () => {
-    // Record 1 (field count 1, 4 bytes): field 1, one posting (short id 0, frequency 2); then
+    // Record 1 (head 2: field count 1; 4 bytes): field 1, one posting (short id 0, frequency 2); then
     // record 2's fields: field 1, one posting (short id 3, zigzag 6; frequency 2).
-    const bytes = new Uint8Array([1, 4, 1, 1, 0, 2, 1, 1, 6, 2]);
+    const bytes = new Uint8Array([2, 4, 1, 1, 0, 2, 1, 1, 6, 2]);
     const source = new BytesSource(bytes);
     const builder = new SavedTermsBuilder();
-    const n = builder.add('walk', source, 0);
+    builder.segment(new TermDictionary(encodeTermDictionary(['walk'])), source);
+    const n = builder.record(0);
     builder.addChunk(n, [source, 6, 10, 1]);
     const data = builder.finish().get('walk') as TermData;
     expect([...(data.get(1) ?? [])]).toEqual([

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { TermDictionary } from '../../src/indexing/text/term-dictionary.js';
 import type { TermIndex } from '../../src/indexing/text/term-index.js';
 import { TextIndex } from '../../src/indexing/text/text-index.js';
 import type { TextSegment, TextStoreLimits } from '../../src/indexing/text/text-index-store.js';
@@ -223,16 +224,35 @@ describe('text index segments', () => {
       /terms it does not use|inside a number|cut short/,
     );
     // A record (no fields, no bytes) for which the segment names no term.
-    expect(() => load(Buffer.concat([terms, Buffer.from([0, 0])]))).toThrow('a terms segment lacks a term');
+    expect(() => load(Buffer.concat([terms, Buffer.from([0, 0])]))).toThrow(
+      'a terms segment has more records than terms',
+    );
     expect(() => load(Buffer.concat([terms, Buffer.from([1, 2, 3])]))).toThrow(
       'a terms segment is cut short',
     );
     expect(() => load(Buffer.concat([terms, Buffer.from([9, 0x80])]))).toThrow(/ends inside a number/);
-    // The same terms again: a term's records come in a row, never twice.
-    const twice = TextIndex.loader(index.storeHeader());
-    twice.docs(docs);
-    twice.terms(terms);
-    expect(() => twice.terms(terms)).toThrow('a terms segment holds a term twice');
+    // A record that continues a term before any term began.
+    const dictionaryEnd = 4 + new DataView(terms.buffer, terms.byteOffset).getUint32(0, true);
+    const continued = Uint8Array.from(terms);
+    continued[dictionaryEnd] = (continued[dictionaryEnd] as number) | 1;
+    expect(() => load(continued)).toThrow('a terms segment starts with the rest of a term');
+  });
+
+  it('writes each term in one segment only, its records in a row, however small the segments', () => {
+    // A load does not look a segment's terms up in the others (that would hash every term at
+    // every open): the writer is what keeps a term in one place.
+    const index = sampleIndex();
+    for (const limits of [undefined, { segment: 200, record: 3 }, { segment: 1, record: 1 }]) {
+      const labels: string[] = [];
+      for (const segment of segmentsOf(index, limits)) {
+        if (segment.part !== 'terms') continue;
+        const length = new DataView(segment.data.buffer, segment.data.byteOffset).getUint32(0, true);
+        const dictionary = new TermDictionary(segment.data.subarray(4, 4 + length));
+        for (let i = 0; i < dictionary.count; i++) labels.push(dictionary.term(i));
+      }
+      expect(new Set(labels).size).toBe(labels.length);
+      expect(labels.length).toBe(termIndexOf(index).terms.size);
+    }
   });
 
   it('a load decodes no document: a search decodes the ids it ranks, a first change the notes', () => {

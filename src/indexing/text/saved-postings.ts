@@ -143,7 +143,8 @@ export class LazyTermData implements Map<number, Postings> {
   private first(source: SegmentSource): Chunk {
     const head = source.read(this.at, Math.min(source.size, this.at + HEAD_READ));
     const reader = new VarintReader(head, 0, head.length);
-    const fieldCount = reader.next();
+    // The head: twice the field count (a term's first record does not continue another).
+    const fieldCount = reader.next() / 2;
     const length = reader.next();
     const start = this.at + reader.pos;
     if (start + length > source.size) throw new Error('a term record of the index cache is cut short');

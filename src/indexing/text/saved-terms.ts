@@ -1,14 +1,15 @@
-// The term dictionary of an index restored from the cache: each saved term's number in a Map and
-// where its records are in typed arrays, instead of a LazyTermData object per term. A term's
-// object is made when the index first asks for it (a query's terms, an add's, a vacuum's) and kept
-// from then on, so the index sees one object per term as with a Map. At 1,000 notes a vault has
-// some 13,000 terms, whose objects were 0.6 MiB of each loaded vault of a `mem serve --vaults`
-// pool. (A hash table of its own in typed arrays, over one string of every term, took a further
-// 0.6 MiB off, but hashing every term in JavaScript at each open cost a command's open 10-20 ms
-// where the Map's native hashing costs 2.)
+// The term dictionary of an index restored from the cache: each terms segment's own hash table of
+// its terms (term-dictionary.ts), and where each term's records are in typed arrays, instead of a
+// string, a Map entry and a LazyTermData object per term. A term's object is made when the index
+// first asks for it (a query's terms, an add's, a vacuum's) and kept from then on, so the index
+// sees one object per term as with a Map. At 1,000 notes a vault has some 13,000 terms: their
+// objects were 0.6 MiB of each loaded vault of a `mem serve --vaults` pool, and their strings and
+// Map 0.85 MiB more. (A hash table built at each open instead of saved cost a command's open
+// 10-20 ms at 1,000 notes: hashing every term in JavaScript that has not been compiled yet.)
 import type { SegmentSource } from '../segment-source.js';
 import type { TermData } from './postings.js';
 import { type Chunk, LazyTermData } from './saved-postings.js';
+import { type TermDictionary, termHash } from './term-dictionary.js';
 
 /** What the index asks of its term dictionary: a Map of term → postings, in the order terms were first added. */
 export interface TermMap extends Iterable<[string, TermData]> {
@@ -23,45 +24,47 @@ export interface TermMap extends Iterable<[string, TermData]> {
 }
 
 /**
- * Gathers the saved terms as a load reads them (in their saved order), then makes the map. A term
- * saved in several records gives its first record here and the others to `addChunk`.
+ * Gathers the saved terms as a load reads them (segment by segment, in their saved order), then
+ * makes the map. A term saved in several records gives its first record to `record` and the others
+ * to `addChunk`.
  */
 export class SavedTermsBuilder {
-  private readonly labels: string[] = [];
+  private readonly dictionaries: TermDictionary[] = [];
   private readonly sources: SegmentSource[] = [];
+  /** Per segment: the number of its first term */
+  private readonly firsts: number[] = [];
   private sourceOf = new Uint16Array(1024);
   private at = new Uint32Array(1024);
   private readonly more = new Map<number, Chunk[]>();
-  /** Term → its number */
-  private readonly numbers = new Map<string, number>();
-  private lastSource: SegmentSource | undefined;
-  private lastSourceIndex = -1;
+  private n = 0;
 
   get count(): number {
-    return this.labels.length;
+    return this.n;
   }
 
-  /** The number of `term`, when it was added. */
-  numberOf(term: string): number | undefined {
-    return this.numbers.get(term);
+  /** Starts a segment: its terms are the next `dictionary.count` terms, in the dictionary's order. */
+  segment(dictionary: TermDictionary, source: SegmentSource): void {
+    if (this.sources.length === 0xffff) throw new Error('the index cache has too many terms segments');
+    this.dictionaries.push(dictionary);
+    this.sources.push(source);
+    this.firsts.push(this.n);
   }
 
-  /** Adds a term whose first record is at `at` in `source`; returns its number. */
-  add(term: string, source: SegmentSource, at: number): number {
-    const n = this.labels.length;
+  /** The current segment's next term, whose first record is at `at`; returns its number. */
+  record(at: number): number {
+    const n = this.n;
+    const segment = this.sources.length - 1;
+    if (segment < 0) throw new Error('a term record comes before its segment');
+    if (n - (this.firsts[segment] as number) >= (this.dictionaries[segment] as TermDictionary).count) {
+      throw new Error('a terms segment has more records than terms');
+    }
     if (n === this.at.length) {
       this.at = grow(this.at, new Uint32Array(n * 2));
       this.sourceOf = grow(this.sourceOf, new Uint16Array(n * 2));
     }
-    if (source !== this.lastSource) {
-      if (this.sources.length === 0xffff) throw new Error('the index cache has too many terms segments');
-      this.lastSource = source;
-      this.lastSourceIndex = this.sources.push(source) - 1;
-    }
-    this.labels.push(term);
-    this.sourceOf[n] = this.lastSourceIndex;
+    this.sourceOf[n] = segment;
     this.at[n] = at;
-    this.numbers.set(term, n);
+    this.n++;
     return n;
   }
 
@@ -73,10 +76,16 @@ export class SavedTermsBuilder {
   }
 
   finish(): SavedTerms {
-    const count = this.labels.length;
+    const count = this.n;
+    const segments = this.dictionaries.length;
+    if (segments > 0) {
+      const last =
+        (this.firsts[segments - 1] as number) + (this.dictionaries[segments - 1] as TermDictionary).count;
+      if (last !== count) throw new Error('a terms segment has terms it does not use');
+    }
     return new SavedTerms(
-      this.labels,
-      this.numbers,
+      this.dictionaries,
+      this.firsts,
       this.sources,
       this.sourceOf.slice(0, count),
       this.at.slice(0, count),
@@ -104,34 +113,41 @@ export class SavedTerms implements TermMap {
   private readonly added = new Map<string, TermData>();
 
   constructor(
-    /** The saved terms in their order, and each one's number (its place there) */
-    private readonly labels: readonly string[],
-    private readonly numbers: ReadonlyMap<string, number>,
+    /** Per terms segment: its terms, and the number of its first */
+    private readonly dictionaries: readonly TermDictionary[],
+    private readonly firsts: readonly number[],
     private readonly sources: readonly SegmentSource[],
+    /** Per saved term (numbered in the saved order): its segment, and where its first record is there */
     private readonly sourceOf: Uint16Array,
     private readonly at: Uint32Array,
     private readonly more: ReadonlyMap<number, Chunk[]>,
   ) {
-    this.deleted = new Uint8Array(labels.length);
-    this.inTree = new Uint8Array(labels.length);
-    this.live = labels.length;
+    this.deleted = new Uint8Array(sourceOf.length);
+    this.inTree = new Uint8Array(sourceOf.length);
+    this.live = sourceOf.length;
   }
 
   /** The saved term's number, deleted or not; -1 when it was never saved. */
   private find(term: string): number {
-    return this.numbers.get(term) ?? -1;
+    const hash = termHash(term);
+    for (let d = 0; d < this.dictionaries.length; d++) {
+      const i = (this.dictionaries[d] as TermDictionary).find(term, hash);
+      if (i >= 0) return (this.firsts[d] as number) + i;
+    }
+    return -1;
   }
 
   private label(n: number): string {
-    return this.labels[n] as string;
+    const d = this.sourceOf[n] as number;
+    return (this.dictionaries[d] as TermDictionary).term(n - (this.firsts[d] as number));
   }
 
-  /** Term n's object: made and kept when the index asks for it by name. */
-  private object(n: number, keep: boolean): TermData {
+  /** Term n's object (`term` its name, when the caller has it): made and kept when the index asks for it by name. */
+  private object(n: number, keep: boolean, term?: string): TermData {
     const known = this.made.get(n);
     if (known) return known;
     if (this.inTree[n] === 1) {
-      const inTree = this.treeGet?.(this.label(n));
+      const inTree = this.treeGet?.(term ?? this.label(n));
       if (inTree) return inTree;
     }
     const lazy = new LazyTermData(
@@ -165,7 +181,7 @@ export class SavedTerms implements TermMap {
 
   get(term: string): TermData | undefined {
     const n = this.find(term);
-    if (n >= 0 && this.deleted[n] === 0) return this.object(n, true);
+    if (n >= 0 && this.deleted[n] === 0) return this.object(n, true, term);
     return this.added.get(term);
   }
 

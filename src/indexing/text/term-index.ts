@@ -117,8 +117,8 @@ export class TermIndex {
   tree = new SearchableMap<TermData>();
   /** Counts changes to documents or postings, so a search knows when what it keeps is stale */
   version = 0;
-  /** First character of a term → whether it is a `separate` one (see startsSeparate()) */
-  private readonly separateFirst = new Map<string, boolean>();
+  /** First code unit of a term → whether it is a `separate` character (see startsSeparate()) */
+  private readonly separateFirst = new Map<number, boolean>();
 
   constructor(readonly options: TermIndexOptions) {
     this.fields = options.fields;
@@ -265,13 +265,17 @@ export class TermIndex {
    * character, where testing the Unicode-script pattern each time was most of building the tree.
    */
   startsSeparate(term: string): boolean {
+    return term !== '' && this.startsSeparateUnit(term.charCodeAt(0));
+  }
+
+  /** startsSeparate for a term whose first code unit is `unit` (a load has the term's code units, not its string). */
+  startsSeparateUnit(unit: number): boolean {
     const { separate } = this.options;
     if (separate === undefined) return false;
-    const first = term.charAt(0);
-    let known = this.separateFirst.get(first);
+    let known = this.separateFirst.get(unit);
     if (known === undefined) {
-      known = separate.test(first);
-      this.separateFirst.set(first, known);
+      known = separate.test(String.fromCharCode(unit));
+      this.separateFirst.set(unit, known);
     }
     return known;
   }

@@ -12,6 +12,7 @@ import {
   zigzag,
 } from './saved-postings.js';
 import { SavedTermsBuilder } from './saved-terms.js';
+import { encodeTermDictionary, TermDictionary } from './term-dictionary.js';
 import type { TermIndex } from './term-index.js';
 
 /**
@@ -25,18 +26,19 @@ import type { TermIndex } from './term-index.js';
  * Two kinds of segment:
  * - `docs` (binary, see saved-docs.ts): per note its path and per section its short id, field
  *   lengths, id and stored fields, read at load only for the short ids and lengths;
- * - `terms` (binary): a little-endian u32 byte length, a JSON array of the terms of the segment's
- *   records, then per record: its field count, the byte length of its postings (so a load can
- *   leave them undecoded), and per field its id, its posting count and (zigzag delta of the short
- *   id, term frequency) pairs, as varints. A term with more postings than fit one record is
- *   written as several records in a row; the reader merges them.
+ * - `terms` (binary): a little-endian u32 byte length, the segment's term dictionary (its terms in
+ *   order and a hash table of them, see term-dictionary.ts), then per record: its head (twice its
+ *   field count, plus 1 when it continues the term before), the byte length of its postings (so a
+ *   load can leave them undecoded), and per field its id, its posting count and (zigzag delta of
+ *   the short id, term frequency) pairs, as varints. Each term of the dictionary has one record, or
+ *   several in a row when it has more postings than fit one; the reader merges them.
  * Terms come in the order they were first added, which is the order that built the radix tree
  * of the index, so a load builds it again in the same shape. Postings of discarded documents
  * (dropped lazily) are left out, as a vacuum would.
  */
 
 /** Bump when the segment format changes. */
-export const TEXT_STORE_VERSION = 5;
+export const TEXT_STORE_VERSION = 6;
 
 export interface TextStoreLimits {
   /** A segment is closed once it holds about this much: bytes of postings, or of documents (default: 4 MiB) */
@@ -111,7 +113,10 @@ export function* textStoreSegments(
 }
 
 class TermWriter {
+  /** The segment's terms, in order */
   private labels: string[] = [];
+  /** Records written of the current term */
+  private records = 0;
   private bytes = new Uint8Array(1 << 16);
   private pos = 0;
 
@@ -131,17 +136,23 @@ class TermWriter {
    * fuzzy matches, and so of the additions in a score), until a vacuum drops it from both.
    */
   term(label: string, data: TermData): void {
-    const records = this.labels.length;
-    this.postings(label, data);
-    if (this.labels.length === records) this.record(label, []);
+    this.labels.push(label);
+    this.records = 0;
+    this.postings(data);
+    if (this.records === 0) this.record([]);
   }
 
-  private postings(label: string, data: TermData): void {
+  /** A record's head: twice its field count, plus 1 when it is not the term's first. */
+  private head(fieldCount: number): void {
+    this.varint(2 * fieldCount + (this.records++ > 0 ? 1 : 0));
+  }
+
+  private postings(data: TermData): void {
     // Postings still in their saved bytes are copied from them, never decoded into Maps: a save
     // then allocates next to nothing per term.
     const saved = data instanceof LazyTermData ? data.pending() : undefined;
     if (saved) {
-      for (const chunk of saved) this.copy(label, chunk);
+      for (const chunk of saved) this.copy(chunk);
       return;
     }
     const { dead } = this;
@@ -154,7 +165,7 @@ class TermWriter {
         pairs.push(shortId, freq);
         if (++count >= this.recordPostings) {
           fields.push([fieldId, pairs]);
-          this.record(label, fields);
+          this.record(fields);
           fields = [];
           count = 0;
           pairs = [];
@@ -162,10 +173,10 @@ class TermWriter {
       }
       if (pairs.length > 0) fields.push([fieldId, pairs]);
     }
-    if (fields.length > 0) this.record(label, fields);
+    if (fields.length > 0) this.record(fields);
   }
 
-  private record(label: string, fields: [number, number[]][]): void {
+  private record(fields: [number, number[]][]): void {
     let length = 0;
     for (const [fieldId, pairs] of fields) {
       length += varintSize(fieldId) + varintSize(pairs.length / 2);
@@ -175,8 +186,7 @@ class TermWriter {
         previous = pairs[i] as number;
       }
     }
-    this.labels.push(label);
-    this.varint(fields.length);
+    this.head(fields.length);
     this.varint(length);
     for (const [fieldId, pairs] of fields) {
       this.varint(fieldId);
@@ -191,7 +201,7 @@ class TermWriter {
   }
 
   /** Re-encodes one saved record, leaving out the postings of documents discarded since. */
-  private copy(label: string, chunk: Chunk): void {
+  private copy(chunk: Chunk): void {
     const fieldCount = chunk[3];
     const { dead } = this;
     // Both passes read these bytes: nothing else reads the segment in between.
@@ -219,8 +229,7 @@ class TermWriter {
       length += varintSize(fieldId) + varintSize(n) + size;
     }
     if (kept.length === 0) return;
-    this.labels.push(label);
-    this.varint(kept.length / 2);
+    this.head(kept.length / 2);
     this.varint(length);
     // Second pass: write them.
     reader.pos = 0;
@@ -248,7 +257,7 @@ class TermWriter {
   }
 
   finish(): Uint8Array {
-    const head = Buffer.from(JSON.stringify(this.labels));
+    const head = encodeTermDictionary(this.labels);
     const out = new Uint8Array(4 + head.length + this.pos);
     new DataView(out.buffer).setUint32(0, head.length, true);
     out.set(head, 4);
@@ -277,8 +286,6 @@ export class TextStoreLoader {
   private readonly saved: SavedDocs;
   /** Documents read so far */
   private loaded = 0;
-  /** The term of the last record read: only it may have further records */
-  private last: string | undefined;
   /** The saved terms, as the segments give them */
   private readonly savedTerms = new SavedTermsBuilder();
   /** The numbers of the saved terms that go in the radix tree, in order */
@@ -334,34 +341,34 @@ export class TextStoreLoader {
     });
   }
 
-  /** Takes in one terms segment: the terms and where their records are; the postings are read from `source` when asked for. */
+  /** Takes in one terms segment: its dictionary and where its records are; the postings are read from `source` when asked for. */
   terms(bytes: Uint8Array, source: SegmentSource = new BytesSource(bytes)): void {
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const headLength = view.getUint32(0, true);
-    const labels = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset + 4, headLength).toString('utf8'));
-    if (!Array.isArray(labels)) throw new Error('a terms segment does not start with its terms');
+    if (4 + headLength > bytes.length) throw new Error('a terms segment is cut short');
+    const dictionary = new TermDictionary(bytes.subarray(4, 4 + headLength));
+    const { savedTerms, index } = this;
+    savedTerms.segment(dictionary, source);
     const reader = new VarintReader(bytes, 4 + headLength, bytes.length);
-    const { savedTerms } = this;
-    let next = 0;
+    let term = -1;
+    let n = -1;
     while (reader.pos < bytes.length) {
       const at = reader.pos;
-      const fieldCount = reader.next();
+      const head = reader.next();
       const length = reader.next();
       const start = reader.pos;
       reader.pos += length;
       if (reader.pos > bytes.length) throw new Error('a terms segment is cut short');
-      const term = labels[next++];
-      if (typeof term !== 'string' || term === '') throw new Error('a terms segment lacks a term');
-      const known = savedTerms.numberOf(term);
-      if (known === undefined) {
-        const n = savedTerms.add(term, source, at);
-        if (!this.index.startsSeparate(term)) this.treeTerms.push(n);
-      } else if (term === this.last && known === savedTerms.count - 1) {
-        savedTerms.addChunk(known, [source, start, reader.pos, fieldCount]);
-      } else throw new Error('a terms segment holds a term twice');
-      this.last = term;
+      if (head % 2 === 1) {
+        if (n < 0) throw new Error('a terms segment starts with the rest of a term');
+        savedTerms.addChunk(n, [source, start, reader.pos, (head - 1) / 2]);
+        continue;
+      }
+      n = savedTerms.record(at);
+      term++;
+      if (!index.startsSeparateUnit(dictionary.firstUnit(term))) this.treeTerms.push(n);
     }
-    if (next !== labels.length) throw new Error('a terms segment has terms it does not use');
+    if (term + 1 !== dictionary.count) throw new Error('a terms segment has terms it does not use');
   }
 
   /** The restored index; throws when the segments did not hold every document the header counts. */
