@@ -13,6 +13,14 @@ import { BLOCK, blockCache } from './block-cache.js';
 
 export { BLOCK };
 
+/**
+ * A segment's bytes changed on disk after the open: the index that reads it rebuilds its text
+ * index from the notes (TextIndex.recover) instead of failing every query that touches the block.
+ */
+export class SegmentDamaged extends Error {
+  override readonly name = 'SegmentDamaged';
+}
+
 let nextNumber = 0;
 
 /** Saved bytes read by offset: a view valid until the next read of the same source. */
@@ -127,8 +135,8 @@ export class CheckedFile implements SegmentSource {
     for (let b = 0; b * BLOCK < into.length; b++) {
       const block = into.subarray(b * BLOCK, Math.min(into.length, (b + 1) * BLOCK));
       if (crc32(block) !== this.crcs[first + b]) {
-        throw new Error(
-          `${this.name} changed on disk after it was opened (block ${first + b}): the index cache is damaged; it is rebuilt at the next open`,
+        throw new SegmentDamaged(
+          `${this.name} changed on disk after it was opened (block ${first + b}): the index cache is damaged`,
         );
       }
     }

@@ -63,6 +63,8 @@ export class VaultIndex {
     this.text = text;
     this.graph = graph;
     this.notes = notes;
+    // A text index whose saved segments turn out damaged rebuilds itself from the notes.
+    text.rebuildFrom = () => this.notes.values();
   }
 
   /** Adds a note or replaces the version held, in all three structures. */
