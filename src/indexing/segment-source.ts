@@ -9,6 +9,7 @@
 // CRC-32 is put together from the blocks' (crc32Combine), so the open reads each byte once.
 import { closeSync, fstatSync, readSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
+import { MemError } from '../core/errors.js';
 import { BLOCK, blockCache } from './block-cache.js';
 
 export { BLOCK };
@@ -105,7 +106,8 @@ export class CheckedFile implements SegmentSource {
     if (from < 0 || to > this.size || to < from) throw new Error(`a read past the end of ${this.name}`);
     if (from >= this.spanFrom && to <= this.spanTo)
       return this.span.subarray(from - this.spanFrom, to - this.spanFrom);
-    if (this.closed) throw new Error(`${this.name} was read after its index was closed`);
+    if (this.closed)
+      throw new MemError('CLOSED', `the vault is closed: ${this.name} was read after its index was closed`);
     const first = Math.floor(from / BLOCK);
     const start = first * BLOCK;
     const end = Math.min(this.size, Math.max(Math.ceil(to / BLOCK), first + 1) * BLOCK);
