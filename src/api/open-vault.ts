@@ -118,6 +118,9 @@ export class Vault {
     await this.live.close();
   }
 
+  /** Keeps the index readable until the function returned is called, even across close() (throws `CLOSED` after). */
+  readonly holdIndex = (): (() => void) => this.live.index.hold();
+
   /** A verb's moments read in the vault's zone (call-moments.ts) */
   private instants<T extends { now?: unknown; at?: unknown }>(options: T) {
     return instants(this.config.timezone, options);

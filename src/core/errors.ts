@@ -21,6 +21,8 @@ export type MemErrorCode =
   | 'INVALID_CONFIG'
   | 'GIT'
   | 'LOCKED'
+  /** The vault (or its index) was closed before this read began: HTTP 503 */
+  | 'CLOSED'
   | 'NO_SPACE'
   | 'LLM';
 

@@ -12,7 +12,7 @@ import { deadSpill, generationName, INDEX_DIR, NOTES_SEGMENT_BYTES, type NoteSpi
 import { NoteTable } from './note-table.js';
 import { readNoteNow } from './refresh-index.js';
 import { noteRecords } from './saved-note.js';
-import { CheckedFile } from './segment-source.js';
+import { CheckedFile, SegmentDamaged } from './segment-source.js';
 import { type Segment, SegmentFile } from './segment-writer.js';
 import { checkExtents, decodeTable, encodeTable, savedNotes, type TableData } from './table-file.js';
 import { TextIndex } from './text/text-index.js';
@@ -213,12 +213,19 @@ export async function saveIndexCache(root: string, index: VaultIndex): Promise<C
     if (!spill) await mkdir(dir);
     const version = index.changes;
     let written: Written;
-    try {
-      written = await writeGeneration(base, dir, generation, index, spill);
-    } catch (error) {
-      // The table reads the spilled notes from that folder: a later save removes it.
-      if (!spill) await rm(dir, { recursive: true, force: true });
-      throw error;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        written = await writeGeneration(base, dir, generation, index, spill);
+        break;
+      } catch (error) {
+        // The table reads the spilled notes from that folder: a later save removes it.
+        if (!spill) await rm(dir, { recursive: true, force: true });
+        if (spill || attempt > 0 || !(error instanceof SegmentDamaged)) throw error;
+        // A text segment changed on disk since the open: the text index is rebuilt from the
+        // notes, and that is what this save writes, never a copy of the damaged bytes.
+        index.text.recover(error);
+        await mkdir(dir);
+      }
     }
     // Nothing changed while the save ran (saves run on the vault's queue): the index now reads its
     // notes and links from the generation it saved, as a fresh open would.

@@ -9,9 +9,18 @@
 // CRC-32 is put together from the blocks' (crc32Combine), so the open reads each byte once.
 import { closeSync, fstatSync, readSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
+import { MemError } from '../core/errors.js';
 import { BLOCK, blockCache } from './block-cache.js';
 
 export { BLOCK };
+
+/**
+ * A segment's bytes changed on disk after the open: the index that reads it rebuilds its text
+ * index from the notes (TextIndex.recover) instead of failing every query that touches the block.
+ */
+export class SegmentDamaged extends Error {
+  override readonly name = 'SegmentDamaged';
+}
 
 let nextNumber = 0;
 
@@ -97,7 +106,8 @@ export class CheckedFile implements SegmentSource {
     if (from < 0 || to > this.size || to < from) throw new Error(`a read past the end of ${this.name}`);
     if (from >= this.spanFrom && to <= this.spanTo)
       return this.span.subarray(from - this.spanFrom, to - this.spanFrom);
-    if (this.closed) throw new Error(`${this.name} was read after its index was closed`);
+    if (this.closed)
+      throw new MemError('CLOSED', `the vault is closed: ${this.name} was read after its index was closed`);
     const first = Math.floor(from / BLOCK);
     const start = first * BLOCK;
     const end = Math.min(this.size, Math.max(Math.ceil(to / BLOCK), first + 1) * BLOCK);
@@ -127,8 +137,8 @@ export class CheckedFile implements SegmentSource {
     for (let b = 0; b * BLOCK < into.length; b++) {
       const block = into.subarray(b * BLOCK, Math.min(into.length, (b + 1) * BLOCK));
       if (crc32(block) !== this.crcs[first + b]) {
-        throw new Error(
-          `${this.name} changed on disk after it was opened (block ${first + b}): the index cache is damaged; it is rebuilt at the next open`,
+        throw new SegmentDamaged(
+          `${this.name} changed on disk after it was opened (block ${first + b}): the index cache is damaged`,
         );
       }
     }

@@ -1,3 +1,4 @@
+import { MemError } from '../core/errors.js';
 import type { Note, Section } from '../core/types.js';
 import { DEFAULT_LAYOUT, type VaultLayout } from '../vault/layout.js';
 import { linkableAnchor } from '../vault/links/link-name.js';
@@ -63,6 +64,30 @@ export class VaultIndex {
     this.text = text;
     this.graph = graph;
     this.notes = notes;
+    // A text index whose saved segments turn out damaged rebuilds itself from the notes.
+    text.rebuildFrom = () => this.notes.values();
+  }
+
+  /** Readers holding the index's files open (see hold), and how far close() got */
+  private readers = 0;
+  private closeState: 'open' | 'asked' | 'closed' = 'open';
+
+  /**
+   * Keeps the cache files the index reads open until the function returned is called, even when
+   * close() comes meanwhile (they close at the last release): a request in flight when a server
+   * stops, a pool unloads its vault or a live index closes answers from the index it began with.
+   * Throws a CLOSED MemError once the index is closed.
+   */
+  hold(): () => void {
+    if (this.closeState === 'closed')
+      throw new MemError('CLOSED', 'the vault is closed: its index can no longer be read');
+    this.readers++;
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      if (--this.readers === 0 && this.closeState === 'asked') this.closeNow();
+    };
   }
 
   /** Adds a note or replaces the version held, in all three structures. */
@@ -180,8 +205,14 @@ export class VaultIndex {
     }
   }
 
-  /** Closes the cache files the saved notes, documents and postings are read from. */
+  /** Closes the cache files the saved notes, documents and postings are read from, once no reader holds them. */
   close(): void {
+    if (this.closeState === 'open') this.closeState = 'asked';
+    if (this.readers === 0) this.closeNow();
+  }
+
+  private closeNow(): void {
+    this.closeState = 'closed';
     this.notes.close();
     this.text.close();
   }

@@ -67,6 +67,8 @@ export async function loadIndex(
       loaded = true;
       index.notes.onDamaged = (path) =>
         onNotice?.(`mem: the index cache's copy of ${path} is damaged; it was read from the note instead`);
+      index.text.onRebuilt = (reason) =>
+        onNotice?.(`mem: ${reason}; the text index was rebuilt from the notes`);
     } else if (cached.status !== 'missing') onNotice?.(`mem: ${cached.reason}; rebuilding it`);
   }
   index.limits = config.limits;

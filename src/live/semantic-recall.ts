@@ -339,15 +339,21 @@ export class SemanticRecall {
   async recallAsync(query: string, options: RecallOptions & { now: Date }): Promise<RecallResult> {
     if (!this.config.embeddings.enabled || options.semantic) return this.recall(query, options);
     const now = options.now;
-    const range = chooseRange(this.index, query, now, this.config.timezone, options.range);
-    const { semantic, use } = await this.semanticFor(range?.onlyTime ? (range.words ?? '') : query);
-    const result = this.recall(query, { ...options, now, ...(semantic ? { semantic } : {}) });
-    return {
-      query: result.query,
-      ...(result.range ? { range: result.range } : {}),
-      embeddings: this.afterRead(use),
-      hits: result.hits,
-    };
+    // Held across the wait for the query's vector: a close meanwhile waits for this read.
+    const release = this.index.hold();
+    try {
+      const range = chooseRange(this.index, query, now, this.config.timezone, options.range);
+      const { semantic, use } = await this.semanticFor(range?.onlyTime ? (range.words ?? '') : query);
+      const result = this.recall(query, { ...options, now, ...(semantic ? { semantic } : {}) });
+      return {
+        query: result.query,
+        ...(result.range ? { range: result.range } : {}),
+        embeddings: this.afterRead(use),
+        hits: result.hits,
+      };
+    } finally {
+      release();
+    }
   }
 
   /** See Vault.recall */
@@ -367,10 +373,15 @@ export class SemanticRecall {
   async compileAsync(options: CompileOptions & { now: Date }): Promise<CompileResult> {
     if (!this.config.embeddings.enabled) return compile(this.index, this.config, options);
     const now = options.now;
-    const { words } = turnQuery(this.index, this.config, options, now);
-    const { semantic, use } = await this.semanticFor(words);
-    const result = compile(this.index, this.config, { ...options, now }, semantic);
-    return { embeddings: this.afterRead(use), ...result };
+    const release = this.index.hold();
+    try {
+      const { words } = turnQuery(this.index, this.config, options, now);
+      const { semantic, use } = await this.semanticFor(words);
+      const result = compile(this.index, this.config, { ...options, now }, semantic);
+      return { embeddings: this.afterRead(use), ...result };
+    } finally {
+      release();
+    }
   }
 }
 

@@ -70,6 +70,7 @@ const STATUS: Partial<Record<MemErrorCode, number>> = {
   EXISTS: 409,
   CONFLICT: 409,
   LOCKED: 503,
+  CLOSED: 503,
 };
 
 /**

@@ -214,3 +214,15 @@ export function dateWords(date: string): string {
   const month = m ? MONTH_NAMES[Number(m[2]) - 1] : undefined;
   return m && month ? `${date} ${Number(m[3])} ${month} ${m[1]}` : date;
 }
+
+/** A section's id and the fields the index stores for it (`STORED`). */
+export function storedSource(id: string, stored: Record<string, unknown>): TextHitSource {
+  const source: TextHitSource = {
+    id,
+    path: stored['path'] as string,
+    anchor: stored['anchor'] as string,
+    layer: stored['layer'] as Layer,
+  };
+  if (typeof stored['date'] === 'string') source.date = stored['date'];
+  return source;
+}

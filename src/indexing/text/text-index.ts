@@ -1,6 +1,6 @@
 import { MemError } from '../../core/errors.js';
-import type { Layer, Note, Section } from '../../core/types.js';
-import type { CheckedFile, SegmentSource } from '../segment-source.js';
+import type { Note, Section } from '../../core/types.js';
+import { type CheckedFile, SegmentDamaged, type SegmentSource } from '../segment-source.js';
 import { boundQueryText, boundTerms } from './query-limits.js';
 import {
   BOOST,
@@ -15,6 +15,7 @@ import {
   sameNoteFields,
   sameSection,
   sectionDocuments,
+  storedSource,
   type TextHitSource,
 } from './section-documents.js';
 import { TermIndex, type TermIndexOptions } from './term-index.js';
@@ -96,6 +97,41 @@ export class TextIndex {
   /** The cache's segment files the saved documents and postings are read from (see segment-source.ts) */
   private files: CheckedFile[] = [];
 
+  /** The notes indexed (set by VaultIndex), which recover() rebuilds the index from */
+  rebuildFrom: (() => Iterable<Note>) | undefined;
+  /** Told why, after recover() rebuilt the index */
+  onRebuilt: ((reason: string) => void) | undefined;
+
+  /** Runs `read`, or after recover() `again` (a change half-applied is made again whole). */
+  private guard<T>(read: () => T, again: () => T = read): T {
+    try {
+      return read();
+    } catch (error) {
+      this.recover(error);
+      return again();
+    }
+  }
+
+  /**
+   * After a SegmentDamaged error (bytes changed on disk after the open), makes the index what a
+   * build from the notes makes it, as the next open would, and closes its segment files: nothing
+   * damaged is read or saved again. Any other error is thrown again.
+   */
+  recover(error: unknown): void {
+    const notes = this.rebuildFrom;
+    if (!(error instanceof SegmentDamaged) || !notes) throw error;
+    const fresh = new TextIndex();
+    for (const note of notes()) fresh.add(note);
+    fresh.packPostings();
+    this.terms = fresh.terms;
+    this.pathIds = fresh.pathIds;
+    this.unpacked = 0;
+    this.topK = undefined;
+    closeWhenCollected.unregister(this);
+    closeFiles(this.files);
+    this.onRebuilt?.(error.message);
+  }
+
   /** Keeps `files` open until close() (or until the index is collected): the saved postings are read from them. */
   holdFiles(files: CheckedFile[]): void {
     this.files.push(...files);
@@ -114,7 +150,7 @@ export class TextIndex {
   }
 
   has(path: string): boolean {
-    return this.idsByPath.has(path);
+    return this.guard(() => this.idsByPath.has(path));
   }
 
   private get idsByPath(): Map<string, string[]> {
@@ -135,8 +171,10 @@ export class TextIndex {
 
   /** Indexes every section of the note; a path already indexed is replaced. */
   add(note: Note): void {
-    if (this.idsByPath.has(note.path)) this.remove(note.path);
-    this.addDocuments(note.path, sectionDocuments(note), new Set());
+    this.guard(() => {
+      if (this.idsByPath.has(note.path)) this.remove(note.path);
+      this.addDocuments(note.path, sectionDocuments(note), new Set());
+    });
   }
 
   /**
@@ -185,10 +223,12 @@ export class TextIndex {
 
   /** Drops every section of the note at `path`; an unknown path is ignored. */
   remove(path: string): void {
-    const ids = this.idsByPath.get(path);
-    if (!ids) return;
-    this.discard(ids);
-    this.idsByPath.delete(path);
+    this.guard(() => {
+      const ids = this.idsByPath.get(path);
+      if (!ids) return;
+      this.discard(ids);
+      this.idsByPath.delete(path);
+    });
   }
 
   /**
@@ -207,6 +247,13 @@ export class TextIndex {
    * The index then holds the same sections as after re-adding them all.
    */
   replace(note: Note, previous?: Note): void {
+    this.guard(
+      () => this.replaceNow(note, previous),
+      () => this.add(note),
+    );
+  }
+
+  private replaceNow(note: Note, previous?: Note): void {
     const ids = this.idsByPath.get(note.path);
     if (ids && previous && this.replaceSections(note, previous, ids)) return;
     const before = previous?.path === note.path ? documentsById(previous) : undefined;
@@ -318,10 +365,12 @@ export class TextIndex {
       }),
     );
     const limit = options.limit === undefined ? this.terms.documentCount : Math.max(0, options.limit);
-    const top = this.topKSearch().search(
-      queryTerms,
-      limit,
-      filter ? (id, stored) => filter(storedSource(id, stored)) : undefined,
+    const top = this.guard(() =>
+      this.topKSearch().search(
+        queryTerms,
+        limit,
+        filter ? (id, stored) => filter(storedSource(id, stored)) : undefined,
+      ),
     );
     return top.map((result) => textHit(storedSource(result.id, result.stored), result));
   }
@@ -369,7 +418,7 @@ export class TextIndex {
    * fields; discarded sections count until a vacuum).
    */
   documentFrequency(term: string): number {
-    return this.terms.documentFrequency(term);
+    return this.guard(() => this.terms.documentFrequency(term));
   }
 
   /**
@@ -444,16 +493,4 @@ function textHit(
   hit.terms = terms;
   hit.queryTerms = queryTerms;
   return hit;
-}
-
-/** A section's id and the fields the index stores for it (`STORED`). */
-function storedSource(id: string, stored: Record<string, unknown>): TextHitSource {
-  const source: TextHitSource = {
-    id,
-    path: stored['path'] as string,
-    anchor: stored['anchor'] as string,
-    layer: stored['layer'] as Layer,
-  };
-  if (typeof stored['date'] === 'string') source.date = stored['date'];
-  return source;
 }

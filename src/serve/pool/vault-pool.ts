@@ -180,9 +180,13 @@ export class VaultPool implements VaultSource {
       if (left > 0) this.waiting.set(key, left);
       else this.waiting.delete(key);
     }
+    // The index stays readable until the request ends, also when the pool unloads the vault meanwhile.
+    let release: () => void = () => undefined;
     try {
+      release = entry.vault.holdIndex();
       return await fn(entry.vault);
     } finally {
+      release();
       entry.active--;
       entry.lastUsed = Date.now();
       entry.useTurn = ++this.turns;

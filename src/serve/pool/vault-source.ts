@@ -119,7 +119,13 @@ export function singleVault(vault: Vault): VaultSource {
     root: vault.root,
     use: async (ids, _create, fn, _how) => {
       checkSettings(vault, ids.settings);
-      return fn(vault);
+      // The index stays readable until the request ends, also when the server closes the vault meanwhile.
+      const release = vault.holdIndex();
+      try {
+        return await fn(vault);
+      } finally {
+        release();
+      }
     },
     health: () => sumHealth([vault]),
     close: () => vault.close(),
