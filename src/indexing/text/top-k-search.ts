@@ -1,11 +1,11 @@
-import { ListArenas } from './list-arenas.js';
+import { type ListHolder, listArenas } from './list-arenas.js';
 import { indexOfSorted, PackedPostings } from './packed-postings.js';
 import type { Postings, TermData } from './postings.js';
 import { type SavedTerm, savedTerm } from './saved-postings.js';
 import type { TermIndex } from './term-index.js';
 import { TopHeap } from './top-heap.js';
 
-export { LIST_ARENA } from './list-arenas.js';
+export { LIST_ARENA, resetListArenas } from './list-arenas.js';
 
 /** One query term as MiniSearch 7's `termToQuerySpec` makes it from the search options. */
 export interface QueryTerm {
@@ -85,14 +85,11 @@ const ARENA_PER_SECTION = 16;
  *
  * Ties are broken by id (ascending), as TextIndex.search always did.
  */
-export class TopKSearch {
-  /** Scored lists of postings, until the index changes or the arena fills */
+export class TopKSearch implements ListHolder {
+  /** Scored lists of postings, until the index changes or the arenas switch */
   private readonly compiled = new Map<Postings, CompiledPostings>();
   /** Scored lists of terms still in their saved bytes, by field id */
   private readonly compiledSaved = new Map<SavedTerm, SavedLists>();
-  private readonly arenas: ListArenas;
-  /** Counts searches, so the arenas know which one asks */
-  private searches = 0;
   /** Where postings read from saved bytes or a Map wait to be scored */
   private scratchDocs = new Uint32Array(0);
   private scratchFreqs = new Uint32Array(0);
@@ -109,30 +106,38 @@ export class TopKSearch {
   private termTouched = new Uint32Array(0);
   /** The index version the kept lists were scored at */
   private version = -1;
+  /** How the process's arenas know this search (weakly: they must not keep a closed vault's index alive) */
+  readonly ref: WeakRef<ListHolder> = new WeakRef(this);
 
   constructor(
     readonly index: TermIndex,
     private readonly options: TopKOptions,
   ) {
-    // Room for the lists of a few dozen searches, sized by the index: about 16 postings a section.
-    this.arenas = new ListArenas(index.documentCount * ARENA_PER_SECTION, () => {
-      this.compiled.clear();
-      this.compiledSaved.clear();
-    });
+    // Room for the lists of a few dozen searches, sized by the index: about 16 postings a section
+    // (the arenas are the process's: a pool of small vaults shares the room one of them asks).
+    listArenas().reserve(index.documentCount * ARENA_PER_SECTION);
   }
 
-  /** Drops every kept list: the posting lists or the counts they were scored with may have changed. */
-  private changed(): void {
+  /** Drops every kept list (the arenas are about to fill their room again). */
+  dropLists(): void {
     this.compiled.clear();
     this.compiledSaved.clear();
-    this.arenas.reset();
+  }
+
+  /**
+   * Drops every kept list and leaves the arenas: the index closed, or changed (the posting lists
+   * or the counts they were scored with may have).
+   */
+  release(): void {
+    this.dropLists();
+    listArenas().release(this);
   }
 
   /** The best `limit` documents that pass `filter` for the terms, best first. */
   search(queryTerms: QueryTerm[], limit: number, filter?: TopKFilter): TopKResult[] {
     const { index } = this;
     if (this.version !== index.version) {
-      this.changed();
+      this.release();
       this.version = index.version;
     }
     this.ensureCapacity(index.nextId);
@@ -140,7 +145,7 @@ export class TopKSearch {
     const fieldCount = index.fields.length;
     const expansions = queryTerms.map((query) => expand(index, query, weights, maxFuzzy));
 
-    this.searches++;
+    listArenas().begin();
     const { total, current, matched, stamp, touched, termTouched } = this;
     /** Per query term, per expansion: its lists, field by field (undefined where the field has none) */
     const lists: Array<Array<Array<CompiledPostings | undefined>>> = [];
@@ -382,7 +387,7 @@ export class TopKSearch {
       for (let p = 0; p < count; p++) if (dead[ids[p] as number] !== 1) n++;
     }
     const view = !copyDocs && n === count;
-    const room = this.arenas.take(n, !view, this.searches);
+    const room = listArenas().take(n, !view, this);
     const docs = view ? ids.subarray(0, count) : (room.docs as Uint32Array);
     const { scores } = room;
     // As MiniSearch's calcBM25Score computes it, operation for operation, so the score is the same double.
