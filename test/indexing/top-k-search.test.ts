@@ -609,6 +609,26 @@ describe('top-k search with arenas of a few postings', () => {
     expect(listArenas().holderCount).toBe(0);
   });
 
+  it('refuses a search inside the filter of another, which would overwrite what the first reads', () => {
+    const note = (name: string, n: number, text: string) =>
+      makeNote({ layer: 'insights', name, title: ['walk'], tags: [], aliases: [], sections: [{ text }] }, n);
+    const a = pairOf([note('a', 0, 'walk river'), note('a', 1, 'garden walk walk')]);
+    const b = pairOf([note('b', 2, 'walk')]);
+    expect(() => a.index.search('walk', { filter: () => b.index.search('walk').length > 0 })).toThrow(
+      /inside the filter/,
+    );
+    // A filter that throws leaves nothing behind either.
+    expect(() =>
+      b.index.search('walk', {
+        filter: () => {
+          throw new Error('refused');
+        },
+      }),
+    ).toThrow(/refused/);
+    // Both answer as MiniSearch does, scores and all.
+    for (const pair of [a, b]) expect(pair.index.search('walk')).toEqual(pair.reference.search('walk'));
+  });
+
   it('reads a loaded term from its saved bytes without decoding it', () => {
     const built = new TextIndex();
     for (let i = 0; i < 50; i++)
