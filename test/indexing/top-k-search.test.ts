@@ -1,10 +1,14 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Layer, Note, Section } from '../../src/core/types.js';
+import { listArenas } from '../../src/indexing/text/list-arenas.js';
 import type { TermIndex } from '../../src/indexing/text/term-index.js';
 import { type TextHitSource, TextIndex } from '../../src/indexing/text/text-index.js';
-import { LIST_ARENA } from '../../src/indexing/text/top-k-search.js';
+import { LIST_ARENA, resetListArenas } from '../../src/indexing/text/top-k-search.js';
 import { reloaded } from '../helpers/reload-text-index.js';
+import { seeded } from '../helpers/seeded.js';
 import { ReferenceIndex } from './reference-index.js';
 
 // TextIndex (its own postings, BM25 and top-k search) must answer exactly as MiniSearch's own
@@ -463,6 +467,12 @@ describe('top-k search', () => {
   });
 });
 
+/** V8's collector, as --expose-gc gives it to a process started without the flag. */
+function collector(): () => void {
+  setFlagsFromString('--expose-gc');
+  return runInNewContext('gc') as () => void;
+}
+
 /** The store a TextIndex searches (its postings, counts and lengths). */
 function termIndexOf(index: TextIndex): TermIndex {
   return (index as unknown as { terms: TermIndex }).terms;
@@ -470,7 +480,10 @@ function termIndexOf(index: TextIndex): TermIndex {
 
 describe('top-k search with arenas of a few postings', () => {
   const saved = { ...LIST_ARENA };
-  afterEach(() => Object.assign(LIST_ARENA, saved));
+  afterEach(() => {
+    Object.assign(LIST_ARENA, saved);
+    resetListArenas();
+  });
 
   for (const arena of [
     { postings: 6, first: 2 },
@@ -478,6 +491,7 @@ describe('top-k search with arenas of a few postings', () => {
   ]) {
     it(`stays exact while lists are dropped and arenas reused (${arena.postings} postings an arena)`, () => {
       Object.assign(LIST_ARENA, arena);
+      resetListArenas();
       fc.assert(
         fc.property(
           fc.array(noteSpec, { minLength: 1, maxLength: 30 }),
@@ -497,6 +511,123 @@ describe('top-k search with arenas of a few postings', () => {
       );
     });
   }
+
+  for (const arena of [
+    { postings: 6, first: 2 },
+    { postings: 40, first: 4 },
+    { postings: 400, first: 16 },
+  ]) {
+    it(`stays exact for several indexes searched in turn, sharing the arenas (${arena.postings} postings an arena)`, () => {
+      Object.assign(LIST_ARENA, arena);
+      resetListArenas();
+      for (let seed = 1; seed <= 12; seed++) {
+        const rand = seeded(seed * 7919 + arena.postings);
+        const pick = <T>(list: readonly T[]) => list[Math.floor(rand() * list.length)] as T;
+        const wordList = (min: number, max: number) =>
+          Array.from({ length: min + Math.floor(rand() * (max - min + 1)) }, () => pick(WORDS));
+        let made = 0;
+        const note = (): Note =>
+          makeNote(
+            {
+              layer: pick(LAYERS),
+              name: pick(['a', 'b', 'c', 'd']),
+              title: wordList(1, 3),
+              tags: wordList(0, 2),
+              aliases: wordList(0, 1),
+              sections: Array.from({ length: Math.floor(rand() * 4) }, () => ({
+                text: wordList(0, 12).join(' '),
+                heading: wordList(1, 3).join(' '),
+                speaker: pick(SPEAKERS),
+                date: pick(['2023-05-08', '2026-11-29', '2026-01-01']),
+              })),
+            },
+            made++,
+          );
+        // Built, loaded from the cache (saved bytes), of different sizes.
+        const pairs = Array.from({ length: 2 + Math.floor(rand() * 4) }, () => {
+          const pair = pairOf(Array.from({ length: 1 + Math.floor(rand() * 30) }, note));
+          if (rand() < 0.5) pair.index = reloaded(pair.index);
+          return pair;
+        });
+        for (let turn = 0; turn < 60; turn++) {
+          const pair = pick(pairs);
+          // Now and then a new note: that index's kept lists go, the others' stay.
+          if (rand() < 0.1) pair.add(note());
+          const s: Search = {
+            query: rand() < 0.8 ? wordList(1, 6).join(' ') : wordList(1, 3).join(''),
+            limit: Math.floor(rand() * 26),
+            rareTerms: rand() < 0.5,
+            filter: pick(Object.keys(FILTERS)),
+          };
+          const { fast, exhaustive } = both(pair, s);
+          expect(fast, `seed ${seed}, turn ${turn}: ${s.query}`).toEqual(exhaustive);
+        }
+        for (const pair of pairs) pair.index.close();
+        expect(listArenas().holderCount).toBe(0);
+      }
+    });
+  }
+
+  it('keeps no closed index in the arenas, and lets go of one that was never closed', async () => {
+    resetListArenas();
+    const notes = (from: number) =>
+      Array.from({ length: 5 }, (_, n) =>
+        makeNote(
+          {
+            layer: 'insights',
+            name: 'w',
+            title: ['walk'],
+            tags: [],
+            aliases: [],
+            sections: [{ text: `walk river garden ${n}` }],
+          },
+          from + n,
+        ),
+      );
+    const kept = pairOf(notes(0)).index;
+    const closed = pairOf(notes(10)).index;
+    kept.search('walk garden', { limit: 3 });
+    closed.search('walk garden', { limit: 3 });
+    expect(listArenas().holderCount).toBe(2);
+    closed.close();
+    expect(listArenas().holderCount).toBe(1);
+    // An index let go without close(): the arenas hold its search weakly, so it can be collected.
+    const gone = (() => {
+      const index = pairOf(notes(20)).index;
+      index.search('walk river', { limit: 3 });
+      return new WeakRef(termIndexOf(index));
+    })();
+    expect(listArenas().holderCount).toBe(2);
+    const gc = collector();
+    for (let i = 0; i < 10 && gone.deref() !== undefined; i++) {
+      await new Promise((resolve) => setImmediate(resolve));
+      gc();
+    }
+    expect(gone.deref()).toBeUndefined();
+    // The next release sweeps the reference that was left.
+    kept.close();
+    expect(listArenas().holderCount).toBe(0);
+  });
+
+  it('refuses a search inside the filter of another, which would overwrite what the first reads', () => {
+    const note = (name: string, n: number, text: string) =>
+      makeNote({ layer: 'insights', name, title: ['walk'], tags: [], aliases: [], sections: [{ text }] }, n);
+    const a = pairOf([note('a', 0, 'walk river'), note('a', 1, 'garden walk walk')]);
+    const b = pairOf([note('b', 2, 'walk')]);
+    expect(() => a.index.search('walk', { filter: () => b.index.search('walk').length > 0 })).toThrow(
+      /inside the filter/,
+    );
+    // A filter that throws leaves nothing behind either.
+    expect(() =>
+      b.index.search('walk', {
+        filter: () => {
+          throw new Error('refused');
+        },
+      }),
+    ).toThrow(/refused/);
+    // Both answer as MiniSearch does, scores and all.
+    for (const pair of [a, b]) expect(pair.index.search('walk')).toEqual(pair.reference.search('walk'));
+  });
 
   it('reads a loaded term from its saved bytes without decoding it', () => {
     const built = new TextIndex();

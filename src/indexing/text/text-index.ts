@@ -142,6 +142,8 @@ export class TextIndex {
   close(): void {
     closeWhenCollected.unregister(this);
     closeFiles(this.files);
+    // Its scored lists leave the process's arenas (see list-arenas.ts).
+    this.topK?.release();
   }
 
   /** Number of indexed sections. */
@@ -394,7 +396,10 @@ export class TextIndex {
 
   /** The top-k search over the current index (a cache load replaces it). */
   private topKSearch(): TopKSearch {
-    if (this.topK?.index !== this.terms) this.topK = new TopKSearch(this.terms, TOP_K_OPTIONS);
+    if (this.topK?.index !== this.terms) {
+      this.topK?.release();
+      this.topK = new TopKSearch(this.terms, TOP_K_OPTIONS);
+    }
     return this.topK;
   }
 

@@ -1,11 +1,12 @@
-import { ListArenas } from './list-arenas.js';
+import { type ListHolder, listArenas } from './list-arenas.js';
 import { indexOfSorted, PackedPostings } from './packed-postings.js';
 import type { Postings, TermData } from './postings.js';
 import { type SavedTerm, savedTerm } from './saved-postings.js';
+import { searchScratch } from './search-scratch.js';
 import type { TermIndex } from './term-index.js';
 import { TopHeap } from './top-heap.js';
 
-export { LIST_ARENA } from './list-arenas.js';
+export { LIST_ARENA, resetListArenas } from './list-arenas.js';
 
 /** One query term as MiniSearch 7's `termToQuerySpec` makes it from the search options. */
 export interface QueryTerm {
@@ -85,114 +86,111 @@ const ARENA_PER_SECTION = 16;
  *
  * Ties are broken by id (ascending), as TextIndex.search always did.
  */
-export class TopKSearch {
-  /** Scored lists of postings, until the index changes or the arena fills */
+export class TopKSearch implements ListHolder {
+  /** Scored lists of postings, until the index changes or the arenas switch */
   private readonly compiled = new Map<Postings, CompiledPostings>();
   /** Scored lists of terms still in their saved bytes, by field id */
   private readonly compiledSaved = new Map<SavedTerm, SavedLists>();
-  private readonly arenas: ListArenas;
-  /** Counts searches, so the arenas know which one asks */
-  private searches = 0;
-  /** Where postings read from saved bytes or a Map wait to be scored */
-  private scratchDocs = new Uint32Array(0);
-  private scratchFreqs = new Uint32Array(0);
-  /** Per document: the score so far, summed over query terms in order */
-  private total = new Float64Array(0);
-  /** Per document: this query term's score so far */
-  private current = new Float64Array(0);
-  /** Per document: how many query terms matched it (MiniSearch's `quality`) */
-  private matched = new Uint8Array(0);
-  /** Per document: the stamp of the query term that last touched it (or of best(), which marks those it offered) */
-  private stamp = new Uint32Array(0);
-  private nextStamp = 0;
-  private touched = new Uint32Array(0);
-  private termTouched = new Uint32Array(0);
   /** The index version the kept lists were scored at */
   private version = -1;
+  /** How the process's arenas know this search (weakly: they must not keep a closed vault's index alive) */
+  readonly ref: WeakRef<ListHolder> = new WeakRef(this);
 
   constructor(
     readonly index: TermIndex,
     private readonly options: TopKOptions,
   ) {
-    // Room for the lists of a few dozen searches, sized by the index: about 16 postings a section.
-    this.arenas = new ListArenas(index.documentCount * ARENA_PER_SECTION, () => {
-      this.compiled.clear();
-      this.compiledSaved.clear();
-    });
+    // Room for the lists of a few dozen searches, sized by the index: about 16 postings a section
+    // (the arenas are the process's: a pool of small vaults shares the room one of them asks).
+    listArenas().reserve(index.documentCount * ARENA_PER_SECTION);
   }
 
-  /** Drops every kept list: the posting lists or the counts they were scored with may have changed. */
-  private changed(): void {
+  /** Drops every kept list (the arenas are about to fill their room again). */
+  dropLists(): void {
     this.compiled.clear();
     this.compiledSaved.clear();
-    this.arenas.reset();
+  }
+
+  /**
+   * Drops every kept list and leaves the arenas: the index closed, or changed (the posting lists
+   * or the counts they were scored with may have).
+   */
+  release(): void {
+    this.dropLists();
+    listArenas().release(this);
   }
 
   /** The best `limit` documents that pass `filter` for the terms, best first. */
   search(queryTerms: QueryTerm[], limit: number, filter?: TopKFilter): TopKResult[] {
     const { index } = this;
+    const scratch = searchScratch;
+    if (scratch.busy) throw new Error('A top-k search cannot run inside the filter of another');
     if (this.version !== index.version) {
-      this.changed();
+      this.release();
       this.version = index.version;
     }
-    this.ensureCapacity(index.nextId);
+    scratch.busy = true;
+    scratch.ensureCapacity(index.nextId);
+    listArenas().begin();
     const { fieldBoosts: boosts, weights, bm25, maxFuzzy } = this.options;
     const fieldCount = index.fields.length;
-    const expansions = queryTerms.map((query) => expand(index, query, weights, maxFuzzy));
-
-    this.searches++;
-    const { total, current, matched, stamp, touched, termTouched } = this;
-    /** Per query term, per expansion: its lists, field by field (undefined where the field has none) */
-    const lists: Array<Array<Array<CompiledPostings | undefined>>> = [];
+    const { total, current, matched, stamp, touched, termTouched } = scratch;
     let touchedCount = 0;
-    for (let q = 0; q < queryTerms.length; q++) {
-      const termBoost = (queryTerms[q] as QueryTerm).boost;
-      const mark = this.takeStamp();
-      let termCount = 0;
-      const termLists: Array<Array<CompiledPostings | undefined>> = [];
-      lists.push(termLists);
-      for (const { weight, data } of expansions[q] as Expansion[]) {
-        const fieldLists: Array<CompiledPostings | undefined> = [];
-        termLists.push(fieldLists);
-        const saved = this.savedLists(data);
-        for (let f = 0; f < fieldCount; f++) {
-          const fieldId = f;
-          const list =
-            saved !== undefined ? this.savedListOf(saved, fieldId, bm25) : this.listOf(data, fieldId, bm25);
-          fieldLists.push(list);
-          if (list === undefined) continue;
-          const { docs, scores } = list;
-          const factor = weight * termBoost * (boosts[f] as number) * 1;
-          for (let p = 0; p < docs.length; p++) {
-            const doc = docs[p] as number;
-            // MiniSearch's termResults: termWeight * termBoost * fieldBoost * docBoost * rawScore
-            const weighted = factor * (scores[p] as number);
-            if (stamp[doc] !== mark) {
-              stamp[doc] = mark;
-              current[doc] = weighted;
-              termTouched[termCount++] = doc;
-            } else {
-              current[doc] = (current[doc] as number) + weighted;
+    try {
+      const expansions = queryTerms.map((query) => expand(index, query, weights, maxFuzzy));
+      /** Per query term, per expansion: its lists, field by field (undefined where the field has none) */
+      const lists: Array<Array<Array<CompiledPostings | undefined>>> = [];
+      for (let q = 0; q < queryTerms.length; q++) {
+        const termBoost = (queryTerms[q] as QueryTerm).boost;
+        const mark = scratch.takeStamp();
+        let termCount = 0;
+        const termLists: Array<Array<CompiledPostings | undefined>> = [];
+        lists.push(termLists);
+        for (const { weight, data } of expansions[q] as Expansion[]) {
+          const fieldLists: Array<CompiledPostings | undefined> = [];
+          termLists.push(fieldLists);
+          const saved = this.savedLists(data);
+          for (let f = 0; f < fieldCount; f++) {
+            const fieldId = f;
+            const list =
+              saved !== undefined ? this.savedListOf(saved, fieldId, bm25) : this.listOf(data, fieldId, bm25);
+            fieldLists.push(list);
+            if (list === undefined) continue;
+            const { docs, scores } = list;
+            const factor = weight * termBoost * (boosts[f] as number) * 1;
+            for (let p = 0; p < docs.length; p++) {
+              const doc = docs[p] as number;
+              // MiniSearch's termResults: termWeight * termBoost * fieldBoost * docBoost * rawScore
+              const weighted = factor * (scores[p] as number);
+              if (stamp[doc] !== mark) {
+                stamp[doc] = mark;
+                current[doc] = weighted;
+                termTouched[termCount++] = doc;
+              } else {
+                current[doc] = (current[doc] as number) + weighted;
+              }
             }
           }
         }
-      }
-      // MiniSearch's OR combinator: a document's first term score, then each further one added.
-      for (let i = 0; i < termCount; i++) {
-        const doc = termTouched[i] as number;
-        if (matched[doc] === 0) {
-          total[doc] = current[doc] as number;
-          touched[touchedCount++] = doc;
-        } else {
-          total[doc] = (total[doc] as number) + (current[doc] as number);
+        // MiniSearch's OR combinator: a document's first term score, then each further one added.
+        for (let i = 0; i < termCount; i++) {
+          const doc = termTouched[i] as number;
+          if (matched[doc] === 0) {
+            total[doc] = current[doc] as number;
+            touched[touchedCount++] = doc;
+          } else {
+            total[doc] = (total[doc] as number) + (current[doc] as number);
+          }
+          matched[doc] = (matched[doc] as number) + 1;
         }
-        matched[doc] = (matched[doc] as number) + 1;
       }
-    }
 
-    const top = this.best(touchedCount, Math.max(0, limit), filter);
-    for (let i = 0; i < touchedCount; i++) matched[touched[i] as number] = 0;
-    return this.describe(top, queryTerms, expansions, lists);
+      const top = this.best(touchedCount, Math.max(0, limit), filter);
+      return this.describe(top, queryTerms, expansions, lists);
+    } finally {
+      for (let i = 0; i < touchedCount; i++) matched[touched[i] as number] = 0;
+      scratch.busy = false;
+    }
   }
 
   /**
@@ -208,7 +206,7 @@ export class TopKSearch {
     limit: number,
     filter: TopKFilter | undefined,
   ): Array<{ doc: number; score: number }> {
-    const { touched, total, matched, stamp } = this;
+    const { touched, total, matched, stamp } = searchScratch;
     const { index } = this;
     const idOf = (doc: number) => index.idOf(doc);
     const all = new TopHeap(limit, idOf);
@@ -220,7 +218,7 @@ export class TopKSearch {
     if (filter === undefined) return all.sorted();
     const passes = (doc: number) => filter(idOf(doc) as string, index.storedOf(doc) ?? {});
     const heap = new TopHeap(limit, idOf);
-    const offered = this.takeStamp();
+    const offered = searchScratch.takeStamp();
     let refused = false;
     all.forEach((doc, score) => {
       stamp[doc] = offered;
@@ -294,7 +292,7 @@ export class TopKSearch {
       // to the index drops this list before it could be read again).
       list = this.score(packed.ids, packed.freqs, packed.count, fieldId, bm25, false);
     } else {
-      const { docs, freqs } = this.scratch(postings.size);
+      const { docs, freqs } = searchScratch.postings(postings.size);
       let n = 0;
       if (packed !== undefined) {
         // Packed with deleted postings (a frequency of 0): the live ones, in order.
@@ -340,7 +338,7 @@ export class TopKSearch {
     if (count === undefined) return undefined;
     const known = saved.lists.get(fieldId);
     if (known !== undefined) return known;
-    const { docs, freqs } = this.scratch(count);
+    const { docs, freqs } = searchScratch.postings(count);
     if (saved.term.readSaved(fieldId, docs, freqs) !== count) {
       return this.listOf(saved.term as unknown as TermData, fieldId, bm25);
     }
@@ -348,16 +346,6 @@ export class TopKSearch {
     // Kept unless scoring it just dropped every kept list (the arena switched).
     if (this.compiledSaved.get(saved.term) === saved) saved.lists.set(fieldId, list);
     return list;
-  }
-
-  /** Arrays with room for `n` postings, reused from one list to the next (score() copies out of them). */
-  private scratch(n: number): { docs: Uint32Array; freqs: Uint32Array } {
-    if (this.scratchDocs.length < n) {
-      const size = Math.max(n, this.scratchDocs.length * 2);
-      this.scratchDocs = new Uint32Array(size);
-      this.scratchFreqs = new Uint32Array(size);
-    }
-    return { docs: this.scratchDocs.subarray(0, n), freqs: this.scratchFreqs.subarray(0, n) };
   }
 
   /**
@@ -382,7 +370,7 @@ export class TopKSearch {
       for (let p = 0; p < count; p++) if (dead[ids[p] as number] !== 1) n++;
     }
     const view = !copyDocs && n === count;
-    const room = this.arenas.take(n, !view, this.searches);
+    const room = listArenas().take(n, !view, this);
     const docs = view ? ids.subarray(0, count) : (room.docs as Uint32Array);
     const { scores } = room;
     // As MiniSearch's calcBM25Score computes it, operation for operation, so the score is the same double.
@@ -405,26 +393,6 @@ export class TopKSearch {
       at++;
     }
     return { docs, scores, ascending };
-  }
-
-  private takeStamp(): number {
-    if (this.nextStamp >= 0xffff_fffe) {
-      this.stamp.fill(0);
-      this.nextStamp = 0;
-    }
-    return ++this.nextStamp;
-  }
-
-  private ensureCapacity(size: number): void {
-    if (this.total.length >= size) return;
-    const capacity = Math.max(size, Math.ceil(this.total.length * 1.5), 1024);
-    this.total = new Float64Array(capacity);
-    this.current = new Float64Array(capacity);
-    this.matched = new Uint8Array(capacity);
-    this.stamp = new Uint32Array(capacity);
-    this.nextStamp = 0;
-    this.touched = new Uint32Array(capacity);
-    this.termTouched = new Uint32Array(capacity);
   }
 }
 
