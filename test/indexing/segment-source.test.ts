@@ -258,9 +258,21 @@ describe('an index opened from its cache', () => {
       const size = readFileSync(path).length;
       const block = Math.floor(next() * Math.ceil(size / BLOCK));
       const at = Math.min(size - 1, block * BLOCK + Math.floor(next() * BLOCK));
+      const bytes = readFileSync(path);
+      // A terms segment starts with its term dictionary, which the open copied and never reads
+      // again: a block wholly inside it is never checked again either.
+      const inDictionary = path.includes('terms-') && (block + 1) * BLOCK <= 4 + bytes.readUInt32LE(0);
       damage(path, at);
       const what = `round ${round}: ${path.slice(path.lastIndexOf('/') + 1)} byte ${at}`;
       expect(answers(vault), what).toEqual(clean);
+      if (inDictionary) {
+        // The process answers from its checked copy, and its save writes the dictionary from it:
+        // the next round's open finds a clean generation.
+        await vault.save();
+        expect(notices, what).toEqual([]);
+        await vault.close();
+        continue;
+      }
       if (notices.length > 0) recovered++;
       // A save copies the saved postings and documents: it meets the damage if the reads did not.
       await vault.save();
