@@ -101,8 +101,11 @@ function grow<T extends Uint16Array | Uint32Array>(from: T, to: T): T {
 
 /** The restored dictionary: the saved terms in their order, then the terms added since, as a Map orders them. */
 export class SavedTerms implements TermMap {
-  /** Term number → its object, once the index asked for it by name */
-  private readonly made = new Map<number, TermData>();
+  /**
+   * A saved term → its object, once the index asked for it by name: asked again (a query's terms
+   * come back), the Map's hash of the string answers before the dictionaries are probed
+   */
+  private readonly made = new Map<string, TermData>();
   /** Per saved term: 1 once deleted (a term added again comes after the saved ones, as in a Map) */
   private readonly deleted: Uint8Array;
   /** Per saved term: 1 when its object is the radix tree's (a term not kept out of it: fillTree) */
@@ -143,19 +146,22 @@ export class SavedTerms implements TermMap {
   }
 
   /** Term n's object (`term` its name, when the caller has it): made and kept when the index asks for it by name. */
-  private object(n: number, keep: boolean, term?: string): TermData {
-    const known = this.made.get(n);
+  private object(n: number, keep: boolean, term: string = this.label(n)): TermData {
+    const known = this.made.get(term);
     if (known) return known;
     if (this.inTree[n] === 1) {
-      const inTree = this.treeGet?.(term ?? this.label(n));
-      if (inTree) return inTree;
+      const inTree = this.treeGet?.(term);
+      if (inTree) {
+        if (keep) this.made.set(term, inTree);
+        return inTree;
+      }
     }
     const lazy = new LazyTermData(
       this.sources[this.sourceOf[n] as number] as SegmentSource,
       this.at[n] as number,
     );
     for (const chunk of this.more.get(n) ?? []) lazy.addChunk(chunk);
-    if (keep) this.made.set(n, lazy);
+    if (keep) this.made.set(term, lazy);
     return lazy;
   }
 
@@ -174,25 +180,29 @@ export class SavedTerms implements TermMap {
   ): void {
     for (const n of numbers) {
       this.inTree[n] = 1;
-      set(this.label(n), this.object(n, false));
+      const term = this.label(n);
+      set(term, this.object(n, false, term));
     }
     this.treeGet = lookUp;
   }
 
   get(term: string): TermData | undefined {
+    const known = this.made.get(term);
+    if (known) return known;
     const n = this.find(term);
     if (n >= 0 && this.deleted[n] === 0) return this.object(n, true, term);
     return this.added.get(term);
   }
 
   has(term: string): boolean {
+    if (this.made.has(term)) return true;
     const n = this.find(term);
     return (n >= 0 && this.deleted[n] === 0) || this.added.has(term);
   }
 
   set(term: string, data: TermData): this {
     const n = this.find(term);
-    if (n >= 0 && this.deleted[n] === 0) this.made.set(n, data);
+    if (n >= 0 && this.deleted[n] === 0) this.made.set(term, data);
     else this.added.set(term, data);
     return this;
   }
@@ -201,7 +211,7 @@ export class SavedTerms implements TermMap {
     const n = this.find(term);
     if (n >= 0 && this.deleted[n] === 0) {
       this.deleted[n] = 1;
-      this.made.delete(n);
+      this.made.delete(term);
       this.live--;
       return true;
     }
@@ -215,7 +225,10 @@ export class SavedTerms implements TermMap {
    */
   *entries(): IterableIterator<[string, TermData]> {
     for (let n = 0; n < this.deleted.length; n++) {
-      if (this.deleted[n] === 0) yield [this.label(n), this.object(n, false)];
+      if (this.deleted[n] === 0) {
+        const term = this.label(n);
+        yield [term, this.object(n, false, term)];
+      }
     }
     yield* this.added.entries();
   }
