@@ -36,6 +36,18 @@ export type NoteEntry = Note | number;
  */
 const WHOLE_NOTE_BYTES = 64 * 1024;
 
+/** What the tables read notes into, before decoding them there and then: one for the process (reads are synchronous) */
+let scratch = Buffer.alloc(0);
+/** Larger reads (a note of more than this) get a buffer of their own, not kept */
+const SCRATCH_KEPT = 1 << 20;
+
+function scratchFor(length: number): Buffer {
+  if (length > SCRATCH_KEPT) return Buffer.allocUnsafe(length);
+  // 64 KiB per vault was some 60 KiB of each loaded vault of a `mem serve --vaults` pool.
+  if (scratch.length < length) scratch = Buffer.allocUnsafe(Math.max(length, 64 * 1024));
+  return scratch;
+}
+
 /** Default bound of the decoded saved notes kept between reads, in bytes of their JSON */
 export const DEFAULT_DECODED_BYTES = 64 << 20;
 
@@ -62,7 +74,6 @@ export class NoteTable implements ReadonlyMap<string, Note> {
   private readonly replaced = new Map<string, number>();
   /** Saved notes whose bytes were damaged, read again from their files */
   private readonly repaired = new Map<number, Note>();
-  private scratch = Buffer.alloc(0);
   /** The record source of the current generation (sourceOf) */
   private source: RecordSource | undefined;
   private bound = DEFAULT_DECODED_BYTES;
@@ -268,12 +279,12 @@ export class NoteTable implements ReadonlyMap<string, Note> {
     for (let r = first; r < first + from; r++) at += (saved.recordLength[r] as number) + 1;
     let length = 0;
     for (let r = first + from; r < first + to; r++) length += (saved.recordLength[r] as number) + 1;
-    if (this.scratch.length < length) this.scratch = Buffer.allocUnsafe(Math.max(length, 64 * 1024));
+    const bytes = scratchFor(length);
     const fd = saved.fds[saved.file[slot] as number];
     // Closed (a read after the vault closed or saved anew): the note is read from its file instead.
     if (fd === undefined || first + to > (saved.records[slot + 1] as number)) return undefined;
     try {
-      if (readSync(fd, this.scratch, 0, length, at) !== length) return undefined;
+      if (readSync(fd, bytes, 0, length, at) !== length) return undefined;
     } catch {
       return undefined;
     }
@@ -281,8 +292,8 @@ export class NoteTable implements ReadonlyMap<string, Note> {
     let offset = 0;
     for (let r = first + from; r < first + to; r++) {
       const end = offset + (saved.recordLength[r] as number);
-      if (crc32(this.scratch.subarray(offset, end)) !== saved.recordCrc[r]) return undefined;
-      out.push(this.scratch.toString('utf8', offset, end));
+      if (crc32(bytes.subarray(offset, end)) !== saved.recordCrc[r]) return undefined;
+      out.push(bytes.toString('utf8', offset, end));
       offset = end + 1;
     }
     return out;

@@ -68,7 +68,8 @@ function wordsAt(bytes: Uint8Array, at: number, count: number): Uint32Array {
 export class TermDictionary {
   readonly count: number;
   private readonly ends: Uint32Array;
-  private readonly table: Uint32Array;
+  /** Each slot's term place + 1 (0: empty), in 2 bytes a slot when the segment has fewer than 65,535 terms */
+  private readonly table: Uint16Array | Uint32Array;
   private readonly units: Uint16Array;
 
   /** Throws when the bytes do not hold a whole dictionary, or its ends or table point outside it. */
@@ -86,7 +87,8 @@ export class TermDictionary {
     }
     this.count = count;
     this.ends = wordsAt(bytes, 8, count + 1);
-    this.table = wordsAt(bytes, 4 * (3 + count), slots);
+    const table = wordsAt(bytes, 4 * (3 + count), slots);
+    this.table = count < 0xffff ? Uint16Array.from(table) : table;
     const unitCount = (bytes.length - unitsAt) / 2;
     this.units = new Uint16Array(unitCount);
     if (LITTLE_ENDIAN) new Uint8Array(this.units.buffer).set(bytes.subarray(unitsAt));
