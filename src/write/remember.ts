@@ -12,7 +12,7 @@ import { dailyNotePath, dayOfPath, layoutOf, type VaultLayout } from '../vault/l
 import { withVaultLock } from '../vault/lock.js';
 import { entryText } from '../vault/markdown/entry-text.js';
 import { resolveInVault } from '../vault/paths.js';
-import { appendVerified } from '../vault/write-note.js';
+import { appendVerified, ownText, statKey } from '../vault/write-note.js';
 import { blockIdFloor, raiseBlockIdFloor } from './block-id-floor.js';
 import { DayDraft, holdsIn, lineSet, placeEntries, readingOf } from './day-draft.js';
 import { deviceTag } from './device-tag.js';
@@ -264,18 +264,19 @@ export async function appendToDay(
     // Only entries without a fixed id (an import's are derived from their content) are numbered.
     if (entries.some((e) => e.blockId === undefined) || recent.length > 0) tag = await deviceTag(root);
     // A note mem is about to make is mem's from now on, committed or not (git/created-files.ts).
-    const made = await lstat(abs).then(
-      () => false,
-      () => true,
-    );
+    const found = await lstat(abs).catch(() => undefined);
+    const made = found === undefined;
     if (made) await recordCreated(root, rel);
     if (onPlanned) {
       // Plan once on the note as it is; the append keeps these lines while their ids stay free
       // (under the lock only a hand edit can take one).
-      const current = await readRegularText(abs).catch((error: NodeJS.ErrnoException) => {
-        if (error.code === 'ENOENT') return undefined;
-        throw error;
-      });
+      // The note as this process's last append left it, while its stat says so (write-note.ts).
+      const current =
+        (found && ownText(abs, statKey(found))?.text) ??
+        (await readRegularText(abs).catch((error: NodeJS.ErrnoException) => {
+          if (error.code === 'ENOENT') return undefined;
+          throw error;
+        }));
       plan(current);
       await onPlanned(
         rel,
