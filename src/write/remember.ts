@@ -244,6 +244,9 @@ export async function appendToDay(
       written[i] = renderEntry({ ...entry, blockId });
       draft.add(written[i]!);
     });
+    // Appended at the end (no heading): only the new bytes, made without a copy of the day.
+    const tail = current === undefined ? undefined : draft.tail(heading);
+    if (tail !== undefined) return tail === '' ? undefined : tail;
     const text = draft.text(heading);
     if (current === undefined) return text === base ? undefined : text;
     if (text === base) return undefined;
