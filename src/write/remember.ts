@@ -13,7 +13,7 @@ import { withVaultLock } from '../vault/lock.js';
 import { entryText } from '../vault/markdown/entry-text.js';
 import { resolveInVault } from '../vault/paths.js';
 import { appendVerified, ownText, statKey } from '../vault/write-note.js';
-import { blockIdFloor, raiseBlockIdFloor } from './block-id-floor.js';
+import { blockIdFloor, raiseBlockIdFloor, readFloors } from './block-id-floor.js';
 import { DayDraft, holdsIn, lineSet, placeEntries, readingOf } from './day-draft.js';
 import { deviceTag } from './device-tag.js';
 import { type EntryKind, renderEntry } from './episode-entry.js';
@@ -263,7 +263,9 @@ export async function appendToDay(
   };
   let ours = false;
   await withVaultLock(root, async () => {
-    floor = Math.max(cited, await blockIdFloor(root, rel));
+    // Read once: nothing but this write changes them while it holds the lock.
+    const floors = await readFloors(root);
+    floor = Math.max(cited, await blockIdFloor(root, rel, floors));
     // Only entries without a fixed id (an import's are derived from their content) are numbered.
     if (entries.some((e) => e.blockId === undefined) || recent.length > 0) tag = await deviceTag(root);
     // A note mem is about to make is mem's from now on, committed or not (git/created-files.ts).
@@ -287,10 +289,15 @@ export async function appendToDay(
       );
     }
     await appendVerified(abs, plan, present, { label: rel });
-    await raiseBlockIdFloor(root, rel, [
-      ...written.flatMap((line) => (line ? [/\^([A-Za-z0-9-]+)$/.exec(line)?.[1] ?? ''] : [])),
-      ...restored.map((r) => /\^([A-Za-z0-9-]+)$/.exec(r.line)?.[1] ?? ''),
-    ]);
+    await raiseBlockIdFloor(
+      root,
+      rel,
+      [
+        ...written.flatMap((line) => (line ? [/\^([A-Za-z0-9-]+)$/.exec(line)?.[1] ?? ''] : [])),
+        ...restored.map((r) => /\^([A-Za-z0-9-]+)$/.exec(r.line)?.[1] ?? ''),
+      ],
+      floors,
+    );
     ours = created || (await createdByMem(root, rel));
   });
   const lines = written.filter((line, i): line is string => line !== undefined && !skipped.has(i));
