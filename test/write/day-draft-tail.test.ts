@@ -7,7 +7,14 @@ import { DayDraft } from '../../src/write/day-draft.js';
 import { renderEntry } from '../../src/write/episode-entry.js';
 import { seeded } from '../helpers/seeded.js';
 
-const PIECES = ['# 2026-11-30', '', '- 08:00 hello ^e1', 'a line of prose', '- 09:00 **Rain:** tea ^e2', '%%x%%'];
+const PIECES = [
+  '# 2026-11-30',
+  '',
+  '- 08:00 hello ^e1',
+  'a line of prose',
+  '- 09:00 **Rain:** tea ^e2',
+  '%%x%%',
+];
 
 describe('DayDraft.tail', () => {
   it('is text() less the note, over seeds', () => {
