@@ -1,5 +1,5 @@
-import { statSync } from 'node:fs';
-import { lstat, realpath, stat } from 'node:fs/promises';
+import { realpathSync, statSync } from 'node:fs';
+import { lstat, stat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { ensureCacheDir } from '../core/cache-dir.js';
 import { readRegularFileSync } from '../core/regular-file.js';
@@ -11,7 +11,7 @@ import { findOnDisk } from '../vault/paths.js';
 import { isNotePath, type VaultFile, walkVault } from '../vault/read-vault.js';
 import { removeLeftoverTemps } from '../vault/temp-name.js';
 import type { FolderHook } from '../vault/track-changes.js';
-import { hashText } from '../vault/write-note.js';
+import { hashText, ownText, statKey } from '../vault/write-note.js';
 import { boundLinks, boundNote } from './bound-note.js';
 import { ColdBuild } from './cold-build.js';
 import type { VaultIndex } from './vault-index.js';
@@ -111,7 +111,7 @@ export async function refreshPaths(
   changed?: Set<string>,
 ): Promise<RefreshStats> {
   const stats: RefreshStats = { added: 0, changed: 0, removed: 0, unchanged: 0, touched: 0 };
-  const toRead: VaultFile[] = [];
+  const toRead: Array<VaultFile & { known?: { text: string; hash: string } }> = [];
   for (const path of new Set(paths)) {
     const rel = path.normalize('NFC');
     if (!isNotePath(rel) || index.skipPath?.(rel)) {
@@ -124,9 +124,11 @@ export async function refreshPaths(
     // lstat follows a symlinked folder on the way: a file reached through one may lie outside the
     // vault, and readVault never lists it, so a watcher's event for it must not index it either
     // (unless the vault follows symlinks on purpose).
-    if (info?.isFile() && (index.followSymlinks || (await insideVault(root, abs))))
-      toRead.push({ path: rel, abs, size: info.size, mtimeMs: info.mtimeMs });
-    else if (index.remove(rel)) tally(stats, 'removed', rel, changed);
+    if (info?.isFile() && (index.followSymlinks || (await insideVault(root, abs)))) {
+      // A note this process just appended to, unchanged since: its text as the append's read found it.
+      const known = ownText(abs, statKey(info));
+      toRead.push({ path: rel, abs, size: info.size, mtimeMs: info.mtimeMs, ...(known ? { known } : {}) });
+    } else if (index.remove(rel)) tally(stats, 'removed', rel, changed);
   }
   // A write's note (a chat turn's day) is read as an append to the version indexed when it is one.
   await readInto(index, toRead, stats, changed, undefined, true);
@@ -135,16 +137,22 @@ export async function refreshPaths(
 
 /** Whether `abs`, with every symlink resolved, is still below the vault's own folder. */
 async function insideVault(root: string, abs: string): Promise<boolean> {
-  const [realRoot, realFile] = await Promise.all([
-    realpath(root).catch(() => root),
-    realpath(abs).catch(() => undefined),
-  ]);
+  // Synchronously: one C library call each, where the thread pool's round trips cost more.
+  const real = (path: string) => {
+    try {
+      return realpathSync.native(path);
+    } catch {
+      return undefined;
+    }
+  };
+  const realRoot = real(root) ?? root;
+  const realFile = real(abs);
   return realFile?.startsWith(`${realRoot}${sep}`) === true;
 }
 
 async function readInto(
   index: VaultIndex,
-  toRead: VaultFile[],
+  toRead: Array<VaultFile & { known?: { text: string; hash: string } }>,
   stats: RefreshStats,
   changed: Set<string> | undefined,
   onProgress?: RefreshProgress,
@@ -160,9 +168,9 @@ async function readInto(
     for (const file of toRead.slice(i, i + READ_BATCH)) {
       // Read synchronously: a promise and a thread-pool round trip per note cost more CPU than
       // the read itself (open, fstat, read and close each went through the pool).
-      const text = readOrUndefined(file.abs);
+      const text = file.known?.text ?? readOrUndefined(file.abs);
       if (text === undefined) continue; // removed while we read; the next refresh drops it
-      const hash = hashText(text);
+      const hash = file.known?.hash ?? hashText(text);
       const known = index.notes.get(file.path);
       if (known && known.hash === hash) {
         index.touch(file.path, file.size, file.mtimeMs);

@@ -102,7 +102,8 @@ export class VaultIndex {
     this.notes.set(note.path, note);
     if (previous) this.text.replace(note, previous);
     else this.text.add(note);
-    this.graph.upsert(note);
+    // An append keeps the links it shares with the note before it (link-graph.ts).
+    this.graph.upsert(note, added ? previous : undefined);
   }
 
   /** A note's file got a new size or mtime and kept its content: remembered without a decode. */

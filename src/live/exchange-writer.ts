@@ -210,6 +210,9 @@ export class ExchangeWriter implements ExchangeSession {
         }
     });
     if (!written) written = !this.journal.unwritten().some((r) => r.id === record.id);
+    // Journaled on disk before it is answered: the write's mark synced it, else (a write that
+    // failed or waits for older adds) this does.
+    await this.journal.sync();
     if (this.options.pushed) await this.untilPushed(record.id, written, links, entries.length);
     return { kept: entries.length, written, links };
   }

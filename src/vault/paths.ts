@@ -1,4 +1,5 @@
-import { lstat, readdir, realpath, stat } from 'node:fs/promises';
+import { realpathSync } from 'node:fs';
+import { lstat, readdir, stat } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
 import { MemError } from '../core/errors.js';
 import { ignoredReason, isIgnoredName } from '../core/ignored-path.js';
@@ -100,6 +101,7 @@ export async function findOnDisk(root: string, rel: string): Promise<string> {
 /**
  * Resolves a path given by a user, a model or a client to a file inside the vault, or refuses it.
  * The existing part of the path is resolved through symlinks and must stay inside realpath(root).
+ * (realpath synchronously: one call of the C library's, where the thread pool's round trip cost more.)
  * `rel` is NFC, as the index keys notes; `abs` is the entry as stored on disk (see findOnDisk).
  */
 export async function resolveInVault(
@@ -113,7 +115,7 @@ export async function resolveInVault(
 
   let realRoot: string;
   try {
-    realRoot = await realpath(root);
+    realRoot = realpathSync.native(root);
   } catch (error) {
     throw new MemError('NO_VAULT', `${root}: vault folder cannot be opened (${(error as Error).message})`);
   }
@@ -136,7 +138,7 @@ export async function resolveInVault(
   }
   let real: string;
   try {
-    real = await realpath(existing);
+    real = realpathSync.native(existing);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ELOOP') throw invalid(userPath, 'goes through a symlink loop');

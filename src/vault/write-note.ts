@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
+import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
 import { link, lstat, mkdir, open, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { decodeUtf8 } from '../core/decode-utf8.js';
 import { MemError } from '../core/errors.js';
-import { openRegularFile, readRegularFile } from '../core/regular-file.js';
+import { assertRegularFile, openRegularFile, readRegularFile } from '../core/regular-file.js';
 import { writeError } from '../core/write-error.js';
 import { crashPoint } from './crash-point.js';
 import { tempPathFor } from './temp-name.js';
@@ -233,11 +234,17 @@ export async function appendVerified(
       `${label} is a symlink; mem appends only to a regular file. Replace the link with the note it points to; nothing was written`,
     );
   for (let attempt = 0; attempt <= retries; attempt++) {
-    const foreignAt = await lastForeignChange(abs);
+    // The first look is the lstat above (nothing was written since).
+    const info = attempt === 0 ? found : await lstat(abs).catch(() => undefined);
+    const own = info && ownWrites.get(abs);
+    const asLeft = own !== undefined && own.key === statKey(info!);
+    const foreignAt = !info ? undefined : asLeft ? own.foreignAt : info.mtimeMs;
     // An editor saving an older copy does so soon after its last save; a file nobody else has
     // changed for QUIET_MS has no such save pending, and one read back is enough.
     const quiet = foreignAt === undefined || Date.now() - foreignAt > QUIET_MS;
-    let current = quiet ? await readForWrite(abs) : undefined;
+    // A file just as this process's last append left it is that append's text, not read again:
+    // the read back below still compares the whole file with it and what is appended.
+    let current = quiet ? (asLeft && ownText(abs, own.key)) || (await readForWrite(abs)) : undefined;
     // A quiet file read empty or cut short is being saved right now after all.
     if (!quiet || !isWhole(current)) {
       try {
@@ -266,11 +273,11 @@ export async function appendVerified(
       }
       changed = true;
       const expected = replace ?? (current?.text ?? '') + addition!;
-      const after = await readForWrite(abs);
+      const after = readStamped(abs);
       ours = after?.text === expected ? after?.text : undefined;
       // Nobody but mem touched the file lately, and nobody around the write: one read suffices.
       if (quiet && after?.text === expected) {
-        await noteOwnWrite(abs, foreignAt ?? 0);
+        keepOwnWrite(abs, after.key, foreignAt ?? 0, after);
         return { text: after.text, changed };
       }
     }
@@ -304,29 +311,76 @@ const CONFIRM_WAITS = [15, 60];
 /** Past this, a file nobody has saved is taken to have no editor saving it right now. */
 const QUIET_MS = 2000;
 
-/** Per file: size, mtime and inode after this process's last verified append, and when another writer was last seen. */
+/**
+ * Per file: size, mtime and inode after this process's last verified append (its own writes, when
+ * nobody else was at work, are not someone else's), and when another writer was last seen.
+ */
 const ownWrites = new Map<string, { key: string; foreignAt: number }>();
 
-function statKey(info: { size: number; mtimeMs: number; ino: number }): string {
+/**
+ * The text (and hash) of the last few files this process appended to, as the read that verified
+ * the append found them, under the stat key the file had before that read: a day's next append and
+ * the index's read of it take it from here while the file's stat is still that, instead of
+ * reading, decoding and hashing the whole day again (its cost grew with the day). A change made
+ * during the read gives the file a newer stat than the one kept, so it is read again.
+ */
+const ownTexts = new Map<string, { key: string; text: string; hash: string }>();
+const OWN_TEXTS = 8;
+
+/** The key an unchanged file keeps: its size, mtime and inode. */
+export function statKey(info: { size: number; mtimeMs: number; ino: number }): string {
   return `${info.size}:${info.mtimeMs}:${info.ino}`;
 }
 
 async function noteOwnWrite(abs: string, foreignAt: number): Promise<void> {
   const info = await lstat(abs).catch(() => undefined);
-  if (info) ownWrites.set(abs, { key: statKey(info), foreignAt });
+  if (info) keepOwnWrite(abs, statKey(info), foreignAt);
+}
+
+function keepOwnWrite(
+  abs: string,
+  key: string,
+  foreignAt: number,
+  read?: { text: string; hash: string },
+): void {
+  ownWrites.set(abs, { key, foreignAt });
   if (ownWrites.size > 1000) ownWrites.delete(ownWrites.keys().next().value!);
+  ownTexts.delete(abs);
+  if (!read) return;
+  ownTexts.set(abs, { key, text: read.text, hash: read.hash });
+  if (ownTexts.size > OWN_TEXTS) ownTexts.delete(ownTexts.keys().next().value!);
 }
 
 /**
- * When someone other than this process last changed the file, as far as can be told: its mtime,
- * unless it is exactly as this process's own last append left it (then when another writer was last
- * seen before that). Undefined for a missing file.
+ * The text and hash of the file at `abs` as this process's last append left it, when `key` (its
+ * stat now) is still the one it had then; else undefined (read it).
  */
-async function lastForeignChange(abs: string): Promise<number | undefined> {
-  const info = await lstat(abs).catch(() => undefined);
-  if (!info) return undefined;
-  const own = ownWrites.get(abs);
-  return own && own.key === statKey(info) ? own.foreignAt : info.mtimeMs;
+export function ownText(abs: string, key: string): { text: string; hash: string } | undefined {
+  const own = ownTexts.get(abs);
+  return own?.key === key ? { text: own.text, hash: own.hash } : undefined;
+}
+
+/**
+ * Reads a regular file synchronously with the stat key its handle had before the read (a write
+ * during the read leaves the file with a newer one); undefined when it does not exist. Throws
+ * INVALID_ARGUMENT when it is not UTF-8, as readForWrite's text does.
+ */
+function readStamped(abs: string): { text: string; hash: string; key: string } | undefined {
+  let fd: number;
+  try {
+    fd = openSync(abs, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  try {
+    const info = fstatSync(fd);
+    assertRegularFile(abs, info);
+    const bytes = readFileSync(fd);
+    return { text: decodeUtf8(bytes, abs), hash: hashText(bytes), key: statKey(info) };
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** A read an append can build on: not empty and ending with a line break (no save cut it short). */

@@ -46,6 +46,8 @@ export class AddJournal {
   private readonly records = new Map<string, State>();
   /** Appends in order: a mark never lands before the add it marks */
   private tail: Promise<void> = Promise.resolve();
+  /** An add's line was written and no fsync has kept it yet */
+  private unsynced = false;
 
   private constructor(file: string) {
     this.file = file;
@@ -98,16 +100,25 @@ export class AddJournal {
     } else if ('committed' in line) for (const id of line.committed) this.records.delete(id);
   }
 
-  private write(line: Line, sync: boolean): Promise<void> {
+  private write(line: Line, sync: boolean | 'later'): Promise<void> {
     const run = this.tail.then(async () => {
-      await mkdir(dirname(this.file), { recursive: true });
-      const handle = await openRegularFile(this.file, 'append');
+      // The folder is made when the file cannot be opened for want of it, not looked for each line.
+      const handle = await openRegularFile(this.file, 'append').catch(
+        async (error: NodeJS.ErrnoException) => {
+          if (error.code !== 'ENOENT') throw error;
+          await mkdir(dirname(this.file), { recursive: true });
+          return openRegularFile(this.file, 'append');
+        },
+      );
       try {
         await handle.appendFile(`${JSON.stringify(line)}\n`);
-        if (sync) await handle.sync();
+        // An fsync keeps every line written before it too (see add).
+        if (sync === true) await handle.sync();
       } finally {
         await handle.close();
       }
+      if (sync === true) this.unsynced = false;
+      else if (sync === 'later') this.unsynced = true;
       // For the crash tests: each line kept, and what it says not acted on yet.
       crashPoint();
       this.apply(line);
@@ -116,9 +127,29 @@ export class AddJournal {
     return run;
   }
 
-  /** Keeps `record` on disk (fsync) before anyone is told it was accepted. */
+  /**
+   * Keeps `record` in the journal; on disk (fsync) once `sync` resolves, which the caller awaits
+   * before anyone is told it was accepted. Not synced here: the add's write syncs the journal
+   * anyway before it appends (markPlanned), and that one fsync keeps both lines.
+   */
   add(record: JournalRecord): Promise<void> {
-    return this.write({ add: record }, true);
+    return this.write({ add: record }, 'later');
+  }
+
+  /** Every line written so far is on disk (an fsync, when an add's line is not yet). */
+  sync(): Promise<void> {
+    const run = this.tail.then(async () => {
+      if (!this.unsynced) return;
+      const handle = await openRegularFile(this.file, 'append');
+      try {
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      this.unsynced = false;
+    });
+    this.tail = run.catch(() => undefined);
+    return run;
   }
 
   /**

@@ -14,7 +14,8 @@ import { blockIdNumber, MAX_CITED_ID } from './episode-entry.js';
 
 const FILE = 'block-ids.json';
 
-async function readFloors(root: string): Promise<Record<string, number>> {
+/** The floors of every note, as `.mem/block-ids.json` holds them; read once per write, under the lock. */
+export async function readFloors(root: string): Promise<Record<string, number>> {
   try {
     const data = JSON.parse(await readRegularText(join(cacheDir(root), FILE))) as unknown;
     return data !== null && typeof data === 'object' && !Array.isArray(data)
@@ -29,20 +30,31 @@ async function readFloors(root: string): Promise<Record<string, number>> {
  * The highest id number given out in the note at vault path `path` (0: none known, or one past
  * MAX_CITED_ID, which the counter does not follow: episode-entry.ts).
  */
-export async function blockIdFloor(root: string, path: string): Promise<number> {
-  const floor = (await readFloors(root))[path];
+export async function blockIdFloor(
+  root: string,
+  path: string,
+  /** The floors as read under the lock held now (readFloors), when the caller read them */
+  read?: Record<string, number>,
+): Promise<number> {
+  const floor = (read ?? (await readFloors(root)))[path];
   return typeof floor === 'number' && Number.isSafeInteger(floor) && floor > 0 && floor <= MAX_CITED_ID
     ? floor
     : 0;
 }
 
 /** Records that ids numbered up to the highest of `ids` (`eN`, `eN-tag`) were given out in the note at `path`. */
-export async function raiseBlockIdFloor(root: string, path: string, ids: string[]): Promise<void> {
+export async function raiseBlockIdFloor(
+  root: string,
+  path: string,
+  ids: string[],
+  /** The floors as read under the lock held now (readFloors): only this process writes them meanwhile */
+  read?: Record<string, number>,
+): Promise<void> {
   // A loop, not Math.max(...ids): an import's day of 150,000 ids overflows the stack as arguments.
   let top = 0;
   for (const id of ids) top = Math.max(top, blockIdNumber(id));
   if (top === 0) return;
-  const floors = await readFloors(root);
+  const floors = read ?? (await readFloors(root));
   if ((floors[path] ?? 0) >= top) return;
   floors[path] = top;
   const file = join(await ensureCacheDir(root), FILE);

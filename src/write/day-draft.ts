@@ -161,4 +161,19 @@ export class DayDraft {
   text(heading: string | undefined): string {
     return placeEntries(this.base, this.added, heading);
   }
+
+  /**
+   * What placing the added lines puts after the note's text, when they all go at its end (no
+   * heading): `text(heading)` less the note, found without copying and comparing the whole day
+   * ('' for no line). Undefined under a heading: take `text`.
+   */
+  tail(heading: string | undefined): string | undefined {
+    if (heading) return undefined;
+    if (this.added.length === 0) return '';
+    const { base } = this;
+    // appendLine's rule (episode-entry.ts), for the appended part alone.
+    const eol = base.includes('\r\n') ? '\r\n' : '\n';
+    const gap = base === '' || base.endsWith('\n') ? '' : eol;
+    return `${gap}${this.added.join('\n').replace(/\n/g, eol)}${eol}`;
+  }
 }

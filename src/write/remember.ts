@@ -12,8 +12,8 @@ import { dailyNotePath, dayOfPath, layoutOf, type VaultLayout } from '../vault/l
 import { withVaultLock } from '../vault/lock.js';
 import { entryText } from '../vault/markdown/entry-text.js';
 import { resolveInVault } from '../vault/paths.js';
-import { appendVerified } from '../vault/write-note.js';
-import { blockIdFloor, raiseBlockIdFloor } from './block-id-floor.js';
+import { appendVerified, ownText, statKey } from '../vault/write-note.js';
+import { blockIdFloor, raiseBlockIdFloor, readFloors } from './block-id-floor.js';
 import { DayDraft, holdsIn, lineSet, placeEntries, readingOf } from './day-draft.js';
 import { deviceTag } from './device-tag.js';
 import { type EntryKind, renderEntry } from './episode-entry.js';
@@ -244,6 +244,9 @@ export async function appendToDay(
       written[i] = renderEntry({ ...entry, blockId });
       draft.add(written[i]!);
     });
+    // Appended at the end (no heading): only the new bytes, made without a copy of the day.
+    const tail = current === undefined ? undefined : draft.tail(heading);
+    if (tail !== undefined) return tail === '' ? undefined : tail;
     const text = draft.text(heading);
     if (current === undefined) return text === base ? undefined : text;
     if (text === base) return undefined;
@@ -260,22 +263,25 @@ export async function appendToDay(
   };
   let ours = false;
   await withVaultLock(root, async () => {
-    floor = Math.max(cited, await blockIdFloor(root, rel));
+    // Read once: nothing but this write changes them while it holds the lock.
+    const floors = await readFloors(root);
+    floor = Math.max(cited, await blockIdFloor(root, rel, floors));
     // Only entries without a fixed id (an import's are derived from their content) are numbered.
     if (entries.some((e) => e.blockId === undefined) || recent.length > 0) tag = await deviceTag(root);
     // A note mem is about to make is mem's from now on, committed or not (git/created-files.ts).
-    const made = await lstat(abs).then(
-      () => false,
-      () => true,
-    );
+    const found = await lstat(abs).catch(() => undefined);
+    const made = found === undefined;
     if (made) await recordCreated(root, rel);
     if (onPlanned) {
       // Plan once on the note as it is; the append keeps these lines while their ids stay free
       // (under the lock only a hand edit can take one).
-      const current = await readRegularText(abs).catch((error: NodeJS.ErrnoException) => {
-        if (error.code === 'ENOENT') return undefined;
-        throw error;
-      });
+      // The note as this process's last append left it, while its stat says so (write-note.ts).
+      const current =
+        (found && ownText(abs, statKey(found))?.text) ??
+        (await readRegularText(abs).catch((error: NodeJS.ErrnoException) => {
+          if (error.code === 'ENOENT') return undefined;
+          throw error;
+        }));
       plan(current);
       await onPlanned(
         rel,
@@ -283,10 +289,15 @@ export async function appendToDay(
       );
     }
     await appendVerified(abs, plan, present, { label: rel });
-    await raiseBlockIdFloor(root, rel, [
-      ...written.flatMap((line) => (line ? [/\^([A-Za-z0-9-]+)$/.exec(line)?.[1] ?? ''] : [])),
-      ...restored.map((r) => /\^([A-Za-z0-9-]+)$/.exec(r.line)?.[1] ?? ''),
-    ]);
+    await raiseBlockIdFloor(
+      root,
+      rel,
+      [
+        ...written.flatMap((line) => (line ? [/\^([A-Za-z0-9-]+)$/.exec(line)?.[1] ?? ''] : [])),
+        ...restored.map((r) => /\^([A-Za-z0-9-]+)$/.exec(r.line)?.[1] ?? ''),
+      ],
+      floors,
+    );
     ours = created || (await createdByMem(root, rel));
   });
   const lines = written.filter((line, i): line is string => line !== undefined && !skipped.has(i));

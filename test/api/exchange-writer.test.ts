@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openVault, type Vault } from '../../src/api/open-vault.js';
 import { ExchangeWriter } from '../../src/live/exchange-writer.js';
-import type { RememberInput, RememberResult } from '../../src/write/remember.js';
+import type { OnPlanned, RememberInput, RememberResult } from '../../src/write/remember.js';
 import { git, gitInit } from '../helpers/git.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 import { WAIT } from '../helpers/wait.js';
@@ -276,5 +276,76 @@ describe('ExchangeWriter', () => {
     expect(texts).toEqual(['keep me']);
     await again.close();
     expect(await readFile(file, 'utf8')).toBe('');
+  });
+});
+
+describe('the add journal on disk', () => {
+  /** Each journal append (its line's kind) and each fsync of a file handle, in order, while `fn` runs. */
+  async function journalOps(fn: () => Promise<unknown>): Promise<string[]> {
+    const { open: openFile } = await import('node:fs/promises');
+    const probe = await openFile(join(await makeVault({}), 'probe'), 'w');
+    const proto = Object.getPrototypeOf(probe) as {
+      appendFile: (data: string) => Promise<void>;
+      sync: () => Promise<void>;
+    };
+    await probe.close();
+    const ops: string[] = [];
+    const appendFile = proto.appendFile;
+    const sync = proto.sync;
+    const appendSpy = vi.spyOn(proto, 'appendFile').mockImplementation(async function (this: unknown, data) {
+      ops.push(`append ${Object.keys(JSON.parse(String(data)) as object)[0]}`);
+      await appendFile.call(this, data);
+    });
+    const syncSpy = vi.spyOn(proto, 'sync').mockImplementation(async function (this: unknown) {
+      ops.push('sync');
+      await sync.call(this);
+    });
+    try {
+      await fn();
+    } finally {
+      appendSpy.mockRestore();
+      syncSpy.mockRestore();
+    }
+    return ops;
+  }
+
+  it('keeps an add and its plan with one fsync before the append, and an add not written with one before its answer', async () => {
+    for (const failing of [false, true]) {
+      const root = await makeVault({});
+      let fail = failing;
+      const target = {
+        remember: async (inputs: RememberInput[], onPlanned?: OnPlanned): Promise<RememberResult[]> => {
+          if (fail) {
+            fail = false;
+            throw new Error('LOCKED: another process holds the write lock');
+          }
+          const lines = inputs.map((input, k) => `- ${input.text} ^e${k + 1}`);
+          await onPlanned?.(DAY, lines);
+          return inputs.map((_, k) => ({
+            path: DAY,
+            blockId: `e${k + 1}`,
+            link: '',
+            redacted: 0,
+            lines: [lines[k]!],
+            created: false,
+            committed: false,
+          }));
+        },
+        holds: async () => false,
+        commit: async () => ({ committed: true }),
+      };
+      const writer = await ExchangeWriter.start(target, join(root, '.mem/adds.jsonl'), {
+        retryMs: 60_000,
+        commitDelayMs: 60_000,
+        commitMaxWaitMs: 60_000,
+      });
+      const ops = await journalOps(() =>
+        writer.add({ user: 'words', assistant: 'more', at: AT }, 'exchange'),
+      );
+      // The plan's fsync keeps the add's line too; an add whose write failed is synced alone.
+      if (failing) expect(ops).toEqual(['append add', 'sync']);
+      else expect(ops).toEqual(['append add', 'append planned', 'sync', 'append written']);
+      await writer.close();
+    }
   });
 });

@@ -34,8 +34,29 @@ export class LinkGraph {
   private readonly incoming = new Map<string, Set<EdgeRecord>>();
   private readonly dangling = new Set<EdgeRecord>();
 
-  /** Adds a note or replaces its out-links; a new path may change where other notes' links point. */
-  upsert(note: Note): void {
+  /**
+   * Adds a note or replaces its out-links; a new path may change where other notes' links point.
+   * `previous`, the version held when `note` is it with entries appended (vault-index.ts): the
+   * links it shares with it keep their edges, and only the appended ones are added, so a day's
+   * write costs the links it appends, not every link of the day.
+   */
+  upsert(note: Note, previous?: Note): void {
+    const kept = this.outgoing.get(note.path);
+    if (
+      previous &&
+      kept?.length === previous.links.length &&
+      kept.at(-1)?.link === previous.links.at(-1) &&
+      appendedLinks(previous, note)
+    ) {
+      const fresh = edgesOf(note, kept.length);
+      for (const edge of fresh) {
+        kept.push(edge);
+        if (edge.name !== '') addTo(this.byName, edge.name, edge);
+        edge.to = resolveLink(edge.link.target, edge.from, this.index);
+        this.track(edge);
+      }
+      return;
+    }
     this.dropEdges(note.path);
     if (this.index.add(note.path)) this.reresolveNamed(note.path);
     this.attach(note.path, edgesOf(note));
@@ -182,8 +203,22 @@ export class LinkGraph {
   }
 }
 
-function edgesOf(note: Note): EdgeRecord[] {
-  return note.links.map(
+/**
+ * Whether `note`'s links are `previous`'s (the same objects, in order: an append reads only its own
+ * text, appendToNote) and then more. The links shared keep where they point and the section they
+ * are in: an append adds sections after them, and the one it widens keeps its anchor.
+ */
+export function appendedLinks(previous: Note, note: Note): boolean {
+  const before = previous.links;
+  const after = note.links;
+  if (after.length < before.length || previous.path !== note.path) return false;
+  for (let i = 0; i < before.length; i++) if (after[i] !== before[i]) return false;
+  return true;
+}
+
+/** The note's links from the `from`-th on, as edges not yet resolved. */
+function edgesOf(note: Note, from = 0): EdgeRecord[] {
+  return note.links.slice(from).map(
     (link): EdgeRecord => ({
       from: note.path,
       to: undefined,

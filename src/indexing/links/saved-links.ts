@@ -8,7 +8,7 @@ import {
 } from '../../vault/links/resolve-link.js';
 import type { NoteTable } from '../note-table.js';
 import { sectionSpans } from '../saved-note.js';
-import { LinkGraph, sectionOf } from './link-graph.js';
+import { appendedLinks, LinkGraph, sectionOf } from './link-graph.js';
 
 /**
  * The link graph as the cache saved it, in compressed-row form over the saved notes' slots:
@@ -86,12 +86,29 @@ export class SavedLinkGraph implements Graph {
     return [...this.dangling];
   }
 
-  upsert(note: Note): void {
+  upsert(note: Note, previous?: Note): void {
     if (this.graph) {
-      this.graph.upsert(note);
+      this.graph.upsert(note, previous);
       return;
     }
     const { path } = note;
+    // An append to a note written since (a chat turn's day): its links so far point where they
+    // did, and only the appended ones are resolved (see LinkGraph.upsert).
+    const held = this.written.get(path);
+    if (previous && held?.length === previous.links.length && appendedLinks(previous, note)) {
+      const paths = this.pathIndexNow();
+      for (const link of note.links.slice(held.length)) {
+        const to = resolveLink(link.target, path, paths);
+        held.push(to);
+        if (to === undefined) this.dangling.add(nameOf(link.target));
+        else {
+          const from = this.writtenIn.get(to) ?? new Set<string>();
+          from.add(path);
+          this.writtenIn.set(to, from);
+        }
+      }
+      return;
+    }
     // The table holds the note already (VaultIndex sets it first), and so may the path index if
     // made just now: a path is new to the graph when it was neither saved nor written since.
     const paths = this.pathIndexNow();
