@@ -5,22 +5,9 @@ import { LazyTermData } from '../../src/indexing/text/saved-postings.js';
 import { SavedTermsBuilder } from '../../src/indexing/text/saved-terms.js';
 import { encodeTermDictionary, TermDictionary } from '../../src/indexing/text/term-dictionary.js';
 import { seeded } from '../helpers/seeded.js';
+import { termsOf } from '../helpers/term-pieces.js';
 
 const random = seeded;
-
-const PIECES = ['a', 'b', 'ab', 'walk', 'ing', '上', '海', '灯塔', 'é', 'e\u0301', '😀', 'ß', 'z'];
-
-/** Terms that share prefixes, differ in one code unit, or hold surrogate pairs and combining marks. */
-function termsOf(next: () => number, count: number): string[] {
-  const terms = new Set<string>();
-  while (terms.size < count) {
-    let term = '';
-    const parts = 1 + Math.floor(next() * 4);
-    for (let p = 0; p < parts; p++) term += PIECES[Math.floor(next() * PIECES.length)];
-    terms.add(term);
-  }
-  return [...terms];
-}
 
 describe('SavedTerms', () => {
   it('answers every get, has, set, delete and walk as a Map filled in the saved order does', () => {

@@ -1,37 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { encodeTermDictionary, TermDictionary, termHash } from '../../src/indexing/text/term-dictionary.js';
 import { seeded } from '../helpers/seeded.js';
+import { termsOf } from '../helpers/term-pieces.js';
 
 /** Pieces that share prefixes, differ in one code unit, or are surrogate pairs, lone surrogates and combining marks. */
-const PIECES = [
-  'a',
-  'b',
-  'ab',
-  'walk',
-  'ing',
-  '上',
-  '海',
-  '灯塔',
-  'é',
-  'e\u0301',
-  '😀',
-  '\ud83d',
-  '\ude00',
-  'ß',
-  'z',
-  '\u0000',
-];
-
-function termsOf(next: () => number, count: number): string[] {
-  const terms = new Set<string>();
-  while (terms.size < count) {
-    let term = '';
-    const parts = 1 + Math.floor(next() * 4);
-    for (let p = 0; p < parts; p++) term += PIECES[Math.floor(next() * PIECES.length)];
-    terms.add(term);
-  }
-  return [...terms];
-}
 
 describe('TermDictionary', () => {
   it('finds every term it was made of at its place, and no other, over seeded sets of terms', () => {

@@ -172,6 +172,10 @@ class Paired {
   }
 }
 
+/** A note titled `walk` with one section of `text`. */
+const walkNote = (name: string, n: number, text: string): Note =>
+  makeNote({ layer: 'insights', name, title: ['walk'], tags: [], aliases: [], sections: [{ text }] }, n);
+
 function pairOf(notes: Note[]): Paired {
   const pair = new Paired();
   for (const note of notes) pair.add(note);
@@ -571,19 +575,7 @@ describe('top-k search with arenas of a few postings', () => {
   it('keeps no closed index in the arenas, and lets go of one that was never closed', async () => {
     resetListArenas();
     const notes = (from: number) =>
-      Array.from({ length: 5 }, (_, n) =>
-        makeNote(
-          {
-            layer: 'insights',
-            name: 'w',
-            title: ['walk'],
-            tags: [],
-            aliases: [],
-            sections: [{ text: `walk river garden ${n}` }],
-          },
-          from + n,
-        ),
-      );
+      Array.from({ length: 5 }, (_, n) => walkNote('w', from + n, `walk river garden ${n}`));
     const kept = pairOf(notes(0)).index;
     const closed = pairOf(notes(10)).index;
     kept.search('walk garden', { limit: 3 });
@@ -610,10 +602,8 @@ describe('top-k search with arenas of a few postings', () => {
   });
 
   it('refuses a search inside the filter of another, which would overwrite what the first reads', () => {
-    const note = (name: string, n: number, text: string) =>
-      makeNote({ layer: 'insights', name, title: ['walk'], tags: [], aliases: [], sections: [{ text }] }, n);
-    const a = pairOf([note('a', 0, 'walk river'), note('a', 1, 'garden walk walk')]);
-    const b = pairOf([note('b', 2, 'walk')]);
+    const a = pairOf([walkNote('a', 0, 'walk river'), walkNote('a', 1, 'garden walk walk')]);
+    const b = pairOf([walkNote('b', 2, 'walk')]);
     expect(() => a.index.search('walk', { filter: () => b.index.search('walk').length > 0 })).toThrow(
       /inside the filter/,
     );
@@ -631,20 +621,7 @@ describe('top-k search with arenas of a few postings', () => {
 
   it('reads a loaded term from its saved bytes without decoding it', () => {
     const built = new TextIndex();
-    for (let i = 0; i < 50; i++)
-      built.add(
-        makeNote(
-          {
-            layer: 'insights',
-            name: 'w',
-            title: ['walk'],
-            tags: [],
-            aliases: [],
-            sections: [{ text: `walk river ${i % 3 ? 'pottery' : ''}` }],
-          },
-          i,
-        ),
-      );
+    for (let i = 0; i < 50; i++) built.add(walkNote('w', i, `walk river ${i % 3 ? 'pottery' : ''}`));
     const index = reloaded(built);
     const { terms } = termIndexOf(index);
     const pending = (term: string) =>
