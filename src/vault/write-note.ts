@@ -234,6 +234,9 @@ export async function appendVerified(
       `${label} is a symlink; mem appends only to a regular file. Replace the link with the note it points to; nothing was written`,
     );
   for (let attempt = 0; attempt <= retries; attempt++) {
+    // A try again reads the file: what was kept of it may be what made the last try fail (a
+    // clock too coarse to show a same-size rewrite in its stat).
+    if (attempt > 0) ownTexts.delete(abs);
     // The first look is the lstat above (nothing was written since).
     const info = attempt === 0 ? found : await lstat(abs).catch(() => undefined);
     const own = info && ownWrites.get(abs);
@@ -327,9 +330,13 @@ const ownWrites = new Map<string, { key: string; foreignAt: number }>();
 const ownTexts = new Map<string, { key: string; text: string; hash: string }>();
 const OWN_TEXTS = 8;
 
-/** The key an unchanged file keeps: its size, mtime and inode. */
-export function statKey(info: { size: number; mtimeMs: number; ino: number }): string {
-  return `${info.size}:${info.mtimeMs}:${info.ino}`;
+/**
+ * The key an unchanged file keeps: its size, mtime, ctime and inode. The ctime too: a tool that
+ * rewrites a file in place and sets its mtime back (`touch -d`, `cp -p`, `rsync -t`) cannot set
+ * the ctime back, and a same-size rewrite with the mtime restored was otherwise this file still.
+ */
+export function statKey(info: { size: number; mtimeMs: number; ctimeMs: number; ino: number }): string {
+  return `${info.size}:${info.mtimeMs}:${info.ctimeMs}:${info.ino}`;
 }
 
 async function noteOwnWrite(abs: string, foreignAt: number): Promise<void> {
