@@ -4,10 +4,10 @@ import { type CheckedFile, SegmentDamaged, type SegmentSource } from '../segment
 import { boundQueryText, boundTerms } from './query-limits.js';
 import {
   BOOST,
+  byContextOnly,
   documentsById,
   entryContexts,
   FIELDS,
-  ownFieldsText,
   SEARCH_OPTIONS,
   type SectionDocument,
   STORED,
@@ -67,9 +67,6 @@ const TERM_OPTIONS: TermIndexOptions = {
 };
 
 /** SEARCH_OPTIONS as the top-k search takes them; BM25's parameters are MiniSearch's defaults. */
-/** The terms of each episode entry's own fields (byContextOnly), for as long as its parsed section lives. */
-const OWN_TERMS = new WeakMap<Section, ReadonlySet<string | null>>();
-
 const TOP_K_OPTIONS: TopKOptions = {
   fieldBoosts: FIELDS.map((field) =>
     Object.hasOwn(BOOST, field) ? BOOST[field as keyof typeof BOOST] || 1 : 1,
@@ -126,6 +123,7 @@ export class TextIndex {
     this.terms = fresh.terms;
     this.pathIds = fresh.pathIds;
     this.unpacked = 0;
+    this.topK?.release();
     this.topK = undefined;
     closeWhenCollected.unregister(this);
     closeFiles(this.files);
@@ -377,22 +375,8 @@ export class TextIndex {
     return top.map((result) => textHit(storedSource(result.id, result.stored), result));
   }
 
-  /**
-   * Whether a hit of `section` matched only its context (the entries before it on its day), none
-   * of its own words: a reply found by the topic it answers, which recall keeps as context.
-   */
-  static byContextOnly(hit: Pick<TextHit, 'terms'>, note: Note, section: Section): boolean {
-    if (note.layer !== 'episodes' || section.kind !== 'block') return false;
-    // A recall asks this of up to 200 hits, most of them the same entries from one turn to the
-    // next: their words are split once per decoded section, not once per query.
-    let own = OWN_TERMS.get(section);
-    if (own === undefined) {
-      own = new Set(tokenize(ownFieldsText(note, section)).map(processTerm));
-      OWN_TERMS.set(section, own);
-    }
-    const terms = own;
-    return !hit.terms.some((term) => terms.has(term));
-  }
+  /** See byContextOnly (section-documents.ts) */
+  static readonly byContextOnly = byContextOnly;
 
   /** The top-k search over the current index (a cache load replaces it). */
   private topKSearch(): TopKSearch {
