@@ -122,13 +122,13 @@ export class Vault {
   readonly holdIndex = (): (() => void) => this.live.index.hold();
 
   /** A verb's moments read in the vault's zone (call-moments.ts) */
-  private instants<T extends { now?: unknown; at?: unknown }>(options: T) {
-    return instants(this.config.timezone, options);
+  private instants<T extends { now?: unknown; at?: unknown }>(options: T, name: string) {
+    return instants(this.config.timezone, options, name);
   }
 
   /** ...and its `now` defaulted to this moment: the library's one `now` default */
-  private withNow<T extends { now?: unknown; at?: unknown }>(options: T) {
-    return withNow(this.config.timezone, options);
+  private withNow<T extends { now?: unknown; at?: unknown }>(options: T, name: string) {
+    return withNow(this.config.timezone, options, name);
   }
 
   // --- The live index (live-index.ts) ---
@@ -278,7 +278,7 @@ export class Vault {
    * entries to that range unless `range` is given; the result says which range applied and why.
    */
   recall(query: string, given: WithMoments<RecallOptions> = {}): RecallResult {
-    return this.recaller.recall(query, this.withNow(given));
+    return this.recaller.recall(query, this.withNow(given, 'recall options'));
   }
 
   /**
@@ -288,7 +288,7 @@ export class Vault {
    * ranking stays lexical, without asking the endpoint again for a minute.
    */
   async recallAsync(query: string, given: WithMoments<RecallOptions> = {}): Promise<RecallResult> {
-    return this.recaller.recallAsync(query, this.withNow(given));
+    return this.recaller.recallAsync(query, this.withNow(given, 'recallAsync options'));
   }
 
   /**
@@ -302,12 +302,12 @@ export class Vault {
 
   /** The context document for one conversation turn, within a token budget; by words only. */
   compile(options: WithMoments<CompileOptions>): CompileResult {
-    return compile(this.live.index, this.config, this.withNow(options));
+    return compile(this.live.index, this.config, this.withNow(options, 'compile options'));
   }
 
   /** compile() with the meaning ranking fused in when `embeddings.enabled` (one query embedding); else compile(). */
   compileAsync(options: WithMoments<CompileOptions>): Promise<CompileResult> {
-    return this.recaller.compileAsync(this.withNow(options));
+    return this.recaller.compileAsync(this.withNow(options, 'compileAsync options'));
   }
 
   /** Embeddings as /health shows them: model, ok or down (and why), sections not embedded yet. */
@@ -319,12 +319,12 @@ export class Vault {
 
   /** Appends one entry to today's (or `at`'s) episode note, commits it, and indexes it at once. */
   remember(given: WithMoments<RememberInput>): Promise<RememberResult> {
-    return this.writes.remember(this.instants(given));
+    return this.writes.remember(this.instants(given, 'remember input'));
   }
 
   /** Creates a note with `id`, `title`, `created`, `updated` and the given keys; refuses an existing one. */
   createNote(input: CreateNoteInput): Promise<NoteWriteResult> {
-    return this.writes.createNote(this.withNow(input));
+    return this.writes.createNote(this.withNow(input, 'createNote input'));
   }
 
   /** Sets or deletes frontmatter keys of a note, keeping every other byte; CONFLICT on a hand edit. */
@@ -344,7 +344,7 @@ export class Vault {
 
   /** Moves a note to the archive folder with `status: archived`, or with `hard` deletes it (git only). */
   forget(ref: string, options: ForgetOptions = {}): Promise<ForgetResult> {
-    return this.writes.forget(ref, this.withNow(options));
+    return this.writes.forget(ref, this.withNow(options, 'forget options'));
   }
 
   /**
@@ -353,17 +353,17 @@ export class Vault {
    * Off unless `forget.staleAfterDays` is set.
    */
   forgetStale(given: WithMoments<ForgetStaleOptions> = {}): Promise<ForgetStaleResult> {
-    return this.writes.forgetStale(this.withNow(given));
+    return this.writes.forgetStale(this.withNow(given, 'forgetStale options'));
   }
 
   /** Imports a chat transcript (JSON messages, JSONL or `Speaker: text` lines) into daily episodes. */
   ingest(text: string, given: WithMoments<IngestOptions>): Promise<IngestResult> {
-    return this.writes.ingest(text, this.instants(given));
+    return this.writes.ingest(text, this.instants(given, 'ingest options'));
   }
 
   /** Imports a ChatGPT or Claude export, an MCP memory graph, VTuber chat history or journals (`mem import`). */
   importHistory(source: string, given: WithMoments<ImportOptions>): Promise<ImportResult> {
-    return this.writes.importHistory(source, this.withNow(given));
+    return this.writes.importHistory(source, this.withNow(given, 'importHistory options'));
   }
 
   // --- The chat write path (exchange-writer.ts, through note-writes.ts) ---
@@ -384,7 +384,7 @@ export class Vault {
    */
   async addExchange(given: WithMoments<ExchangeInput>): Promise<ExchangeResult> {
     const writer = await this.startExchanges();
-    return writer.add(this.instants(given), this.config.companion.commit);
+    return writer.add(this.instants(given, 'addExchange input'), this.config.companion.commit);
   }
 
   /** The chat write path's state: adds waiting for a write or a commit, and the last failure */
@@ -409,7 +409,7 @@ export class Vault {
       commitments?: boolean;
     } = {},
   ): Promise<ReflectResult> {
-    return this.reflection.reflect(this.withNow(given));
+    return this.reflection.reflect(this.withNow(given, 'reflect options'));
   }
 
   /**
@@ -424,7 +424,7 @@ export class Vault {
       offline?: boolean;
     } = {},
   ): Promise<RollupResult> {
-    return this.reflection.rollup(this.withNow(given));
+    return this.reflection.rollup(this.withNow(given, 'rollup options'));
   }
 
   /**

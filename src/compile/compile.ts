@@ -1,5 +1,5 @@
 import type { MemConfig } from '../core/config/config.js';
-import { MemError } from '../core/errors.js';
+import { expectString, MemError, refused } from '../core/errors.js';
 import type { Note, Section } from '../core/types.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { type AppliedRange, chooseRange } from '../recall/choose-range.js';
@@ -93,6 +93,10 @@ export function turnQuery(
   options: CompileOptions,
   now: Date,
 ): { history: string[]; query: string; range: AppliedRange | undefined; words: string } {
+  // Every compile reads its turn here first (compileAsync too), so a caller's slip is refused here.
+  expectString(options.message, 'compile options "message"');
+  if (options.history !== undefined && !Array.isArray(options.history))
+    throw refused('compile options "history"', 'an array of strings', options.history);
   const history = (options.history ?? []).slice(-HISTORY_TURNS);
   const query = [...history, options.message].join('\n');
   const range = chooseRange(index, options.message, now, config.timezone, options.range);

@@ -38,3 +38,34 @@ export class MemError extends Error {
     this.exitCode = code === 'USAGE' || code === 'INVALID_ARGUMENT' ? 2 : 1;
   }
 }
+
+/** What a refused argument was, for the message: `a number`, `null`, `an array`, `nothing`. */
+function kindOf(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/**
+ * The library's argument checks, where a Vault verb's argument first arrives (a JavaScript caller
+ * has no compiler to refuse `recall(5)`): INVALID_ARGUMENT naming it, never a TypeError from deep
+ * inside, and before anything is written. One typeof each: recall and compile run every turn.
+ */
+export function expectString(value: unknown, name: string): asserts value is string {
+  if (typeof value !== 'string') throw refused(name, 'a string', value);
+}
+
+/** An options object (a plain object, not null and not an array). */
+export function expectOptions(value: unknown, name: string): asserts value is object {
+  if (!isOptions(value)) throw refused(name, 'an object', value);
+}
+
+export function isOptions(value: unknown): value is object {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** INVALID_ARGUMENT: `name` must be `what` (`a string`, `a function`), and `value` is not. */
+export function refused(name: string, what: string, value: unknown): MemError {
+  return new MemError('INVALID_ARGUMENT', `${name} must be ${what}, got ${kindOf(value)}`);
+}

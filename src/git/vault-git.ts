@@ -1,6 +1,6 @@
 import { realpath } from 'node:fs/promises';
 import { relative, sep } from 'node:path';
-import { MemError } from '../core/errors.js';
+import { expectString, MemError } from '../core/errors.js';
 import { diff, type HistoryEntry, history } from './git-history.js';
 import { gitRoot, isGitAvailable } from './run-git.js';
 
@@ -47,6 +47,7 @@ export async function noteHistory(root: string, path: string): Promise<HistoryEn
 
 /** `git diff` limited to the vault: the working tree against HEAD, a range `a..b`, or one commit's changes. */
 export async function vaultDiff(root: string, rev?: string): Promise<string> {
+  if (rev !== undefined) expectString(rev, 'the revision');
   const repo = await requireRepo(root, 'mem diff');
   return diff(repo.repo, rev, repo.prefix ? [repo.prefix] : []);
 }

@@ -1,4 +1,4 @@
-import { MemError } from '../core/errors.js';
+import { expectString, MemError } from '../core/errors.js';
 import type { Note, Section } from '../core/types.js';
 import { DEFAULT_LAYOUT, type VaultLayout } from '../vault/layout.js';
 import { linkableAnchor } from '../vault/links/link-name.js';
@@ -295,6 +295,7 @@ export class VaultIndex {
    * when no other note shares it, else the full path. Without `.md`.
    */
   linkText(path: string): string {
+    expectString(path, 'a vault path');
     const full = path.replace(/\.md$/i, '');
     const base = nameKey(path);
     // A note about to be created counts too: its name must not clash with an existing one.

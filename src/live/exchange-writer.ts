@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { MemError } from '../core/errors.js';
+import { expectString, MemError } from '../core/errors.js';
 import type { NotCommitted, WriteCommit } from '../git/commit-write.js';
 import { entryText, sanitizeText } from '../vault/markdown/entry-text.js';
 import { AddJournal, type JournalRecord } from '../write/add-journal.js';
@@ -177,6 +177,8 @@ export class ExchangeWriter implements ExchangeSession {
   /** Keeps an exchange: journaled before this resolves, and written at once when the vault lets it. */
   async add(input: ExchangeInput, defaultMode: CommitMode): Promise<ExchangeResult> {
     if (this.closed) throw new Error('the writer is closed');
+    if (input.user !== undefined) expectString(input.user, 'addExchange input "user"');
+    if (input.assistant !== undefined) expectString(input.assistant, 'addExchange input "assistant"');
     const mode = input.commit ?? defaultMode;
     // Journaled as it will be written: a lone surrogate kept in the journal could never be found
     // in the note (UTF-8 stores it as U+FFFD), and the add was appended again at every start.

@@ -3,6 +3,7 @@
 // change touched, and the watcher's lifecycle. Every change runs on the vault's write queue.
 
 import type { MemConfig } from '../core/config/config.js';
+import { expectOptions, refused } from '../core/errors.js';
 import { COLD_SPILL_MIN } from '../indexing/cold-build.js';
 import { loadIndexCache, saveIndexCache } from '../indexing/index-cache.js';
 import {
@@ -200,7 +201,11 @@ export class LiveIndex {
 
   /** Re-reads just these vault-relative paths (added, changed or deleted); does not save the cache. */
   refreshPaths(paths: Iterable<string>): Promise<RefreshStats> {
-    return this.queue.exclusive(() => this.refreshPathsNow(paths));
+    // One string is iterable too, letter by letter: refused, as is any path that is no string.
+    const list = typeof paths === 'string' || !isIterable(paths) ? undefined : [...paths];
+    if (!list?.every((path) => typeof path === 'string'))
+      return Promise.reject(refused('refreshPaths paths', 'an iterable of vault paths', paths));
+    return this.queue.exclusive(() => this.refreshPathsNow(list));
   }
 
   /** refreshPaths(), for a caller already on the queue (a write indexing what it wrote) */
@@ -224,6 +229,7 @@ export class LiveIndex {
 
   /** See Vault.onIndexChange */
   onIndexChange(listener: (paths: string[]) => void): () => void {
+    if (typeof listener !== 'function') throw refused('the listener', 'a function', listener);
     this.indexListeners.add(listener);
     return () => this.indexListeners.delete(listener);
   }
@@ -262,6 +268,7 @@ export class LiveIndex {
 
   /** See Vault.watch */
   async watch(options: WatchVaultOptions = {}): Promise<VaultWatcher> {
+    expectOptions(options, 'watch options');
     if (!this.watcher) {
       // On Linux one inotify watch per folder, not chokidar's watch per file (0.9 GiB at 100,000 notes).
       const tracked = options.tracked !== false;
@@ -372,6 +379,8 @@ export class LiveIndex {
 
   /** See Vault.whenIdle */
   async whenIdle(timeoutMs: number): Promise<boolean> {
+    if (typeof timeoutMs !== 'number' || Number.isNaN(timeoutMs))
+      throw refused('timeoutMs', 'a number of milliseconds', timeoutMs);
     const started = Date.now();
     const scanning = this.scanning;
     if (scanning) {
@@ -401,4 +410,10 @@ export class LiveIndex {
     // The saved notes' files; a note read after this is read from the vault instead.
     this.index.close();
   }
+}
+
+function isIterable(value: unknown): value is Iterable<unknown> {
+  return (
+    typeof (value as { [Symbol.iterator]?: unknown } | null | undefined)?.[Symbol.iterator] === 'function'
+  );
 }

@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import { ensureCacheDir } from '../core/cache-dir.js';
 import type { MemConfig } from '../core/config/config.js';
-import { MemError } from '../core/errors.js';
+import { expectOptions, expectString, isOptions, MemError, refused } from '../core/errors.js';
 import type { DeriveContent } from '../git/commit-paths.js';
 import { commitWrite } from '../git/commit-write.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
@@ -80,6 +80,7 @@ export class NoteWrites {
   }
 
   async remember(input: RememberInput): Promise<RememberResult> {
+    expectString(input.text, 'remember input "text"');
     const result = await this.queue.writing(async () => {
       const result = await remember(this.root, this.config, input, (path) =>
         highestCitedId(this.live.index, path),
@@ -123,7 +124,8 @@ export class NoteWrites {
     return { ...result, link: `[[${this.live.index.linkText(result.path)}#^${result.blockId}]]` };
   }
 
-  createNote(input: CreateNoteInput & { now: Date }): Promise<NoteWriteResult> {
+  async createNote(input: CreateNoteInput & { now: Date }): Promise<NoteWriteResult> {
+    expectString(input.path, 'createNote input "path"');
     return this.queue.writing(async () => {
       const result = await createNote(this.root, this.config, input);
       await this.live.refreshPathsNow([result.path]);
@@ -131,7 +133,9 @@ export class NoteWrites {
     });
   }
 
-  updateNote(ref: string, input: UpdateNoteInput): Promise<NoteWriteResult> {
+  async updateNote(ref: string, input: UpdateNoteInput): Promise<NoteWriteResult> {
+    expectString(ref, 'a note reference');
+    expectOptions(input, 'updateNote input');
     return this.queue.writing(async () => {
       const path = findNoteToWrite(this.live.index, ref).path;
       const result = await updateNote(this.root, this.config, path, input);
@@ -140,7 +144,10 @@ export class NoteWrites {
     });
   }
 
-  editNote(ref: string, edit: NoteEdit, options: EditNoteOptions): Promise<NoteWriteResult> {
+  async editNote(ref: string, edit: NoteEdit, options: EditNoteOptions): Promise<NoteWriteResult> {
+    expectString(ref, 'a note reference');
+    expectOptions(edit, 'the edit');
+    expectOptions(options, 'editNote options');
     return this.queue.writing(async () => {
       const path = findNoteToWrite(this.live.index, ref).path;
       const result = await editNote(this.root, this.config, path, edit, options);
@@ -154,6 +161,8 @@ export class NoteWrites {
    * starts when neither is set.
    */
   startSync(onError?: (error: unknown) => void): void {
+    if (onError !== undefined && typeof onError !== 'function')
+      throw refused('onError', 'a function', onError);
     const settings = this.config.sync;
     if (this.syncer || (settings.intervalSeconds === 0 && !settings.afterCommit)) return;
     this.syncer = new SyncScheduler(settings, this.syncParts(onError));
@@ -205,6 +214,7 @@ export class NoteWrites {
   }
 
   async sync(options: SyncOptions): Promise<SyncResult> {
+    expectOptions(options, 'sync options');
     const { syncVault } = await import('../write/sync/sync-vault.js');
     // Only the merge waits for the queue (and holds it): adds go on while the fetch and the push
     // travel, which on a slow remote take seconds.
@@ -222,7 +232,10 @@ export class NoteWrites {
     });
   }
 
-  move(ref: string, to: string, options: Pick<MoveOptions, 'author'>): Promise<MoveResult> {
+  async move(ref: string, to: string, options: Pick<MoveOptions, 'author'>): Promise<MoveResult> {
+    expectString(ref, 'a note reference');
+    expectString(to, 'the new path "to"');
+    expectOptions(options, 'move options');
     return this.queue.writing(async () => {
       const { index } = this.live;
       const result = await moveNote(
@@ -238,7 +251,8 @@ export class NoteWrites {
     });
   }
 
-  forget(ref: string, options: ForgetOptions & { now: Date }): Promise<ForgetResult> {
+  async forget(ref: string, options: ForgetOptions & { now: Date }): Promise<ForgetResult> {
+    expectString(ref, 'a note reference');
     return this.queue.writing(async () => {
       const { index } = this.live;
       const path = await pathToWrite(this.root, index, ref);
@@ -257,7 +271,8 @@ export class NoteWrites {
     });
   }
 
-  undo(options: UndoOptions): Promise<UndoResult> {
+  async undo(options: UndoOptions): Promise<UndoResult> {
+    expectOptions(options, 'undo options');
     return this.queue.writing(async () => {
       const result = await undoLastMemCommit(this.root, {
         runHooks: this.config.git.runHooks,
@@ -268,7 +283,8 @@ export class NoteWrites {
     });
   }
 
-  ingest(text: string, options: IngestOptions): Promise<IngestResult> {
+  async ingest(text: string, options: IngestOptions): Promise<IngestResult> {
+    expectString(text, 'the transcript text');
     return this.queue.writing(async () => {
       const result = await ingest(this.root, this.config, text, options);
       await this.live.refreshPathsNow(result.paths);
@@ -277,7 +293,8 @@ export class NoteWrites {
     });
   }
 
-  importHistory(source: string, options: ImportOptions & { now: Date }): Promise<ImportResult> {
+  async importHistory(source: string, options: ImportOptions & { now: Date }): Promise<ImportResult> {
+    expectString(source, 'the import source (a file or folder path)');
     return this.queue.writing(async () => {
       const notes = this.live.index.notes.keys();
       const result = await importHistory(this.root, this.config, source, { notes, ...options });
@@ -290,6 +307,7 @@ export class NoteWrites {
 
   /** See Vault.startExchanges */
   startExchanges(options: ExchangeWriterOptions = {}): Promise<ExchangeWriter> {
+    if (!isOptions(options)) return Promise.reject(refused('startExchanges options', 'an object', options));
     if (!this.initialized) return Promise.reject(notAVault(this.root));
     const target = {
       remember: (inputs: RememberInput[], onPlanned?: OnPlanned) => this.rememberEntries(inputs, onPlanned),

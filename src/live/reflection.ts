@@ -3,7 +3,7 @@
 // reflect by itself (`reflect.auto`). Model calls run off the write queue; their writes check each
 // file on disk before replacing it, and are indexed before a run resolves.
 import type { MemConfig } from '../core/config/config.js';
-import { MemError } from '../core/errors.js';
+import { expectOptions, MemError } from '../core/errors.js';
 import { createLlm, hasModel, type Llm, type LlmOptions } from '../models/llm.js';
 import type { ReflectOptions, ReflectResult } from '../reflect/reflect.js';
 import type { RollupOptions, RollupResult } from '../reflect/rollup/rollup.js';
@@ -123,6 +123,7 @@ export class Reflection {
   startAutoReflect(
     options: { llm?: Llm; llmOptions?: LlmOptions; onError?: (error: unknown) => void } = {},
   ): ReflectStatus {
+    expectOptions(options, 'startAutoReflect options');
     const settings = this.config.reflect.auto;
     if (!this.autoReflect && this.initialized && autoReflectEnabled(settings)) {
       this.autoReflect = new ReflectScheduler({

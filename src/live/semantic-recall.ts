@@ -6,7 +6,7 @@
 
 import { type CompileOptions, type CompileResult, compile, turnQuery } from '../compile/compile.js';
 import { CONFIG_FILE, type MemConfig } from '../core/config/config.js';
-import { MemError } from '../core/errors.js';
+import { expectString, MemError, refused } from '../core/errors.js';
 import type { Section } from '../core/types.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { type EmbedProgress, type EmbedTexts, VectorCache } from '../indexing/vectors/vector-cache.js';
@@ -182,6 +182,8 @@ export class SemanticRecall {
 
   /** See Vault.embed */
   embed(onProgress?: EmbedProgress): Promise<EmbedStats> {
+    if (onProgress !== undefined && typeof onProgress !== 'function')
+      return Promise.reject(refused('onProgress', 'a function', onProgress));
     if (!this.config.embeddings.enabled)
       return Promise.reject(
         new MemError(
@@ -337,6 +339,7 @@ export class SemanticRecall {
 
   /** See Vault.recallAsync */
   async recallAsync(query: string, options: RecallOptions & { now: Date }): Promise<RecallResult> {
+    expectString(query, 'the recall query');
     if (!this.config.embeddings.enabled || options.semantic) return this.recall(query, options);
     const now = options.now;
     // Held across the wait for the query's vector: a close meanwhile waits for this read.
@@ -358,6 +361,7 @@ export class SemanticRecall {
 
   /** See Vault.recall */
   recall(query: string, options: RecallOptions & { now: Date }): RecallResult {
+    expectString(query, 'the recall query');
     const now = options.now;
     const range = chooseRange(this.index, query, now, this.config.timezone, options.range);
     const hits = recall(this.index, this.config, range?.onlyTime ? (range.words ?? '') : query, {

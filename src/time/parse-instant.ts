@@ -1,7 +1,7 @@
 // Timestamps written in files (transcripts, hand-edited frontmatter) read the same on every machine:
 // one without an offset is a clock reading in the vault's time zone, never the process's.
 
-import { MemError } from '../core/errors.js';
+import { MemError, refused } from '../core/errors.js';
 import { NOTE_YEARS } from './calendar-day.js';
 import { MOMENT_FORMAT, readMomentText } from './parse-input-time.js';
 import { fromWallClock, hasNoteDay } from './zoned-date.js';
@@ -54,6 +54,8 @@ export type Moment = Date | string;
 /** `value` as an instant in `timeZone`'s terms; text that is no time is refused, naming `name`. */
 export function toInstant(value: Moment | undefined, timeZone: string, name: string): Date | undefined {
   if (value === undefined) return value;
+  if (!(value instanceof Date) && typeof value !== 'string')
+    throw refused(name, `a Date or ${MOMENT_FORMAT}`, value);
   const instant = value instanceof Date ? value : parseInstant(value, timeZone);
   if (!instant || Number.isNaN(instant.getTime()))
     throw new MemError('INVALID_ARGUMENT', `${name} must be ${MOMENT_FORMAT}, got "${String(value)}"`);

@@ -3,7 +3,7 @@
 // (persona/, profile/, episodes/daily/YYYY-MM-DD.md, insights/); an Obsidian vault adopted as it is
 // keeps its days where its Daily notes setting puts them, in its date format (`layout.*` config).
 import { defaultConfig, type MemConfig } from '../core/config/config.js';
-import { MemError } from '../core/errors.js';
+import { expectString, MemError } from '../core/errors.js';
 import type { Layer } from '../core/types.js';
 import { dayFormatError, formatDay, parseDayByFormat } from '../time/moment-format.js';
 
@@ -115,6 +115,7 @@ export const folderOf = (layer: LayerFolder, layout: VaultLayout = DEFAULT_LAYOU
  * default folders would write notes that validation then refuses as outside their layer.
  */
 export function inLayout(text: string, layout: VaultLayout = DEFAULT_LAYOUT): string {
+  expectString(text, 'the text');
   if (layout.key === DEFAULT_LAYOUT.key) return text;
   const { folder, format } = layout.daily;
   return text.replace(

@@ -4,10 +4,12 @@
 // update, mv, forget) reads it here, beside the vault's path rules: the Vault normalised it three
 // ways (one form stripped a leading `./` then `/`, one either but not both, one only `./`).
 
+import { expectString } from '../../core/errors.js';
 import { notePath } from '../paths.js';
 
 /** `ref` in the form every lookup uses: NFC, without leading `./` and `/`. */
 export function cleanNoteRef(ref: string): string {
+  expectString(ref, 'a note reference');
   return ref.normalize('NFC').replace(/^(?:\.?\/)+/, '');
 }
 
