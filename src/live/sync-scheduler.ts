@@ -75,7 +75,9 @@ export class SyncScheduler {
     this.committed();
     if (!this.settings.afterCommit || this.deferred || this.stopped) return;
     const wait = this.lastStart + (this.settings.afterCommitGapSeconds ?? 0) * 1000 - Date.now();
-    if (wait <= 0 && !this.running) {
+    // Past the gap: now, or, while a sync runs, once more right after it (request() notes it).
+    // Not by a timer of 0 ms: one that fired while the next sync already ran asked for yet another.
+    if (wait <= 0) {
       void this.request();
       return;
     }

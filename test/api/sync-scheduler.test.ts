@@ -65,6 +65,23 @@ describe('SyncScheduler.pushed (sync.ackAfterPush)', () => {
     await scheduler.stop();
   });
 
+  it('syncs once more for a commit made while a sync runs, and only once', async () => {
+    const { scheduler, runs, commit, release } = gated();
+    commit();
+    // A second commit while the first sync hangs: one more sync after it covers it.
+    commit();
+    const later = scheduler.pushed();
+    await release();
+    await release();
+    await later;
+    // Whatever was due by now has run (a timer of 0 ms asked for a third sync here).
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(runs).toEqual([1, 2]);
+    expect(scheduler.snapshot().running).toBe(false);
+    await scheduler.stop();
+  });
+
   it('answers the adds of a commit with the one sync that commit started, not a second', async () => {
     const { scheduler, runs, commit, release } = gated();
     commit();
