@@ -7,7 +7,7 @@ import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { MemError } from './errors.js';
-import { readRegularFileSync } from './regular-file.js';
+import { readRegularFileStatSync } from './regular-file.js';
 import { writeError } from './write-error.js';
 
 export interface LockOptions {
@@ -31,8 +31,8 @@ async function readHolder(
   try {
     // Read synchronously: a lock file is a few bytes in `.mem/`, and each write reads one or two
     // (the turn claim, the lock at release), where the thread pool cost five round trips each.
-    const raw = readRegularFileSync(lockPath).toString('utf8');
-    const info = statSync(lockPath);
+    const { bytes, info } = readRegularFileStatSync(lockPath);
+    const raw = bytes.toString('utf8');
     let holder: Holder | undefined;
     try {
       holder = JSON.parse(raw) as Holder;

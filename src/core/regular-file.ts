@@ -74,6 +74,11 @@ export async function readRegularText(path: string): Promise<string> {
 
 /** readRegularFile for the few synchronous readers (the index refresh reads notes in a tight loop). */
 export function readRegularFileSync(path: string): Buffer {
+  return readRegularFileStatSync(path).bytes;
+}
+
+/** readRegularFileSync, with the fstat of the handle it read: the file as it was before the read. */
+export function readRegularFileStatSync(path: string): { bytes: Buffer; info: Stats } {
   let fd: number;
   try {
     fd = openSync(path, READ);
@@ -81,8 +86,9 @@ export function readRegularFileSync(path: string): Buffer {
     throw describeOpenErrorSync(path, error);
   }
   try {
-    assertRegularFile(path, fstatSync(fd));
-    return readFileSync(fd);
+    const info = fstatSync(fd);
+    assertRegularFile(path, info);
+    return { bytes: readFileSync(fd), info };
   } finally {
     closeSync(fd);
   }

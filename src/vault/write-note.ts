@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
+import type { Stats } from 'node:fs';
 import { link, lstat, mkdir, open, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { decodeUtf8 } from '../core/decode-utf8.js';
 import { MemError } from '../core/errors.js';
-import { assertRegularFile, openRegularFile, readRegularFile } from '../core/regular-file.js';
+import { openRegularFile, readRegularFile, readRegularFileStatSync } from '../core/regular-file.js';
 import { writeError } from '../core/write-error.js';
 import { crashPoint } from './crash-point.js';
 import { tempPathFor } from './temp-name.js';
@@ -373,21 +373,14 @@ export function ownText(abs: string, key: string): { text: string; hash: string 
  * INVALID_ARGUMENT when it is not UTF-8, as readForWrite's text does.
  */
 function readStamped(abs: string): { text: string; hash: string; key: string } | undefined {
-  let fd: number;
+  let read: { bytes: Buffer; info: Stats };
   try {
-    fd = openSync(abs, constants.O_RDONLY | constants.O_NONBLOCK);
+    read = readRegularFileStatSync(abs);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
-  try {
-    const info = fstatSync(fd);
-    assertRegularFile(abs, info);
-    const bytes = readFileSync(fd);
-    return { text: decodeUtf8(bytes, abs), hash: hashText(bytes), key: statKey(info) };
-  } finally {
-    closeSync(fd);
-  }
+  return { text: decodeUtf8(read.bytes, abs), hash: hashText(read.bytes), key: statKey(read.info) };
 }
 
 /** A read an append can build on: not empty and ending with a line break (no save cut it short). */
