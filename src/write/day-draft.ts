@@ -6,6 +6,7 @@
 import { addLinesUnderHeading } from '../vault/markdown/add-under-heading.js';
 import { ownString } from '../vault/markdown/own-string.js';
 import {
+  appendedPart,
   appendLine,
   blockIdNumber,
   countedIds,
@@ -170,10 +171,6 @@ export class DayDraft {
   tail(heading: string | undefined): string | undefined {
     if (heading) return undefined;
     if (this.added.length === 0) return '';
-    const { base } = this;
-    // appendLine's rule (episode-entry.ts), for the appended part alone.
-    const eol = base.includes('\r\n') ? '\r\n' : '\n';
-    const gap = base === '' || base.endsWith('\n') ? '' : eol;
-    return `${gap}${this.added.join('\n').replace(/\n/g, eol)}${eol}`;
+    return appendedPart(this.base, this.added.join('\n'));
   }
 }

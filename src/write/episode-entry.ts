@@ -192,7 +192,12 @@ export function nextBlockId(text: string, floor = 0, tag?: string): string {
 
 /** Appends `line` as the last line of `text`, keeping the note's line endings. */
 export function appendLine(text: string, line: string): string {
+  return `${text}${appendedPart(text, line)}`;
+}
+
+/** What appendLine puts after `text`: a line break the text lacks, then `line` in its line endings. */
+export function appendedPart(text: string, line: string): string {
   const eol = text.includes('\r\n') ? '\r\n' : '\n';
-  const base = text === '' || text.endsWith('\n') ? text : `${text}${eol}`;
-  return `${base}${line.replace(/\n/g, eol)}${eol}`;
+  const gap = text === '' || text.endsWith('\n') ? '' : eol;
+  return `${gap}${line.replace(/\n/g, eol)}${eol}`;
 }
