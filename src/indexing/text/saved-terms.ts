@@ -38,10 +38,6 @@ export class SavedTermsBuilder {
   private readonly more = new Map<number, Chunk[]>();
   private n = 0;
 
-  get count(): number {
-    return this.n;
-  }
-
   /** Starts a segment: its terms are the next `dictionary.count` terms, in the dictionary's order. */
   segment(dictionary: TermDictionary, source: SegmentSource): void {
     if (this.sources.length === 0xffff) throw new Error('the index cache has too many terms segments');

@@ -142,9 +142,4 @@ export class TermDictionary {
       'utf16le',
     );
   }
-
-  /** Bytes held */
-  get bytes(): number {
-    return this.ends.byteLength + this.table.byteLength + this.units.byteLength;
-  }
 }
