@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isCardNumber, isChineseId, isIban, passesLuhn } from '../../src/write/checksums.js';
 import { redactSecrets } from '../../src/write/redact/redact.js';
+import { isVariableName } from './secret-arbitraries.js';
 
 const clean = (text: string) => redactSecrets(text).text;
 
@@ -221,8 +222,9 @@ describe('redactSecrets: classes, by generator', () => {
     .tuple(fc.stringMatching(/^[A-Za-z0-9!@#$%^&*_+\-=~.]{5,18}$/), fc.integer({ min: 0, max: 9 }))
     .map(([chars, digit]) => `${chars}${digit}`)
     // Not `^word` at a line's end: that is an Obsidian block id (`password ^aaaaa0`), which
-    // redaction keeps by design so citations stay whole; a random seed in CI drew one.
-    .filter((p) => !/^[:=.^]/.test(p));
+    // redaction keeps by design so citations stay whole; a random seed in CI drew one. Nor an
+    // environment variable's name (`$DB_PASS0`), kept by design too.
+    .filter((p) => !/^[:=.^]/.test(p) && !isVariableName(p));
 
   it('a password after its word goes, with or without "is", a colon or an equals sign, in English and Chinese', () => {
     const forms = fc.constantFrom(
@@ -253,6 +255,27 @@ describe('redactSecrets: classes, by generator', () => {
       ),
       { numRuns: 400 },
     );
+  });
+
+  it('a password that starts with $ goes unless it is named like an environment variable', () => {
+    // CI drew `password $A0A00`, which had been kept as if it were a variable's name.
+    const dollar = fc
+      // Four characters at least: `password $0` is too short to be one (secret-phrases.ts).
+      .stringMatching(/^[A-Z0-9_]{3,12}$/)
+      .map((rest) => `$${rest}`)
+      .filter((value) => /\d/.test(value));
+    fc.assert(
+      fc.property(fc.constantFrom('password ', 'pw ', '密码 ', 'my password is '), dollar, (form, value) => {
+        const text = `${form}${value}`;
+        if (isVariableName(value)) expect(clean(text)).toBe(text);
+        else expect(clean(text)).not.toContain(value);
+      }),
+      { numRuns: 400 },
+    );
+    for (const kept of ['password $DB_PASSWORD', 'pw $PGPASS', 'password $SECRET_2'])
+      expect(clean(kept)).toBe(kept);
+    for (const gone of ['password $A0A00', 'pw $X9Y', '密码 $AB12'])
+      expect(clean(gone)).toContain('[REDACTED');
   });
 
   it('the word password followed by a plain word stays', () => {

@@ -32,3 +32,9 @@ export const fullWidth = (text: string) =>
 /** A run of `min` to `max` random digits. */
 export const digits = (min: number, max: number) =>
   fc.array(fc.integer({ min: 0, max: 9 }), { minLength: min, maxLength: max }).map((d) => d.join(''));
+
+/**
+ * An environment variable named where a value would go (`password $DB_PASS0`), which redaction keeps
+ * by design: `$`, then a name with a word in it (three capitals in a row). `$A0A00` is no name.
+ */
+export const isVariableName = (value: string) => /^\$(?=[A-Z0-9_]*[A-Z]{3})[A-Z_][A-Z0-9_]*$/.test(value);

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { redactSecrets } from '../../src/write/redact/redact.js';
-import { digits, fullWidth, INVISIBLES, stripInvisible } from './secret-arbitraries.js';
+import { digits, fullWidth, INVISIBLES, isVariableName, stripInvisible } from './secret-arbitraries.js';
 
 // Issue 31: secrets told in words, in any language and any disguise, are redacted as a class:
 // secret word × connector × value × language × obfuscation; the word alone in a sentence is not.
@@ -170,7 +170,7 @@ const VALUES: Record<Value, fc.Arbitrary<string>> = {
     .map(([chars, digit]) => `${chars}${digit}`)
     // Not a note's block id: `^a1` ending a line after a space is one (see the mentions below);
     // not an environment variable named in its place (`$DB_PASS0`), which redact.ts keeps by design.
-    .filter((p) => !/^[-]/.test(p) && !/^\^[A-Za-z0-9-]+$/.test(p) && !/^\$[A-Z_][A-Z0-9_]*$/.test(p)),
+    .filter((p) => !/^[-]/.test(p) && !/^\^[A-Za-z0-9-]+$/.test(p) && !isVariableName(p)),
   pin: digits(4, 8),
   cvv: digits(3, 4),
   code: digits(4, 8),

@@ -273,10 +273,12 @@ const SHAPES: Record<ValueShape, RegExp> = {
 };
 
 /**
- * No values: code that names where a value comes from (`token: \`${token}\``, `{{ secret }}`), and
- * a note's own links (`password [[Vault]]`).
+ * No values: code that names where a value comes from (`token: \`${token}\``, `{{ secret }}`,
+ * `$DB_PASSWORD`), and a note's own links (`password [[Vault]]`). An environment variable's name
+ * holds a word (three capitals in a row): `$A0A00` or `$X9Y` is a password that starts with `$`, and
+ * a value wrongly taken for a name would leak, where a name wrongly redacted loses nothing.
  */
-const PLACEHOLDER = /\$\{|\{\{|^\$[A-Z_][A-Z0-9_]*$|^process\.env\.|^\[\[|^!\[\[/;
+const PLACEHOLDER = /\$\{|\{\{|^\$(?=[A-Z0-9_]*[A-Z]{3})[A-Z_][A-Z0-9_]*$|^process\.env\.|^\[\[|^!\[\[/;
 /** A block id ends its line after a space, as Obsidian reads one: `… my bank password ^e90`. */
 const BLOCK_ID = /^\^[A-Za-z0-9-]+$/;
 const LINE_END = /[ \t]*(?:\n|$)/y;
