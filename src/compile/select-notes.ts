@@ -63,13 +63,12 @@ export function recentEntries(
   after = '',
 ): Array<{ note: Note; section: Section }> {
   const recent: Array<{ note: Note; section: Section }> = [];
-  for (const entry of entriesNewestFirst(index)) {
+  // Entries dated after the turn's moment are not "recent" for it (replays and evaluations).
+  for (const entry of entriesNewestFirst(index, { to: today })) {
+    const date = entry.section.date ?? '';
+    if (date <= after) break;
     // A day's section that is only its template's text (an empty `## Plan`) is no memory.
     if (isRetired(entry.note) || index.isTemplateSection(entry.section)) continue;
-    const date = entry.section.date ?? '';
-    // Entries dated after the turn's moment are not "recent" for it (replays and evaluations).
-    if (date > today) continue;
-    if (date <= after) break;
     recent.push(entry);
     if (recent.length >= count) break;
   }

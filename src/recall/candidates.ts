@@ -203,10 +203,9 @@ export function addRangeEntries(
   admit: Admit,
 ): void {
   let added = 0;
-  for (const { note, section } of entriesNewestFirst(index)) {
+  for (const { note, section } of entriesNewestFirst(index, filterRange)) {
     const date = section.date ?? '';
-    if (date < filterRange.from) break;
-    if (date > filterRange.to || !admit(note, date, section)) continue;
+    if (!admit(note, date, section)) continue;
     const known = candidates.get(section.id);
     if (known) {
       // In the range asked about: a memory of its own, whatever brought it in first.
@@ -226,7 +225,8 @@ export function addPreferredRange(
   range: DateRange,
   admit: Admit,
 ): void {
-  for (const { note, section } of entriesNewestFirst(index)) {
+  // Every entry has a date (isDayEntry), so those of the range are the range's slice of them.
+  for (const { note, section } of entriesNewestFirst(index, range)) {
     if (admit(note, section.date, section) && inRange(section.date, note, range)) {
       candidates.set(section.id, { note, section, text: 0, graph: 0.5, reasons: ['in the date range'] });
     }

@@ -3,22 +3,6 @@ import { declareFacet } from '../indexing/trackers.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { isJournalSection } from '../vault/markdown/journal-items.js';
 
-const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
-/**
- * Older first: by date, then time, then note path, then place in the note. Never by block id:
- * `^e10` sorts before `^e2` as a string, and ingested entries carry hash ids, so entries written
- * within the same minute would come out of order.
- */
-function byWhen(a: { note: Note; section: Section }, b: { note: Note; section: Section }): number {
-  return (
-    compare(a.section.date ?? '', b.section.date ?? '') ||
-    compare(a.section.time ?? '', b.section.time ?? '') ||
-    compare(a.note.path, b.note.path) ||
-    a.section.start - b.section.start
-  );
-}
-
 const isEpisode = (note: Note) => note.layer === 'episodes';
 // Declared so that a save keeps it and an open restores it instead of scanning every note.
 declareFacet('episodes', isEpisode);
@@ -32,20 +16,67 @@ export const isDayEntry = (note: Note, section: Section): boolean =>
   (section.kind === 'block' && section.date !== undefined) || isJournalSection(note, section);
 
 /**
- * Every dated episode entry (mem's and the person's, see isDayEntry), newest first, retired notes
- * included (callers filter): one pass over
- * the episode notes (a facet, not a scan of every note) each time one of them changes, instead of
- * one per question.
+ * Where an entry is, as one string that sorts as the entries do: date, time, note path, place in
+ * the note (never the block id: `^e10` sorts before `^e2`, and ingested entries carry hash ids),
+ * then the rest of its section id (`#^e3`). NUL separates the parts: no path, date or time holds
+ * one, and it sorts before every other character, so the string order is the order of the parts.
  */
-export function entriesNewestFirst(index: VaultIndex): Array<{ note: Note; section: Section }> {
+const SEP = '\u0000';
+const START_DIGITS = 12;
+
+function entryKey(note: Note, section: Section): string {
+  const start = String(section.start).padStart(START_DIGITS, '0');
+  const rest = section.id.slice(note.path.length);
+  return `${section.date ?? ''}${SEP}${section.time ?? ''}${SEP}${note.path}${SEP}${start}${SEP}${rest}`;
+}
+
+/** The section id of an entry's key: its path and the rest of the id, without the parts between. */
+function idOf(key: string): string {
+  const pathStart = key.indexOf(SEP, key.indexOf(SEP) + 1) + 1;
+  const pathEnd = key.indexOf(SEP, pathStart);
+  return key.slice(pathStart, pathEnd) + key.slice(key.indexOf(SEP, pathEnd + 1) + 1);
+}
+
+const dateOf = (key: string) => key.slice(0, key.indexOf(SEP));
+
+/**
+ * The places of every dated episode entry (mem's and the person's, see isDayEntry) as sort keys,
+ * newest first, retired notes included: one pass over the episode notes (a facet, not a scan of
+ * every note) each time one of them changes. Strings, not notes: a view that held each entry's
+ * note kept every episode note decoded, past the vault's bound on decoded notes.
+ */
+function entryKeysNewestFirst(index: VaultIndex): readonly string[] {
   const episodes = index.facet('episodes', isEpisode);
   return index.viewOf('episode-entries', episodes, () => {
-    const entries: Array<{ note: Note; section: Section }> = [];
+    const keys: string[] = [];
     for (const note of episodes.notes.values()) {
-      for (const section of note.sections) {
-        if (isDayEntry(note, section)) entries.push({ note, section });
-      }
+      for (const section of note.sections) if (isDayEntry(note, section)) keys.push(entryKey(note, section));
     }
-    return entries.sort((a, b) => byWhen(b, a));
+    return keys.sort().reverse();
   });
+}
+
+/** The date of the oldest dated episode entry, `undefined` when there is none. */
+export function oldestEntryDate(index: VaultIndex): string | undefined {
+  const keys = entryKeysNewestFirst(index);
+  const last = keys[keys.length - 1];
+  return last === undefined ? undefined : dateOf(last) || undefined;
+}
+
+/**
+ * Every dated episode entry with its note, newest first, retired notes included (callers filter);
+ * with `range`, only those dated within it (inclusive `YYYY-MM-DD`). Each is found by its section
+ * id as the caller reaches it: a caller that stops early decodes only what it took.
+ */
+export function* entriesNewestFirst(
+  index: VaultIndex,
+  range: { from?: string; to?: string } = {},
+): Generator<{ note: Note; section: Section }> {
+  for (const key of entryKeysNewestFirst(index)) {
+    const date = dateOf(key);
+    if (range.to !== undefined && date > range.to) continue;
+    if (range.from !== undefined && date < range.from) return;
+    const found = index.section(idOf(key));
+    if (found) yield found;
+  }
 }

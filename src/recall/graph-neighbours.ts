@@ -84,8 +84,8 @@ const BACKLINK_NOTES = 1024;
 interface Backlink {
   /** The anchor the link names, without `#`, when it names one */
   subpath: string | undefined;
-  /** The section the link is written in (undefined for a link from the note itself) */
-  source: { note: Note; section: Section } | undefined;
+  /** The id of the section the link is written in (undefined for a link from the note itself) */
+  source: string | undefined;
 }
 
 /**
@@ -93,7 +93,8 @@ interface Backlink {
  * is written in. A recall's 20 seeds are often entries of one daily note, which hundreds of
  * insights cite, and a person's note is linked from hundreds of days: sorting and copying its
  * backlinks and finding each one's section once per seed was most of a recall's graph step at
- * 100,000 notes.
+ * 100,000 notes. Kept as section ids, not notes: a day of recalls would otherwise hold every note
+ * that links anywhere, past the vault's bound on decoded notes.
  */
 function backlinks(index: VaultIndex, path: string): Backlink[] {
   const kept = index.view('recall:backlinks', () => new Map<string, Backlink[]>());
@@ -101,7 +102,7 @@ function backlinks(index: VaultIndex, path: string): Backlink[] {
   if (found === undefined) {
     found = index.graph.backlinks(path).map((edge) => ({
       subpath: edge.link.subpath?.replace(/^#/, ''),
-      source: edge.from === path ? undefined : index.sectionByAnchor(edge.from, edge.section),
+      source: edge.from === path ? undefined : index.sectionByAnchor(edge.from, edge.section)?.section.id,
     }));
     if (kept.size >= BACKLINK_NOTES) kept.clear();
     kept.set(path, found);
@@ -130,9 +131,11 @@ export function graphNeighbours(index: VaultIndex, note: Note, section: Section)
     // A link from the note itself (source undefined), or one to another part of this note, says
     // little about this section.
     if (!source || (subpath && subpath !== section.anchor)) continue;
+    const linking = index.section(source);
+    if (!linking) continue;
     found.push({
-      note: source.note,
-      section: source.section,
+      note: linking.note,
+      section: linking.section,
       weight: LINK_WEIGHT * (subpath ? 0.8 : 0.5),
       reason: linksTo,
     });

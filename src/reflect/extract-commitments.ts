@@ -135,10 +135,7 @@ export function extractCommitments(
   speakers: CommitmentSpeakers,
 ): Array<FoundCommitment & { note: Note }> {
   const found: Array<FoundCommitment & { note: Note }> = [];
-  for (const { note, section } of entriesNewestFirst(index)) {
-    const date = section.date ?? '';
-    if (date > to) continue;
-    if (date < from) break;
+  for (const { note, section } of entriesNewestFirst(index, { from, to })) {
     if (isRetired(note) || !section.anchor.startsWith('^')) continue;
     const role = commitmentRole(section.speaker, speakers);
     if (!role) continue;

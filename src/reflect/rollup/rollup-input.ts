@@ -73,7 +73,7 @@ export function rollupInput(index: VaultIndex, period: string): RollupInput | un
     childRollups.some((r) => date >= r.period.from && date <= r.period.to);
 
   // A day's section that is still only its template's text (an empty `## Plan`) is nothing of the day.
-  const all = entriesNewestFirst(index).filter(
+  const all = [...entriesNewestFirst(index)].filter(
     (e) =>
       !isRetired(e.note) &&
       e.note.layer === 'episodes' &&

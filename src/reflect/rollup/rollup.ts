@@ -9,7 +9,7 @@ import { MemError } from '../../core/errors.js';
 import type { WriteCommit } from '../../git/commit-write.js';
 import type { VaultIndex } from '../../indexing/vault-index.js';
 import type { Llm } from '../../models/llm.js';
-import { entriesNewestFirst } from '../../recall/episode-entries.js';
+import { oldestEntryDate } from '../../recall/episode-entries.js';
 import { addDays, periodDays } from '../../time/calendar-day.js';
 import {
   periodOf,
@@ -75,8 +75,7 @@ function periodsAt(index: VaultIndex, level: RollupLevel, today: string, missing
     const latest = periodOf(lastDone, level);
     return latest ? [latest] : [];
   }
-  const entries = entriesNewestFirst(index);
-  const first = entries[entries.length - 1]?.section.date;
+  const first = oldestEntryDate(index);
   return first && first <= lastDone ? periodsBetween(first, lastDone, level) : [];
 }
 
