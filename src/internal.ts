@@ -10,6 +10,7 @@ export { isTimeZone } from './core/config/config.js';
 export { readRegularFile } from './core/regular-file.js';
 export { lowerGitPriority } from './git/run-git.js';
 export * from './index.js';
+export { boundDecodedNotes } from './indexing/decoded-budget.js';
 export { QUERY_LIMITS, queryProblem } from './indexing/text/query-limits.js';
 export { type AcceptedConfig, acceptProposedConfig, parseConfigValue } from './inspect/vault-config.js';
 export { type EmbeddingsStatus, embeddingsStatus } from './live/embeddings-status.js';

@@ -1,6 +1,7 @@
 import { closeSync, readSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import type { Note } from '../core/types.js';
+import { DECODED_NOTES, type Generational } from './decoded-budget.js';
 import { type RecordSource, SECTION_RECORD, savedNote } from './saved-note.js';
 
 /**
@@ -59,7 +60,7 @@ export const DEFAULT_DECODED_BYTES = 64 << 20;
  * touches. Iterating `values()` decodes every saved note, one at a time; whole-vault scans are for
  * rare paths (doctor, reflection) or are kept as facets and tallies (see VaultIndex).
  */
-export class NoteTable implements ReadonlyMap<string, Note> {
+export class NoteTable implements ReadonlyMap<string, Note>, Generational {
   private readonly held = new Map<string, NoteEntry>();
   private saved: SavedNotes | undefined;
   /**
@@ -105,6 +106,7 @@ export class NoteTable implements ReadonlyMap<string, Note> {
     table.saved = saved;
     // A table dropped without close() (a vault never closed) still gives its files back.
     closeWhenCollected.register(table, saved.fds, table);
+    DECODED_NOTES.join(table);
     for (let slot = 0; slot < saved.paths.length; slot++) table.held.set(saved.paths[slot] as string, slot);
     return table;
   }
@@ -303,6 +305,7 @@ export class NoteTable implements ReadonlyMap<string, Note> {
   private grew(bytes: number): void {
     this.youngBytes += bytes;
     if (this.youngBytes > this.bound / 2) this.rotate();
+    DECODED_NOTES.count(bytes);
   }
 
   /** The note of a slot read again from its file, once, its saved records being damaged. */
@@ -349,6 +352,7 @@ export class NoteTable implements ReadonlyMap<string, Note> {
     this.saved = saved;
     this.source = undefined;
     closeWhenCollected.register(this, saved.fds, this);
+    DECODED_NOTES.join(this);
     this.young.clear();
     this.old.clear();
     this.youngBytes = 0;
@@ -366,6 +370,7 @@ export class NoteTable implements ReadonlyMap<string, Note> {
   close(): void {
     const saved = this.saved;
     if (!saved) return;
+    DECODED_NOTES.leave(this);
     closeWhenCollected.unregister(this);
     closeAll(saved.fds);
   }
@@ -407,10 +412,11 @@ export class NoteTable implements ReadonlyMap<string, Note> {
     this.young.set(slot, note);
     this.youngBytes += length;
     if (this.youngBytes > this.bound / 2) this.rotate();
+    DECODED_NOTES.count(length);
   }
 
-  /** `young` becomes `old`, the old `old` is dropped. */
-  private rotate(): void {
+  /** `young` becomes `old`, the old `old` is dropped (at this table's bound, or the process's: decoded-budget.ts). */
+  rotate(): void {
     this.old = this.young;
     this.young = new Map();
     this.youngBytes = 0;

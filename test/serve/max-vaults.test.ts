@@ -66,4 +66,14 @@ describe('mem serve --max-vaults', () => {
     );
     await expect(startServe(dir, ['--vaults', dir, '--max-vaults', '0'])).rejects.toThrow(/--max-vaults/);
   });
+
+  it('refuses --decoded-notes-mib without --vaults, and a size that is not a positive integer', async () => {
+    const dir = await tempDir();
+    await expect(startServe(dir, ['--vault', dir, '--decoded-notes-mib', '8'])).rejects.toThrow(
+      /--decoded-notes-mib is for --vaults/,
+    );
+    await expect(startServe(dir, ['--vaults', dir, '--decoded-notes-mib', '-1'])).rejects.toThrow(
+      /--decoded-notes-mib/,
+    );
+  });
 });

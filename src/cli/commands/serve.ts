@@ -40,6 +40,7 @@ interface ServeCliOptions {
   template?: string;
   idleMinutes?: string;
   maxVaults?: string;
+  decodedNotesMib?: string;
   defaultVault?: boolean;
   deadline?: string;
   workers?: string;
@@ -103,6 +104,10 @@ export function serveCommand(program: Command, io: CliIO): void {
     .option(
       '--max-vaults <n>',
       'with --vaults: most vaults loaded at once; the least recently used idle one is unloaded to load another (default: from memory, 8 MiB a vault in half of it)',
+    )
+    .option(
+      '--decoded-notes-mib <n>',
+      'with --vaults: MiB of saved notes (as limits.decodedNotesMiB counts them) kept decoded by all loaded vaults together; past it the least recently read go (default: what one vault keeps by default)',
     )
     .option(
       '--workers <n>',
@@ -195,6 +200,8 @@ function refuseModeConflicts(options: ServeCliOptions, workers: number): void {
     throw new MemError('USAGE', '--default-vault is for --vaults: one vault serves every request without it');
   if (options.maxVaults !== undefined && !options.vaults)
     throw new MemError('USAGE', '--max-vaults is for --vaults: one vault is always loaded');
+  if (options.decodedNotesMib !== undefined && !options.vaults)
+    throw new MemError('USAGE', '--decoded-notes-mib is for --vaults: one vault has limits.decodedNotesMiB');
   if (options.template && !options.vaults)
     throw new MemError('USAGE', "--template is for --vaults: it is what new users' vaults start from");
   if ((options.remote || options.createRemote) && !options.vaults)
@@ -212,7 +219,7 @@ async function servePool(
   vaults: string,
   options: ServeCliOptions,
   io: CliIO,
-  { VaultPool, defaultMaxVaults }: VaultPoolModule,
+  { VaultPool, defaultMaxVaults, boundDecodedNotes }: VaultPoolModule,
   onError: (error: unknown) => void,
 ): Promise<Served> {
   const dir = resolve(io.cwd, vaults);
@@ -229,6 +236,11 @@ async function servePool(
   // The folder of vaults is claimed as one: two servers on it each loaded, replayed and
   // committed the same users' vaults.
   await claimOrRefuse(dir);
+  boundDecodedNotes(
+    options.decodedNotesMib === undefined
+      ? undefined
+      : parsePositiveInt(options.decodedNotesMib, '--decoded-notes-mib'),
+  );
   const pool = new VaultPool({
     dir,
     template,

@@ -281,7 +281,7 @@ export const configSchema = z.strictObject({
       .positive()
       .default(64)
       .describe(
-        'Notes read from the index cache stay decoded up to this many MiB of their saved JSON (about three times that in memory); past it the least recently read are dropped and read again when asked for',
+        'Notes read from the index cache stay decoded up to this many MiB of their saved JSON (some three to five times that in the heap, once searches have read them); past it the least recently read are dropped and read again when asked for',
       ),
   }),
   reflect: group({
