@@ -44,6 +44,12 @@ function poolSize(quick) {
     notes: envInt('POOL_NOTES', 1000),
     seedBudgetMs: envInt('POOL_SEED_MINUTES', 25) * 60_000,
     maxRssMiB: envInt('POOL_MAX_RSS_MIB', Math.floor(freemem() / MiB / 2)),
+    // The server's bound on all vaults' decoded notes, scaled to the vaults run: what each vault of
+    // a 1,000-vault pool at the default (64 MiB) has, so the figure per vault extrapolates to it.
+    decodedNotesMiB: envInt(
+      'POOL_DECODED_NOTES_MIB',
+      Math.max(1, Math.round((64 * envInt('POOL_VAULTS', quick ? 8 : 1000)) / 1000)),
+    ),
   };
 }
 
@@ -96,11 +102,11 @@ async function seedPool(dir, size, log) {
  * `mem serve --vaults dir` on a free loopback port; `unloaded` collects the keys of the
  * "unloaded idle vault" notices, `waiters` are told of each one.
  */
-function startPool(dir, idleMinutes) {
+function startPool(dir, idleMinutes, decodedNotesMiB) {
   // A search of a vault still opening answers "partial" at --deadline: a long one makes each first
   // search wait for the open, which is what is measured here.
   const args = [CLI, 'serve', '--vaults', dir, '--port', '0', '--idle-minutes', String(idleMinutes)];
-  args.push('--deadline', '600000');
+  args.push('--deadline', '600000', '--decoded-notes-mib', String(decodedNotesMiB));
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const server = { child, pid: child.pid, url: '', stderr: '', unloaded: new Set(), waiters: new Set() };
   child.stderr.on('data', (chunk) => {
@@ -221,8 +227,9 @@ function unloadedAll(server, keys, ms) {
 }
 
 /** Phase 1: every vault opened from its cache once, none evicted (idle time 600 minutes). */
-async function loadAll(dir, users, queries, maxRssMiB, log) {
-  const server = await startPool(dir, 600);
+async function loadAll(dir, users, queries, size, log) {
+  const { maxRssMiB } = size;
+  const server = await startPool(dir, 600, size.decodedNotesMiB);
   try {
     const baseline = await memoryOf(server.pid);
     log(`pool: server listening, RSS ${baseline.rssMiB} MiB; touching ${users.length} vaults`);
@@ -251,8 +258,8 @@ async function loadAll(dir, users, queries, maxRssMiB, log) {
 }
 
 /** Phase 2: every vault loaded, evicted when idle (the notices waited for), then opened again. */
-async function evictAndReopen(dir, users, queries, log) {
-  const server = await startPool(dir, 1);
+async function evictAndReopen(dir, users, queries, size, log) {
+  const server = await startPool(dir, 1, size.decodedNotesMiB);
   try {
     await touchAll(server, users, queries);
     const beforeEviction = await memoryOf(server.pid);
@@ -291,8 +298,8 @@ export async function benchPool({ quick = false, log = () => undefined } = {}) {
     log(`pool: seeded ${seeded.users.length} vaults in ${seeded.seedSeconds} s`);
     const people = PEOPLE.slice(0, vaultPlan(size.notes).people);
     const queries = makeQueries(people, 64, 29).map((q) => q.text);
-    const loaded = await loadAll(dir, seeded.users, queries, size.maxRssMiB, log);
-    const evicted = await evictAndReopen(dir, loaded.loadedUsers, queries, log);
+    const loaded = await loadAll(dir, seeded.users, queries, size, log);
+    const evicted = await evictAndReopen(dir, loaded.loadedUsers, queries, size, log);
     const { loadedUsers, ...loadFigures } = loaded;
     const out = {
       ranAt: new Date().toISOString(),
@@ -302,6 +309,7 @@ export async function benchPool({ quick = false, log = () => undefined } = {}) {
       notesPerVault: size.notes,
       ...(seeded.limitedByTime ? { limitedBy: `seeding time (${size.seedBudgetMs / 60_000} min)` } : {}),
       ...(loadedUsers.length < seeded.users.length ? { stoppedAtRssMiB: size.maxRssMiB } : {}),
+      decodedNotesMiB: size.decodedNotesMiB,
       seedSeconds: seeded.seedSeconds,
       seedPerVault: seeded.perVault,
       ...loadFigures,
@@ -324,4 +332,5 @@ const NOTES = [
   'reopenAfterEviction: a second server (--idle-minutes 1) touches every vault, waits for each "unloaded idle vault" notice, then touches each again.',
   "rssAfterEvictionMiB is read at the last unload notice (the close runs just after it), without forcing a GC; peakRssMiB is the first server's, peakRssEvictionServerMiB the second's.",
   'extrapolated1000VaultsMiB: the empty server plus 1,000 times the RSS each loaded vault added here.',
+  "decodedNotesMiB: the servers' --decoded-notes-mib, the bound on all vaults' decoded notes together: the default 64 MiB scaled to the vaults run (64 x vaults / 1,000, POOL_DECODED_NOTES_MIB overrides), so that the figure per vault extrapolates to a 1,000-vault pool at the default.",
 ];
