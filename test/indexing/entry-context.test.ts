@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Note, Section } from '../../src/core/types.js';
+import { dateWords } from '../../src/indexing/text/section-documents.js';
 import type { TermIndex } from '../../src/indexing/text/term-index.js';
 import { TEXT_INDEX_VERSION, TextIndex } from '../../src/indexing/text/text-index.js';
+import { processTerm, tokenize } from '../../src/indexing/text/tokenize.js';
 import { reloaded } from '../helpers/reload-text-index.js';
 
 const PATH = 'episodes/daily/2026-05-04.md';
@@ -64,6 +66,55 @@ describe('an episode entry indexed with the words of the entries before it', () 
     expect(reply?.score ?? 1).toBeLessThan((own?.score ?? 0) / 2);
     // Three entries later the topic is no longer lent.
     expect(found).not.toContain('#^e5');
+    // The entry that says it matched its own words; the replies, the words before them alone.
+    expect(index.search('pottery').map((hit) => hit.onlyContext)).toEqual([false, true, true]);
+  });
+
+  it('tells a hit by its context alone from the postings, as splitting its own words tells it', () => {
+    // Over seeded days and queries: onlyContext is true exactly when no matched term is one of
+    // the section's own words (its text, speaker, heading, title and date), split as indexed.
+    const words = [
+      'pottery',
+      'bowls',
+      'friday',
+      'noodle',
+      'station',
+      'rain',
+      'Mei',
+      'May',
+      '2026',
+      '上海',
+      '火锅',
+    ];
+    let random = 7;
+    const next = () => {
+      random = (random * 1103515245 + 12345) % 2147483648;
+      return random / 2147483648;
+    };
+    const pick = () => words[Math.floor(next() * words.length)] as string;
+    for (let round = 0; round < 40; round++) {
+      const texts = Array.from({ length: 3 + Math.floor(next() * 5) }, () =>
+        Array.from({ length: 1 + Math.floor(next() * 4) }, pick).join(' '),
+      );
+      const note = day(texts);
+      const index = new TextIndex();
+      index.add(note);
+      for (let q = 0; q < 4; q++) {
+        const query = `${pick()} ${pick()}`;
+        for (const hit of index.search(query)) {
+          const section = note.sections.find((s) => s.id === hit.id) as Section;
+          const heading = `${note.title}`;
+          const own = new Set(
+            tokenize(
+              [note.title, heading, section.speaker ?? '', dateWords('2026-05-04'), section.text].join('\n'),
+            ).map(processTerm),
+          );
+          expect(hit.onlyContext, `${query} in ${section.text}`).toBe(
+            !hit.terms.some((term) => own.has(term)),
+          );
+        }
+      }
+    }
   });
 
   it('lends nothing across days, and nothing outside episodes', () => {

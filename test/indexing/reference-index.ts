@@ -114,6 +114,8 @@ export class ReferenceIndex {
         score: result.score,
         terms: result.terms,
         queryTerms: result.queryTerms,
+        // MiniSearch's own record of the fields each term matched in.
+        onlyContext: Object.values(result.match).every((fields) => fields.every((f) => f === 'context')),
       }),
     );
     hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));

@@ -107,6 +107,7 @@ describe('TextIndex', () => {
         score: expect.any(Number),
         terms: ['上', '上海', '海'],
         queryTerms: ['上', '上海', '海'],
+        onlyContext: false,
       },
     ]);
   });

@@ -198,35 +198,12 @@ export function sectionDocuments(note: Note, only?: ReadonlySet<string>, from = 
 }
 
 /**
- * The words of a section's own fields (all but its context) as one text: what tells a hit that
- * matched these from one that matched only the entries before it (TextIndex.byContextOnly).
- */
-export function ownFieldsText(note: Note, section: Section): string {
-  const heading = section.heading === undefined ? note.title : `${section.heading}\n${note.title}`;
-  const when = section.date ? dateWords(section.date) : '';
-  return [note.title, ...note.aliases, ...note.tags, heading, section.speaker ?? '', when, section.text].join(
-    '\n',
-  );
-}
-
-/** The terms of each episode entry's own fields (byContextOnly), for as long as its parsed section lives. */
-const OWN_TERMS = new WeakMap<Section, ReadonlySet<string | null>>();
-
-/**
  * Whether a hit of `section` matched only its context (the entries before it on its day), none
- * of its own words: a reply found by the topic it answers, which recall keeps as context.
+ * of its own words: a reply found by the topic it answers, which recall keeps as context. The
+ * search tells it from the postings (TextHit.onlyContext): nothing is split again.
  */
-export function byContextOnly(hit: { terms: readonly string[] }, note: Note, section: Section): boolean {
-  if (note.layer !== 'episodes' || section.kind !== 'block') return false;
-  // A recall asks this of up to 200 hits, most of them the same entries from one turn to the
-  // next: their words are split once per decoded section, not once per query.
-  let own = OWN_TERMS.get(section);
-  if (own === undefined) {
-    own = new Set(tokenize(ownFieldsText(note, section)).map(processTerm));
-    OWN_TERMS.set(section, own);
-  }
-  const terms = own;
-  return !hit.terms.some((term) => terms.has(term));
+export function byContextOnly(hit: { onlyContext: boolean }, note: Note, section: Section): boolean {
+  return note.layer === 'episodes' && section.kind === 'block' && hit.onlyContext;
 }
 
 /** `2023-05-08` → `2023-05-08 8 May 2023`: the day as written in a note and as people say it. */

@@ -28,7 +28,7 @@ import {
   textStoreSegments,
 } from './text-index-store.js';
 import { CJK_CHARACTER, processTerm, tokenize } from './tokenize.js';
-import { type QueryTerm, type TopKOptions, TopKSearch } from './top-k-search.js';
+import { type QueryTerm, type TopKOptions, type TopKResult, TopKSearch } from './top-k-search.js';
 
 export { dateWords, type TextHitSource } from './section-documents.js';
 
@@ -42,6 +42,8 @@ export interface TextHit extends TextHitSource {
   terms: string[];
   /** Query terms that matched */
   queryTerms: string[];
+  /** Matched in the entries before it alone (its context field), in none of its own words */
+  onlyContext: boolean;
 }
 
 export interface TextSearchOptions {
@@ -74,6 +76,8 @@ const TOP_K_OPTIONS: TopKOptions = {
   weights: SEARCH_OPTIONS.weights,
   bm25: { k: 1.2, b: 0.7, d: 0.5 },
   maxFuzzy: 6,
+  // A section's own words: every field but the entries before it (TextHit.onlyContext).
+  ownFields: FIELDS.reduce((mask, field, f) => (field === 'context' ? mask : mask | (1 << f)), 0),
 };
 
 /** Sections added between two packings of the postings */
@@ -473,13 +477,11 @@ function checkVersion(version: unknown): void {
  * A hit: its source with the score and matched terms added to it. Spread into a new object
  * instead, each hit was a dictionary of about a kilobyte, a fifth of what a recall allocated.
  */
-function textHit(
-  source: TextHitSource,
-  { score, terms, queryTerms }: Pick<TextHit, 'score' | 'terms' | 'queryTerms'>,
-): TextHit {
+function textHit(source: TextHitSource, { score, terms, queryTerms, own }: TopKResult): TextHit {
   const hit = source as TextHit;
   hit.score = score;
   hit.terms = terms;
   hit.queryTerms = queryTerms;
+  hit.onlyContext = !own;
   return hit;
 }

@@ -33,6 +33,8 @@ export interface TopKResult {
   terms: string[];
   /** Query terms that matched, in query order */
   queryTerms: string[];
+  /** Whether a term matched in one of TopKOptions.ownFields (true when none are named) */
+  own: boolean;
 }
 
 /** One posting list as typed arrays: documents and their BM25 score for the term in the field. */
@@ -69,6 +71,12 @@ export interface TopKOptions {
   bm25: Bm25;
   /** Most edits a fractional `fuzzy` allows (MiniSearch's default: 6) */
   maxFuzzy: number;
+  /**
+   * The field ids that are a document's own words (bit f for field f): a result tells whether a
+   * term matched in one of them (TopKResult.own), which the postings already say, so no caller
+   * splits a document's text again to find out. All fields when not given.
+   */
+  ownFields?: number;
 }
 
 /** Postings of arena reserved for each section of the index when the search is made */
@@ -245,15 +253,24 @@ export class TopKSearch implements ListHolder {
     const matchedTerms = top.map(() => Object.create(null) as Record<string, true>);
     const matchedQuery = top.map(() => [] as string[]);
     const hit = new Uint8Array(top.length);
+    const ownFields = this.options.ownFields ?? -1;
+    const own = new Uint8Array(top.length);
     for (let q = 0; q < queryTerms.length; q++) {
       const source = (queryTerms[q] as QueryTerm).term;
       (expansions[q] as Expansion[]).forEach(({ term }, e) => {
         hit.fill(0);
         // The scored lists hold every live posting of the term, and a returned document is live.
-        for (const list of lists[q]?.[e] ?? []) {
+        const fieldLists = lists[q]?.[e] ?? [];
+        for (let f = 0; f < fieldLists.length; f++) {
+          const list = fieldLists[f];
           if (list === undefined) continue;
+          const ownField = (ownFields >> f) & 1;
           for (let at = 0; at < top.length; at++) {
-            if (!hit[at] && holds(list, (top[at] as { doc: number }).doc)) hit[at] = 1;
+            // Asked again of a document already hit only to learn whether it is hit in its own words.
+            if (hit[at] && (own[at] || !ownField)) continue;
+            if (!holds(list, (top[at] as { doc: number }).doc)) continue;
+            hit[at] = 1;
+            if (ownField) own[at] = 1;
           }
         }
         for (let at = 0; at < top.length; at++) {
@@ -272,6 +289,7 @@ export class TopKSearch implements ListHolder {
       // An object's keys, as MiniSearch's `Object.keys(match)`: integer-like terms come first.
       terms: Object.keys(matchedTerms[at] as object),
       queryTerms: matchedQuery[at] as string[],
+      own: own[at] === 1,
     }));
   }
 
