@@ -3,7 +3,6 @@
 import type { Layer, Note, Section } from '../../core/types.js';
 import { MONTH_NAMES } from '../../time/number-words.js';
 import { QUERY_LIMITS } from './query-limits.js';
-import { processTerm, tokenize } from './tokenize.js';
 
 /** Where a hit points; what a search filter sees. */
 export interface TextHitSource {
