@@ -16,7 +16,7 @@ import { CheckedFile, SegmentDamaged } from './segment-source.js';
 import { type Segment, SegmentFile } from './segment-writer.js';
 import { checkExtents, decodeTable, encodeTable, savedNotes, type TableData } from './table-file.js';
 import { TextIndex } from './text/text-index.js';
-import { isSavedTrackers } from './trackers.js';
+import { formatTrackers, parseTrackers, type SavedTrackers } from './trackers.js';
 import { TypedList } from './typed-list.js';
 import { VaultIndex } from './vault-index.js';
 
@@ -24,7 +24,7 @@ import { VaultIndex } from './vault-index.js';
  * Bump whenever the shape of a parsed note, the tokenizer, the index options or the cache layout
  * change: a cache from another schema is rebuilt, never trusted.
  */
-export const CACHE_SCHEMA = 13;
+export const CACHE_SCHEMA = 14;
 
 /**
  * The layout, in `.mem/index/`:
@@ -124,7 +124,7 @@ async function loadGeneration(root: string, base: string, manifest: Manifest): P
   const scratch = { buffer: Buffer.alloc(0) };
   try {
     let table: Buffer | undefined;
-    let trackers: unknown;
+    let trackers: SavedTrackers | undefined;
     for (const segment of manifest.segments) {
       const path = join(base, manifest.generation, segment.file);
       if (segment.part === 'notes') {
@@ -156,11 +156,11 @@ async function loadGeneration(root: string, base: string, manifest: Manifest): P
         throw new Error(`${segment.file} is not the file that was saved`);
       }
       if (segment.part === 'table') table = bytes;
-      else if (segment.part === 'trackers') trackers = JSON.parse(bytes.toString('utf8'));
+      else if (segment.part === 'trackers') trackers = parseTrackers(bytes.toString('utf8'));
       else throw new Error(`unknown segment ${String(segment.part)}`);
     }
     if (!table) throw new Error('the cache has no note table');
-    if (!isSavedTrackers(trackers)) throw new Error('the saved trackers are not what a save writes');
+    if (!trackers) throw new Error('the saved trackers are not what a save writes');
     const data = decodeTable(table, fds);
     checkExtents(data, sizes);
     if (data.paths.length !== manifest.notes) {
@@ -272,7 +272,7 @@ async function writeGeneration(
   const counts = { notes: segments.length, table: 0, trackers: 0, docs: 0, terms: 0 };
   let current: SegmentFile | undefined;
   const start = async (part: Segment['part']) => {
-    const ext = part === 'notes' ? 'jsonl' : part === 'trackers' ? 'json' : 'bin';
+    const ext = part === 'notes' ? 'jsonl' : part === 'trackers' ? 'tsv' : 'bin';
     const file = `${part}-${String(counts[part]++).padStart(4, '0')}.${ext}`;
     current = new SegmentFile(await open(join(dir, file), 'wx'), part, file);
     return current;
@@ -288,7 +288,7 @@ async function writeGeneration(
       : await writeNotes(index, start, end);
     await (await start('table')).write(encodeTable(table));
     await end();
-    await (await start('trackers')).write(JSON.stringify(index.saveTrackers()));
+    await (await start('trackers')).write(formatTrackers(index.saveTrackers()));
     await end();
     for (const piece of index.text.storeSegments()) {
       const file = current ?? (await start(piece.part));

@@ -163,22 +163,53 @@ export interface SavedTally {
   byPath: Array<[string, string[]]>;
 }
 
-/** Trackers as the cache saves them, by name: restored at open instead of a scan of every note. */
-export type SavedTrackers = Record<string, SavedFacet | SavedTally>;
+/**
+ * Trackers as the cache saves them, by name: each one's JSON, parsed when code first asks for that
+ * tracker (restored instead of a scan of every note). A search asks for one or two of them; the
+ * others stay text, a third of what they take parsed.
+ */
+export type SavedTrackers = Map<string, string>;
 
-/** Whether `value` (parsed from a cache file) has the shape of saved trackers; anything else is damage. */
-export function isSavedTrackers(value: unknown): value is SavedTrackers {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
-  return Object.values(value).every((saved: unknown) => {
-    if (saved === null || typeof saved !== 'object') return false;
-    const s = saved as { kind?: unknown; paths?: unknown[]; keys?: unknown[][]; byPath?: unknown[][] };
-    if (s.kind === 'facet') return Array.isArray(s.paths) && s.paths.every((p) => typeof p === 'string');
-    if (s.kind !== 'tally' || !Array.isArray(s.keys) || !Array.isArray(s.byPath)) return false;
-    return (
-      s.keys.every((k) => Array.isArray(k) && typeof k[0] === 'string' && Number.isInteger(k[1])) &&
-      s.byPath.every((b) => Array.isArray(b) && typeof b[0] === 'string' && Array.isArray(b[1]))
-    );
-  });
+/** Whether `saved` (parsed from a cache file) has the shape of a saved tracker; anything else is damage. */
+function isSavedTracker(saved: unknown): saved is SavedFacet | SavedTally {
+  if (saved === null || typeof saved !== 'object') return false;
+  const s = saved as { kind?: unknown; paths?: unknown[]; keys?: unknown[][]; byPath?: unknown[][] };
+  if (s.kind === 'facet') return Array.isArray(s.paths) && s.paths.every((p) => typeof p === 'string');
+  if (s.kind !== 'tally' || !Array.isArray(s.keys) || !Array.isArray(s.byPath)) return false;
+  return (
+    s.keys.every((k) => Array.isArray(k) && typeof k[0] === 'string' && Number.isInteger(k[1])) &&
+    s.byPath.every((b) => Array.isArray(b) && typeof b[0] === 'string' && Array.isArray(b[1]))
+  );
+}
+
+/** The trackers segment: a line per tracker, its name, a tab and its JSON (which holds no newline). */
+export function formatTrackers(trackers: SavedTrackers): string {
+  let out = '';
+  for (const [name, json] of trackers) out += `${name}\t${json}\n`;
+  return out;
+}
+
+/** The trackers of a segment formatTrackers wrote; undefined when it is not that (damage). */
+export function parseTrackers(text: string): SavedTrackers | undefined {
+  const trackers: SavedTrackers = new Map();
+  if (text !== '' && !text.endsWith('\n')) return undefined;
+  for (const line of text.split('\n')) {
+    if (line === '') continue;
+    const tab = line.indexOf('\t');
+    if (tab <= 0 || trackers.has(line.slice(0, tab))) return undefined;
+    trackers.set(line.slice(0, tab), line.slice(tab + 1));
+  }
+  return trackers;
+}
+
+/** One saved tracker, parsed and checked; undefined when damaged: the tracker is then made from the notes. */
+export function parseTracker(json: string): SavedFacet | SavedTally | undefined {
+  try {
+    const saved: unknown = JSON.parse(json);
+    return isSavedTracker(saved) ? saved : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

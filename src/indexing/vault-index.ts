@@ -11,7 +11,7 @@ import type { PendingGeneration } from './note-spill.js';
 import { NoteTable } from './note-table.js';
 import { savedAnchors, savedPosition, savedSection, savedSectionAt, savedSectionsIn } from './saved-note.js';
 import { TextIndex } from './text/text-index.js';
-import { DECLARED_TRACKERS, Facet, type SavedTrackers, Tally } from './trackers.js';
+import { DECLARED_TRACKERS, Facet, parseTracker, type SavedTrackers, Tally } from './trackers.js';
 
 /**
  * Everything derived from the files, kept together so that one change updates all of it:
@@ -173,7 +173,8 @@ export class VaultIndex {
     if (known instanceof kind) return known;
     if (known !== undefined) throw new Error(`"${name}" is already tracked as another kind`);
     const tracker = make();
-    const saved = this.savedTrackers?.trackers[name];
+    const json = this.savedTrackers?.trackers.get(name);
+    const saved = json === undefined ? undefined : parseTracker(json);
     if (saved && saved.kind === (tracker instanceof Facet ? 'facet' : 'tally')) {
       // Restored as the cache saved it, then told of the notes changed since.
       (tracker as { restore(saved: unknown): void }).restore(saved);
@@ -191,10 +192,9 @@ export class VaultIndex {
    */
   saveTrackers(): SavedTrackers {
     this.trackDeclared();
-    const out: SavedTrackers = {};
     const pending = this.savedTrackers;
-    if (pending && pending.changed.size === 0) Object.assign(out, pending.trackers);
-    for (const [name, tracker] of this.trackers) out[name] = tracker.save();
+    const out: SavedTrackers = pending && pending.changed.size === 0 ? new Map(pending.trackers) : new Map();
+    for (const [name, tracker] of this.trackers) out.set(name, JSON.stringify(tracker.save()));
     return out;
   }
 

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { refreshPaths } from '../../src/indexing/refresh-index.js';
+import { parseTracker } from '../../src/indexing/trackers.js';
 // Recall's declared trackers (entry days, speakers), which a save keeps.
 import '../../src/recall/choose-range.js';
 import '../../src/recall/speaker-prior.js';
@@ -43,11 +44,13 @@ const answers = (index: VaultIndex) =>
 /** The declared trackers (entry days, speakers: recall's), each key's count and each note's keys. */
 const trackers = (index: VaultIndex) =>
   JSON.stringify(
-    Object.entries(index.saveTrackers()).map(([name, saved]) =>
-      saved.kind === 'tally'
+    [...index.saveTrackers()].map(([name, json]) => {
+      const saved = parseTracker(json);
+      if (!saved) throw new Error(`tracker ${name} does not parse`);
+      return saved.kind === 'tally'
         ? [name, [...saved.keys].sort(), [...saved.byPath].sort()]
-        : [name, [...saved.paths].sort()],
-    ),
+        : [name, [...saved.paths].sort()];
+    }),
   );
 
 describe('a day note indexed as appends', () => {
