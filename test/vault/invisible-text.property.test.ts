@@ -120,6 +120,28 @@ describe('invisible characters', () => {
     );
   });
 
+  it("a non-joiner is kept by a joining script's letters, never by its invisible characters", () => {
+    // CI drew U+0891 (Arabic piastre mark above, a format character) before a non-joiner: the
+    // non-joiner was kept for it, and stood alone once the mark was removed.
+    const own = INVISIBLES.filter((c) => JOINING.test(c));
+    expect(own.length).toBeGreaterThan(5);
+    for (const c of own) {
+      for (const text of [
+        `${c}\u200cخواهم`,
+        `می\u200c${c}`,
+        `می${c}\u200cخواهم`,
+        `न${c}\u200cस`,
+        `می\u200c${c}خواهم`,
+      ]) {
+        const kept = sanitizeText(text);
+        const name = `U+${c.codePointAt(0)!.toString(16)} in ${JSON.stringify(text)}`;
+        expect(hiddenLeft(kept), name).toEqual([]);
+        expect(sanitizeText(kept), name).toBe(kept);
+      }
+    }
+    expect(sanitizeText('می\u200cخواهم')).toBe('می\u200cخواهم');
+  });
+
   it('every one of them, after a space or doubled after a letter, is gone from a stored entry', () => {
     for (const c of INVISIBLES) {
       const text = `a ${c}b c${c}${c}d`;

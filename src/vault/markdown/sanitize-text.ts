@@ -36,9 +36,16 @@ const EMOJI_ZWJ = String.raw`(?<=${PICTO}[\u{1F3FB}-\u{1F3FF}]?\uFE0F?)\u200D(?=
 const JOINING = String.raw`[\p{Script=Arabic}\p{Script=Syriac}\p{Script=Nko}\p{Script=Mongolian}\p{Script=Devanagari}\p{Script=Bengali}\p{Script=Gurmukhi}\p{Script=Gujarati}\p{Script=Oriya}\p{Script=Tamil}\p{Script=Telugu}\p{Script=Kannada}\p{Script=Malayalam}\p{Script=Sinhala}]`;
 /** Marks that show: an invisible one between a letter and what follows makes no context. */
 const MARK = String.raw`[\p{M}--\p{Default_Ignorable_Code_Point}]`;
+/**
+ * A joining script's characters that show: its format characters (the Arabic number signs and
+ * pound marks U+0600–0605 and U+0890–0891, the letter mark U+061C, Syriac's abbreviation mark,
+ * Mongolian's vowel separator) are removed like every invisible one, so a non-joiner beside one
+ * would be left beside whatever comes after its removal.
+ */
+const VISIBLE_JOINING = String.raw`[${JOINING}--\p{Cf}--\p{Default_Ignorable_Code_Point}]`;
 /** The letter (or digit) before a non-joiner, behind the marks on it: not itself a mark. */
-const JOINING_BASE = String.raw`[${JOINING}--\p{M}]`;
-const LETTER_ZWNJ = String.raw`(?<=${JOINING_BASE}${MARK}*)\u200C(?=${JOINING})`;
+const JOINING_BASE = String.raw`[${VISIBLE_JOINING}--\p{M}]`;
+const LETTER_ZWNJ = String.raw`(?<=${JOINING_BASE}${MARK}*)\u200C(?=${VISIBLE_JOINING})`;
 const SELECTOR = String.raw`[\uFE00-\uFE0F\u{E0100}-\u{E01EF}\u180B-\u180D\u180F]`;
 const BASE = String.raw`[^\s\p{M}\p{Cf}\p{Default_Ignorable_Code_Point}\p{Cc}]`;
 const KEPT_SELECTOR = `(?<=${BASE}${MARK}*)${SELECTOR}`;
