@@ -1,8 +1,8 @@
 // An exclusive lock file with stale-lock breaking, a heartbeat and fair turns: the vault's write
 // lock, and the one that lets a single command start a vault's background daemon.
 import { randomBytes } from 'node:crypto';
-import { statSync } from 'node:fs';
-import { type FileHandle, mkdir, open, rename, unlink, writeFile } from 'node:fs/promises';
+import { closeSync, openSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdir, rename, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -25,9 +25,7 @@ interface Holder {
   token: string;
 }
 
-async function readHolder(
-  lockPath: string,
-): Promise<{ holder?: Holder; raw: string; mtimeMs: number } | undefined> {
+function readHolder(lockPath: string): { holder?: Holder; raw: string; mtimeMs: number } | undefined {
   try {
     // Read synchronously: a lock file is a few bytes in `.mem/`, and each write reads one or two
     // (the turn claim, the lock at release), where the thread pool cost five round trips each.
@@ -43,6 +41,15 @@ async function readHolder(
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
+  }
+}
+
+/** readHolder, with a file that cannot be read taken for none. */
+function readHolderQuietly(lockPath: string): ReturnType<typeof readHolder> {
+  try {
+    return readHolder(lockPath);
+  } catch {
+    return undefined;
   }
 }
 
@@ -77,23 +84,32 @@ function isStale(found: { holder?: Holder; mtimeMs: number }, staleMs: number): 
   );
 }
 
-async function tryCreate(lockPath: string, holder: Holder): Promise<boolean> {
-  let handle: FileHandle;
+/**
+ * Creates the lock file (O_EXCL: only one process can) with its holder in it. Synchronously: a
+ * create, a write of a hundred bytes and a close in `.mem/`, where three round trips through the
+ * thread pool cost more than the calls themselves, on every write of a chat turn.
+ */
+function tryCreate(lockPath: string, holder: Holder): boolean {
+  let fd: number;
   try {
-    handle = await open(lockPath, 'wx');
+    fd = openSync(lockPath, 'wx');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw writeError(lockPath, error);
   }
   try {
-    await handle.writeFile(JSON.stringify(holder));
+    writeFileSync(fd, JSON.stringify(holder));
   } catch (error) {
     // A lock left empty (a full disk) would be taken for another process's until it went stale.
-    await handle.close().catch(() => undefined);
-    await unlink(lockPath).catch(() => undefined);
+    try {
+      closeSync(fd);
+    } catch {}
+    try {
+      unlinkSync(lockPath);
+    } catch {}
     throw writeError(lockPath, error);
   }
-  await handle.close();
+  closeSync(fd);
   return true;
 }
 
@@ -104,14 +120,14 @@ async function tryCreate(lockPath: string, holder: Holder): Promise<boolean> {
 async function breakStale(lockPath: string, seen: string, staleMs: number): Promise<boolean> {
   const breaker = `${lockPath}.break`;
   const me: Holder = { pid: process.pid, host: hostname(), time: new Date().toISOString(), token: '' };
-  if (!(await tryCreate(breaker, me))) {
-    const other = await readHolder(breaker);
+  if (!tryCreate(breaker, me)) {
+    const other = readHolder(breaker);
     // A breaker holds its lock for a few milliseconds; one left behind by a crash is removed.
     if (other && isStale(other, Math.min(staleMs, 5000))) await unlink(breaker).catch(() => undefined);
     return false;
   }
   try {
-    const again = await readHolder(lockPath);
+    const again = readHolder(lockPath);
     if (again === undefined) return true;
     if (again.raw !== seen) return false;
     const aside = `${lockPath}.stale.${process.pid}.${randomBytes(4).toString('hex')}`;
@@ -150,14 +166,14 @@ export async function withLock<T>(
   for (let attempt = 0; ; attempt++) {
     holder.time = new Date().toISOString();
     // A writer that has waited long claims the next turn; others step aside while its claim is fresh.
-    if (!wanting && (await otherWants(want, holder.token))) {
-      if (Date.now() >= deadline) throw lockedError(lockPath, await readHolder(lockPath), timeoutMs);
+    if (!wanting && otherWants(want, holder.token)) {
+      if (Date.now() >= deadline) throw lockedError(lockPath, readHolder(lockPath), timeoutMs);
       await sleep(WANT_POLL_MS * (0.5 + Math.random()));
       continue;
     }
-    if (await tryCreate(lockPath, holder)) break;
+    if (tryCreate(lockPath, holder)) break;
     if (Date.now() - started >= WANT_AFTER_MS) wanting = await claimTurn(want, holder);
-    const found = await readHolder(lockPath);
+    const found = readHolder(lockPath);
     if (found === undefined) continue;
     if (isStale(found, staleMs) && (await breakStale(lockPath, found.raw, staleMs))) continue;
     if (Date.now() >= deadline) {
@@ -184,8 +200,15 @@ export async function withLock<T>(
     return await fn();
   } finally {
     clearInterval(heartbeat);
-    const current = await readHolder(lockPath).catch(() => undefined);
-    if (current?.holder?.token === holder.token) await unlink(lockPath).catch(() => undefined);
+    // Read and removed synchronously, as it was taken: a few bytes in `.mem/`.
+    const current = readHolderQuietly(lockPath);
+    if (current?.holder?.token === holder.token) {
+      try {
+        unlinkSync(lockPath);
+      } catch {
+        // Gone already: nothing of ours to remove.
+      }
+    }
   }
 }
 
@@ -208,7 +231,7 @@ const WANT_STALE_MS = 1000;
 
 /** Claims (or renews the claim to) the next turn; false when another waiter holds the claim. */
 async function claimTurn(want: string, holder: Holder): Promise<boolean> {
-  const found = await readHolder(want).catch(() => undefined);
+  const found = readHolderQuietly(want);
   if (found?.holder?.token === holder.token || found === undefined || isStale(found, WANT_STALE_MS)) {
     if (found !== undefined && found.holder?.token !== holder.token)
       await unlink(want).catch(() => undefined);
@@ -217,25 +240,29 @@ async function claimTurn(want: string, holder: Holder): Promise<boolean> {
       await writeFile(want, JSON.stringify(claim)).catch(() => undefined);
       return true;
     }
-    return tryCreate(want, claim).catch(() => false);
+    try {
+      return tryCreate(want, claim);
+    } catch {
+      return false;
+    }
   }
   return false;
 }
 
 /** Whether another waiter holds a fresh claim to the next turn. */
-async function otherWants(want: string, token: string): Promise<boolean> {
-  const found = await readHolder(want).catch(() => undefined);
+function otherWants(want: string, token: string): boolean {
+  const found = readHolderQuietly(want);
   return found !== undefined && found.holder?.token !== token && !isStale(found, WANT_STALE_MS);
 }
 
 async function unlinkIfOurs(path: string, token: string): Promise<void> {
-  const found = await readHolder(path).catch(() => undefined);
+  const found = readHolderQuietly(path);
   if (found?.holder?.token === token) await unlink(path).catch(() => undefined);
 }
 
 /** Rewrites the lock with a fresh time, while it is still ours. */
 async function renew(lockPath: string, holder: Holder): Promise<void> {
-  const current = await readHolder(lockPath);
+  const current = readHolder(lockPath);
   if (current?.holder?.token !== holder.token) return;
   holder.time = new Date().toISOString();
   await writeFile(lockPath, JSON.stringify(holder));

@@ -57,6 +57,26 @@ export async function openRegularFile(path: string, mode: 'read' | 'append' = 'r
   return handle;
 }
 
+/**
+ * openRegularFile, synchronously, as a descriptor: for a file held open across many small writes
+ * (the add journal), where the thread pool's round trips cost more than the open itself.
+ */
+export function openRegularFileSync(path: string, mode: 'read' | 'append' = 'read'): number {
+  let fd: number;
+  try {
+    fd = openSync(path, mode === 'read' ? READ : APPEND, 0o644);
+  } catch (error) {
+    throw describeOpenErrorSync(path, error);
+  }
+  try {
+    assertRegularFile(path, fstatSync(fd));
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+  return fd;
+}
+
 /** The bytes of a regular file (refusing a FIFO, socket, device or directory). */
 export async function readRegularFile(path: string): Promise<Buffer> {
   const handle = await openRegularFile(path);

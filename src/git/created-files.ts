@@ -5,7 +5,7 @@
 // under the write lock before the note is made, and dropped once a commit holds the note.
 import { join } from 'node:path';
 import { CACHE_DIR, cacheDir, ensureCacheDir } from '../core/cache-dir.js';
-import { readRegularText } from '../core/regular-file.js';
+import { readRegularFileSync } from '../core/regular-file.js';
 import { writeAtomic } from '../vault/write-note.js';
 import { badPlanPath } from './pending-plan.js';
 import { git, isGitAvailable } from './run-git.js';
@@ -15,7 +15,13 @@ const fileOf = (root: string) => join(cacheDir(root), FILE);
 
 /** The paths in the record; none when it is missing, unreadable, or tracked by git (a remote's). */
 async function readCreated(root: string): Promise<string[]> {
-  const text = await readRegularText(fileOf(root)).catch(() => undefined);
+  // Read synchronously: a small file in `.mem/`, looked for on every append to a day note.
+  let text: string | undefined;
+  try {
+    text = readRegularFileSync(fileOf(root)).toString('utf8');
+  } catch {
+    text = undefined;
+  }
   if (text === undefined) return [];
   let paths: unknown;
   try {

@@ -388,5 +388,7 @@ export class ExchangeWriter implements ExchangeSession {
     this.retryTimer = undefined;
     await this.serial(() => this.writeUnwritten());
     await this.commitNow();
+    // The journal keeps its file open across adds; closed last, once nothing more is written to it.
+    await this.journal.close();
   }
 }

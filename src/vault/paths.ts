@@ -1,5 +1,5 @@
-import { realpathSync } from 'node:fs';
-import { lstat, readdir, stat } from 'node:fs/promises';
+import { lstatSync, realpathSync, statSync } from 'node:fs';
+import { lstat, readdir } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
 import { MemError } from '../core/errors.js';
 import { ignoredReason, isIgnoredName } from '../core/ignored-path.js';
@@ -101,7 +101,8 @@ export async function findOnDisk(root: string, rel: string): Promise<string> {
 /**
  * Resolves a path given by a user, a model or a client to a file inside the vault, or refuses it.
  * The existing part of the path is resolved through symlinks and must stay inside realpath(root).
- * (realpath synchronously: one call of the C library's, where the thread pool's round trip cost more.)
+ * (realpath, lstat and stat synchronously: one system call each, where the thread pool's round trip
+ * cost more.)
  * `rel` is NFC, as the index keys notes; `abs` is the entry as stored on disk (see findOnDisk).
  */
 export async function resolveInVault(
@@ -125,7 +126,7 @@ export async function resolveInVault(
   let exists = true;
   for (;;) {
     try {
-      await lstat(existing);
+      lstatSync(existing);
       break;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
@@ -151,7 +152,7 @@ export async function resolveInVault(
     if (options.mustExist) throw new MemError('NOT_FOUND', `${rel}: no such file in the vault`);
     return { abs, rel };
   }
-  const info = await stat(abs);
+  const info = statSync(abs);
   if (info.isDirectory() && !options.allowDirs) throw invalid(userPath, 'is a folder, not a note');
   return { abs, rel };
 }

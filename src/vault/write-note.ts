@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import type { Stats } from 'node:fs';
+import { closeSync, fsync, lstatSync, type Stats, writeSync } from 'node:fs';
 import { link, lstat, mkdir, open, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { decodeUtf8 } from '../core/decode-utf8.js';
 import { MemError } from '../core/errors.js';
-import { openRegularFile, readRegularFile, readRegularFileStatSync } from '../core/regular-file.js';
+import { openRegularFileSync, readRegularFile, readRegularFileStatSync } from '../core/regular-file.js';
 import { writeError } from '../core/write-error.js';
 import { crashPoint } from './crash-point.js';
 import { tempPathFor } from './temp-name.js';
@@ -227,7 +227,13 @@ export async function appendVerified(
   let ours: string | undefined;
   // An append opens the path and would write through a symlink into whatever it names (a link a
   // remote committed in place of a day note), and git would then commit the link, not the text.
-  const found = await lstat(abs).catch(() => undefined);
+  // Synchronously: one system call, where a thread-pool round trip cost more (on every chat turn).
+  let found: Stats | undefined;
+  try {
+    found = lstatSync(abs);
+  } catch {
+    found = undefined;
+  }
   if (found?.isSymbolicLink())
     throw new MemError(
       'INVALID_PATH',
@@ -420,17 +426,21 @@ async function settledRead(abs: string, label: string): Promise<{ text: string; 
 
 /** Appends through O_APPEND, so the bytes go after whatever the file holds at that moment. */
 async function appendBytes(abs: string, text: string, label: string): Promise<void> {
-  const info = await lstat(abs);
+  // The lstat, open, write and close synchronously (a chat turn's line into the page cache: each
+  // was a thread-pool round trip costing more than the call); the fsync, which waits on the disk,
+  // through the pool.
+  const info = lstatSync(abs);
   if (info.isSymbolicLink()) {
     throw new MemError('INVALID_PATH', `${label} is a symlink; mem does not write through symlinks`);
   }
-  const handle = await openRegularFile(abs, 'append');
+  const fd = openRegularFileSync(abs, 'append');
   try {
-    await handle.writeFile(text);
-    await handle.sync();
+    const bytes = Buffer.from(text);
+    for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at);
+    await new Promise<void>((resolve, reject) => fsync(fd, (error) => (error ? reject(error) : resolve())));
   } catch (error) {
     throw writeError(label, error);
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }

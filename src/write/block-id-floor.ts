@@ -5,19 +5,23 @@
 // means the entry that was deleted, never the next one written.
 // Read and raised under the vault's write lock. It is a cache like the rest of `.mem/`: without it,
 // ids start above those in the note and those the vault's links cite (the caller's floor).
-import { rename, writeFile } from 'node:fs/promises';
+import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cacheDir, ensureCacheDir } from '../core/cache-dir.js';
-import { readRegularText } from '../core/regular-file.js';
+import { readRegularFileSync } from '../core/regular-file.js';
 import { tempPathFor } from '../vault/temp-name.js';
 import { blockIdNumber, MAX_CITED_ID } from './episode-entry.js';
 
 const FILE = 'block-ids.json';
 
-/** The floors of every note, as `.mem/block-ids.json` holds them; read once per write, under the lock. */
+/**
+ * The floors of every note, as `.mem/block-ids.json` holds them; read once per write, under the lock.
+ * Synchronously, as it is written: a small file in `.mem/`, where an open, an fstat, a read and a
+ * close through the thread pool cost more than the calls, on every chat turn.
+ */
 export async function readFloors(root: string): Promise<Record<string, number>> {
   try {
-    const data = JSON.parse(await readRegularText(join(cacheDir(root), FILE))) as unknown;
+    const data = JSON.parse(readRegularFileSync(join(cacheDir(root), FILE)).toString('utf8')) as unknown;
     return data !== null && typeof data === 'object' && !Array.isArray(data)
       ? (data as Record<string, number>)
       : {};
@@ -61,6 +65,6 @@ export async function raiseBlockIdFloor(
   const temp = tempPathFor(file);
   // Replaced by rename, so a reader never sees half a file; not synced: losing it costs nothing
   // the note and the vault's links do not still say.
-  await writeFile(temp, JSON.stringify(floors));
-  await rename(temp, file);
+  writeFileSync(temp, JSON.stringify(floors));
+  renameSync(temp, file);
 }

@@ -1,4 +1,5 @@
-import { lstat, readFile } from 'node:fs/promises';
+import { lstatSync, type Stats } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type MemConfig, speakerName } from '../core/config/config.js';
 import { MemError } from '../core/errors.js';
@@ -269,7 +270,7 @@ export async function appendToDay(
     // Only entries without a fixed id (an import's are derived from their content) are numbered.
     if (entries.some((e) => e.blockId === undefined) || recent.length > 0) tag = await deviceTag(root);
     // A note mem is about to make is mem's from now on, committed or not (git/created-files.ts).
-    const found = await lstat(abs).catch(() => undefined);
+    const found = lstatQuietly(abs);
     const made = found === undefined;
     if (made) await recordCreated(root, rel);
     if (onPlanned) {
@@ -305,6 +306,15 @@ export async function appendToDay(
   const ids = lines.map((line) => /\^([A-Za-z0-9-]+)$/.exec(line)?.[1] ?? '');
   // What to commit: the committed note (or the template) plus these lines, never a hand edit.
   return { path: rel, ids, lines, derive: deriveDay(template, lines, heading, ours), created: ours };
+}
+
+/** lstat, synchronously (one system call, not a thread-pool round trip); undefined when it fails. */
+function lstatQuietly(abs: string): Stats | undefined {
+  try {
+    return lstatSync(abs);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The day and the entry `remember` would write for `input` (secrets redacted, times zoned). */

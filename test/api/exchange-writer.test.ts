@@ -279,32 +279,39 @@ describe('ExchangeWriter', () => {
   });
 });
 
+// The journal writes through a descriptor it keeps open (node:fs writeSync and fsync): each of
+// its appends and fsyncs is recorded while `journalIo.ops` is set.
+const journalIo = vi.hoisted(() => ({ ops: undefined as string[] | undefined, fds: new Set<number>() }));
+vi.mock('node:fs', async (importOriginal) => {
+  const real = await importOriginal<typeof import('node:fs')>();
+  const openSync = (...args: Parameters<typeof real.openSync>): number => {
+    const fd = real.openSync(...args);
+    if (String(args[0]).endsWith('adds.jsonl')) journalIo.fds.add(fd);
+    else journalIo.fds.delete(fd);
+    return fd;
+  };
+  const writeSync = ((fd: number, data: Buffer, ...rest: never[]) => {
+    if (journalIo.ops && journalIo.fds.has(fd))
+      journalIo.ops.push(`append ${Object.keys(JSON.parse(String(data)) as object)[0]}`);
+    return (real.writeSync as (...args: unknown[]) => number)(fd, data, ...rest);
+  }) as typeof real.writeSync;
+  const fsync = ((fd: number, callback: (error: NodeJS.ErrnoException | null) => void) => {
+    if (journalIo.ops && journalIo.fds.has(fd)) journalIo.ops.push('sync');
+    real.fsync(fd, callback);
+  }) as typeof real.fsync;
+  const mocked = { openSync, writeSync, fsync };
+  return { ...real, ...mocked, default: { ...real, ...mocked } };
+});
+
 describe('the add journal on disk', () => {
-  /** Each journal append (its line's kind) and each fsync of a file handle, in order, while `fn` runs. */
+  /** Each journal append (its line's kind) and each fsync of the journal's file, in order, while `fn` runs. */
   async function journalOps(fn: () => Promise<unknown>): Promise<string[]> {
-    const { open: openFile } = await import('node:fs/promises');
-    const probe = await openFile(join(await makeVault({}), 'probe'), 'w');
-    const proto = Object.getPrototypeOf(probe) as {
-      appendFile: (data: string) => Promise<void>;
-      sync: () => Promise<void>;
-    };
-    await probe.close();
     const ops: string[] = [];
-    const appendFile = proto.appendFile;
-    const sync = proto.sync;
-    const appendSpy = vi.spyOn(proto, 'appendFile').mockImplementation(async function (this: unknown, data) {
-      ops.push(`append ${Object.keys(JSON.parse(String(data)) as object)[0]}`);
-      await appendFile.call(this, data);
-    });
-    const syncSpy = vi.spyOn(proto, 'sync').mockImplementation(async function (this: unknown) {
-      ops.push('sync');
-      await sync.call(this);
-    });
+    journalIo.ops = ops;
     try {
       await fn();
     } finally {
-      appendSpy.mockRestore();
-      syncSpy.mockRestore();
+      journalIo.ops = undefined;
     }
     return ops;
   }

@@ -29,6 +29,34 @@ vi.mock('node:fs/promises', async (importOriginal) => {
   return { ...real, open, default: { ...real, open } };
 });
 
+// The lock file is taken with synchronous calls (core/lock.ts): a descriptor opened for a path
+// matching `full` fails its writes the same way.
+const fullFds = vi.hoisted(() => new Set<number>());
+vi.mock('node:fs', async (importOriginal) => {
+  const real = await importOriginal<typeof import('node:fs')>();
+  const openSync = (...args: Parameters<typeof real.openSync>): number => {
+    const fd = real.openSync(...args);
+    if (disk.full?.test(String(args[0]))) fullFds.add(fd);
+    else fullFds.delete(fd);
+    return fd;
+  };
+  const failing =
+    <F extends (...args: never[]) => unknown>(write: F) =>
+    (...args: Parameters<F>): ReturnType<F> => {
+      if (typeof args[0] === 'number' && fullFds.has(args[0]))
+        throw Object.assign(new Error(`${disk.code}: no space left on device, write`), { code: disk.code });
+      return write(...args) as ReturnType<F>;
+    };
+  const writeSync = failing(real.writeSync);
+  const writeFileSync = failing(real.writeFileSync);
+  const closeSync = (fd: number) => {
+    fullFds.delete(fd);
+    real.closeSync(fd);
+  };
+  const mocked = { openSync, writeSync, writeFileSync, closeSync };
+  return { ...real, ...mocked, default: { ...real, ...mocked } };
+});
+
 afterEach(async () => {
   disk.full = undefined;
   disk.code = 'ENOSPC';
