@@ -236,14 +236,20 @@ export class VaultIndex {
   section(id: string): { note: Note; section: Section } | undefined {
     // A path may hold `#` itself: each split is tried, shortest path first.
     for (let hash = id.indexOf('#'); hash !== -1; hash = id.indexOf('#', hash + 1)) {
-      const note = this.notes.get(id.slice(0, hash));
-      if (!note) continue;
-      // A note from the cache decodes only that section.
-      const saved = savedSection(note, id);
-      const section = saved === 'not saved' ? sectionsOf(note).get(id) : saved;
-      if (section) return { note, section };
+      const found = this.sectionIn(id.slice(0, hash), id);
+      if (found) return found;
     }
     return undefined;
+  }
+
+  /** The section of that id in the note at `path`: no other note, whatever `#` the path holds. */
+  sectionIn(path: string, id: string): { note: Note; section: Section } | undefined {
+    const note = this.notes.get(path);
+    if (!note) return undefined;
+    // A note from the cache decodes only that section.
+    const saved = savedSection(note, id);
+    const section = saved === 'not saved' ? sectionsOf(note).get(id) : saved;
+    return section ? { note, section } : undefined;
   }
 
   /** Finds a section of `path` by anchor (`''`, heading text or `^id`); falls back to the first section. */

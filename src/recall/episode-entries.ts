@@ -18,23 +18,28 @@ export const isDayEntry = (note: Note, section: Section): boolean =>
 /**
  * Where an entry is, as one string that sorts as the entries do: date, time, note path, place in
  * the note (never the block id: `^e10` sorts before `^e2`, and ingested entries carry hash ids),
- * then the rest of its section id (`#^e3`). NUL separates the parts: no path, date or time holds
- * one, and it sorts before every other character, so the string order is the order of the parts.
+ * then its position among the note's sections counted down (two sections that start at the same
+ * place, a preamble and its first block, keep the note's order once the keys are reversed), then
+ * the rest of its section id (`#^e3`). NUL separates the parts: no path, date or time holds one,
+ * and it sorts before every other character, so the string order is the order of the parts.
  */
 const SEP = '\u0000';
-const START_DIGITS = 12;
+const DIGITS = 12;
+const LAST = 10 ** DIGITS - 1;
 
-function entryKey(note: Note, section: Section): string {
-  const start = String(section.start).padStart(START_DIGITS, '0');
+function entryKey(note: Note, section: Section, k: number): string {
+  const start = String(section.start).padStart(DIGITS, '0');
+  const down = String(LAST - k).padStart(DIGITS, '0');
   const rest = section.id.slice(note.path.length);
-  return `${section.date ?? ''}${SEP}${section.time ?? ''}${SEP}${note.path}${SEP}${start}${SEP}${rest}`;
+  return `${section.date ?? ''}${SEP}${section.time ?? ''}${SEP}${note.path}${SEP}${start}${SEP}${down}${SEP}${rest}`;
 }
 
-/** The section id of an entry's key: its path and the rest of the id, without the parts between. */
-function idOf(key: string): string {
+/** The note path and the section id of an entry's key. */
+function placeOf(key: string): { path: string; id: string } {
   const pathStart = key.indexOf(SEP, key.indexOf(SEP) + 1) + 1;
   const pathEnd = key.indexOf(SEP, pathStart);
-  return key.slice(pathStart, pathEnd) + key.slice(key.indexOf(SEP, pathEnd + 1) + 1);
+  const path = key.slice(pathStart, pathEnd);
+  return { path, id: path + key.slice(key.indexOf(SEP, key.indexOf(SEP, pathEnd + 1) + 1) + 1) };
 }
 
 const dateOf = (key: string) => key.slice(0, key.indexOf(SEP));
@@ -50,7 +55,9 @@ function entryKeysNewestFirst(index: VaultIndex): readonly string[] {
   return index.viewOf('episode-entries', episodes, () => {
     const keys: string[] = [];
     for (const note of episodes.notes.values()) {
-      for (const section of note.sections) if (isDayEntry(note, section)) keys.push(entryKey(note, section));
+      note.sections.forEach((section, k) => {
+        if (isDayEntry(note, section)) keys.push(entryKey(note, section, k));
+      });
     }
     return keys.sort().reverse();
   });
@@ -76,7 +83,8 @@ export function* entriesNewestFirst(
     const date = dateOf(key);
     if (range.to !== undefined && date > range.to) continue;
     if (range.from !== undefined && date < range.from) return;
-    const found = index.section(idOf(key));
+    const { path, id } = placeOf(key);
+    const found = index.sectionIn(path, id);
     if (found) yield found;
   }
 }

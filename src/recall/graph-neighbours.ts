@@ -84,7 +84,8 @@ const BACKLINK_NOTES = 1024;
 interface Backlink {
   /** The anchor the link names, without `#`, when it names one */
   subpath: string | undefined;
-  /** The id of the section the link is written in (undefined for a link from the note itself) */
+  /** The note the link is written in, and the id of its section (undefined for a link from the note itself) */
+  from: string;
   source: string | undefined;
 }
 
@@ -102,6 +103,7 @@ function backlinks(index: VaultIndex, path: string): Backlink[] {
   if (found === undefined) {
     found = index.graph.backlinks(path).map((edge) => ({
       subpath: edge.link.subpath?.replace(/^#/, ''),
+      from: edge.from,
       source: edge.from === path ? undefined : index.sectionByAnchor(edge.from, edge.section)?.section.id,
     }));
     if (kept.size >= BACKLINK_NOTES) kept.clear();
@@ -127,11 +129,11 @@ export function graphNeighbours(index: VaultIndex, note: Note, section: Section)
     found.push({ note: target.note, section: target.section, weight, reason: linkedFrom });
   }
   const linksTo = `links to [[${from}]]`;
-  for (const { subpath, source } of backlinks(index, note.path)) {
+  for (const { subpath, from: linkingPath, source } of backlinks(index, note.path)) {
     // A link from the note itself (source undefined), or one to another part of this note, says
     // little about this section.
     if (!source || (subpath && subpath !== section.anchor)) continue;
-    const linking = index.section(source);
+    const linking = index.sectionIn(linkingPath, source);
     if (!linking) continue;
     found.push({
       note: linking.note,
