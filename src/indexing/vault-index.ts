@@ -174,6 +174,8 @@ export class VaultIndex {
     if (known !== undefined) throw new Error(`"${name}" is already tracked as another kind`);
     const tracker = make();
     const json = this.savedTrackers?.trackers.get(name);
+    // Made now, it is saved as made: its saved text is no longer needed.
+    this.savedTrackers?.trackers.delete(name);
     const saved = json === undefined ? undefined : parseTracker(json);
     if (saved && saved.kind === (tracker instanceof Facet ? 'facet' : 'tally')) {
       // Restored as the cache saved it, then told of the notes changed since.
@@ -193,7 +195,11 @@ export class VaultIndex {
   saveTrackers(): SavedTrackers {
     this.trackDeclared();
     const pending = this.savedTrackers;
-    const out: SavedTrackers = pending && pending.changed.size === 0 ? new Map(pending.trackers) : new Map();
+    const out: SavedTrackers = new Map();
+    if (pending && pending.changed.size === 0) {
+      // Kept as saved, but never a line that does not parse: that tracker is made when asked for.
+      for (const [name, json] of pending.trackers) if (parseTracker(json)) out.set(name, json);
+    }
     for (const [name, tracker] of this.trackers) out.set(name, JSON.stringify(tracker.save()));
     return out;
   }
