@@ -21,6 +21,8 @@ class DecodedBudget {
   /** A table that holds saved notes takes part; weakly, so a table nobody closed still goes. */
   join(table: Generational): void {
     if (this.refs.has(table)) return;
+    // Tables collected without a close leave nothing behind (a turn drops them too, when bounded).
+    for (const known of this.tables) if (known.deref() === undefined) this.tables.delete(known);
     const ref = new WeakRef(table);
     this.refs.set(table, ref);
     this.tables.add(ref);

@@ -128,6 +128,7 @@ export class NoteTable implements ReadonlyMap<string, Note>, Generational {
     if (this.saved || this.held.size > 0) throw new Error('only an empty table takes a spill');
     this.saved = saved;
     closeWhenCollected.register(this, saved.fds, this);
+    DECODED_NOTES.join(this);
   }
 
   /** The note at `path`, held whole, was written to slot `slot` of the spill: it leaves the heap. */
