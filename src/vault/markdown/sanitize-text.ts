@@ -36,21 +36,29 @@ const EMOJI_ZWJ = String.raw`(?<=${PICTO}[\u{1F3FB}-\u{1F3FF}]?\uFE0F?)\u200D(?=
 const JOINING = String.raw`[\p{Script=Arabic}\p{Script=Syriac}\p{Script=Nko}\p{Script=Mongolian}\p{Script=Devanagari}\p{Script=Bengali}\p{Script=Gurmukhi}\p{Script=Gujarati}\p{Script=Oriya}\p{Script=Tamil}\p{Script=Telugu}\p{Script=Kannada}\p{Script=Malayalam}\p{Script=Sinhala}]`;
 /** Marks that show: an invisible one between a letter and what follows makes no context. */
 const MARK = String.raw`[\p{M}--\p{Default_Ignorable_Code_Point}]`;
-/**
- * A joining script's characters that show: its format characters (the Arabic number signs and
- * pound marks U+0600–0605 and U+0890–0891, the letter mark U+061C, Syriac's abbreviation mark,
- * Mongolian's vowel separator) are removed like every invisible one, so a non-joiner beside one
- * would be left beside whatever comes after its removal.
- */
+const SELECTOR = String.raw`[\uFE00-\uFE0F\u{E0100}-\u{E01EF}\u180B-\u180D\u180F]`;
+/** A joining script's characters that show: not its format characters, selectors or fillers. */
 const VISIBLE_JOINING = String.raw`[${JOINING}--\p{Cf}--\p{Default_Ignorable_Code_Point}]`;
 /** The letter (or digit) before a non-joiner, behind the marks on it: not itself a mark. */
 const JOINING_BASE = String.raw`[${VISIBLE_JOINING}--\p{M}]`;
 const LETTER_ZWNJ = String.raw`(?<=${JOINING_BASE}${MARK}*)\u200C(?=${VISIBLE_JOINING})`;
-const SELECTOR = String.raw`[\uFE00-\uFE0F\u{E0100}-\u{E01EF}\u180B-\u180D\u180F]`;
 const BASE = String.raw`[^\s\p{M}\p{Cf}\p{Default_Ignorable_Code_Point}\p{Cc}]`;
 const KEPT_SELECTOR = `(?<=${BASE}${MARK}*)${SELECTOR}`;
 const KEPT_INVISIBLE = `${FLAG_TAGS}|${EMOJI_ZWJ}|${LETTER_ZWNJ}|${KEPT_SELECTOR}`;
 const INVISIBLE_RUN = new RegExp(`(${KEPT_INVISIBLE})|${INVISIBLE.source}`, 'gv');
+/**
+ * The invisible characters no context keeps (all but the joiners, the selectors and the tag
+ * characters), removed first, so the rule above reads a kept one's neighbours as they will show;
+ * and a non-joiner stands only between letters that show. A joining script's own format
+ * characters (the Arabic number signs U+0600–0605 and marks U+0890–0891, U+061C, Syriac's
+ * abbreviation mark) and Mongolian's selectors counted as its letters: a non-joiner beside one was
+ * kept, then stood alone once it was removed; and one between the non-joiner and a letter made
+ * the letters join once both were gone.
+ */
+const NEVER_KEPT = new RegExp(
+  String.raw`[${INVISIBLE.source}--[\u200C\u200D]--${SELECTOR}--[\u{E0020}-\u{E007F}]]`,
+  'gv',
+);
 
 /**
  * `text` without invisible characters (see INVISIBLE), but for those that are part of what it shows
@@ -58,7 +66,9 @@ const INVISIBLE_RUN = new RegExp(`(${KEPT_INVISIBLE})|${INVISIBLE.source}`, 'gv'
  */
 export function removeInvisible(text: string): string {
   if (!INVISIBLE.test(text)) return text;
-  return text.replace(INVISIBLE_RUN, (_match, kept: string | undefined) => kept ?? '');
+  return text
+    .replace(NEVER_KEPT, '')
+    .replace(INVISIBLE_RUN, (_match, kept: string | undefined) => kept ?? '');
 }
 
 /** A UTF-16 surrogate without its partner: not a character; no file can store it. */
