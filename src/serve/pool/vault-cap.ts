@@ -6,10 +6,11 @@ import type { Vault } from '../../internal.js';
 export { boundDecodedNotes } from '../../internal.js';
 
 /**
- * What `mem serve --vaults` plans for each loaded vault: a vault of 1,000 notes costs some 3 MiB of
+ * What `mem serve --vaults` plans for each loaded vault: a vault of 1,000 notes costs some 2 MiB of
  * RSS after its first search (bench/results/pool.json), a month of daily notes about 1; larger
- * ones more, and each more as its searches decode notes (limits.decodedNotesMiB: some 12 MiB of
- * heap once a 1,000-note vault's searches have read every note), hence the margin.
+ * ones more, and each more as its searches fill its caches (some 7.5 MiB of heap once a
+ * 1,000-note vault's searches have read every note; the decoded notes of all vaults together stay
+ * within --decoded-notes-mib), hence the margin.
  */
 export const MIB_PER_VAULT = 8;
 
