@@ -1,4 +1,13 @@
-import { closeSync, constants, fstatSync, openSync, readFileSync, type Stats, statSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  type Stats,
+  statSync,
+} from 'node:fs';
 import { type FileHandle, open, stat } from 'node:fs/promises';
 import { MemError } from './errors.js';
 
@@ -125,4 +134,17 @@ function describeOpenErrorSync(path: string, error: unknown): unknown {
   if ((error as NodeJS.ErrnoException).code !== 'ENXIO') return error;
   const info = statSync(path, { throwIfNoEntry: false });
   return info && !info.isFile() ? notRegularFile(path, info) : error;
+}
+
+/**
+ * The entry at `path` (not following a final symlink when `link`), or undefined when there is none
+ * or it cannot be looked at: synchronously, one system call, where a thread-pool round trip costs
+ * more (the vault walk stats every note; an add looks at its day note).
+ */
+export function statOrUndefined(path: string, link = false): Stats | undefined {
+  try {
+    return (link ? lstatSync : statSync)(path, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
 }

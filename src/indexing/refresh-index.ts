@@ -1,7 +1,7 @@
-import { lstatSync, realpathSync, type Stats, statSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import { ensureCacheDir } from '../core/cache-dir.js';
-import { readRegularFileSync } from '../core/regular-file.js';
+import { readRegularFileSync, statOrUndefined } from '../core/regular-file.js';
 import type { Note } from '../core/types.js';
 import type { VaultLayout } from '../vault/layout.js';
 import { appendToNote, keepAppendState } from '../vault/markdown/append-note.js';
@@ -120,7 +120,7 @@ export async function refreshPaths(
     // The file may be stored with NFD names (written on macOS); the index keys it by its NFC path.
     const abs = await findOnDisk(root, rel);
     // Synchronously: one system call, where a thread-pool round trip cost more (on every chat turn).
-    const info = statQuietly(abs, index.followSymlinks);
+    const info = statOrUndefined(abs, !index.followSymlinks);
     // lstat follows a symlinked folder on the way: a file reached through one may lie outside the
     // vault, and readVault never lists it, so a watcher's event for it must not index it either
     // (unless the vault follows symlinks on purpose).
@@ -133,15 +133,6 @@ export async function refreshPaths(
   // A write's note (a chat turn's day) is read as an append to the version indexed when it is one.
   await readInto(index, toRead, stats, changed, undefined, true);
   return stats;
-}
-
-/** stat (following links) or lstat; undefined when it fails. */
-function statQuietly(abs: string, follow: boolean | undefined): Stats | undefined {
-  try {
-    return follow ? statSync(abs) : lstatSync(abs);
-  } catch {
-    return undefined;
-  }
 }
 
 /** Whether `abs`, with every symlink resolved, is still below the vault's own folder. */

@@ -1,6 +1,7 @@
-import { type Dirent, readdirSync, realpathSync, type Stats, statSync } from 'node:fs';
+import { type Dirent, readdirSync, realpathSync } from 'node:fs';
 import { resolve, sep } from 'node:path';
 import { isIgnoredName, isIgnoredPath } from '../core/ignored-path.js';
+import { statOrUndefined } from '../core/regular-file.js';
 import { tempWriterPid } from './temp-name.js';
 
 export { isIgnoredPath } from '../core/ignored-path.js';
@@ -126,15 +127,6 @@ export async function walkVault(root: string, options: ReadVaultOptions, visit: 
 }
 
 const isMarkdownName = (name: string) => name.endsWith('.md') || name.toLowerCase().endsWith('.md');
-
-/** A note removed or unreadable between the listing and the stat is not part of the vault now. */
-function statOrUndefined(path: string): Stats | undefined {
-  try {
-    return statSync(path, { throwIfNoEntry: false });
-  } catch {
-    return undefined;
-  }
-}
 
 function realpathOr<T>(path: string, fallback: T): string | T {
   try {

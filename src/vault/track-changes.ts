@@ -5,10 +5,8 @@
 import {
   type Dirent,
   type FSWatcher,
-  lstatSync,
   readdirSync,
   readFileSync,
-  type Stats,
   statfsSync,
   statSync,
   unlinkSync,
@@ -18,6 +16,7 @@ import {
 import { resolve, sep } from 'node:path';
 import { CACHE_DIR, ensureCacheDir } from '../core/cache-dir.js';
 import { isIgnoredName } from '../core/ignored-path.js';
+import { statOrUndefined } from '../core/regular-file.js';
 
 /** What a caller does next: re-read these vault paths, or walk the whole vault (calling `onFolder` for each folder) */
 export type TrackedChanges = { paths: string[] } | { walk: FolderHook };
@@ -381,14 +380,5 @@ class InotifyTracker implements ChangeTracker {
 
   private abs(rel: string): string {
     return rel === '' ? this.root : `${this.root}${sep}${rel.split('/').join(sep)}`;
-  }
-}
-
-/** The entry at `path` (not following a final symlink when `link`), or undefined when there is none. */
-function statOrUndefined(path: string, link = false): Stats | undefined {
-  try {
-    return (link ? lstatSync : statSync)(path, { throwIfNoEntry: false });
-  } catch {
-    return undefined;
   }
 }

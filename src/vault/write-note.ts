@@ -5,7 +5,12 @@ import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { decodeUtf8 } from '../core/decode-utf8.js';
 import { MemError } from '../core/errors.js';
-import { openRegularFileSync, readRegularFile, readRegularFileStatSync } from '../core/regular-file.js';
+import {
+  openRegularFileSync,
+  readRegularFile,
+  readRegularFileStatSync,
+  statOrUndefined,
+} from '../core/regular-file.js';
 import { writeError } from '../core/write-error.js';
 import { crashPoint } from './crash-point.js';
 import { tempPathFor } from './temp-name.js';
@@ -228,12 +233,7 @@ export async function appendVerified(
   // An append opens the path and would write through a symlink into whatever it names (a link a
   // remote committed in place of a day note), and git would then commit the link, not the text.
   // Synchronously: one system call, where a thread-pool round trip cost more (on every chat turn).
-  let found: Stats | undefined;
-  try {
-    found = lstatSync(abs);
-  } catch {
-    found = undefined;
-  }
+  const found = statOrUndefined(abs, true);
   if (found?.isSymbolicLink())
     throw new MemError(
       'INVALID_PATH',

@@ -1,9 +1,8 @@
-import { lstatSync, type Stats } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type MemConfig, speakerName } from '../core/config/config.js';
 import { MemError } from '../core/errors.js';
-import { readRegularText } from '../core/regular-file.js';
+import { readRegularText, statOrUndefined } from '../core/regular-file.js';
 import { TEMPLATES_DIR } from '../core/templates-dir.js';
 import type { DeriveContent } from '../git/commit-paths.js';
 import { commitWrite, type WriteCommit } from '../git/commit-write.js';
@@ -270,7 +269,7 @@ export async function appendToDay(
     // Only entries without a fixed id (an import's are derived from their content) are numbered.
     if (entries.some((e) => e.blockId === undefined) || recent.length > 0) tag = await deviceTag(root);
     // A note mem is about to make is mem's from now on, committed or not (git/created-files.ts).
-    const found = lstatQuietly(abs);
+    const found = statOrUndefined(abs, true);
     const made = found === undefined;
     if (made) await recordCreated(root, rel);
     if (onPlanned) {
@@ -306,15 +305,6 @@ export async function appendToDay(
   const ids = lines.map((line) => /\^([A-Za-z0-9-]+)$/.exec(line)?.[1] ?? '');
   // What to commit: the committed note (or the template) plus these lines, never a hand edit.
   return { path: rel, ids, lines, derive: deriveDay(template, lines, heading, ours), created: ours };
-}
-
-/** lstat, synchronously (one system call, not a thread-pool round trip); undefined when it fails. */
-function lstatQuietly(abs: string): Stats | undefined {
-  try {
-    return lstatSync(abs);
-  } catch {
-    return undefined;
-  }
 }
 
 /** The day and the entry `remember` would write for `input` (secrets redacted, times zoned). */
