@@ -2,11 +2,13 @@ import {
   closeSync,
   constants,
   fstatSync,
+  fsync,
   lstatSync,
   openSync,
   readFileSync,
   type Stats,
   statSync,
+  writeSync,
 } from 'node:fs';
 import { type FileHandle, open, stat } from 'node:fs/promises';
 import { MemError } from './errors.js';
@@ -84,6 +86,20 @@ export function openRegularFileSync(path: string, mode: 'read' | 'append' = 'rea
     throw error;
   }
   return fd;
+}
+
+/** Writes all of `text` at a descriptor openRegularFileSync gave (a short write is written on). */
+export function writeAllSync(fd: number, text: string): void {
+  const bytes = Buffer.from(text);
+  for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at);
+}
+
+/**
+ * fsync of a descriptor openRegularFileSync gave, through the thread pool (it waits on the disk),
+ * where the small calls around it are synchronous.
+ */
+export function fsyncDescriptor(fd: number): Promise<void> {
+  return new Promise((resolve, reject) => fsync(fd, (error) => (error ? reject(error) : resolve())));
 }
 
 /** The bytes of a regular file (refusing a FIFO, socket, device or directory). */

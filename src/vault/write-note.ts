@@ -1,15 +1,17 @@
 import { createHash } from 'node:crypto';
-import { closeSync, fsync, lstatSync, type Stats, writeSync } from 'node:fs';
+import { closeSync, lstatSync, type Stats } from 'node:fs';
 import { link, lstat, mkdir, open, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { decodeUtf8 } from '../core/decode-utf8.js';
 import { MemError } from '../core/errors.js';
 import {
+  fsyncDescriptor,
   openRegularFileSync,
   readRegularFile,
   readRegularFileStatSync,
   statOrUndefined,
+  writeAllSync,
 } from '../core/regular-file.js';
 import { writeError } from '../core/write-error.js';
 import { crashPoint } from './crash-point.js';
@@ -435,9 +437,8 @@ async function appendBytes(abs: string, text: string, label: string): Promise<vo
   }
   const fd = openRegularFileSync(abs, 'append');
   try {
-    const bytes = Buffer.from(text);
-    for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at);
-    await new Promise<void>((resolve, reject) => fsync(fd, (error) => (error ? reject(error) : resolve())));
+    writeAllSync(fd, text);
+    await fsyncDescriptor(fd);
   } catch (error) {
     throw writeError(label, error);
   } finally {

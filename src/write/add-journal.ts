@@ -1,7 +1,7 @@
-import { closeSync, fstatSync, fsync, mkdirSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync } from 'node:fs';
 import { rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { openRegularFileSync, readRegularText } from '../core/regular-file.js';
+import { fsyncDescriptor, openRegularFileSync, readRegularText, writeAllSync } from '../core/regular-file.js';
 import { crashPoint } from '../vault/crash-point.js';
 
 /** One entry of an exchange, as it will be remembered. */
@@ -17,10 +17,6 @@ export interface JournalRecord {
   /** When the exchange happened (ISO 8601); decides the daily note and the entry times */
   at: string;
   entries: JournalEntry[];
-}
-
-function fsyncFd(fd: number): Promise<void> {
-  return new Promise((resolve, reject) => fsync(fd, (error) => (error ? reject(error) : resolve())));
 }
 
 type Line =
@@ -154,10 +150,9 @@ export class AddJournal {
       const fd = this.openFd();
       try {
         // A line of a few hundred bytes into the page cache: written here, not on the thread pool.
-        const bytes = Buffer.from(`${JSON.stringify(line)}\n`);
-        for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at);
+        writeAllSync(fd, `${JSON.stringify(line)}\n`);
         // An fsync keeps every line written before it too (see add).
-        if (sync === true) await fsyncFd(fd);
+        if (sync === true) await fsyncDescriptor(fd);
       } catch (error) {
         // Whatever failed (a full disk, a closed descriptor), the next line opens the file again.
         this.closeFd();
@@ -204,7 +199,7 @@ export class AddJournal {
       // The descriptor the lines went through (or, replaced since, the file as it is now).
       const fd = this.openFd();
       try {
-        await fsyncFd(fd);
+        await fsyncDescriptor(fd);
       } catch (error) {
         this.closeFd();
         throw error;
