@@ -219,7 +219,7 @@ async function servePool(
   vaults: string,
   options: ServeCliOptions,
   io: CliIO,
-  { VaultPool, defaultMaxVaults, boundDecodedNotes }: VaultPoolModule,
+  { VaultPool, defaultMaxVaults }: VaultPoolModule,
   onError: (error: unknown) => void,
 ): Promise<Served> {
   const dir = resolve(io.cwd, vaults);
@@ -236,7 +236,8 @@ async function servePool(
   // The folder of vaults is claimed as one: two servers on it each loaded, replayed and
   // committed the same users' vaults.
   await claimOrRefuse(dir);
-  boundDecodedNotes(
+  // The pool module has loaded internal.js already: this import reads no file.
+  (await import('../../internal.js')).boundDecodedNotes(
     options.decodedNotesMib === undefined
       ? undefined
       : parsePositiveInt(options.decodedNotesMib, '--decoded-notes-mib'),

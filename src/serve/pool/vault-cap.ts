@@ -3,8 +3,6 @@
 import os from 'node:os';
 import type { Vault } from '../../internal.js';
 
-export { boundDecodedNotes } from '../../internal.js';
-
 /**
  * What `mem serve --vaults` plans for each loaded vault: a vault of 1,000 notes costs some 2 MiB of
  * RSS after its first search (bench/results/pool.json), a month of daily notes about 1; larger

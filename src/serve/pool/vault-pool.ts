@@ -28,7 +28,7 @@ import {
 } from './vault-source.js';
 import { checkSettings, readTemplate, type VaultSettings, withSettings } from './vault-template.js';
 
-export { boundDecodedNotes, defaultMaxVaults, MIB_PER_VAULT } from './vault-cap.js';
+export { defaultMaxVaults, MIB_PER_VAULT } from './vault-cap.js';
 
 export interface VaultPoolOptions {
   /** The folder holding `<agent_id>/<user_id>/` vaults */
