@@ -79,10 +79,19 @@ export function* entriesNewestFirst(
   index: VaultIndex,
   range: { from?: string; to?: string } = {},
 ): Generator<{ note: Note; section: Section }> {
-  for (const key of entryKeysNewestFirst(index)) {
-    const date = dateOf(key);
-    if (range.to !== undefined && date > range.to) continue;
-    if (range.from !== undefined && date < range.from) return;
+  const keys = entryKeysNewestFirst(index);
+  // A key starts with its date: the entries after `to` are the keys above `to` and anything after
+  // it, skipped by a binary search; those before `from` are the keys below `from`.
+  const after = range.to === undefined ? undefined : `${range.to}\uffff`;
+  let lo = 0;
+  for (let hi = keys.length; after !== undefined && lo < hi; ) {
+    const mid = (lo + hi) >>> 1;
+    if ((keys[mid] as string) > after) lo = mid + 1;
+    else hi = mid;
+  }
+  for (let k = lo; k < keys.length; k++) {
+    const key = keys[k] as string;
+    if (range.from !== undefined && key < range.from) return;
     const { path, id } = placeOf(key);
     const found = index.sectionIn(path, id);
     if (found) yield found;
