@@ -5,7 +5,8 @@
 // scale|locomo|chinese|paraphrase (a full run of one part, merged into results.json),
 // MEM_BENCH_EMBEDDINGS (a real endpoint for the paraphrase and LoCoMo parts, bench/bench-embeddings.mjs),
 // --scale[=100k] (only the side-by-side scale run with qmd, ripgrep and MiniSearch: 1k and 10k, or
-// every size up to the one given; written to bench/results/scale.json, SCALE.md and scale-*.svg),
+// every size up to the one given, after the pool below (SCALE_POOL=0 skips it); written to
+// bench/results/scale.json, SCALE.md and scale-*.svg),
 // --only vectors (the vector cache at 10k and 100k notes, on its own: bench/results/vectors.json),
 // --only cluster (three servers behind HAProxy with vaults moving and a server killed, on its own:
 // bench/results/cluster.json; HAProxy and git must be installed),
@@ -94,6 +95,8 @@ async function main() {
     const sizes = quick ? [1000] : scaleSizes(values.scale);
     // Progress goes to stderr: a long run says where it is; stdout gets the table at the end.
     const progress = (line) => process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+    // The pool first (POOL_VAULTS; SCALE_POOL=0 keeps the last pool.json), so the report shows it.
+    if (process.env['SCALE_POOL'] !== '0') await benchPool({ quick, log: progress });
     const { written } = await runScalePeers({ sizes, quick, resultsDir: RESULTS, log: progress });
     log(await readFile(written.find((f) => /SCALE\.md/.test(f)) ?? '', 'utf8'));
     log(`written: ${written.join(', ')}`);

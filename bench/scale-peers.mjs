@@ -17,6 +17,7 @@ import { measureNative, measureNode, procCpuMs } from './measure-process.mjs';
 import { findQmd, findRipgrep, memCli } from './peers.mjs';
 import { makeMessages, makeQueries } from './queries.mjs';
 import { renderScaleMarkdown, scaleCharts } from './scale-report.mjs';
+import { benchAdds, benchQmdResident, procRss } from './scale-serving.mjs';
 import { median, mib, percentile, round } from './stats.mjs';
 import { SYNTH_NOW, writeSynthVault } from './synth-vault.mjs';
 
@@ -82,12 +83,6 @@ export function grepTerms(query) {
     .split(/[\s,.;:!?，。！？、～“”"'()（）]+/u)
     .map((t) => t.trim())
     .filter((t) => t.length > 0);
-}
-
-async function procRss(pid) {
-  const text = await readFile(`/proc/${pid}/status`, 'utf8');
-  const kib = (key) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? Number.NaN);
-  return { rssBytes: kib('VmRSS') * 1024, peakRssBytes: kib('VmHWM') * 1024 };
 }
 
 /** @returns {Promise<{ partial?: boolean }>} */
@@ -238,6 +233,7 @@ export async function benchServe(cli, root, queries, passes, reps, now) {
         break;
       }
     }
+    const afterOpen = await procRss(child.pid);
     await load(url, child.pid, passes.warmup, 1);
     const idleFrom = await procCpuMs(child.pid);
     await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
@@ -270,6 +266,7 @@ export async function benchServe(cli, root, queries, passes, reps, now) {
         serverCpuMs: p(served.serverCpuMs),
         wallMs: p(served.wallMs),
       },
+      rssAfterOpenMiB: mib(afterOpen.rssBytes),
       rssMiB: mib(memory.rssBytes),
       peakRssMiB: mib(memory.peakRssBytes),
     };
@@ -436,6 +433,25 @@ async function benchSize(total, { cli, qmd, rg, quick, log }) {
       );
     } else log(`  daemon: none below daemon.minNotes (${DAEMON_DEFAULTS.minNotes} notes)`);
 
+    // qmd's resident process asked what `mem serve` was asked, in the same order.
+    const qmdResident = qmd
+      ? await benchQmdResident(
+          qmd,
+          qmdEnv,
+          Object.values(passes).flatMap((bodies) => bodies.map((b) => b.query)),
+        )
+      : null;
+    if (qmdResident)
+      log(
+        `  qmd mcp: RSS ${qmdResident.rssAfterOpenMiB} MiB after the first answer, ${qmdResident.rssAfterQueriesMiB} MiB after ${qmdResident.queries} queries; ${qmdResident.cpuMsPerQuery} ms CPU a query (${elapsed()})`,
+      );
+
+    // Last, as it writes to the vault: a day of chat adds to `mem serve`.
+    const adds = await benchAdds(cli, root, queries[0] ?? 'coffee', now);
+    log(
+      `  mem serve adds: CPU ${adds.cpuMsPerAdd.first} → ${adds.cpuMsPerAdd.last} ms an add (first → last hundred), burst ${adds.burst.cpuMsPerAdd} ms; RSS ${adds.rssAfterOpenMiB} → ${adds.rssAfterBurstMiB} MiB (${elapsed()})`,
+    );
+
     const procSummary = (runs) => ({
       runs: runs.length,
       cpuMs: p(runs.map((r) => r.cpuMs)),
@@ -489,6 +505,8 @@ async function benchSize(total, { cli, qmd, rg, quick, log }) {
       serve,
       serveWorkers,
       daemon,
+      qmdResident,
+      adds,
     };
   } finally {
     await rm(root, { recursive: true, force: true });
@@ -544,6 +562,11 @@ export async function runScalePeers({ sizes, quick, resultsDir, log }) {
   const vaults = [...previous.filter((v) => !sizes.includes(v.notes)), ...measured].sort(
     (a, b) => a.notes - b.notes,
   );
+  // The pool's figure (bench/vault-pool.mjs, run before the sizes by `--scale`), shown beside them.
+  const pool = await readFile(new URL(`pool.json${suffix}`, resultsDir), 'utf8').then(
+    JSON.parse,
+    () => undefined,
+  );
   const results = {
     ranAt: new Date().toISOString(),
     mode: quick ? 'quick' : 'full',
@@ -555,6 +578,7 @@ export async function runScalePeers({ sizes, quick, resultsDir, log }) {
     },
     notices,
     vaults,
+    ...(pool ? { pool } : {}),
   };
   /** @type {[string, string][]} */
   const files = [[`scale.json${suffix}`, `${formatJson(results)}\n`]];

@@ -106,6 +106,33 @@ function rows(vaults) {
       '`/memory/search` requests/s at 1 / 8 clients without workers',
       (v) => `${v.serve.memorySearch.one.perSecond}/s / ${v.serve.memorySearch.eight.perSecond}/s`,
     ],
+    ['in-process `openVault` from the cache, CPU', (v) => time(v.inProcess.openCpuMs)],
+    [
+      'RSS of the serving process after its first answer / after the queries: `mem serve`',
+      (v) =>
+        v.serve.rssAfterOpenMiB == null ? '–' : `${size(v.serve.rssAfterOpenMiB)} / ${size(v.serve.rssMiB)}`,
+    ],
+    [
+      'the same: `qmd mcp` asked the same queries (CPU per query)',
+      (v) =>
+        v.qmdResident
+          ? `${size(v.qmdResident.rssAfterOpenMiB)} / ${size(v.qmdResident.rssAfterQueriesMiB)} (${time(v.qmdResident.cpuMsPerQuery)})`
+          : '–',
+    ],
+    [
+      '`/memory/add`, server CPU per add: first → last hundred of 1,000; 8-client burst of 1,000 more',
+      (v) =>
+        v.adds
+          ? `${time(v.adds.cpuMsPerAdd.first)} → ${time(v.adds.cpuMsPerAdd.last)}; ${time(v.adds.burst.cpuMsPerAdd)}`
+          : '–',
+    ],
+    [
+      '`mem serve` RSS: after open → after 1,000 adds → after the burst (ratio to open)',
+      (v) =>
+        v.adds
+          ? `${size(v.adds.rssAfterOpenMiB)} → ${size(v.adds.rssAfterAddsMiB)} → ${size(v.adds.rssAfterBurstMiB)} (${ratio(v.adds.ratioRssAfterBurstToOpen)})`
+          : '–',
+    ],
     [
       'RSS: `mem serve --workers 1` after the load',
       (v) => (v.serveWorkers ? size(v.serveWorkers.rssMiB) : '–'),
@@ -153,12 +180,15 @@ export function renderScaleMarkdown(results) {
     '',
     table.join('\n'),
     '',
+    ...(results.pool ? [poolLine(results.pool, '../../docs/'), ''] : []),
     'How each number is taken:',
     '',
     '- **CPU** is user + system time of the whole process (every thread), read inside it at exit (`bench/usage-hook.mjs`); `rg`’s from bash’s `times`. In process, the CPU time of one synchronous call. Medians unless p95 is named.',
     '- **Paired ratios**: mem and the peer run one after the other on the same input, the order alternating (rotating with three tools); the ratio is the median of the per-pair ratios. Above 1× mem costs more.',
     '- **Cold index**: `mem index --rebuild` with `.mem/` deleted (read, parse, index every note, write the cache) against `qmd collection add` into an empty qmd index (its SQLite FTS5 BM25 index; no embeddings).',
     '- **Process query**: `mem recall <q> -k 8 --json --no-server` (opens the vault in its own process, as a command does where no server or daemon answers: loads the cache, then walks and `stat`s every note so the answer is never stale) against `qmd search <q> -n 8 --format json` (BM25 over its SQLite index; it does not look at the files) and `rg -l -i -F -g "*.md" -e <word>…` (every note read each time, no ranking). qmd runs as `node dist/cli/qmd.js`, without its `bin/qmd` launcher’s second process.',
+    '- **Resident servers**: `mem serve` RSS (`VmRSS`) after its first full answer and after the load below; `qmd mcp` (its MCP server on stdio, the index open for good) asked the same queries one at a time as `tools/call query` with one `lex` (BM25) sub-search, rerank off, limit 8: its RSS after the first answer and after them all, and its CPU per query from `/proc/<pid>/stat`.',
+    '- **Adds**: a `mem serve` of its own (after its first full answer), then 1,000 `POST /memory/add` exchanges (2 entries each) from one client to one day, the server CPU per add for each hundred, then 1,000 more from 8 clients at once; RSS after open, after the 1,000 and after the burst.',
     "- **In process**: one warm `openVault` in a fresh process, garbage collected once after opening; `vault.recall(q)` for every query, then `vault.compile`, with nothing else in the heap. Then plain MiniSearch (`new MiniSearch({ fields: ['text'] })` over each note’s whole text, `search(q)` with default options) is built in the same process and alternates with `vault.recall(q)` query by query, for the paired ratio and MiniSearch’s own figures (measured beside it, mem’s p95 carried MiniSearch’s garbage collection: V8 collects on helper threads, and a process’s CPU time counts them). MiniSearch’s RSS is a separate process that only reads and indexes the notes.",
     '- **Serve**: `mem serve --port 0` until it prints its URL (wall), then `POST /memory/search` `{query, limit: 8}` over loopback (plain `node:http` clients on kept-alive connections, on the same 2 cores: `fetch` cost them 1.0 ms of CPU a request against 0.3 ms) until an answer is not marked `partial` (the first full answer), 20 warm-up requests, its idle CPU over 2 s, then one client, then eight at once (an unmeasured pass of eight first, to warm every thread that answers them, with `--workers` alike). Every pass asks queries the server has not been asked before, in the shapes of the in-process ones (a companion asks something new every turn; a pass that repeated the last one measured one thread’s lists kept for those very queries); server CPU per request from `/proc/<pid>/stat` (all of the server’s CPU during the load, divided by the requests); RSS (`VmRSS`) after the load.',
     '- **Read workers**: `mem serve --port 0 --workers 1`, then `/health` polled until its worker has opened the vault (wall time from the start), 20 warm-up requests, then one client and eight at once as above (the same passes of new queries); how many of the requests the worker answered and how many the server’s own thread did, from `/health`; RSS after the load (both copies of the index).',
@@ -175,6 +205,19 @@ export function renderScaleMarkdown(results) {
   ].join('\n')}`;
 }
 
+/** `103 / 238 MiB`, or each in its own unit past a GiB. */
+const mibPair = (a, b) =>
+  a < 1024 && b < 1024 ? `${Math.round(a)} / ${Math.round(b)} MiB` : `${size(a)} / ${size(b)}`;
+
+/**
+ * The pool's line under the headline (bench/vault-pool.mjs, pool.json): one server holding many
+ * vaults, what a loaded vault costs it and what a reopen after eviction costs.
+ */
+export function poolLine(pool, docs = 'docs/') {
+  if (!pool) return undefined;
+  return `A pool (\`mem serve --vaults\`, [many users](${docs}many-servers.md)): ${pool.vaults.toLocaleString('en')} vaults of ${pool.notesPerVault.toLocaleString('en')} notes in one server cost ${pool.rssPerLoadedVaultMiB} MiB of RSS each loaded, ${size(pool.extrapolated1000VaultsMiB)} for 1,000 (extrapolated); a vault reopened after idle eviction answers in ${time(pool.reopenAfterEviction.cpuP50Ms)} of server CPU (p50), ${time(pool.reopenAfterEviction.p50Ms)} wall. From \`npm run bench -- --only pool\` (\`bench/results/pool.json\`), ${pool.ranAt.slice(0, 10)}.`;
+}
+
 /** 2.2 ms, 19 ms: two significant digits, for the headline's in-process figures. */
 const two = (ms) => (ms == null || !Number.isFinite(ms) ? '–' : String(Number(ms.toPrecision(2))));
 
@@ -182,7 +225,7 @@ const two = (ms) => (ms == null || !Number.isFinite(ms) ? '–' : String(Number(
  * The headline table: the two largest vaults, memvault beside qmd, with the run's date and machine.
  * It stands in the README and in docs/benchmarks.md; `docs` is the path from the page to docs/.
  */
-export function renderHeadline(results, docs = 'docs/') {
+export function renderHeadline(results, docs = 'docs/', pool = undefined) {
   const vaults = results.vaults.slice(-2);
   const head = vaults.flatMap((v) => [`${v.notes.toLocaleString('en')} notes: memvault`, 'qmd (BM25)']);
   /** @type {[string, (v: any) => string, (v: any) => string][]} */
@@ -232,14 +275,25 @@ export function renderHeadline(results, docs = 'docs/') {
         `${v.serve.memorySearch.eight.perSecond} / ${v.serveWorkers ? v.serveWorkers.memorySearch.eight.perSecond : '–'}`,
       () => '–',
     ],
+    ['open from the cache, in process, CPU', (v) => time(v.inProcess.openCpuMs), () => '–'],
     [
-      'RSS after open, in process / `mem serve` after the load',
-      (v) => {
-        const [open, served] = [v.inProcess.rssAfterOpenMiB, v.serve.rssMiB];
-        return open < 1024 && served < 1024
-          ? `${Math.round(open)} / ${Math.round(served)} MiB`
-          : `${size(open)} / ${size(served)}`;
-      },
+      'resident server (`mem serve` / `qmd mcp`): RSS after open / after the queries',
+      (v) => (v.serve.rssAfterOpenMiB == null ? '–' : mibPair(v.serve.rssAfterOpenMiB, v.serve.rssMiB)),
+      (v) => (v.qmdResident ? mibPair(v.qmdResident.rssAfterOpenMiB, v.qmdResident.rssAfterQueriesMiB) : '–'),
+    ],
+    [
+      'resident server: CPU per query',
+      (v) => time(v.serve.memorySearch.one.serverCpuMsPerRequest),
+      (v) => (v.qmdResident ? time(v.qmdResident.cpuMsPerQuery) : '–'),
+    ],
+    [
+      '`/memory/add`, server CPU per add: first → last hundred of 1,000',
+      (v) => (v.adds ? `${two(v.adds.cpuMsPerAdd.first)} → ${two(v.adds.cpuMsPerAdd.last)} ms` : '–'),
+      () => '–',
+    ],
+    [
+      '`mem serve` RSS after 1,000 adds and a burst of 1,000 more, ÷ after open',
+      (v) => (v.adds ? ratio(v.adds.ratioRssAfterBurstToOpen) : '–'),
       () => '–',
     ],
   ];
@@ -262,6 +316,7 @@ export function renderHeadline(results, docs = 'docs/') {
     ...spec.map(
       ([label, mem, qmd]) => `| ${label} | ${vaults.flatMap((v) => [mem(v), qmd(v)]).join(' | ')} |`,
     ),
+    ...(pool ? ['', poolLine(pool, docs)] : []),
   ].join('\n');
 }
 
@@ -349,6 +404,7 @@ export function scaleCharts(results) {
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const dir = new URL('./results/', import.meta.url);
   const results = JSON.parse(await readFile(new URL('scale.json', dir), 'utf8'));
+  const pool = await readFile(new URL('pool.json', dir), 'utf8').then(JSON.parse, () => undefined);
   await writeFile(new URL('SCALE.md', dir), renderScaleMarkdown(results));
   for (const [name, svg] of Object.entries(scaleCharts(results))) await writeFile(new URL(name, dir), svg);
   const pages = { '../../README.md': 'docs/', '../../docs/benchmarks.md': '' };
@@ -356,7 +412,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     const url = new URL(page, dir);
     await writeFile(
       url,
-      replaceBetween(await readFile(url, 'utf8'), HEADLINE, renderHeadline(results, docs)),
+      replaceBetween(await readFile(url, 'utf8'), HEADLINE, renderHeadline(results, docs, pool)),
     );
   }
   process.stdout.write(
