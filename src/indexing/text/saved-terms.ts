@@ -102,12 +102,14 @@ export class SavedTerms implements TermMap {
    * come back), the Map's hash of the string answers before the dictionaries are probed
    */
   private readonly made = new Map<string, TermData>();
-  /** Per saved term: 1 once deleted (a term added again comes after the saved ones, as in a Map) */
-  private readonly deleted: Uint8Array;
-  /** Per saved term: 1 when its object is the radix tree's (a term not kept out of it: fillTree) */
-  private readonly inTree: Uint8Array;
+  /**
+   * Per saved term, two flags in one byte (one array, not two, in every loaded vault): DELETED once
+   * deleted (a term added again comes after the saved ones, as in a Map), IN_TREE when its object
+   * is the radix tree's (a term not kept out of it: fillTree)
+   */
+  private readonly flags: Uint8Array;
   private treeGet: ((term: string) => TermData | undefined) | undefined;
-  private live: number;
+  private liveCount: number;
   /** Terms not saved, or saved, deleted and added again, in the order added */
   private readonly added = new Map<string, TermData>();
 
@@ -121,9 +123,13 @@ export class SavedTerms implements TermMap {
     private readonly at: Uint32Array,
     private readonly more: ReadonlyMap<number, Chunk[]>,
   ) {
-    this.deleted = new Uint8Array(sourceOf.length);
-    this.inTree = new Uint8Array(sourceOf.length);
-    this.live = sourceOf.length;
+    this.flags = new Uint8Array(sourceOf.length);
+    this.liveCount = sourceOf.length;
+  }
+
+  /** Whether saved term n is not deleted */
+  private live(n: number): boolean {
+    return ((this.flags[n] as number) & DELETED) === 0;
   }
 
   /** The saved term's number, deleted or not; -1 when it was never saved. */
@@ -145,7 +151,7 @@ export class SavedTerms implements TermMap {
   private object(n: number, keep: boolean, term: string = this.label(n)): TermData {
     const known = this.made.get(term);
     if (known) return known;
-    if (this.inTree[n] === 1) {
+    if (((this.flags[n] as number) & IN_TREE) !== 0) {
       const inTree = this.treeGet?.(term);
       if (inTree) {
         if (keep) this.made.set(term, inTree);
@@ -162,7 +168,7 @@ export class SavedTerms implements TermMap {
   }
 
   get size(): number {
-    return this.live + this.added.size;
+    return this.liveCount + this.added.size;
   }
 
   /**
@@ -175,7 +181,7 @@ export class SavedTerms implements TermMap {
     lookUp: (term: string) => TermData | undefined,
   ): void {
     for (const n of numbers) {
-      this.inTree[n] = 1;
+      this.flags[n] = (this.flags[n] as number) | IN_TREE;
       const term = this.label(n);
       set(term, this.object(n, false, term));
     }
@@ -186,29 +192,29 @@ export class SavedTerms implements TermMap {
     const known = this.made.get(term);
     if (known) return known;
     const n = this.find(term);
-    if (n >= 0 && this.deleted[n] === 0) return this.object(n, true, term);
+    if (n >= 0 && this.live(n)) return this.object(n, true, term);
     return this.added.get(term);
   }
 
   has(term: string): boolean {
     if (this.made.has(term)) return true;
     const n = this.find(term);
-    return (n >= 0 && this.deleted[n] === 0) || this.added.has(term);
+    return (n >= 0 && this.live(n)) || this.added.has(term);
   }
 
   set(term: string, data: TermData): this {
     const n = this.find(term);
-    if (n >= 0 && this.deleted[n] === 0) this.made.set(term, data);
+    if (n >= 0 && this.live(n)) this.made.set(term, data);
     else this.added.set(term, data);
     return this;
   }
 
   delete(term: string): boolean {
     const n = this.find(term);
-    if (n >= 0 && this.deleted[n] === 0) {
-      this.deleted[n] = 1;
+    if (n >= 0 && this.live(n)) {
+      this.flags[n] = (this.flags[n] as number) | DELETED;
       this.made.delete(term);
-      this.live--;
+      this.liveCount--;
       return true;
     }
     return this.added.delete(term);
@@ -220,8 +226,8 @@ export class SavedTerms implements TermMap {
    * for it by name first (`get`), as TermIndex.vacuum does.
    */
   *entries(): IterableIterator<[string, TermData]> {
-    for (let n = 0; n < this.deleted.length; n++) {
-      if (this.deleted[n] === 0) {
+    for (let n = 0; n < this.flags.length; n++) {
+      if (this.live(n)) {
         const term = this.label(n);
         yield [term, this.object(n, false, term)];
       }
@@ -230,7 +236,7 @@ export class SavedTerms implements TermMap {
   }
 
   *keys(): IterableIterator<string> {
-    for (let n = 0; n < this.deleted.length; n++) if (this.deleted[n] === 0) yield this.label(n);
+    for (let n = 0; n < this.flags.length; n++) if (this.live(n)) yield this.label(n);
     yield* this.added.keys();
   }
 
@@ -242,3 +248,6 @@ export class SavedTerms implements TermMap {
     return this.entries();
   }
 }
+
+const DELETED = 1;
+const IN_TREE = 2;
