@@ -2,6 +2,9 @@
 // narrowest arrays that fit (issue 33), and widened, not wrapped, when a value does not fit: the
 // answers stay MiniSearch's, fresh and restored.
 import { describe, expect, it } from 'vitest';
+import { BytesSource } from '../../src/indexing/segment-source.js';
+import { SavedTermsBuilder } from '../../src/indexing/text/saved-terms.js';
+import { encodeTermDictionary, TermDictionary } from '../../src/indexing/text/term-dictionary.js';
 import { lengthAt, SlotValues, type TermIndex } from '../../src/indexing/text/term-index.js';
 import { TextIndex } from '../../src/indexing/text/text-index.js';
 import { formatTrackers, parseTrackers, type SavedTrackers } from '../../src/indexing/trackers.js';
@@ -116,6 +119,36 @@ describe('a loaded index keeps narrow arrays', () => {
       index.search('h69x999').map((hit) => hit.id),
     );
   }, 60_000);
+});
+
+describe('saved terms, their segment found from the first term of each', () => {
+  it('give each term its own segment’s name and source, empty segments anywhere, over seeded layouts', () => {
+    const random = seeded(11);
+    for (let round = 0; round < 100; round++) {
+      const builder = new SavedTermsBuilder();
+      const expected: Array<{ term: string; source: BytesSource; at: number }> = [];
+      const segments = 1 + Math.floor(random() * 6);
+      for (let d = 0; d < segments; d++) {
+        // Now and then an empty segment, first, last or between others.
+        const count = random() < 0.3 ? 0 : 1 + Math.floor(random() * 40);
+        const terms = Array.from({ length: count }, (_, i) => `s${d}t${i}${random() < 0.2 ? '上海' : ''}`);
+        const source = new BytesSource(new Uint8Array(8));
+        builder.segment(new TermDictionary(encodeTermDictionary(terms)), source);
+        for (const term of terms) {
+          const at = Math.floor(random() * 1e6);
+          expect(builder.record(at)).toBe(expected.length);
+          expected.push({ term, source, at });
+        }
+      }
+      const map = builder.finish();
+      expect([...map.keys()]).toEqual(expected.map((e) => e.term));
+      for (const { term, source, at } of expected) {
+        const data = map.get(term) as unknown as { source: unknown; at: number };
+        expect(data.source).toBe(source);
+        expect(data.at).toBe(at);
+      }
+    }
+  });
 });
 
 describe('SlotValues', () => {

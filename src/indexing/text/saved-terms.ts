@@ -33,7 +33,6 @@ export class SavedTermsBuilder {
   private readonly sources: SegmentSource[] = [];
   /** Per segment: the number of its first term */
   private readonly firsts: number[] = [];
-  private sourceOf = new Uint16Array(1024);
   private at = new Uint32Array(1024);
   private readonly more = new Map<number, Chunk[]>();
   private n = 0;
@@ -55,10 +54,10 @@ export class SavedTermsBuilder {
       throw new Error('a terms segment has more records than terms');
     }
     if (n === this.at.length) {
-      this.at = grow(this.at, new Uint32Array(n * 2));
-      this.sourceOf = grow(this.sourceOf, new Uint16Array(n * 2));
+      const at = new Uint32Array(n * 2);
+      at.set(this.at);
+      this.at = at;
     }
-    this.sourceOf[n] = segment;
     this.at[n] = at;
     this.n++;
     return n;
@@ -79,20 +78,8 @@ export class SavedTermsBuilder {
         (this.firsts[segments - 1] as number) + (this.dictionaries[segments - 1] as TermDictionary).count;
       if (last !== count) throw new Error('a terms segment has terms it does not use');
     }
-    return new SavedTerms(
-      this.dictionaries,
-      this.firsts,
-      this.sources,
-      this.sourceOf.slice(0, count),
-      this.at.slice(0, count),
-      this.more,
-    );
+    return new SavedTerms(this.dictionaries, this.firsts, this.sources, this.at.slice(0, count), this.more);
   }
-}
-
-function grow<T extends Uint16Array | Uint32Array>(from: T, to: T): T {
-  to.set(from);
-  return to;
 }
 
 /** The restored dictionary: the saved terms in their order, then the terms added since, as a Map orders them. */
@@ -118,13 +105,28 @@ export class SavedTerms implements TermMap {
     private readonly dictionaries: readonly TermDictionary[],
     private readonly firsts: readonly number[],
     private readonly sources: readonly SegmentSource[],
-    /** Per saved term (numbered in the saved order): its segment, and where its first record is there */
-    private readonly sourceOf: Uint16Array,
+    /**
+     * Per saved term (numbered in the saved order): where its first record is in its segment (the
+     * segment is found from `firsts`, not kept per term: a pooled vault has one or a few)
+     */
     private readonly at: Uint32Array,
     private readonly more: ReadonlyMap<number, Chunk[]>,
   ) {
-    this.flags = new Uint8Array(sourceOf.length);
-    this.liveCount = sourceOf.length;
+    this.flags = new Uint8Array(at.length);
+    this.liveCount = at.length;
+  }
+
+  /** The segment of saved term n: the last whose first term is at most n (an empty one has none). */
+  private segmentOf(n: number): number {
+    const { firsts } = this;
+    let low = 0;
+    let high = firsts.length - 1;
+    while (low < high) {
+      const mid = (low + high + 1) >>> 1;
+      if ((firsts[mid] as number) <= n) low = mid;
+      else high = mid - 1;
+    }
+    return low;
   }
 
   /** Whether saved term n is not deleted */
@@ -143,7 +145,7 @@ export class SavedTerms implements TermMap {
   }
 
   private label(n: number): string {
-    const d = this.sourceOf[n] as number;
+    const d = this.segmentOf(n);
     return (this.dictionaries[d] as TermDictionary).term(n - (this.firsts[d] as number));
   }
 
@@ -158,10 +160,7 @@ export class SavedTerms implements TermMap {
         return inTree;
       }
     }
-    const lazy = new LazyTermData(
-      this.sources[this.sourceOf[n] as number] as SegmentSource,
-      this.at[n] as number,
-    );
+    const lazy = new LazyTermData(this.sources[this.segmentOf(n)] as SegmentSource, this.at[n] as number);
     for (const chunk of this.more.get(n) ?? []) lazy.addChunk(chunk);
     if (keep) this.made.set(term, lazy);
     return lazy;
