@@ -156,7 +156,7 @@ async function loadGeneration(root: string, base: string, manifest: Manifest): P
         throw new Error(`${segment.file} is not the file that was saved`);
       }
       if (segment.part === 'table') table = bytes;
-      else if (segment.part === 'trackers') trackers = parseTrackers(bytes.toString('utf8'));
+      else if (segment.part === 'trackers') trackers = parseTrackers(bytes);
       else throw new Error(`unknown segment ${String(segment.part)}`);
     }
     if (!table) throw new Error('the cache has no note table');

@@ -189,18 +189,32 @@ export function formatTrackers(trackers: SavedTrackers): string {
   return out;
 }
 
-/** The trackers of a segment formatTrackers wrote; undefined when it is not that (damage). */
-export function parseTrackers(text: string): SavedTrackers | undefined {
+/**
+ * The trackers of a segment formatTrackers wrote; undefined when it is not that (damage). Each
+ * line is decoded on its own from the bytes: a slice of the whole text would keep all of it alive
+ * while any tracker waits unasked for in a loaded vault (the tab and the newline are single bytes
+ * in UTF-8, never inside a character's).
+ */
+export function parseTrackers(text: string | Buffer): SavedTrackers | undefined {
+  const bytes = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
   const trackers: SavedTrackers = new Map();
-  if (text !== '' && !text.endsWith('\n')) return undefined;
-  for (const line of text.split('\n')) {
-    if (line === '') continue;
-    const tab = line.indexOf('\t');
-    if (tab <= 0 || trackers.has(line.slice(0, tab))) return undefined;
-    trackers.set(line.slice(0, tab), line.slice(tab + 1));
+  if (bytes.length > 0 && bytes[bytes.length - 1] !== NEWLINE) return undefined;
+  for (let start = 0; start < bytes.length; ) {
+    const end = bytes.indexOf(NEWLINE, start);
+    if (end > start) {
+      const tab = bytes.indexOf(TAB, start);
+      if (tab <= start || tab > end) return undefined;
+      const name = bytes.toString('utf8', start, tab);
+      if (trackers.has(name)) return undefined;
+      trackers.set(name, bytes.toString('utf8', tab + 1, end));
+    }
+    start = end + 1;
   }
   return trackers;
 }
+
+const NEWLINE = 0x0a;
+const TAB = 0x09;
 
 /** One saved tracker, parsed and checked; undefined when damaged: the tracker is then made from the notes. */
 export function parseTracker(json: string): SavedFacet | SavedTally | undefined {

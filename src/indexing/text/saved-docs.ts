@@ -181,17 +181,20 @@ class DocsSegment {
  */
 export class SavedDocs {
   private readonly segments: DocsSegment[] = [];
-  /** Per short id: its segment + 1 (0: not saved) */
-  private readonly segmentOf: Uint32Array;
+  /**
+   * Per short id: its segment + 1 (0: not saved). Both arrays hold 2-byte words, widened to 4 when a
+   * load brings a number that does not fit (a pooled vault keeps them, a few segments of thousands).
+   */
+  private segmentOf: Uint16Array | Uint32Array;
   /** Per short id: its position in its segment */
-  private readonly positionOf: Uint32Array;
+  private positionOf: Uint16Array | Uint32Array;
 
   constructor(
     size: number,
     private readonly fieldCount: number,
   ) {
-    this.segmentOf = new Uint32Array(size);
-    this.positionOf = new Uint32Array(size);
+    this.segmentOf = new Uint16Array(size);
+    this.positionOf = new Uint16Array(size);
   }
 
   /**
@@ -209,6 +212,10 @@ export class SavedDocs {
     if (segment.tablesEnd > bytes.length) throw new Error('a docs segment is cut short');
     this.segments.push(segment);
     const number = this.segments.length;
+    if (number > 0xffff && this.segmentOf instanceof Uint16Array)
+      this.segmentOf = Uint32Array.from(this.segmentOf);
+    if (segment.docCount > 0x10000 && this.positionOf instanceof Uint16Array)
+      this.positionOf = Uint32Array.from(this.positionOf);
     const { words, floats, first, stride } = segment.words(bytes);
     for (let k = 0; k < segment.docCount; k++) {
       const at = first + k * stride;

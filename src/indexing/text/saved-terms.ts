@@ -33,7 +33,6 @@ export class SavedTermsBuilder {
   private readonly sources: SegmentSource[] = [];
   /** Per segment: the number of its first term */
   private readonly firsts: number[] = [];
-  private sourceOf = new Uint16Array(1024);
   private at = new Uint32Array(1024);
   private readonly more = new Map<number, Chunk[]>();
   private n = 0;
@@ -55,10 +54,10 @@ export class SavedTermsBuilder {
       throw new Error('a terms segment has more records than terms');
     }
     if (n === this.at.length) {
-      this.at = grow(this.at, new Uint32Array(n * 2));
-      this.sourceOf = grow(this.sourceOf, new Uint16Array(n * 2));
+      const at = new Uint32Array(n * 2);
+      at.set(this.at);
+      this.at = at;
     }
-    this.sourceOf[n] = segment;
     this.at[n] = at;
     this.n++;
     return n;
@@ -79,20 +78,8 @@ export class SavedTermsBuilder {
         (this.firsts[segments - 1] as number) + (this.dictionaries[segments - 1] as TermDictionary).count;
       if (last !== count) throw new Error('a terms segment has terms it does not use');
     }
-    return new SavedTerms(
-      this.dictionaries,
-      this.firsts,
-      this.sources,
-      this.sourceOf.slice(0, count),
-      this.at.slice(0, count),
-      this.more,
-    );
+    return new SavedTerms(this.dictionaries, this.firsts, this.sources, this.at.slice(0, count), this.more);
   }
-}
-
-function grow<T extends Uint16Array | Uint32Array>(from: T, to: T): T {
-  to.set(from);
-  return to;
 }
 
 /** The restored dictionary: the saved terms in their order, then the terms added since, as a Map orders them. */
@@ -102,12 +89,14 @@ export class SavedTerms implements TermMap {
    * come back), the Map's hash of the string answers before the dictionaries are probed
    */
   private readonly made = new Map<string, TermData>();
-  /** Per saved term: 1 once deleted (a term added again comes after the saved ones, as in a Map) */
-  private readonly deleted: Uint8Array;
-  /** Per saved term: 1 when its object is the radix tree's (a term not kept out of it: fillTree) */
-  private readonly inTree: Uint8Array;
+  /**
+   * Per saved term, two flags in one byte (one array, not two, in every loaded vault): DELETED once
+   * deleted (a term added again comes after the saved ones, as in a Map), IN_TREE when its object
+   * is the radix tree's (a term not kept out of it: fillTree)
+   */
+  private readonly flags: Uint8Array;
   private treeGet: ((term: string) => TermData | undefined) | undefined;
-  private live: number;
+  private liveCount: number;
   /** Terms not saved, or saved, deleted and added again, in the order added */
   private readonly added = new Map<string, TermData>();
 
@@ -116,14 +105,33 @@ export class SavedTerms implements TermMap {
     private readonly dictionaries: readonly TermDictionary[],
     private readonly firsts: readonly number[],
     private readonly sources: readonly SegmentSource[],
-    /** Per saved term (numbered in the saved order): its segment, and where its first record is there */
-    private readonly sourceOf: Uint16Array,
+    /**
+     * Per saved term (numbered in the saved order): where its first record is in its segment (the
+     * segment is found from `firsts`, not kept per term: a pooled vault has one or a few)
+     */
     private readonly at: Uint32Array,
     private readonly more: ReadonlyMap<number, Chunk[]>,
   ) {
-    this.deleted = new Uint8Array(sourceOf.length);
-    this.inTree = new Uint8Array(sourceOf.length);
-    this.live = sourceOf.length;
+    this.flags = new Uint8Array(at.length);
+    this.liveCount = at.length;
+  }
+
+  /** The segment of saved term n: the last whose first term is at most n (an empty one has none). */
+  private segmentOf(n: number): number {
+    const { firsts } = this;
+    let low = 0;
+    let high = firsts.length - 1;
+    while (low < high) {
+      const mid = (low + high + 1) >>> 1;
+      if ((firsts[mid] as number) <= n) low = mid;
+      else high = mid - 1;
+    }
+    return low;
+  }
+
+  /** Whether saved term n is not deleted */
+  private live(n: number): boolean {
+    return ((this.flags[n] as number) & DELETED) === 0;
   }
 
   /** The saved term's number, deleted or not; -1 when it was never saved. */
@@ -137,7 +145,7 @@ export class SavedTerms implements TermMap {
   }
 
   private label(n: number): string {
-    const d = this.sourceOf[n] as number;
+    const d = this.segmentOf(n);
     return (this.dictionaries[d] as TermDictionary).term(n - (this.firsts[d] as number));
   }
 
@@ -145,24 +153,21 @@ export class SavedTerms implements TermMap {
   private object(n: number, keep: boolean, term: string = this.label(n)): TermData {
     const known = this.made.get(term);
     if (known) return known;
-    if (this.inTree[n] === 1) {
+    if (((this.flags[n] as number) & IN_TREE) !== 0) {
       const inTree = this.treeGet?.(term);
       if (inTree) {
         if (keep) this.made.set(term, inTree);
         return inTree;
       }
     }
-    const lazy = new LazyTermData(
-      this.sources[this.sourceOf[n] as number] as SegmentSource,
-      this.at[n] as number,
-    );
+    const lazy = new LazyTermData(this.sources[this.segmentOf(n)] as SegmentSource, this.at[n] as number);
     for (const chunk of this.more.get(n) ?? []) lazy.addChunk(chunk);
     if (keep) this.made.set(term, lazy);
     return lazy;
   }
 
   get size(): number {
-    return this.live + this.added.size;
+    return this.liveCount + this.added.size;
   }
 
   /**
@@ -175,7 +180,7 @@ export class SavedTerms implements TermMap {
     lookUp: (term: string) => TermData | undefined,
   ): void {
     for (const n of numbers) {
-      this.inTree[n] = 1;
+      this.flags[n] = (this.flags[n] as number) | IN_TREE;
       const term = this.label(n);
       set(term, this.object(n, false, term));
     }
@@ -186,29 +191,29 @@ export class SavedTerms implements TermMap {
     const known = this.made.get(term);
     if (known) return known;
     const n = this.find(term);
-    if (n >= 0 && this.deleted[n] === 0) return this.object(n, true, term);
+    if (n >= 0 && this.live(n)) return this.object(n, true, term);
     return this.added.get(term);
   }
 
   has(term: string): boolean {
     if (this.made.has(term)) return true;
     const n = this.find(term);
-    return (n >= 0 && this.deleted[n] === 0) || this.added.has(term);
+    return (n >= 0 && this.live(n)) || this.added.has(term);
   }
 
   set(term: string, data: TermData): this {
     const n = this.find(term);
-    if (n >= 0 && this.deleted[n] === 0) this.made.set(term, data);
+    if (n >= 0 && this.live(n)) this.made.set(term, data);
     else this.added.set(term, data);
     return this;
   }
 
   delete(term: string): boolean {
     const n = this.find(term);
-    if (n >= 0 && this.deleted[n] === 0) {
-      this.deleted[n] = 1;
+    if (n >= 0 && this.live(n)) {
+      this.flags[n] = (this.flags[n] as number) | DELETED;
       this.made.delete(term);
-      this.live--;
+      this.liveCount--;
       return true;
     }
     return this.added.delete(term);
@@ -220,8 +225,8 @@ export class SavedTerms implements TermMap {
    * for it by name first (`get`), as TermIndex.vacuum does.
    */
   *entries(): IterableIterator<[string, TermData]> {
-    for (let n = 0; n < this.deleted.length; n++) {
-      if (this.deleted[n] === 0) {
+    for (let n = 0; n < this.flags.length; n++) {
+      if (this.live(n)) {
         const term = this.label(n);
         yield [term, this.object(n, false, term)];
       }
@@ -230,7 +235,7 @@ export class SavedTerms implements TermMap {
   }
 
   *keys(): IterableIterator<string> {
-    for (let n = 0; n < this.deleted.length; n++) if (this.deleted[n] === 0) yield this.label(n);
+    for (let n = 0; n < this.flags.length; n++) if (this.live(n)) yield this.label(n);
     yield* this.added.keys();
   }
 
@@ -242,3 +247,6 @@ export class SavedTerms implements TermMap {
     return this.entries();
   }
 }
+
+const DELETED = 1;
+const IN_TREE = 2;

@@ -67,7 +67,8 @@ function wordsAt(bytes: Uint8Array, at: number, count: number): Uint32Array {
 /** One segment's terms, read from its dictionary bytes (copied: the bytes are not kept). */
 export class TermDictionary {
   readonly count: number;
-  private readonly ends: Uint32Array;
+  /** Where each term ends in `units`, in 2 bytes a term when the segment has at most 65,535 code units */
+  private readonly ends: Uint16Array | Uint32Array;
   /** Each slot's term place + 1 (0: empty), in 2 bytes a slot when the segment has fewer than 65,535 terms */
   private readonly table: Uint16Array | Uint32Array;
   private readonly units: Uint16Array;
@@ -86,7 +87,7 @@ export class TermDictionary {
       throw new Error('the term dictionary of a terms segment is cut short');
     }
     this.count = count;
-    this.ends = wordsAt(bytes, 8, count + 1);
+    const ends = wordsAt(bytes, 8, count + 1);
     const table = wordsAt(bytes, 4 * (3 + count), slots);
     this.table = count < 0xffff ? Uint16Array.from(table) : table;
     const unitCount = (bytes.length - unitsAt) / 2;
@@ -95,7 +96,7 @@ export class TermDictionary {
     else for (let i = 0; i < unitCount; i++) this.units[i] = view.getUint16(unitsAt + 2 * i, true);
     let previous = 0;
     for (let i = 0; i <= count; i++) {
-      const end = this.ends[i] as number;
+      const end = ends[i] as number;
       // Every term but none is empty, and the last ends where the code units do.
       if ((i === 0 ? end !== 0 : end <= previous) || end > unitCount) {
         throw new Error('the term dictionary of a terms segment has a bad term');
@@ -103,6 +104,8 @@ export class TermDictionary {
       previous = end;
     }
     if (previous !== unitCount) throw new Error('the term dictionary of a terms segment has a bad term');
+    // Checked: every end is at most unitCount.
+    this.ends = unitCount <= 0xffff ? Uint16Array.from(ends) : ends;
   }
 
   /** The place of `term` (hashed with termHash) in the segment, or -1. */

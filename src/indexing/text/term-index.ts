@@ -45,7 +45,7 @@ export class TermIndex {
    * Short id → document id, for the documents added since the load and those of the load decoded
    * so far (see idOf); undefined once discarded
    */
-  ids: Array<string | undefined> = [];
+  ids = new SlotValues<string>();
   /** The documents a load left in the cache's bytes (see saved-docs.ts) */
   saved: SavedDocs | undefined;
   private shortIdMap: Map<string, number> | undefined = new Map();
@@ -75,10 +75,10 @@ export class TermIndex {
   /** A live document's id (a saved one decoded once, then kept); undefined once discarded. */
   idOf(shortId: number): string | undefined {
     if (this.dead[shortId] === 1) return undefined;
-    const known = this.ids[shortId];
+    const known = this.ids.get(shortId);
     if (known !== undefined || !this.saved?.has(shortId)) return known;
     const id = this.saved.id(shortId);
-    this.ids[shortId] = id;
+    this.ids.set(shortId, id);
     return id;
   }
 
@@ -88,21 +88,23 @@ export class TermIndex {
    */
   storedOf(shortId: number): Record<string, unknown> | undefined {
     if (this.dead[shortId] === 1) return undefined;
-    const known = this.stored[shortId];
+    const known = this.stored.get(shortId);
     if (known !== undefined || !this.saved?.has(shortId)) return known;
     const stored = this.saved.stored(shortId);
-    this.stored[shortId] = stored;
+    this.stored.set(shortId, stored);
     return stored;
   }
 
   /** Short id → stored fields, for the documents added since the load and those decoded since */
-  stored: Array<Record<string, unknown> | undefined> = [];
+  stored = new SlotValues<Record<string, unknown>>();
   /**
-   * Per field id, per short id: the field's length in distinct tokens (NaN for none). Laid out
-   * field by field as 4-byte floats (a length counts tokens, so it is exact): scoring a posting
-   * list reads its field's lengths forward, the documents ascending.
+   * Per field id, per short id: the field's length in distinct tokens, or the array's ABSENT (its
+   * largest value) for none; read through lengthAt(), written through setLength(). Laid out field
+   * by field as 2-byte integers, a field widened to 4 bytes when a length does not fit (a length
+   * counts tokens, so it is exact either way): scoring a posting list reads its field's lengths
+   * forward, the documents ascending, and a posted document always has its field's length.
    */
-  lengths: Float32Array[];
+  lengths: FieldLengths[];
   /** Per short id: 1 for a discarded document */
   dead = new Uint8Array(0);
   documentCount = 0;
@@ -122,7 +124,7 @@ export class TermIndex {
 
   constructor(readonly options: TermIndexOptions) {
     this.fields = options.fields;
-    this.lengths = options.fields.map(() => new Float32Array(0));
+    this.lengths = options.fields.map(() => new Uint16Array(0));
   }
 
   has(id: string): boolean {
@@ -144,16 +146,16 @@ export class TermIndex {
     this.documentCount++;
     this.version++;
     this.ensureCapacity(this.nextId);
-    this.ids[shortId] = id;
+    this.ids.set(shortId, id);
     this.shortIds.set(id, shortId);
     const stored: Record<string, unknown> = {};
     for (const field of storeFields) if (document[field] !== undefined) stored[field] = document[field];
-    this.stored[shortId] = stored;
+    this.stored.set(shortId, stored);
     for (let fieldId = 0; fieldId < tokens.length; fieldId++) {
       const list = tokens[fieldId];
       if (list === undefined) continue;
       const length = new Set(list).size;
-      (this.lengths[fieldId] as Float32Array)[shortId] = length;
+      this.setLength(fieldId, shortId, length);
       // MiniSearch's addFieldLength, with the count of the other documents.
       const count = this.documentCount - 1;
       const total = (this.avgFieldLength[fieldId] || 0) * count + length;
@@ -183,15 +185,15 @@ export class TermIndex {
     const shortId = this.shortIds.get(id);
     if (shortId === undefined) return;
     this.shortIds.delete(id);
-    this.ids[shortId] = undefined;
-    this.stored[shortId] = undefined;
+    this.ids.set(shortId, undefined);
+    this.stored.set(shortId, undefined);
     this.dead[shortId] = 1;
     // MiniSearch's removeFieldLength, field by field, with the count before the discard.
     const count = this.documentCount;
     this.lengths.forEach((lengths, fieldId) => {
-      const length = lengths[shortId] as number;
+      const length = lengthAt(lengths, shortId);
       if (Number.isNaN(length)) return;
-      lengths[shortId] = Number.NaN;
+      lengths[shortId] = absentOf(lengths);
       if (count === 1) this.avgFieldLength[fieldId] = 0;
       else
         this.avgFieldLength[fieldId] =
@@ -280,18 +282,104 @@ export class TermIndex {
     return known;
   }
 
+  /**
+   * Sets a document's length in a field: a count of tokens, or NaN for none. A count that does not
+   * fit the field's 2-byte array widens it to 4 bytes (a string holds fewer than 2^32 - 1 tokens).
+   */
+  setLength(fieldId: number, shortId: number, length: number): void {
+    let lengths = this.lengths[fieldId] as FieldLengths;
+    if (Number.isNaN(length)) {
+      lengths[shortId] = absentOf(lengths);
+      return;
+    }
+    if (!Number.isInteger(length) || length < 0 || length >= 0xffff_ffff)
+      throw new Error(`text index: a field length of ${length}`);
+    if (length >= absentOf(lengths)) {
+      const wide = new Uint32Array(lengths.length).fill(ABSENT_32);
+      for (let doc = 0; doc < lengths.length; doc++) {
+        const known = lengths[doc] as number;
+        if (known !== ABSENT_16) wide[doc] = known;
+      }
+      lengths = wide;
+      this.lengths[fieldId] = wide;
+    }
+    lengths[shortId] = length;
+  }
+
   /** Room for documents up to short id `size - 1` in the per-document arrays. */
   ensureCapacity(size: number): void {
     const capacity = this.dead.length;
     if (size <= capacity) return;
     const grown = Math.max(size, Math.ceil(capacity * 1.5), 64);
     this.lengths = this.lengths.map((old) => {
-      const lengths = new Float32Array(grown).fill(Number.NaN);
+      const lengths = old instanceof Uint16Array ? new Uint16Array(grown) : new Uint32Array(grown);
+      lengths.fill(absentOf(lengths));
       lengths.set(old);
       return lengths;
     });
     const dead = new Uint8Array(grown);
     dead.set(this.dead);
     this.dead = dead;
+  }
+}
+
+/** A field's lengths by short id: 2-byte integers, or 4-byte once one does not fit; ABSENT for none. */
+export type FieldLengths = Uint16Array | Uint32Array;
+
+const ABSENT_16 = 0xffff;
+const ABSENT_32 = 0xffff_ffff;
+
+/** The value that stands for "no such field" in `lengths`: its type's largest. */
+function absentOf(lengths: FieldLengths): number {
+  return lengths instanceof Uint16Array ? ABSENT_16 : ABSENT_32;
+}
+
+/** A document's length in a field, NaN when it has none (as MiniSearch's fieldLength is undefined). */
+export function lengthAt(lengths: FieldLengths, shortId: number): number {
+  const length = lengths[shortId] as number;
+  return length === absentOf(lengths) ? Number.NaN : length;
+}
+
+/**
+ * Values by short id: a Map while few are set (a loaded vault's searches decode a few hundred of its
+ * thousands of documents, and an array with room for every short id cost a pooled vault 8 bytes a
+ * document twice over), an array once they are many (a Map entry costs some three times a slot).
+ */
+export class SlotValues<T> {
+  private map: Map<number, T> | undefined = new Map();
+  private array: Array<T | undefined> | undefined;
+  /** One past the largest slot set while a Map */
+  private end = 0;
+
+  get(slot: number): T | undefined {
+    return this.array !== undefined ? this.array[slot] : this.map?.get(slot);
+  }
+
+  set(slot: number, value: T | undefined): void {
+    if (this.array !== undefined) {
+      this.array[slot] = value;
+      return;
+    }
+    const map = this.map as Map<number, T>;
+    if (value === undefined) {
+      map.delete(slot);
+      return;
+    }
+    map.set(slot, value);
+    if (slot >= this.end) this.end = slot + 1;
+    if (map.size >= 16 && map.size * 3 >= this.end) {
+      const array = new Array<T | undefined>(this.end);
+      for (const [at, held] of map) array[at] = held;
+      this.array = array;
+      this.map = undefined;
+    }
+  }
+
+  /** How many slots hold a value */
+  get count(): number {
+    if (this.array === undefined) return (this.map as Map<number, T>).size;
+    let count = 0;
+    for (const value of this.array) if (value !== undefined) count++;
+    return count;
   }
 }

@@ -13,7 +13,7 @@ import {
 } from './saved-postings.js';
 import { SavedTermsBuilder } from './saved-terms.js';
 import { encodeTermDictionary, TermDictionary } from './term-dictionary.js';
-import type { TermIndex } from './term-index.js';
+import { lengthAt, SlotValues, type TermIndex } from './term-index.js';
 
 /**
  * The text index written to and read from the `.mem/` cache in bounded segments, so that no string
@@ -86,7 +86,7 @@ export function* textStoreSegments(
     const docs = ids.map((id) => {
       const shortId = index.shortIds.get(id);
       if (shortId === undefined) throw new Error(`text index: section ${id} has no document`);
-      const lengths = index.lengths.map((field) => field[shortId] as number);
+      const lengths = index.lengths.map((field) => lengthAt(field, shortId));
       const stored = index.storedOf(shortId) ?? {};
       bytes += id.length + 64;
       return { id, shortId, stored, lengths };
@@ -314,9 +314,9 @@ export class TextStoreLoader {
     index.documentCount = header.documentCount;
     index.nextId = header.nextId;
     index.avgFieldLength = [...header.averageFieldLength];
-    // Ids are decoded into it as hits ask for them; room for every saved one keeps it an array.
-    index.ids = new Array(header.nextId);
-    index.stored = new Array(header.nextId);
+    // Ids and stored fields are decoded into them as hits ask for them (a Map while they are few).
+    index.ids = new SlotValues();
+    index.stored = new SlotValues();
     this.saved = new SavedDocs(header.nextId, index.fields.length);
     index.saved = this.saved;
   }
@@ -335,7 +335,7 @@ export class TextStoreLoader {
       if (index.dead[shortId] === 0) throw new Error(`the cache gives the short id ${shortId} twice`);
       index.dead[shortId] = 0;
       for (let fieldId = 0; fieldId < index.lengths.length; fieldId++) {
-        (index.lengths[fieldId] as Float32Array)[shortId] = lengths[at + fieldId] as number;
+        index.setLength(fieldId, shortId, lengths[at + fieldId] as number);
       }
       this.loaded++;
     });

@@ -3,7 +3,7 @@ import { indexOfSorted, PackedPostings } from './packed-postings.js';
 import type { Postings, TermData } from './postings.js';
 import { type SavedTerm, savedTerm } from './saved-postings.js';
 import { searchScratch } from './search-scratch.js';
-import type { TermIndex } from './term-index.js';
+import type { FieldLengths, TermIndex } from './term-index.js';
 import { TopHeap } from './top-heap.js';
 
 export { LIST_ARENA, resetListArenas } from './list-arenas.js';
@@ -395,7 +395,7 @@ export class TopKSearch implements ListHolder {
     const { k, b, d } = bm25;
     const avgFieldLength = index.avgFieldLength[fieldId] as number;
     const invDocFreq = Math.log(1 + (index.documentCount - n + 0.5) / (n + 0.5));
-    const lengths = index.lengths[fieldId] as Float32Array;
+    const lengths = index.lengths[fieldId] as FieldLengths;
     let ascending = true;
     let at = 0;
     for (let p = 0; p < count; p++) {
