@@ -215,7 +215,7 @@ const mibPair = (a, b) =>
  */
 export function poolLine(pool, docs = 'docs/') {
   if (!pool) return undefined;
-  return `A pool (\`mem serve --vaults\`, [many users](${docs}many-servers.md)): ${pool.vaults.toLocaleString('en')} vaults of ${pool.notesPerVault.toLocaleString('en')} notes in one server cost ${pool.rssPerLoadedVaultMiB} MiB of RSS each loaded, ${size(pool.extrapolated1000VaultsMiB)} for 1,000 (extrapolated); a vault reopened after idle eviction answers in ${time(pool.reopenAfterEviction.cpuP50Ms)} of server CPU (p50), ${time(pool.reopenAfterEviction.p50Ms)} wall. From \`npm run bench -- --only pool\` (\`bench/results/pool.json\`), ${pool.ranAt.slice(0, 10)}.`;
+  return `A pool (\`mem serve --vaults\`, [many users](${docs}many-servers.md)): ${pool.vaults.toLocaleString('en')} vaults of ${pool.notesPerVault.toLocaleString('en')} notes in one server cost ${pool.rssPerLoadedVaultMiB} MiB of RSS each loaded, ${size(pool.extrapolated1000VaultsMiB)} for 1,000 (extrapolated); a vault reopened after idle eviction answers in ${time(pool.reopenAfterEviction.cpuP50Ms)} of server CPU (p50), ${time(pool.reopenAfterEviction.p50Ms)} wall. Measured first by the same run (\`bench/vault-pool.mjs\`; \`--only pool\` runs it alone), ${pool.ranAt.slice(0, 10)}.`;
 }
 
 /** 2.2 ms, 19 ms: two significant digits, for the headline's in-process figures. */
@@ -225,7 +225,8 @@ const two = (ms) => (ms == null || !Number.isFinite(ms) ? '–' : String(Number(
  * The headline table: the two largest vaults, memvault beside qmd, with the run's date and machine.
  * It stands in the README and in docs/benchmarks.md; `docs` is the path from the page to docs/.
  */
-export function renderHeadline(results, docs = 'docs/', pool = undefined) {
+export function renderHeadline(results, docs = 'docs/') {
+  const pool = results.pool;
   const vaults = results.vaults.slice(-2);
   const head = vaults.flatMap((v) => [`${v.notes.toLocaleString('en')} notes: memvault`, 'qmd (BM25)']);
   /** @type {[string, (v: any) => string, (v: any) => string][]} */
@@ -404,7 +405,6 @@ export function scaleCharts(results) {
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const dir = new URL('./results/', import.meta.url);
   const results = JSON.parse(await readFile(new URL('scale.json', dir), 'utf8'));
-  const pool = await readFile(new URL('pool.json', dir), 'utf8').then(JSON.parse, () => undefined);
   await writeFile(new URL('SCALE.md', dir), renderScaleMarkdown(results));
   for (const [name, svg] of Object.entries(scaleCharts(results))) await writeFile(new URL(name, dir), svg);
   const pages = { '../../README.md': 'docs/', '../../docs/benchmarks.md': '' };
@@ -412,7 +412,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     const url = new URL(page, dir);
     await writeFile(
       url,
-      replaceBetween(await readFile(url, 'utf8'), HEADLINE, renderHeadline(results, docs, pool)),
+      replaceBetween(await readFile(url, 'utf8'), HEADLINE, renderHeadline(results, docs)),
     );
   }
   process.stdout.write(
