@@ -215,7 +215,7 @@ const mibPair = (a, b) =>
  */
 export function poolLine(pool, docs = 'docs/') {
   if (!pool) return undefined;
-  return `A pool (\`mem serve --vaults\`, [many users](${docs}many-servers.md)): ${pool.vaults.toLocaleString('en')} vaults of ${pool.notesPerVault.toLocaleString('en')} notes in one server cost ${pool.rssPerLoadedVaultMiB} MiB of RSS each loaded, ${size(pool.extrapolated1000VaultsMiB)} for 1,000 (extrapolated); a vault reopened after idle eviction answers in ${time(pool.reopenAfterEviction.cpuP50Ms)} of server CPU (p50), ${time(pool.reopenAfterEviction.p50Ms)} wall. Measured first by the same run (\`bench/vault-pool.mjs\`; \`--only pool\` runs it alone), ${pool.ranAt.slice(0, 10)}.`;
+  return `A [pool](${docs}many-servers.md) (one \`mem serve --vaults\`, ${pool.vaults.toLocaleString('en')} vaults of ${pool.notesPerVault.toLocaleString('en')} notes, measured first by the same run): ${pool.rssPerLoadedVaultMiB} MiB of RSS a loaded vault, ${size(pool.extrapolated1000VaultsMiB)} for 1,000 (extrapolated); a reopen after idle eviction ${time(pool.reopenAfterEviction.cpuP50Ms)} of server CPU (p50).`;
 }
 
 /** 2.2 ms, 19 ms: two significant digits, for the headline's in-process figures. */
@@ -251,11 +251,6 @@ export function renderHeadline(results, docs = 'docs/') {
       () => '–',
     ],
     [
-      'the same, the first call (it starts the daemon)',
-      (v) => (v.daemon ? `${time(v.daemon.first.cliCpuMs)} + ${time(v.daemon.first.daemonCpuMs)}` : '–'),
-      () => '–',
-    ],
-    [
       'in process: recall p50 / p95',
       (v) => `${two(v.inProcess.recallCpuMs.p50)} / ${two(v.inProcess.recallCpuMs.p95)} ms`,
       () => '–',
@@ -265,20 +260,9 @@ export function renderHeadline(results, docs = 'docs/') {
       (v) => `${two(v.inProcess.compileCpuMs.p50)} / ${two(v.inProcess.compileCpuMs.p95)} ms`,
       () => '–',
     ],
-    [
-      '`mem serve`: listening; `/memory/search` p95, one client',
-      (v) => `${time(v.serve.startMs)}; ${time(v.serve.memorySearch.one.p95)}`,
-      () => '–',
-    ],
-    [
-      '`/memory/search`, 8 clients, requests/s: `mem serve` / with `--workers 1`',
-      (v) =>
-        `${v.serve.memorySearch.eight.perSecond} / ${v.serveWorkers ? v.serveWorkers.memorySearch.eight.perSecond : '–'}`,
-      () => '–',
-    ],
     ['open from the cache, in process, CPU', (v) => time(v.inProcess.openCpuMs), () => '–'],
     [
-      'resident server (`mem serve` / `qmd mcp`): RSS after open / after the queries',
+      'resident server (`mem serve` / `qmd mcp`): RSS after open / after the load',
       (v) => (v.serve.rssAfterOpenMiB == null ? '–' : mibPair(v.serve.rssAfterOpenMiB, v.serve.rssMiB)),
       (v) => (v.qmdResident ? mibPair(v.qmdResident.rssAfterOpenMiB, v.qmdResident.rssAfterQueriesMiB) : '–'),
     ],
@@ -288,12 +272,12 @@ export function renderHeadline(results, docs = 'docs/') {
       (v) => (v.qmdResident ? time(v.qmdResident.cpuMsPerQuery) : '–'),
     ],
     [
-      '`/memory/add`, server CPU per add: first → last hundred of 1,000',
+      '`/memory/add`: server CPU, first → last hundred of 1,000',
       (v) => (v.adds ? `${two(v.adds.cpuMsPerAdd.first)} → ${two(v.adds.cpuMsPerAdd.last)} ms` : '–'),
       () => '–',
     ],
     [
-      '`mem serve` RSS after 1,000 adds and a burst of 1,000 more, ÷ after open',
+      '`mem serve` RSS after 2,000 adds ÷ after open',
       (v) => (v.adds ? ratio(v.adds.ratioRssAfterBurstToOpen) : '–'),
       () => '–',
     ],
