@@ -6,6 +6,6 @@ import type { TextIndex } from '../../src/indexing/text/text-index.js';
  * call leaves the index this way, which is why the state needs a test.
  */
 export function forgetPath(index: TextIndex, path: string): TextIndex {
-  (index as unknown as { idsByPath: Map<string, string[]> }).idsByPath.delete(path);
+  (index as unknown as { pathIds: Map<string, string[] | null> }).pathIds.delete(path);
   return index;
 }

@@ -74,7 +74,7 @@ describe('a loaded index keeps narrow arrays', () => {
       }
       // A discard marks the field absent in either width; the averages stay MiniSearch's (whose
       // discarded postings count until its vacuum; TextIndex scores without them at once).
-      const gone = [...termIndexOf(index).shortIds]
+      const gone = [...termIndexOf(index).allShortIds()]
         .filter(([id]) => id.startsWith('insights/a.md'))
         .map(([, shortId]) => shortId);
       expect(gone.length).toBeGreaterThan(0);

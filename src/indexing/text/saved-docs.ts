@@ -11,6 +11,8 @@
 //            f32 × fields its field lengths (NaN: the field is absent)
 //   strings  UTF-8: every note's path, then every document's id and stored fields, in order
 // A note's documents are the ones from its first to the next note's first, its sections in order.
+// The notes are in the order of their paths (UTF-16 code units, as `<` compares strings), so a
+// change finds a note's documents by a binary search (cache schema 15), not by reading every path.
 import { Buffer } from 'node:buffer';
 import type { SegmentSource } from '../segment-source.js';
 
@@ -164,13 +166,39 @@ class DocsSegment {
     return JSON.parse(this.text(this.end(k, 0), this.end(k, 1))) as Record<string, unknown>;
   }
 
+  private path(note: number): string {
+    return this.text(this.pathEnd(note - 1), this.pathEnd(note));
+  }
+
+  /**
+   * The positions of the documents of the note at `path` here, by a binary search over the notes
+   * (saved in path order); undefined when the segment has no such note.
+   */
+  find(path: string): [from: number, to: number] | undefined {
+    let low = 0;
+    let high = this.noteCount - 1;
+    while (low <= high) {
+      const mid = (low + high) >>> 1;
+      const at = this.path(mid);
+      if (at < path) low = mid + 1;
+      else if (at > path) high = mid - 1;
+      else {
+        const from = this.word(HEADER + mid * NOTE_BYTES);
+        const to = mid + 1 < this.noteCount ? this.word(HEADER + (mid + 1) * NOTE_BYTES) : this.docCount;
+        if (from > to || to > this.docCount) throw new Error('a docs segment lists its notes out of order');
+        return [from, to];
+      }
+    }
+    return undefined;
+  }
+
   /** Each note's path and the positions of its documents here. */
   *notes(): Generator<[path: string, from: number, to: number]> {
     for (let n = 0; n < this.noteCount; n++) {
       const from = this.word(HEADER + n * NOTE_BYTES);
       const to = n + 1 < this.noteCount ? this.word(HEADER + (n + 1) * NOTE_BYTES) : this.docCount;
       if (from > to || to > this.docCount) throw new Error('a docs segment lists its notes out of order');
-      yield [this.text(this.pathEnd(n - 1), this.pathEnd(n)), from, to];
+      yield [this.path(n), from, to];
     }
   }
 }
@@ -239,6 +267,18 @@ export class SavedDocs {
   stored(shortId: number): Record<string, unknown> | undefined {
     const segment = this.segments[(this.segmentOf[shortId] ?? 0) - 1];
     return segment?.stored(this.positionOf[shortId] as number);
+  }
+
+  /** The short ids of the saved documents of the note at `path` (a note is in one segment), or undefined. */
+  shortIdsOf(path: string): number[] | undefined {
+    for (const segment of this.segments) {
+      const found = segment.find(path);
+      if (!found) continue;
+      const shortIds: number[] = [];
+      for (let k = found[0]; k < found[1]; k++) shortIds.push(segment.shortId(k));
+      return shortIds;
+    }
+    return undefined;
   }
 
   /** Each saved note's path and its documents' short ids, in the order they were saved. */

@@ -77,14 +77,16 @@ export function textStoreHeader(index: TermIndex): TextStoreHeader {
 /** The index as segments, produced a piece at a time: the caller writes each before asking for the next. */
 export function* textStoreSegments(
   index: TermIndex,
-  idsByPath: Map<string, string[]>,
+  /** Each note's path and section ids, in the order of the paths (a docs segment keeps it: saved-docs.ts) */
+  idsByPath: Iterable<[string, string[]]>,
   limits: TextStoreLimits = LIMITS,
 ): Generator<TextSegment> {
   let notes: DocsNote[] = [];
   let bytes = 0;
+  const shortIds = index.allShortIds();
   for (const [path, ids] of idsByPath) {
     const docs = ids.map((id) => {
-      const shortId = index.shortIds.get(id);
+      const shortId = shortIds.get(id);
       if (shortId === undefined) throw new Error(`text index: section ${id} has no document`);
       const lengths = index.lengths.map((field) => lengthAt(field, shortId));
       const stored = index.storedOf(shortId) ?? {};
@@ -377,7 +379,6 @@ export class TextStoreLoader {
     if (this.loaded !== this.header.documentCount) {
       throw new Error(`the cache holds ${this.loaded} sections, its header ${this.header.documentCount}`);
     }
-    index.restoredIds();
     const terms = this.savedTerms.finish();
     index.terms = terms;
     // The radix tree, built by adding its terms in the order they were first added to the index,

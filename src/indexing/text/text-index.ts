@@ -87,10 +87,10 @@ const PACK_EVERY = 4096;
 export class TextIndex {
   private terms = new TermIndex(TERM_OPTIONS);
   /**
-   * Note path → its section ids, so remove() can discard them all. A loaded index makes it from
-   * the saved documents at its first change (see idsByPath): a process that only reads never does.
+   * Note path → section ids (null: removed); of a loaded index only the notes changed since, the
+   * rest found in the saved documents (idsOf): a whole map took a first add at 100k notes 1.3 s.
    */
-  private pathIds: Map<string, string[]> | undefined = new Map();
+  private pathIds = new Map<string, string[] | null>();
   /** Sections added since the postings were last packed */
   private unpacked = 0;
   /** Searches for the best few hits, keeping typed copies of common postings between searches */
@@ -154,29 +154,40 @@ export class TextIndex {
   }
 
   has(path: string): boolean {
-    return this.guard(() => this.idsByPath.has(path));
+    return this.guard(() => this.idsOf(path) !== undefined);
   }
 
-  private get idsByPath(): Map<string, string[]> {
-    if (this.pathIds) return this.pathIds;
-    const map = new Map<string, string[]>();
-    const { terms } = this;
-    for (const [path, shortIds] of terms.saved?.notes() ?? []) {
-      const ids: string[] = [];
-      for (const shortId of shortIds) {
-        const id = terms.idOf(shortId);
-        if (id !== undefined) ids.push(id);
-      }
-      map.set(path, ids);
-    }
-    this.pathIds = map;
-    return map;
+  /** The ids of the sections indexed for the note at `path`, or undefined when it has none indexed. */
+  private idsOf(path: string): string[] | undefined {
+    const changed = this.pathIds.get(path);
+    if (changed !== undefined) return changed ?? undefined;
+    const saved = this.terms.saved?.shortIdsOf(path);
+    return saved && this.liveIds(saved);
+  }
+
+  /** The ids of those of `shortIds` still in the index. */
+  private liveIds(shortIds: readonly number[]): string[] {
+    return shortIds.map((shortId) => this.terms.idOf(shortId)).filter((id) => id !== undefined);
+  }
+
+  /** The note at `path` has no sections indexed now. */
+  private dropIds(path: string): void {
+    this.terms.saved ? this.pathIds.set(path, null) : this.pathIds.delete(path);
+  }
+
+  /** Every indexed note's path and section ids, in the order of the paths (as a save writes them). */
+  private sortedPathIds(): Array<[string, string[]]> {
+    const all: Array<[string, string[]]> = [];
+    for (const [path, shortIds] of this.terms.saved?.notes() ?? [])
+      if (!this.pathIds.has(path)) all.push([path, this.liveIds(shortIds)]);
+    for (const [path, ids] of this.pathIds) if (ids) all.push([path, ids]);
+    return all.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   }
 
   /** Indexes every section of the note; a path already indexed is replaced. */
   add(note: Note): void {
     this.guard(() => {
-      if (this.idsByPath.has(note.path)) this.remove(note.path);
+      if (this.idsOf(note.path) !== undefined) this.remove(note.path);
       this.addDocuments(note.path, sectionDocuments(note), new Set());
     });
   }
@@ -209,10 +220,10 @@ export class TextIndex {
       }
     } catch (error) {
       this.discard([...added, ...kept]);
-      this.idsByPath.delete(path);
+      this.dropIds(path);
       throw error;
     }
-    this.idsByPath.set(path, ids);
+    this.pathIds.set(path, ids);
     // Long posting lists are packed into typed arrays now and then (see PackedPostings): as Maps,
     // a cold index held twice the memory of everything else together.
     this.unpacked += added.length;
@@ -228,10 +239,10 @@ export class TextIndex {
   /** Drops every section of the note at `path`; an unknown path is ignored. */
   remove(path: string): void {
     this.guard(() => {
-      const ids = this.idsByPath.get(path);
+      const ids = this.idsOf(path);
       if (!ids) return;
       this.discard(ids);
-      this.idsByPath.delete(path);
+      this.dropIds(path);
     });
   }
 
@@ -258,7 +269,7 @@ export class TextIndex {
   }
 
   private replaceNow(note: Note, previous?: Note): void {
-    const ids = this.idsByPath.get(note.path);
+    const ids = this.idsOf(note.path);
     if (ids && previous && this.replaceSections(note, previous, ids)) return;
     const before = previous?.path === note.path ? documentsById(previous) : undefined;
     if (!ids || !before || ids.length !== before.size || !ids.every((id) => before.has(id))) {
@@ -429,7 +440,7 @@ export class TextIndex {
 
   /** The index in bounded segments, one at a time, for the `.mem/` cache. */
   storeSegments(limits?: TextStoreLimits): Iterable<TextSegment> {
-    return textStoreSegments(this.terms, this.idsByPath, limits);
+    return textStoreSegments(this.terms, this.sortedPathIds(), limits);
   }
 
   /**
@@ -449,7 +460,7 @@ export class TextIndex {
       finish: () => {
         const index = new TextIndex();
         index.terms = loader.finish();
-        index.pathIds = undefined;
+        index.pathIds = new Map();
         // Its arenas are allocated with the rest of what opening allocates, not at the first search.
         index.topKSearch();
         return index;
