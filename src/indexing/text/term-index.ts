@@ -60,11 +60,28 @@ export class TermIndex {
     const added = this.added.get(id);
     if (added !== undefined || !this.saved) return added;
     for (let hash = id.indexOf('#'); hash >= 0; hash = id.indexOf('#', hash + 1)) {
-      for (const shortId of this.saved.shortIdsOf(id.slice(0, hash)) ?? [])
-        if (this.idOf(shortId) === id) return shortId;
+      const shortId = this.savedIdsOf(id.slice(0, hash))?.get(id);
+      if (shortId !== undefined) return this.dead[shortId] === 1 ? undefined : shortId;
     }
     return undefined;
   }
+
+  /**
+   * The saved documents of the note at `path`, id → short id (discarded ones too), or null: read
+   * once per path a change asks about (the saved documents never change), so an add to a long day
+   * does not search the segments or compare the day's ids again for each new entry.
+   */
+  private savedIdsOf(path: string): Map<string, number> | null {
+    let ids = this.savedByPath.get(path);
+    if (ids === undefined) {
+      const shortIds = this.saved?.shortIdsOf(path);
+      ids = shortIds ? new Map(shortIds.map((shortId) => [this.saved?.id(shortId) ?? '', shortId])) : null;
+      this.savedByPath.set(path, ids);
+    }
+    return ids;
+  }
+
+  private readonly savedByPath = new Map<string, Map<string, number> | null>();
 
   /** Document id → short id of every live document, made for a save (not kept). */
   allShortIds(): Map<string, number> {
