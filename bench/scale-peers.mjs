@@ -4,7 +4,7 @@
 // input, the order alternating. Peers: qmd (BM25 `qmd search`, installed by bench/peers/install.sh),
 // ripgrep (if on PATH) and plain MiniSearch. A missing peer is skipped with a notice.
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { cpus, loadavg, platform, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -17,7 +17,7 @@ import { measureNative, measureNode, procCpuMs } from './measure-process.mjs';
 import { findQmd, findRipgrep, memCli } from './peers.mjs';
 import { makeMessages, makeQueries } from './queries.mjs';
 import { renderScaleMarkdown, scaleCharts } from './scale-report.mjs';
-import { benchAdds, benchQmdResident, procRss } from './scale-serving.mjs';
+import { benchAdds, benchQmdResident, postJson, procRss } from './scale-serving.mjs';
 import { median, mib, percentile, round } from './stats.mjs';
 import { SYNTH_NOW, writeSynthVault } from './synth-vault.mjs';
 
@@ -96,30 +96,7 @@ const agent = new Agent({ keepAlive: true, maxSockets: 8 });
 
 /** `POST /memory/search` with `body`; its parsed answer. */
 function search(url, body) {
-  const data = JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const post = request(
-      `${url}/memory/search`,
-      {
-        method: 'POST',
-        agent,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) },
-      },
-      (response) => {
-        const chunks = [];
-        response.on('data', (chunk) => chunks.push(chunk));
-        response.on('error', reject);
-        response.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          if (response.statusCode !== 200)
-            reject(new Error(`/memory/search: ${response.statusCode} ${text}`));
-          else resolve(/** @type {{ partial?: boolean }} */ (JSON.parse(text)));
-        });
-      },
-    );
-    post.on('error', reject);
-    post.end(data);
-  });
+  return /** @type {Promise<{ partial?: boolean }>} */ (postJson(agent, url, '/memory/search', body));
 }
 
 /** `count` POSTs, `clients` at a time: latency of each, requests per second, server CPU per request. */

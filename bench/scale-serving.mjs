@@ -115,14 +115,16 @@ export async function benchQmdResident(qmd, env, queries) {
   }
 }
 
-const agent = new Agent({ keepAlive: true, maxSockets: BURST_CLIENTS });
-
-/** `POST /memory/add` with `body`; throws unless an entry was written. */
-function add(url, body) {
+/**
+ * `POST <url><route>` with `body` as JSON on a kept-alive connection of `agent` (plain `node:http`:
+ * the clients share the server's cores, and `fetch` cost three times the CPU a request); its
+ * parsed answer, or an error naming the route and status.
+ */
+export function postJson(agent, url, route, body) {
   const data = JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const post = request(
-      `${url}/memory/add`,
+      `${url}${route}`,
       {
         method: 'POST',
         agent,
@@ -134,15 +136,23 @@ function add(url, body) {
         response.on('error', reject);
         response.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
-          const json = response.statusCode === 200 ? JSON.parse(text) : undefined;
-          if (json?.status !== 'written') reject(new Error(`/memory/add: ${response.statusCode} ${text}`));
-          else resolve(json);
+          if (response.statusCode !== 200) reject(new Error(`${route}: ${response.statusCode} ${text}`));
+          else resolve(JSON.parse(text));
         });
       },
     );
     post.on('error', reject);
     post.end(data);
   });
+}
+
+const agent = new Agent({ keepAlive: true, maxSockets: BURST_CLIENTS });
+
+/** `POST /memory/add` with `body`; throws unless an entry was written. */
+async function add(url, body) {
+  const json = /** @type {{ status?: string }} */ (await postJson(agent, url, '/memory/add', body));
+  if (json.status !== 'written') throw new Error(`/memory/add: ${JSON.stringify(json)}`);
+  return json;
 }
 
 /** Chat exchanges of one day from `from`, 10 s apart, each with a word of its own. */

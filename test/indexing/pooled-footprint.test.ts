@@ -9,20 +9,10 @@ import { lengthAt, SlotValues, type TermIndex } from '../../src/indexing/text/te
 import { TextIndex } from '../../src/indexing/text/text-index.js';
 import { formatTrackers, parseTrackers, type SavedTrackers } from '../../src/indexing/trackers.js';
 import { parseNote } from '../../src/vault/markdown/parse-note.js';
+import { seeded } from '../helpers/seeded.js';
 import { ReferenceIndex } from './reference-index.js';
 
 const note = (path: string, text: string) => parseNote(path, text, { size: text.length, mtimeMs: 0 });
-
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const termIndexOf = (index: TextIndex) => (index as unknown as { terms: TermIndex }).terms;
 

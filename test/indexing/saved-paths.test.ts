@@ -5,24 +5,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TextIndex } from '../../src/indexing/text/text-index.js';
-import type { TextStoreLimits } from '../../src/indexing/text/text-index-store.js';
 import { parseNote } from '../../src/vault/markdown/parse-note.js';
+import { reloaded } from '../helpers/reload-text-index.js';
 
 const note = (path: string, text: string) => parseNote(path, text, { size: text.length, mtimeMs: 0 });
-
-/** An index restored from its segments cut at `limits` (several notes to a segment, several segments). */
-function reloaded(built: TextIndex, limits: TextStoreLimits): TextIndex {
-  const loader = TextIndex.loader(built.storeHeader());
-  let pieces: Uint8Array[] = [];
-  for (const piece of built.storeSegments(limits)) {
-    pieces.push(piece.data);
-    if (!piece.end) continue;
-    if (piece.part === 'docs') loader.docs(Buffer.concat(pieces));
-    else loader.terms(Buffer.concat(pieces));
-    pieces = [];
-  }
-  return loader.finish();
-}
 
 /** Folder and file names as vaults have them: the characters that sort differently by code unit or by code point. */
 const name = fc
