@@ -67,10 +67,20 @@ describe('the link graph opened from the cache', () => {
     expectSameAsRebuilt(vault);
     expect(graph.materialized).toBe(false);
 
-    // A new note that an unresolved link names (`[[Later]]`) takes it over: the whole graph is made.
+    // A new note that an unresolved link names (`[[Later]]`) takes it over, without the whole graph.
     await writeFile(join(root, 'insights/Later.md'), '# Later\n\nArrived.\n');
     await vault.refreshPaths(['insights/Later.md']);
-    expect(graph.materialized).toBe(true);
+    expect(graph.materialized).toBe(false);
+    expectSameAsRebuilt(vault);
+    // And one that a written note's unresolved link names (`[[gone]]`, written above then dropped;
+    // `[[nowhere]]` is the saved note's).
+    await writeFile(join(root, 'insights/fresh.md'), '# Fresh\n\n[[user]], [[gone]].\n');
+    await vault.refreshPaths(['insights/fresh.md']);
+    await writeFile(join(root, 'insights/gone.md'), '# Gone\n');
+    await vault.refreshPaths(['insights/gone.md']);
+    await writeFile(join(root, 'nowhere.md'), '# Nowhere\n\n[[Later]]\n');
+    await vault.refreshPaths(['nowhere.md']);
+    expect(graph.materialized).toBe(false);
     expectSameAsRebuilt(vault);
     await vault.close();
   });
