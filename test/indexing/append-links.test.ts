@@ -5,10 +5,10 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openVault, type Vault } from '../../src/api/open-vault.js';
-import { LinkGraph } from '../../src/indexing/links/link-graph.js';
+import { openVault } from '../../src/api/open-vault.js';
 import { SavedLinkGraph } from '../../src/indexing/links/saved-links.js';
 import { isAppendable } from '../../src/vault/markdown/append-note.js';
+import { expectSameAsRebuilt, graphOf } from '../helpers/graph-as-rebuilt.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 import { seeded } from '../helpers/seeded.js';
 
@@ -39,10 +39,6 @@ const LINKS = [
 ];
 const WORDS = ['pottery', 'tea', 'quokka', '杭州', 'walk', 'rain'];
 
-function graphOf(vault: Vault): LinkGraph | SavedLinkGraph {
-  return (vault as unknown as { live: { index: { graph: LinkGraph | SavedLinkGraph } } }).live.index.graph;
-}
-
 function sentence(r: () => number): string {
   const out: string[] = [];
   for (let n = 1 + Math.floor(r() * 6); n > 0; n--) {
@@ -52,18 +48,6 @@ function sentence(r: () => number): string {
   // Now and then a link no note has had yet, so unresolved names keep growing.
   if (r() < 0.2) out.push(`[[Someone ${Math.floor(r() * 1000)}]]`);
   return out.join(' ');
-}
-
-/** What the graph answers about every note, as a graph made from the vault's notes now answers it. */
-function expectSameAsRebuilt(vault: Vault, where: string): void {
-  const graph = graphOf(vault);
-  const reference = LinkGraph.fromNotes(vault.paths().map((path) => vault.note(path)));
-  for (const path of vault.paths()) {
-    expect(graph.outEdges(path), `${where}: out of ${path}`).toEqual(reference.outEdges(path));
-    expect(graph.backlinks(path), `${where}: backlinks of ${path}`).toEqual(reference.backlinks(path));
-    expect(graph.outTargets(path), `${where}: targets of ${path}`).toEqual(reference.outTargets(path));
-  }
-  expect(graph.unresolved(), where).toEqual(reference.unresolved());
 }
 
 describe('a day note with many links, written by chat adds', () => {

@@ -6,30 +6,15 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openVault, type Vault } from '../../src/api/open-vault.js';
-import { LinkGraph } from '../../src/indexing/links/link-graph.js';
+import { openVault } from '../../src/api/open-vault.js';
 import { SavedLinkGraph } from '../../src/indexing/links/saved-links.js';
+import { expectSameAsRebuilt, graphOf } from '../helpers/graph-as-rebuilt.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 
 afterEach(cleanupVaults);
 
 const NAMES = ['Later', 'Mochi', 'Shanghai', 'tea time', '杭州', 'Ünïcode', '2026-11-29'];
 const FOLDERS = ['insights/', 'profile/people/', 'episodes/daily/', ''];
-
-function graphOf(vault: Vault): LinkGraph | SavedLinkGraph {
-  return (vault as unknown as { live: { index: { graph: LinkGraph | SavedLinkGraph } } }).live.index.graph;
-}
-
-function expectSameAsRebuilt(vault: Vault, where: string): void {
-  const graph = graphOf(vault);
-  const reference = LinkGraph.fromNotes(vault.paths().map((path) => vault.note(path)));
-  for (const path of vault.paths()) {
-    expect(graph.outTargets(path), `${where}: targets of ${path}`).toEqual(reference.outTargets(path));
-    expect(graph.backlinks(path), `${where}: backlinks of ${path}`).toEqual(reference.backlinks(path));
-    expect(graph.neighbours(path), `${where}: neighbours of ${path}`).toEqual(reference.neighbours(path));
-  }
-  expect(graph.unresolved(), where).toEqual(reference.unresolved());
-}
 
 /** A link to a name as people write it: other case, a heading, an alias, the folder. */
 const link = fc
