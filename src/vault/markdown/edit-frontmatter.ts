@@ -25,9 +25,19 @@ function lineEndAfter(text: string, pos: number): number {
   return newline === -1 ? text.length : newline + 1;
 }
 
+/**
+ * `data` as YAML, never with a block scalar that keeps its trailing line breaks (`|+`, `>+`: a
+ * string that ends in blank lines): spliced above a blank line of the note, such a scalar takes
+ * that line in too, and the value read back gains a line break. Those strings are double-quoted.
+ */
+function yamlOf(data: unknown): string {
+  const yaml = stringify(data, { lineWidth: 0 });
+  return /[|>][1-9]?\+[ \t]*$/m.test(yaml) ? stringify(data, { lineWidth: 0, blockQuote: false }) : yaml;
+}
+
 /** `key: value` as YAML lines ending in `\n`: one line for scalars, a block list for arrays. */
 function serialise(key: string, value: unknown, indent: string): string {
-  const yaml = stringify({ [key]: value }, { lineWidth: 0 });
+  const yaml = yamlOf({ [key]: value });
   return yaml
     .split('\n')
     .map((line) => (line === '' ? line : indent + line))
@@ -37,7 +47,7 @@ function serialise(key: string, value: unknown, indent: string): string {
 /** The value alone as a one-line YAML scalar, or undefined when it needs more than one line. */
 function inlineScalar(value: unknown): string | undefined {
   if (typeof value === 'object' && value !== null && !(value instanceof Date)) return undefined;
-  const text = stringify(value, { lineWidth: 0 }).replace(/\n$/, '');
+  const text = yamlOf(value).replace(/\n$/, '');
   return text.includes('\n') ? undefined : text;
 }
 
