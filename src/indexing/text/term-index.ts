@@ -50,6 +50,8 @@ export class TermIndex {
   saved: SavedDocs | undefined;
   /** Document id → short id: every document of an index built here; of a restored one, those added since */
   private readonly added = new Map<string, number>();
+  /** Per note path a change asked about: its saved documents, id → short id (see savedIdsOf) */
+  private readonly savedByPath = new Map<string, Map<string, number> | null>();
 
   /**
    * A live document's short id. A restored index finds a saved one among its note's documents (an
@@ -81,7 +83,11 @@ export class TermIndex {
     return ids;
   }
 
-  private readonly savedByPath = new Map<string, Map<string, number> | null>();
+  /** The ids of the saved documents of the note at `path` still live, in their order; undefined when it has none saved. */
+  liveSavedIds(path: string): string[] | undefined {
+    const ids = this.savedIdsOf(path);
+    return ids ? [...ids].filter(([, shortId]) => this.dead[shortId] !== 1).map(([id]) => id) : undefined;
+  }
 
   /** Document id → short id of every live document, made for a save (not kept). */
   allShortIds(): Map<string, number> {

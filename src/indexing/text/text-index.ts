@@ -160,9 +160,7 @@ export class TextIndex {
   /** The ids of the sections indexed for the note at `path`, or undefined when it has none indexed. */
   private idsOf(path: string): string[] | undefined {
     const changed = this.pathIds.get(path);
-    if (changed !== undefined) return changed ?? undefined;
-    const saved = this.terms.saved?.shortIdsOf(path);
-    return saved && this.liveIds(saved);
+    return changed === undefined ? this.terms.liveSavedIds(path) : (changed ?? undefined);
   }
 
   /** The ids of those of `shortIds` still in the index. */
