@@ -126,18 +126,19 @@ export class SavedLinkGraph implements Graph {
         return;
       }
     }
-    this.forget(path);
     const targets = note.links.map((link) => resolveLink(link.target, path, paths));
-    this.written.set(path, targets);
     note.links.forEach((link, i) => {
-      const to = targets[i];
-      if (to === undefined) this.dangling.add(nameOf(link.target));
-      else {
-        const from = this.writtenIn.get(to) ?? new Set<string>();
-        from.add(path);
-        this.writtenIn.set(to, from);
-      }
+      if (targets[i] === undefined) this.dangling.add(nameOf(link.target));
     });
+    this.hold(path, targets);
+  }
+
+  /** Holds `targets` as where the links of the note at `from` point now, in place of what was held or saved. */
+  private hold(from: string, targets: Array<string | undefined>): void {
+    this.forget(from);
+    this.written.set(from, targets);
+    for (const to of targets)
+      if (to !== undefined) this.writtenIn.set(to, (this.writtenIn.get(to) ?? new Set()).add(from));
   }
 
   /**
@@ -162,14 +163,10 @@ export class SavedLinkGraph implements Graph {
     for (const [from, targets] of this.written) if (targets.includes(undefined)) holders.push(from);
     for (const from of holders) {
       const note = this.notes.get(from);
-      const targets = this.written.get(from) ?? (note && this.edgesOf(from)?.map((edge) => edge.to));
-      if (!note || !targets) return false;
+      const targets = this.outTargets(from);
+      if (!note || note.links.length !== targets.length) return false;
       const next = note.links.map((link, i) => targets[i] ?? resolveLink(link.target, from, paths));
-      if (next.every((to, i) => to === targets[i])) continue;
-      this.forget(from);
-      this.written.set(from, next);
-      for (const to of next)
-        if (to !== undefined) this.writtenIn.set(to, (this.writtenIn.get(to) ?? new Set()).add(from));
+      if (next.some((to, i) => to !== targets[i])) this.hold(from, next);
     }
     return true;
   }
