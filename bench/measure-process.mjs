@@ -95,3 +95,10 @@ export async function procCpuMs(pid) {
   const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks;
 }
+
+/** Resident and peak memory (bytes) of a running process, from /proc (Linux). */
+export async function procRss(pid) {
+  const text = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kib = (key) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? Number.NaN);
+  return { rssBytes: kib('VmRSS') * 1024, peakRssBytes: kib('VmHWM') * 1024 };
+}

@@ -13,11 +13,11 @@ import { DAEMON_DEFAULTS } from '../dist/core/config/daemon-settings.js';
 import { benchDaemon } from './daemon-cost.mjs';
 import { formatJson } from './format-json.mjs';
 import { startServer, stopServer } from './http-latency.mjs';
-import { measureNative, measureNode, procCpuMs } from './measure-process.mjs';
+import { measureNative, measureNode, procCpuMs, procRss } from './measure-process.mjs';
 import { findQmd, findRipgrep, memCli } from './peers.mjs';
 import { makeMessages, makeQueries } from './queries.mjs';
 import { renderScaleMarkdown, scaleCharts } from './scale-report.mjs';
-import { benchAdds, benchQmdResident, postJson, procRss } from './scale-serving.mjs';
+import { benchAdds, benchQmdResident, postJson } from './scale-serving.mjs';
 import { median, mib, percentile, round } from './stats.mjs';
 import { SYNTH_NOW, writeSynthVault } from './synth-vault.mjs';
 

@@ -6,24 +6,16 @@
 //   hundred by hundred: flat or growing with the day), then a burst of 1,000 more from 8 clients at
 //   once (server CPU per add, RSS after against RSS after open).
 import { spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { startServer, stopServer } from './http-latency.mjs';
-import { procCpuMs } from './measure-process.mjs';
+import { procCpuMs, procRss } from './measure-process.mjs';
 import { median, mib, round } from './stats.mjs';
 
 const ADDS = 1000;
 const BURST_CLIENTS = 8;
 /** How long a peer's first answer may take (a 100k-note index opened cold from the page cache). */
 const ANSWER_TIMEOUT_MS = 600_000;
-
-/** Resident and peak memory of a running process, from /proc (Linux). */
-export async function procRss(pid) {
-  const text = await readFile(`/proc/${pid}/status`, 'utf8');
-  const kib = (key) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? Number.NaN);
-  return { rssBytes: kib('VmRSS') * 1024, peakRssBytes: kib('VmHWM') * 1024 };
-}
 
 /** A JSON-RPC client of an MCP server on stdio (one JSON message a line). */
 function stdioRpc(child) {

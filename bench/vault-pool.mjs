@@ -10,13 +10,13 @@
 // POOL_MAX_RSS_MIB (default: half the free memory); `vaults` is what was run.
 // Writes bench/results/pool.json (pool.json.tmp with --quick: 8 vaults).
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, freemem, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { formatJson } from './format-json.mjs';
-import { measureNode, procCpuMs } from './measure-process.mjs';
+import { measureNode, procCpuMs, procRss } from './measure-process.mjs';
 import { makeQueries } from './queries.mjs';
 import { median, percentile, round } from './stats.mjs';
 import { SYNTH_NOW, vaultPlan, writeSynthVault } from './synth-vault.mjs';
@@ -155,9 +155,8 @@ async function stopPool(server) {
 
 /** The server's resident memory now and its peak, in MiB (/proc: Linux). */
 async function memoryOf(pid) {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  const kib = (field) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? Number.NaN);
-  return { rssMiB: round(kib('VmRSS') / 1024, 1), peakRssMiB: round(kib('VmHWM') / 1024, 1) };
+  const { rssBytes, peakRssBytes } = await procRss(pid);
+  return { rssMiB: round(rssBytes / MiB, 1), peakRssMiB: round(peakRssBytes / MiB, 1) };
 }
 
 /** One /memory/search to a user's vault, alone: its latency and the server's CPU time for it. */
