@@ -259,7 +259,7 @@ describe('text index segments', () => {
     const index = sampleIndex();
     const { restored } = restore(index, { segment: 200, record: 3 });
     const terms = termIndexOf(restored);
-    const decoded = () => terms.ids.count;
+    const decoded = () => terms.decodedSavedIds;
     expect(decoded()).toBe(0);
     const hits = restored.search('mountains');
     expect(hits.map((hit) => hit.id)).toEqual(settled(index, 'mountains').map((hit) => hit.id));

@@ -5,6 +5,7 @@
 import SearchableMap from 'minisearch/SearchableMap';
 import { packTerm } from './packed-postings.js';
 import type { Postings, TermData } from './postings.js';
+import { RecentValues } from './recent-values.js';
 import type { SavedDocs } from './saved-docs.js';
 import { LazyTermData, largestFieldSize } from './saved-postings.js';
 import type { TermMap } from './saved-terms.js';
@@ -39,13 +40,19 @@ const VACUUM_MIN_FACTOR = 0.1;
  * as the same doubles. A discarded document's postings stay until a vacuum, as in MiniSearch;
  * `dead` marks them so the search skips them.
  */
+/**
+ * Saved documents' ids and stored fields kept decoded per generation (two are kept): a few
+ * hundred searches' hits, some 2 MiB of heap at most
+ */
+const SAVED_VALUES_KEPT = 8192;
+
 export class TermIndex {
   readonly fields: readonly string[];
-  /**
-   * Short id → document id, for the documents added since the load and those of the load decoded
-   * so far (see idOf); undefined once discarded
-   */
+  /** Short id → document id, for the documents added since the load; undefined once discarded */
   ids = new SlotValues<string>();
+  /** Ids and stored fields of saved documents, decoded as searches ask and kept while read (idOf, storedOf) */
+  private readonly savedIds = new RecentValues<string>(SAVED_VALUES_KEPT);
+  private readonly savedStored = new RecentValues<Record<string, unknown>>(SAVED_VALUES_KEPT);
   /** The documents a load left in the cache's bytes (see saved-docs.ts) */
   saved: SavedDocs | undefined;
   /** Document id → short id: every document of an index built here; of a restored one, those added since */
@@ -100,30 +107,35 @@ export class TermIndex {
     return map;
   }
 
-  /** A live document's id (a saved one decoded once, then kept); undefined once discarded. */
+  /** How many saved documents' ids are kept decoded */
+  get decodedSavedIds(): number {
+    return this.savedIds.count;
+  }
+
+  /** A live document's id (a saved one decoded when asked, kept while read); undefined once discarded. */
   idOf(shortId: number): string | undefined {
     if (this.dead[shortId] === 1) return undefined;
-    const known = this.ids.get(shortId);
+    const known = this.ids.get(shortId) ?? this.savedIds.get(shortId);
     if (known !== undefined || !this.saved?.has(shortId)) return known;
     const id = this.saved.id(shortId);
-    this.ids.set(shortId, id);
+    if (id !== undefined) this.savedIds.set(shortId, id);
     return id;
   }
 
   /**
-   * A live document's stored fields (a saved one decoded once, then kept: a search asks for the
-   * same few hundred each time its words come back).
+   * A live document's stored fields (a saved one decoded when asked, kept while read: a search
+   * asks for the same few hundred each time its words come back).
    */
   storedOf(shortId: number): Record<string, unknown> | undefined {
     if (this.dead[shortId] === 1) return undefined;
-    const known = this.stored.get(shortId);
+    const known = this.stored.get(shortId) ?? this.savedStored.get(shortId);
     if (known !== undefined || !this.saved?.has(shortId)) return known;
     const stored = this.saved.stored(shortId);
-    this.stored.set(shortId, stored);
+    if (stored !== undefined) this.savedStored.set(shortId, stored);
     return stored;
   }
 
-  /** Short id → stored fields, for the documents added since the load and those decoded since */
+  /** Short id → stored fields, for the documents added since the load */
   stored = new SlotValues<Record<string, unknown>>();
   /**
    * Per field id, per short id: the field's length in distinct tokens, or the array's ABSENT (its
