@@ -88,6 +88,8 @@ export function daemonCommands(program: Command, io: CliIO): void {
     .description('be the daemon in the foreground (what recall and compile start, detached)')
     .action(async (_options: unknown, command: Command) => {
       const { runDaemon, configStamp } = await import('../../serve/daemon.js');
+      // A server's heap stays near its live data (serve/server-heap.ts).
+      (await import('../../serve/server-heap.js')).boundHeapGrowth();
       // Taken before the vault reads its config: an edit made while it opens is still seen.
       const stamp = await configStamp(await rootOf(command, io));
       // Tracked: a fresh read re-reads the notes that changed, not a stat of every note.

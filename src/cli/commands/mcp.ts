@@ -39,6 +39,8 @@ export function mcpCommand(program: Command, io: CliIO): void {
       [],
     )
     .action(async (options: McpCliOptions, command: Command) => {
+      // A server's heap stays near its live data (serve/server-heap.ts).
+      (await import('../../serve/server-heap.js')).boundHeapGrowth();
       // stdout carries the protocol: every notice goes to stderr.
       const vault = await openFromCli(command, io, { track: true, embedSections: 'background' });
       await vault.watch({ onError: (error) => io.stderr(`mem: ${errorText(error)}\n`) });

@@ -164,6 +164,8 @@ async function runServe(options: ServeCliOptions, command: Command, io: CliIO): 
   refuseModeConflicts(options, workers);
   // Commits and syncs are the background of a server's work: requests come first.
   (await import('../../internal.js')).lowerGitPriority();
+  // A server's heap stays near its live data (serve/server-heap.ts).
+  (await import('../../serve/server-heap.js')).boundHeapGrowth();
   const served = options.vaults
     ? await servePool(options.vaults, options, io, vaultPool, onError)
     : await serveOne(options, command, io, { singleVault, workers, onError });
