@@ -1,9 +1,10 @@
 // How far a long-running server's heap grows past what survived its last full collection before
 // it collects again. V8 sizes that step by the machine: with memory to spare (a heap limit of
 // 2 GiB or more) it lets the heap grow to up to four times its live data. A server's garbage is
-// mostly what its caches dropped, already old: `mem serve` of a 100,000-note vault held 150 MiB of
-// live heap and 613 MiB of RSS after 1,300 varied queries. A growth of 50 % ended the same load at
-// 392 MiB, for 4 % more CPU per query (docs/benchmarks.md). Short commands keep V8's own step.
+// mostly what its caches dropped, already old: `mem serve` of a 100,000-note vault held about
+// 150 MiB of live heap and 700-760 MiB of RSS after 1,300 varied queries. A growth of 50 % ended
+// the same load at 375-405 MiB, for 7 % more CPU per query (median of three pairs). Short
+// commands keep V8's own step.
 import { setFlagsFromString } from 'node:v8';
 
 /** How far a server's heap grows past its live data before a full collection, in percent */
