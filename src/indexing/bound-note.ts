@@ -8,7 +8,7 @@ export const DEFAULT_LIMITS: IndexLimits = {
   maxNoteChars: 2_000_000,
   maxLineChars: 20_000,
   maxLinksPerNote: 5000,
-  decodedNotesMiB: 64,
+  decodedNotesMiB: 16,
 };
 
 /**

@@ -92,7 +92,7 @@ class DecodedBudget {
  * (`--decoded-notes-mib`): what one vault may keep by default (limits.decodedNotesMiB), so a pool
  * keeps no more than a server of one vault, however many vaults it loads.
  */
-export const POOL_DECODED_NOTES_MIB = 64;
+export const POOL_DECODED_NOTES_MIB = 16;
 
 /** The process's bound on decoded notes, shared by every note table (unbounded unless set). */
 export const DECODED_NOTES = new DecodedBudget();

@@ -51,7 +51,7 @@ function scratchFor(length: number): Buffer {
 }
 
 /** Default bound of the decoded saved notes kept between reads, in bytes of their JSON */
-export const DEFAULT_DECODED_BYTES = 64 << 20;
+export const DEFAULT_DECODED_BYTES = 16 << 20;
 
 /**
  * The vault's notes by path, in the order they were first indexed. A note read from the files (or

@@ -65,7 +65,7 @@ describe('mem.config.json', () => {
       companion: { commit: 'exchange' },
       commitments: { windowDays: 7 },
       forget: { unrecalledDays: 180, importanceFactor: 0.5 },
-      limits: { maxNoteChars: 2_000_000, maxLineChars: 20_000, maxLinksPerNote: 5000, decodedNotesMiB: 64 },
+      limits: { maxNoteChars: 2_000_000, maxLineChars: 20_000, maxLinksPerNote: 5000, decodedNotesMiB: 16 },
       reflect: { maxTokensPerDay: 0, overContext: 'warn', auto: { retrySeconds: 60 } },
       serve: { allowedHosts: [], allowedOrigins: [] },
       daemon: { enabled: true, minNotes: 2000, idleMinutes: 10 },

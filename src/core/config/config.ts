@@ -279,9 +279,9 @@ export const configSchema = z.strictObject({
     decodedNotesMiB: z
       .int()
       .positive()
-      .default(64)
+      .default(16)
       .describe(
-        'Notes read from the index cache stay decoded up to this many MiB of their saved JSON (some three to five times that in the heap, once searches have read them); past it the least recently read are dropped and read again when asked for',
+        'Notes read from the index cache in two searches stay decoded up to this many MiB of their saved JSON (about one and a half times that in the heap); past it the least recently read are dropped and read again when asked for',
       ),
   }),
   reflect: group({
