@@ -45,10 +45,10 @@ function poolSize(quick) {
     seedBudgetMs: envInt('POOL_SEED_MINUTES', 25) * 60_000,
     maxRssMiB: envInt('POOL_MAX_RSS_MIB', Math.floor(freemem() / MiB / 2)),
     // The server's bound on all vaults' decoded notes, scaled to the vaults run: what each vault of
-    // a 1,000-vault pool at the default (64 MiB) has, so the figure per vault extrapolates to it.
+    // a 1,000-vault pool at the default (16 MiB) has, so the figure per vault extrapolates to it.
     decodedNotesMiB: envInt(
       'POOL_DECODED_NOTES_MIB',
-      Math.max(1, Math.round((64 * envInt('POOL_VAULTS', quick ? 8 : 1000)) / 1000)),
+      Math.max(1, Math.round((16 * envInt('POOL_VAULTS', quick ? 8 : 1000)) / 1000)),
     ),
   };
 }
@@ -331,5 +331,5 @@ const NOTES = [
   'reopenAfterEviction: a second server (--idle-minutes 1) touches every vault, waits for each "unloaded idle vault" notice, then touches each again.',
   "rssAfterEvictionMiB is read at the last unload notice (the close runs just after it), without forcing a GC; peakRssMiB is the first server's, peakRssEvictionServerMiB the second's.",
   'extrapolated1000VaultsMiB: the empty server plus 1,000 times the RSS each loaded vault added here.',
-  "decodedNotesMiB: the servers' --decoded-notes-mib, the bound on all vaults' decoded notes together: the default 64 MiB scaled to the vaults run (64 x vaults / 1,000, POOL_DECODED_NOTES_MIB overrides), so that the figure per vault extrapolates to a 1,000-vault pool at the default.",
+  "decodedNotesMiB: the servers' --decoded-notes-mib, the bound on all vaults' decoded notes together: the default 16 MiB scaled to the vaults run (16 x vaults / 1,000, POOL_DECODED_NOTES_MIB overrides), so that the figure per vault extrapolates to a 1,000-vault pool at the default.",
 ];
