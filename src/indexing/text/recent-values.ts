@@ -1,7 +1,7 @@
 // What a restored text index decodes from its saved documents as searches ask (a hit's id, its
 // stored fields), kept while recently read. Kept once decoded, they grew with every new word a
-// server was asked: 150,000 ids and stored objects, some 30 MiB of a 100,000-note vault's heap,
-// after a day of queries. Two generations of at most `limit` values each: a read finds a value in
+// server was asked: 150,000 ids and stored objects, some 25 MiB of a 100,000-note vault's heap,
+// after 1,000 queries. Two generations of at most `limit` values each: a read finds a value in
 // `young`, one found in `old` moves to `young`; a full `young` becomes `old` and the old `old` goes.
 
 export class RecentValues<T> {

@@ -41,10 +41,13 @@ const VACUUM_MIN_FACTOR = 0.1;
  * `dead` marks them so the search skips them.
  */
 /**
- * Saved documents' ids and stored fields kept decoded per generation (two are kept): a few
- * hundred searches' hits, some 2 MiB of heap at most
+ * Saved documents' ids and stored fields kept decoded per generation (two are kept): about 170
+ * bytes of heap each, so at most some 11 MiB. Decoding one reads two or three blocks of the docs
+ * file: over 1,000 varied recalls of a 100k vault, 8,192 decoded 454 ids a recall and took 20.5 ms
+ * of CPU, 32,768 decoded 324 in 17.5 ms, keeping every one 140 in 16.5 ms for 22 MiB more heap
+ * that grew with every new word asked.
  */
-const SAVED_VALUES_KEPT = 8192;
+const SAVED_VALUES_KEPT = 32_768;
 
 export class TermIndex {
   readonly fields: readonly string[];
