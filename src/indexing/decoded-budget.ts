@@ -11,26 +11,10 @@ export interface Generational {
   rotate(): void;
 }
 
-/** A table holding notes decoded once in the current read (read-twice.ts), dropped when it ends. */
-export interface ReadHolder {
-  dropHeld(): void;
-}
-
-/** Bytes of JSON the notes decoded once in a read may take, for every table together; past it a new read begins */
-const READ_BYTES = 2 << 20;
-
 class DecodedBudget {
   /** Bytes of saved JSON (as limits.decodedNotesMiB counts them) the process keeps decoded */
   bound = Number.POSITIVE_INFINITY;
   private kept = 0;
-  /**
-   * The current read (a recall): a note decoded in one read only is not kept after it
-   * (read-twice.ts). Reads run one at a time, as every decode is synchronous.
-   */
-  read = 1;
-  /** The tables holding notes decoded once in this read, and the bytes of those notes */
-  private readonly holders = new Set<ReadHolder>();
-  private held = 0;
   private readonly tables = new Set<WeakRef<Generational>>();
   private readonly refs = new WeakMap<Generational, WeakRef<Generational>>();
 
@@ -49,25 +33,6 @@ class DecodedBudget {
     if (!ref) return;
     this.tables.delete(ref);
     this.refs.delete(table);
-  }
-
-  /** A new read begins: what the last one decoded once goes, in every table. */
-  newRead(): void {
-    this.read = (this.read + 1) >>> 0 || 1;
-    for (const holder of this.holders) holder.dropHeld();
-    this.holders.clear();
-    this.held = 0;
-  }
-
-  /**
-   * `table` holds `bytes` more of notes decoded once in this read. Past READ_BYTES (or half of
-   * `tableBound`, or of the process's bound) a new read begins first: a library caller that never
-   * starts one (DECODED_NOTES.newRead) is still bounded, and so are a pool's many tables together.
-   */
-  hold(holder: ReadHolder, bytes: number, tableBound: number): void {
-    if (this.held + bytes > Math.min(READ_BYTES, tableBound / 2, this.bound / 2)) this.newRead();
-    this.held += bytes;
-    this.holders.add(holder);
   }
 
   /** `bytes` more kept by one table; past half the bound every table turns. */

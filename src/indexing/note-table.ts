@@ -2,7 +2,6 @@ import { closeSync, readSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import type { Note } from '../core/types.js';
 import { DECODED_NOTES, type Generational } from './decoded-budget.js';
-import { ReadTwice } from './read-twice.js';
 import { type RecordSource, SECTION_RECORD, savedNote } from './saved-note.js';
 
 /**
@@ -72,8 +71,6 @@ export class NoteTable implements ReadonlyMap<string, Note>, Generational {
   private young = new Map<number, Note>();
   private old = new Map<number, Note>();
   private youngBytes = 0;
-  /** Which decoded notes go into `young`: those read in two reads; the others live for their read */
-  private readonly readTwice = new ReadTwice();
   /** Saved slots of paths since written or removed */
   private readonly replaced = new Map<string, number>();
   /** Saved notes whose bytes were damaged, read again from their files */
@@ -89,7 +86,6 @@ export class NoteTable implements ReadonlyMap<string, Note>, Generational {
 
   set decodedBytes(bytes: number) {
     this.bound = bytes;
-    this.readTwice.dropHeld();
     this.old.clear();
     if (this.youngBytes > bytes / 2) {
       this.young.clear();
@@ -224,10 +220,7 @@ export class NoteTable implements ReadonlyMap<string, Note>, Generational {
     if (entry === undefined) return;
     const note =
       typeof entry === 'number'
-        ? (this.repaired.get(entry) ??
-          this.young.get(entry) ??
-          this.old.get(entry) ??
-          this.readTwice.get(entry))
+        ? (this.repaired.get(entry) ?? this.young.get(entry) ?? this.old.get(entry))
         : entry;
     if (note) {
       note.size = size;
@@ -366,7 +359,6 @@ export class NoteTable implements ReadonlyMap<string, Note>, Generational {
     this.youngBytes = 0;
     this.repaired.clear();
     this.replaced.clear();
-    this.readTwice.clear();
   }
 
   /** Size and mtime of a slot as the table has them now (touches included). */
@@ -378,7 +370,6 @@ export class NoteTable implements ReadonlyMap<string, Note>, Generational {
   /** Closes the notes files; saved notes cannot be decoded after. */
   close(): void {
     const saved = this.saved;
-    this.readTwice.dropHeld();
     if (!saved) return;
     DECODED_NOTES.leave(this);
     closeWhenCollected.unregister(this);
@@ -388,7 +379,7 @@ export class NoteTable implements ReadonlyMap<string, Note>, Generational {
   private decode(slot: number): Note {
     const repaired = this.repaired.get(slot);
     if (repaired) return repaired;
-    const young = this.young.get(slot) ?? this.readTwice.get(slot);
+    const young = this.young.get(slot);
     if (young) return young;
     const saved = this.saved as SavedNotes;
     const old = this.old.get(slot);
@@ -414,8 +405,7 @@ export class NoteTable implements ReadonlyMap<string, Note>, Generational {
     if (note === undefined) return this.repair(slot);
     note.size = saved.size[slot] as number;
     note.mtimeMs = saved.mtime[slot] as number;
-    const bytes = whole ? length : (head as string).length;
-    if (this.readTwice.admit(slot, note, bytes, this.bound)) this.keep(slot, note, bytes);
+    this.keep(slot, note, whole ? length : (head as string).length);
     return note;
   }
 

@@ -1,6 +1,5 @@
 import type { MemConfig } from '../core/config/config.js';
 import type { Layer } from '../core/types.js';
-import { DECODED_NOTES } from '../indexing/decoded-budget.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { linkableAnchor } from '../vault/links/link-name.js';
 import {
@@ -135,8 +134,6 @@ export function recall(
   query: string,
   options: RecallOptions & { now: Date },
 ): RecallHit[] {
-  // The notes this recall decodes once are not kept after it (indexing/read-twice.ts).
-  DECODED_NOTES.newRead();
   const k = options.k ?? config.recall.k;
   const now = options.now;
   const filterRange = options.rangeMode !== 'prefer' ? options.range : undefined;

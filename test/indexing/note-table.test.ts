@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { openVault, type Vault } from '../../src/api/open-vault.js';
-import { DECODED_NOTES } from '../../src/indexing/decoded-budget.js';
 import type { NoteTable } from '../../src/indexing/note-table.js';
 import type { VaultIndex } from '../../src/indexing/vault-index.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
@@ -42,54 +41,6 @@ describe('the notes opened from the cache', () => {
     expect(again).toEqual(first);
     expect([...notes.values()]).toEqual(expected);
     await vault.close();
-  });
-});
-
-describe('the notes a read decodes once', () => {
-  it('are held for that read only; a note decoded in two reads is kept', async () => {
-    const root = await makeVault(FILES, { config: { timezone: 'UTC' } });
-    await (await openVault({ path: root })).close();
-    const vault = await openVault({ path: root });
-    const notes = notesOf(vault);
-    DECODED_NOTES.newRead();
-    const once = notes.get('insights/n1.md');
-    const twice = notes.get('insights/n2.md');
-    // Within its read a note is decoded once.
-    expect(notes.get('insights/n1.md')).toBe(once);
-    DECODED_NOTES.newRead();
-    // The next read decodes both again: neither was kept …
-    const secondRead = notes.get('insights/n2.md');
-    expect(secondRead).not.toBe(twice);
-    expect(secondRead).toEqual(twice);
-    DECODED_NOTES.newRead();
-    // … and n2, decoded in two reads, is kept from its second; n1, decoded in one, is not.
-    expect(notes.get('insights/n2.md')).toBe(secondRead);
-    const again = notes.get('insights/n1.md');
-    expect(again).not.toBe(once);
-    expect(again).toEqual(once);
-    await vault.close();
-  });
-
-  it('are kept only to a bound when no read is ever begun, across every table of the process', async () => {
-    const roots = await Promise.all(
-      [1, 2, 3].map(async () => {
-        const root = await makeVault(FILES, { config: { timezone: 'UTC' } });
-        await (await openVault({ path: root })).close();
-        return root;
-      }),
-    );
-    const vaults = await Promise.all(roots.map((root) => openVault({ path: root })));
-    const read = DECODED_NOTES.read;
-    try {
-      // A process bound of 4 KiB of JSON: the notes held for a read take at most half of it, so
-      // a library caller that never begins a read is split into reads as it goes.
-      DECODED_NOTES.bound = 4096;
-      for (const vault of vaults) for (const path of vault.paths()) notesOf(vault).get(path);
-      expect(DECODED_NOTES.read).toBeGreaterThan(read + 1);
-    } finally {
-      DECODED_NOTES.bound = Number.POSITIVE_INFINITY;
-      for (const vault of vaults) await vault.close();
-    }
   });
 });
 
