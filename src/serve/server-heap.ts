@@ -12,11 +12,11 @@ export const SERVER_HEAP_GROWTH_PERCENT = 50;
 
 /**
  * Sets this process's heap growth to `percent`, unless node was started with a growth of its own
- * (`node --heap-growing-percent=N`, in its arguments or NODE_OPTIONS): true when it was set.
+ * (`node --heap-growing-percent=N`; NODE_OPTIONS may not carry it): true when it was set.
  */
 export function boundHeapGrowth(
   percent: number = SERVER_HEAP_GROWTH_PERCENT,
-  started: string[] = [...process.execArgv, ...(process.env['NODE_OPTIONS'] ?? '').split(/\s+/)],
+  started: string[] = process.execArgv,
 ): boolean {
   if (started.some((arg) => /^--heap[-_]growing[-_]percent(=|$)/.test(arg))) return false;
   setFlagsFromString(`--heap-growing-percent=${percent}`);
