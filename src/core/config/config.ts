@@ -281,7 +281,7 @@ export const configSchema = z.strictObject({
       .positive()
       .default(16)
       .describe(
-        'Notes read from the index cache in two searches stay decoded up to this many MiB of their saved JSON (about one and a half times that in the heap); past it the least recently read are dropped and read again when asked for',
+        'Notes read from the index cache stay decoded up to this many MiB of their saved JSON (about one and a half times that in the heap); past it the least recently read are dropped and read again when asked for',
       ),
   }),
   reflect: group({
