@@ -34,13 +34,6 @@ const VACUUM_MIN_DIRT = 20;
 const VACUUM_MIN_FACTOR = 0.1;
 
 /**
- * Documents (by short id, given out in order and never reused), their field lengths and stored
- * fields, and every term's postings. Adding and discarding do MiniSearch 7's arithmetic on the
- * document count and the average field lengths, operation for operation, so BM25 scores come out
- * as the same doubles. A discarded document's postings stay until a vacuum, as in MiniSearch;
- * `dead` marks them so the search skips them.
- */
-/**
  * Saved documents' ids and stored fields kept decoded per generation (two are kept): about 170
  * bytes of heap each, so at most some 11 MiB. Decoding one reads two or three blocks of the docs
  * file: over 1,000 varied recalls of a 100k vault, 8,192 decoded 454 ids a recall and took 20.5 ms
@@ -49,10 +42,17 @@ const VACUUM_MIN_FACTOR = 0.1;
  */
 const SAVED_VALUES_KEPT = 32_768;
 
+/**
+ * Documents (by short id, given out in order and never reused), their field lengths and stored
+ * fields, and every term's postings. Adding and discarding do MiniSearch 7's arithmetic on the
+ * document count and the average field lengths, operation for operation, so BM25 scores come out
+ * as the same doubles. A discarded document's postings stay until a vacuum, as in MiniSearch;
+ * `dead` marks them so the search skips them.
+ */
 export class TermIndex {
   readonly fields: readonly string[];
   /** Short id → document id, for the documents added since the load; undefined once discarded */
-  ids = new SlotValues<string>();
+  readonly ids = new SlotValues<string>();
   /** Ids and stored fields of saved documents, decoded as searches ask and kept while read (idOf, storedOf) */
   private readonly savedIds = new RecentValues<string>(SAVED_VALUES_KEPT);
   private readonly savedStored = new RecentValues<Record<string, unknown>>(SAVED_VALUES_KEPT);
@@ -139,7 +139,7 @@ export class TermIndex {
   }
 
   /** Short id → stored fields, for the documents added since the load */
-  stored = new SlotValues<Record<string, unknown>>();
+  readonly stored = new SlotValues<Record<string, unknown>>();
   /**
    * Per field id, per short id: the field's length in distinct tokens, or the array's ABSENT (its
    * largest value) for none; read through lengthAt(), written through setLength(). Laid out field

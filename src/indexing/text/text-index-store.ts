@@ -13,7 +13,7 @@ import {
 } from './saved-postings.js';
 import { SavedTermsBuilder } from './saved-terms.js';
 import { encodeTermDictionary, TermDictionary } from './term-dictionary.js';
-import { lengthAt, SlotValues, type TermIndex } from './term-index.js';
+import { lengthAt, type TermIndex } from './term-index.js';
 
 /**
  * The text index written to and read from the `.mem/` cache in bounded segments, so that no string
@@ -316,9 +316,6 @@ export class TextStoreLoader {
     index.documentCount = header.documentCount;
     index.nextId = header.nextId;
     index.avgFieldLength = [...header.averageFieldLength];
-    // Ids and stored fields are decoded into them as hits ask for them (a Map while they are few).
-    index.ids = new SlotValues();
-    index.stored = new SlotValues();
     this.saved = new SavedDocs(header.nextId, index.fields.length);
     index.saved = this.saved;
   }
