@@ -8,7 +8,14 @@ import type { Note } from '../core/types.js';
 import { DEFAULT_LAYOUT, type VaultLayout } from '../vault/layout.js';
 import { basenameOf, foldPath } from '../vault/links/resolve-link.js';
 import { SavedLinkGraph, type SavedLinks } from './links/saved-links.js';
-import { deadSpill, generationName, INDEX_DIR, NOTES_SEGMENT_BYTES, type NoteSpill } from './note-spill.js';
+import {
+  abandoned,
+  generationName,
+  INDEX_DIR,
+  NOTES_SEGMENT_BYTES,
+  type NoteSpill,
+  writingInto,
+} from './note-spill.js';
 import { NoteTable } from './note-table.js';
 import { readNoteNow } from './refresh-index.js';
 import { noteRecords } from './saved-note.js';
@@ -195,6 +202,7 @@ export async function saveIndexCache(root: string, index: VaultIndex): Promise<C
   try {
     const base = join(await ensureCacheDir(root), INDEX_DIR);
     await mkdir(base, { recursive: true });
+    const before = await readManifest(base);
     // A cold build's notes, already written where this generation's notes go when nothing changed since.
     const { pending } = index;
     index.pending = undefined;
@@ -209,32 +217,57 @@ export async function saveIndexCache(root: string, index: VaultIndex): Promise<C
       spill = undefined;
     }
     generation ??= generationName();
-    const dir = join(base, generation);
-    if (!spill) await mkdir(dir);
-    const version = index.changes;
-    let written: Written;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        written = await writeGeneration(base, dir, generation, index, spill);
-        break;
-      } catch (error) {
-        // The table reads the spilled notes from that folder: a later save removes it.
-        if (!spill) await rm(dir, { recursive: true, force: true });
-        if (spill || attempt > 0 || !(error instanceof SegmentDamaged)) throw error;
-        // A text segment changed on disk since the open: the text index is rebuilt from the
-        // notes, and that is what this save writes, never a copy of the damaged bytes.
-        index.text.recover(error);
-        await mkdir(dir);
-      }
+    const done = writingInto(generation);
+    try {
+      return await saveGeneration(
+        root,
+        index,
+        base,
+        generation,
+        spill,
+        typeof before === 'object' ? before.generation : undefined,
+      );
+    } finally {
+      done();
     }
-    // Nothing changed while the save ran (saves run on the vault's queue): the index now reads its
-    // notes and links from the generation it saved, as a fresh open would.
-    if (index.changes === version) rebase(root, index, dir, written);
-    await removeOlder(root, base, generation);
-    return { saved: true };
   } catch (error) {
     return { saved: false, reason: `the index cache could not be saved (${reasonOf(error)})` };
   }
+}
+
+/** Writes `generation` (from `spill`, when a cold build's notes are there) and switches the manifest to it. */
+async function saveGeneration(
+  root: string,
+  index: VaultIndex,
+  base: string,
+  generation: string,
+  spill: NoteSpill | undefined,
+  /** The generation the manifest named when the save began: complete, removed after it */
+  previous: string | undefined,
+): Promise<CacheSave> {
+  const dir = join(base, generation);
+  if (!spill) await mkdir(dir);
+  const version = index.changes;
+  let written: Written;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      written = await writeGeneration(base, dir, generation, index, spill);
+      break;
+    } catch (error) {
+      // The table reads the spilled notes from that folder: a later save removes it.
+      if (!spill) await rm(dir, { recursive: true, force: true });
+      if (spill || attempt > 0 || !(error instanceof SegmentDamaged)) throw error;
+      // A text segment changed on disk since the open: the text index is rebuilt from the
+      // notes, and that is what this save writes, never a copy of the damaged bytes.
+      index.text.recover(error);
+      await mkdir(dir);
+    }
+  }
+  // Nothing changed while the save ran (saves run on the vault's queue): the index now reads its
+  // notes and links from the generation it saved, as a fresh open would.
+  if (index.changes === version) rebase(root, index, dir, written);
+  await removeOlder(root, base, generation, previous);
+  return { saved: true };
 }
 
 /** What a save wrote that the index can read from: the note table and its notes files. */
@@ -421,17 +454,24 @@ function savedLinks(index: VaultIndex): SavedLinks {
 }
 
 /**
- * Removes the generations saved before this one, and the single-file cache of older schemas.
- * One a concurrent save made after ours is left alone: its manifest may be about to name it.
+ * Removes the generations saved before this one (`previous`, the one the manifest named when this
+ * save began, and those no process writes in any more), the spills of builds that are gone, and the
+ * single-file cache of older schemas. One a concurrent save made after ours is left alone (its
+ * manifest may be about to name it), and so is one another running process may still be writing:
+ * removing it failed that save with ENOENT when two processes indexed one vault at once.
  */
-async function removeOlder(root: string, base: string, generation: string): Promise<void> {
+async function removeOlder(root: string, base: string, generation: string, previous?: string): Promise<void> {
   const current = await readManifest(base);
   const keep = typeof current === 'object' ? current.generation : generation;
   const mine = stampOf(generation);
   for (const entry of await readdir(base, { withFileTypes: true })) {
     if (!entry.isDirectory() || entry.name === keep) continue;
     const older = entry.name.startsWith('g') && stampOf(entry.name) <= mine;
-    if (older || deadSpill(entry.name)) await removeFolder(join(base, entry.name));
+    if (
+      (older && entry.name === previous) ||
+      ((older || entry.name.startsWith('s')) && abandoned(entry.name))
+    )
+      await removeFolder(join(base, entry.name));
   }
   await rm(join(root, CACHE_DIR, LEGACY_FILE), { force: true }).catch(() => undefined);
 }

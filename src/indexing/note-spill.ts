@@ -36,15 +36,22 @@ export function spillName(): string {
   return `s${Date.now().toString(36)}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
 }
 
-/** The spill folders of this process's builds still running (their names) */
+/** The folders this process writes in: its builds' spills still running, its saves' generations (their names) */
 const running = new Set<string>();
 
+/** A save writes its generation in the folder `name` until it calls what this returns: no save removes it meanwhile. */
+export function writingInto(name: string): () => void {
+  running.add(name);
+  return () => running.delete(name);
+}
+
 /**
- * Whether a folder of the cache is a spill no build will save: one of a process that is gone, or
- * of this process and no build of it running (one that failed). Anything else is left alone.
+ * Whether a cache folder (`s` or `g`, then `<time>-<pid>-<random>`) is written in no more: its
+ * process is gone, or it is this one and no build or save of it writes there (one that failed or
+ * finished). A folder of a process still running is left alone: a save of it may be writing there.
  */
-export function deadSpill(name: string): boolean {
-  const match = /^s[0-9a-z]+-(\d+)-[0-9a-z]+$/.exec(name);
+export function abandoned(name: string): boolean {
+  const match = /^[sg][0-9a-z]+-(\d+)-[0-9a-z]+$/.exec(name);
   if (!match) return false;
   const pid = Number(match[1]);
   if (pid === process.pid) return !running.has(name);

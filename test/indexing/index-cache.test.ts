@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdir, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
@@ -24,6 +25,13 @@ function textHits(hits: Array<{ path: string; parts: { text: number } }>): strin
 }
 
 const MANIFEST = join('.mem', 'index', 'manifest.json');
+
+/** The pid of a process that has exited. */
+async function deadPid(): Promise<number> {
+  const child = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });
+  await new Promise((resolve) => child.once('exit', resolve));
+  return child.pid as number;
+}
 
 interface Manifest {
   schema: number;
@@ -266,8 +274,14 @@ describe('index cache', () => {
     const root = await makeVault(FILES);
     await openVault({ path: root });
     const before = await readManifest(root);
-    // What a crash mid-save leaves: a newer, half-written generation that no manifest names.
-    const stray = join(root, '.mem', 'index', `g${(Date.now() - 1000).toString(36)}-1-crash`);
+    // What a crash mid-save leaves: a newer, half-written generation that no manifest names, of a
+    // process that is gone.
+    const stray = join(
+      root,
+      '.mem',
+      'index',
+      `g${(Date.now() - 1000).toString(36)}-${await deadPid()}-crash`,
+    );
     await mkdir(stray);
     await writeFile(join(stray, 'notes-0000.json'), '[{"path":');
     const notices: string[] = [];
@@ -278,6 +292,39 @@ describe('index cache', () => {
     const after = await readManifest(root);
     expect(after.generation).not.toBe(before.generation);
     expect(await readdir(join(root, '.mem', 'index'))).toEqual([after.generation, 'manifest.json']);
+  });
+
+  it('a generation another running process is still writing is left to it, then removed once it is gone', async () => {
+    const root = await makeVault(FILES);
+    await openVault({ path: root });
+    // Another process's save, begun before ours and still writing (two servers indexing one vault
+    // at once): removing it failed that save with ENOENT.
+    const writer = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)'], { stdio: 'ignore' });
+    const gone = new Promise((resolve) => writer.once('exit', resolve));
+    try {
+      const name = `g${(Date.now() - 1000).toString(36)}-${writer.pid}-writing`;
+      const other = join(root, '.mem', 'index', name);
+      await mkdir(other);
+      await writeFile(join(other, 'notes-0000.json'), '[{"path":');
+      const vault = await openVault({ path: root });
+      await writeFile(join(root, 'profile', 'new.md'), '# New\n\nA note.\n');
+      await vault.refresh();
+      await vault.save();
+      const first = await readManifest(root);
+      expect((await readdir(join(root, '.mem', 'index'))).sort()).toEqual(
+        [first.generation, name, 'manifest.json'].sort(),
+      );
+      writer.kill();
+      await gone;
+      await writeFile(join(root, 'profile', 'newer.md'), '# Newer\n\nAnother note.\n');
+      await vault.refresh();
+      await vault.save();
+      const second = await readManifest(root);
+      expect(await readdir(join(root, '.mem', 'index'))).toEqual([second.generation, 'manifest.json']);
+      await vault.close();
+    } finally {
+      writer.kill();
+    }
   });
 
   it('a cache that cannot be written is one notice, and the command goes on', async () => {
