@@ -121,7 +121,13 @@ const HEAD_READ = 256;
  *
  * It is one object of three fields a term while undecoded (48 bytes): the segment and where the
  * first record starts (its head is read again when asked for; nearly every term has one record),
- * and the Map is made when decoded. As a subclass of Map, with the record in an array of arrays,
+ * and the Map is made when decoded.
+ *
+ * Postings added since the load (`addPosting`) are held beside the saved bytes, not decoded into
+ * them: a chat add to a long-lived vault posts common words ("story", "lake"), and decoding their
+ * saved postings into Maps to add one entry kept 8 MiB of a 10,000-note vault's 44 MiB heap after
+ * 1,000 adds, and cost the first adds of a day most of their CPU. Every reader sees the saved
+ * postings then the added ones, field by field, as the Map decoding them first would hold them. As a subclass of Map, with the record in an array of arrays,
  * a loaded term took some 300 bytes (an empty Map's table alone is 152), 3.5 MiB of the 6 MiB
  * heap each loaded vault of 1,000 notes cost a `mem serve --vaults` pool.
  */
@@ -130,8 +136,11 @@ export class LazyTermData implements Map<number, Postings> {
   private source: SegmentSource | undefined;
   /** Where the first record starts in it: its field count and byte length (varints), then its fields */
   private readonly at: number;
-  /** Until decoded, the records after the first (a term saved in several); once decoded, the postings */
-  private rest: Chunk[] | TermData | undefined;
+  /**
+   * Until decoded, the records after the first (a term saved in several), or those and the postings
+   * added since the load (Additions); once decoded, the postings
+   */
+  private rest: Chunk[] | Additions | TermData | undefined;
 
   /** The term's first record, at `at` in `source` (checked by the loader to lie inside it). */
   constructor(source: SegmentSource, at: number) {
@@ -154,9 +163,41 @@ export class LazyTermData implements Map<number, Postings> {
   /** Another record of the same term (a term with very many postings is saved in several). */
   addChunk(chunk: Chunk): boolean {
     if (!this.source) return false;
-    if (this.rest) (this.rest as Chunk[]).push(chunk);
+    const { rest } = this;
+    if (rest instanceof Additions) rest.more.push(chunk);
+    else if (rest) (rest as Chunk[]).push(chunk);
     else this.rest = [chunk];
     return true;
+  }
+
+  /**
+   * While the postings are still bytes: adds one occurrence of the term in field `fieldId` of
+   * document `shortId` (one added since the load, so not among the saved postings) beside them,
+   * and returns true; returns false, changing nothing, once decoded (the caller sets the Map).
+   */
+  addPosting(fieldId: number, shortId: number): boolean {
+    if (!this.source) return false;
+    let { rest } = this;
+    if (!(rest instanceof Additions)) {
+      rest = new Additions((rest as Chunk[] | undefined) ?? []);
+      this.rest = rest;
+    }
+    const postings = rest.added.get(fieldId);
+    if (postings === undefined) rest.added.set(fieldId, new Map([[shortId, 1]]));
+    else postings.set(shortId, (postings.get(shortId) ?? 0) + 1);
+    return true;
+  }
+
+  /** The saved records after the first, while not decoded. */
+  private more(): readonly Chunk[] {
+    const { rest } = this;
+    return rest instanceof Additions ? rest.more : ((rest as Chunk[] | undefined) ?? []);
+  }
+
+  /** The postings added since the load, while the saved ones are not decoded; undefined for none. */
+  added(): TermData | undefined {
+    const { rest } = this;
+    return this.source !== undefined && rest instanceof Additions ? rest.added : undefined;
   }
 
   /** Whether the postings are still the saved records (not decoded yet) */
@@ -164,19 +205,21 @@ export class LazyTermData implements Map<number, Postings> {
     return this.source !== undefined;
   }
 
-  /** The saved records, while they are not decoded yet. */
+  /** The saved records, while they are not decoded yet (the postings added since: `added`). */
   pending(): readonly Chunk[] | undefined {
     const { source } = this;
     if (!source) return undefined;
-    const more = this.rest as Chunk[] | undefined;
-    return more ? [this.first(source), ...more] : [this.first(source)];
+    return [this.first(source), ...this.more()];
   }
 
-  /** While the postings are still bytes: how many each field holds (field id → count), read from the records. */
+  /**
+   * While the postings are still bytes: how many each field holds (field id → count), read from the
+   * records, with the postings added since.
+   */
   savedCounts(): Map<number, number> | undefined {
     if (this.source === undefined) return undefined;
     const counts = new Map<number, number>();
-    for (let c = 0; c <= ((this.rest as Chunk[] | undefined)?.length ?? 0); c++) {
+    for (let c = 0; c <= this.more().length; c++) {
       const [reader, fieldCount] = this.reader(c);
       for (let f = 0; f < fieldCount; f++) {
         const fieldId = reader.next();
@@ -184,6 +227,9 @@ export class LazyTermData implements Map<number, Postings> {
         counts.set(fieldId, (counts.get(fieldId) ?? 0) + count);
         reader.skip(2 * count);
       }
+    }
+    for (const [fieldId, postings] of this.added() ?? []) {
+      counts.set(fieldId, (counts.get(fieldId) ?? 0) + postings.size);
     }
     return counts;
   }
@@ -198,7 +244,7 @@ export class LazyTermData implements Map<number, Postings> {
   readSaved(fieldId: number, ids: Uint32Array, freqs: Uint32Array): number {
     if (this.source === undefined) return -1;
     let n = 0;
-    for (let c = 0; c <= ((this.rest as Chunk[] | undefined)?.length ?? 0); c++) {
+    for (let c = 0; c <= this.more().length; c++) {
       const [reader, fieldCount] = this.reader(c);
       for (let f = 0; f < fieldCount; f++) {
         const field = reader.next();
@@ -219,13 +265,20 @@ export class LazyTermData implements Map<number, Postings> {
         }
       }
     }
+    const added = this.added()?.get(fieldId);
+    if (added === undefined) return n;
+    if (n + added.size > ids.length) return -1;
+    for (const [shortId, freq] of added) {
+      ids[n] = shortId;
+      freqs[n] = freq;
+      n++;
+    }
     return n;
   }
 
   /** A reader of saved record `c` (0: the first) and its field count, while not decoded. */
   private reader(c: number): [VarintReader, number] {
-    const chunk =
-      c === 0 ? this.first(this.source as SegmentSource) : ((this.rest as Chunk[])[c - 1] as Chunk);
+    const chunk = c === 0 ? this.first(this.source as SegmentSource) : (this.more()[c - 1] as Chunk);
     return [chunkReader(chunk), chunk[3]];
   }
 
@@ -233,12 +286,19 @@ export class LazyTermData implements Map<number, Postings> {
   private decoded(): TermData {
     if (!this.source) return this.rest as TermData;
     const chunks = this.pending() as readonly Chunk[];
+    const added = this.added();
     const map: TermData = new Map();
     // Dropped before decoding, as before: a record that fails to decode leaves the term empty.
     this.source = undefined;
     this.rest = map;
     const decoded: TermData = new Map();
     for (const chunk of chunks) decodeChunk(chunk, decoded);
+    // The added postings after the saved ones, as adding them to the decoded Map would have put them.
+    for (const [fieldId, postings] of added ?? []) {
+      const into = decoded.get(fieldId);
+      if (into === undefined) decoded.set(fieldId, postings);
+      else for (const [shortId, freq] of postings) into.set(shortId, freq);
+    }
     for (const [fieldId, postings] of decoded) map.set(fieldId, postings);
     return map;
   }
@@ -281,4 +341,11 @@ export class LazyTermData implements Map<number, Postings> {
   get [Symbol.toStringTag](): string {
     return 'Map';
   }
+}
+
+/** A term's saved records after the first and the postings added since the load, while it is not decoded (LazyTermData) */
+class Additions {
+  /** Field id → short id → frequency, in the order added */
+  readonly added: TermData = new Map();
+  constructor(readonly more: Chunk[]) {}
 }

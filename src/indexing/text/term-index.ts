@@ -218,6 +218,8 @@ export class TermIndex {
       this.terms.set(term, data);
       if (!this.startsSeparate(term)) this.tree.set(term, data);
     }
+    // A saved term takes the posting beside its saved bytes, left undecoded (see LazyTermData).
+    if (data instanceof LazyTermData && data.addPosting(fieldId, shortId)) return;
     const postings = data.get(fieldId);
     if (postings === undefined) data.set(fieldId, new Map([[shortId, 1]]));
     else postings.set(shortId, (postings.get(shortId) ?? 0) + 1);

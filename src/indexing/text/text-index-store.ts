@@ -151,12 +151,19 @@ class TermWriter {
 
   private postings(data: TermData): void {
     // Postings still in their saved bytes are copied from them, never decoded into Maps: a save
-    // then allocates next to nothing per term.
+    // then allocates next to nothing per term. Those added since follow in records of their own.
     const saved = data instanceof LazyTermData ? data.pending() : undefined;
     if (saved) {
       for (const chunk of saved) this.copy(chunk);
+      const added = (data as LazyTermData).added();
+      if (added) this.fresh(added);
       return;
     }
+    this.fresh(data);
+  }
+
+  /** Postings held as Maps, in records of at most `recordPostings` postings. */
+  private fresh(data: TermData): void {
     const { dead } = this;
     let fields: [number, number[]][] = [];
     let count = 0;
