@@ -4,7 +4,7 @@ import { DEFAULT_LAYOUT, type VaultLayout } from '../vault/layout.js';
 import { linkableAnchor } from '../vault/links/link-name.js';
 import type { TemplateSections } from '../vault/template-notes.js';
 import { DEFAULT_LIMITS, type IndexLimits } from './bound-note.js';
-import { LinkGraph } from './links/link-graph.js';
+import { appendedLinks, LinkGraph } from './links/link-graph.js';
 import type { Graph } from './links/saved-links.js';
 import { NameCounts, nameKey } from './name-counts.js';
 import type { PendingGeneration } from './note-spill.js';
@@ -50,9 +50,21 @@ export class VaultIndex {
   /** Bumped by every change, so views derived from the whole vault know when to recompute */
   private version = 0;
 
+  /** Bumped by every change but an append that adds no link (see linkChanges) */
+  private linkVersion = 0;
+
   /** Moves with every change to the notes (a save compares it before and after). */
   get changes(): number {
     return this.version;
+  }
+
+  /**
+   * Moves with every change that may move a link: all but an append to a note that adds no link (a
+   * chat turn's entry, most often), which leaves every link, where it points and the section it
+   * is in as they were. What is found from the links alone (who cites a note) holds while it stands.
+   */
+  get linkChanges(): number {
+    return this.linkVersion;
   }
   private readonly views = new Map<string, { version: number; value: unknown }>();
   /** Facets and tallies by name, each told of every change */
@@ -95,6 +107,8 @@ export class VaultIndex {
     const previous = this.notes.get(note.path);
     this.version++;
     const added = previous && appendedSections(previous, note);
+    if (!(added && appendedLinks(previous, note) && note.links.length === previous.links.length))
+      this.linkVersion++;
     const appended = added ? { ...note, sections: added } : undefined;
     for (const tracker of this.trackers.values()) tracker.update(note.path, note, appended);
     this.savedTrackers?.changed.add(note.path);
@@ -122,6 +136,7 @@ export class VaultIndex {
   remove(path: string): boolean {
     if (!this.notes.has(path)) return false;
     this.version++;
+    this.linkVersion++;
     for (const tracker of this.trackers.values()) tracker.update(path, undefined);
     this.savedTrackers?.changed.add(path);
     this.names?.remove(path);

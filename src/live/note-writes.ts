@@ -7,6 +7,7 @@ import type { MemConfig } from '../core/config/config.js';
 import { expectOptions, expectString, isOptions, MemError, refused } from '../core/errors.js';
 import type { DeriveContent } from '../git/commit-paths.js';
 import { commitWrite } from '../git/commit-write.js';
+import type { Graph } from '../indexing/links/saved-links.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { withVaultLock } from '../vault/lock.js';
 import { type EditNoteOptions, editNote, type NoteEdit } from '../write/edit-note.js';
@@ -366,8 +367,31 @@ export class NoteWrites {
   }
 }
 
-/** The highest id number (`^eN`, `^eN-tag`) any note's link cites in the note at `path`: an id still cited is never reused. */
+/** Per index, per note path: the highest id cited in it, and the graph and link changes it was found at */
+const citedIds = new WeakMap<VaultIndex, Map<string, { graph: Graph; linkChanges: number; top: number }>>();
+
+/**
+ * The highest id number (`^eN`, `^eN-tag`) any note's link cites in the note at `path`: an id still
+ * cited is never reused. Found again only after a change that may move a link: every chat add asked
+ * it of its day, and at 100,000 notes a day that hundreds of notes link to had each of them decoded
+ * for it, a fifth of an add's CPU.
+ */
 function highestCitedId(index: VaultIndex, path: string): number {
+  let known = citedIds.get(index);
+  if (!known) {
+    known = new Map();
+    citedIds.set(index, known);
+  }
+  const held = known.get(path);
+  if (held && held.graph === index.graph && held.linkChanges === index.linkChanges) return held.top;
+  const top = citedIn(index, path);
+  // A process writes a day or two at a time: what older days held is let go.
+  if (known.size >= 16) known.clear();
+  known.set(path, { graph: index.graph, linkChanges: index.linkChanges, top });
+  return top;
+}
+
+function citedIn(index: VaultIndex, path: string): number {
   let top = 0;
   // A deleted note's citations no longer resolve: they are matched by the name they give it.
   const name = path.slice(0, -3).toLowerCase();
