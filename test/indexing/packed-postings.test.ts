@@ -14,14 +14,26 @@ type Op =
   | { op: 'get'; pick: number }
   | { op: 'iterate' };
 
+/**
+ * Frequencies of every width the arrays hold them in (a byte, two, four) and at their edges, and
+ * values no array holds (0, past 2^32 - 1, a fraction), which make the postings a plain Map.
+ */
+const frequency = fc.oneof(
+  { weight: 6, arbitrary: fc.integer({ min: 1, max: 9 }) },
+  { weight: 2, arbitrary: fc.integer({ min: 250, max: 260 }) },
+  { weight: 2, arbitrary: fc.integer({ min: 65_530, max: 65_540 }) },
+  { weight: 1, arbitrary: fc.constantFrom(0xffff_fffe, 0xffff_ffff) },
+  { weight: 1, arbitrary: fc.constantFrom(0, 2 ** 32, 1.5) },
+);
+
 const ops = fc.array(
   fc.oneof(
     fc.record({
       op: fc.constant('append' as const),
       gap: fc.integer({ min: 1, max: 5 }),
-      freq: fc.integer({ min: 1, max: 9 }),
+      freq: frequency,
     }),
-    fc.record({ op: fc.constant('set' as const), pick: fc.nat(), freq: fc.integer({ min: 1, max: 9 }) }),
+    fc.record({ op: fc.constant('set' as const), pick: fc.nat(), freq: frequency }),
     fc.record({ op: fc.constant('delete' as const), pick: fc.nat() }),
     fc.record({ op: fc.constant('get' as const), pick: fc.nat() }),
     fc.record({ op: fc.constant('iterate' as const) }),
@@ -65,6 +77,14 @@ describe('PackedPostings', () => {
           expect(packed.size).toBe(map.size);
         }
         expect([...packed]).toEqual([...map]);
+        // The arrays a search reads hold the same postings, a deleted one as a frequency of 0.
+        const arrays = packed.packed();
+        if (arrays) {
+          const live = [...Array(arrays.count).keys()]
+            .filter((at) => arrays.freqs[at] !== 0)
+            .map((at) => [arrays.ids[at], arrays.freqs[at]]);
+          expect(live).toEqual([...map]);
+        }
         expect([...packed.entries()]).toEqual([...map.entries()]);
         expect([...packed.values()]).toEqual([...map.values()]);
         const each: [number, number][] = [];
@@ -74,6 +94,23 @@ describe('PackedPostings', () => {
         expect(each).toEqual([...map]);
       }),
     );
+  });
+
+  it('holds frequencies in a byte each until one needs two or four', () => {
+    const map = new Map<number, number>();
+    for (let id = 0; id < 40; id++) map.set(id, 1 + (id % 200));
+    const packed = new PackedPostings(map);
+    const width = () => packed.packed()?.freqs.BYTES_PER_ELEMENT;
+    expect(width()).toBe(1);
+    packed.set(40, 255);
+    expect(width()).toBe(1);
+    packed.set(41, 256);
+    expect(width()).toBe(2);
+    packed.set(3, 70_000);
+    expect(width()).toBe(4);
+    for (let id = 42; id < 200; id++) packed.set(id, 1);
+    expect([packed.get(40), packed.get(41), packed.get(3), packed.get(199)]).toEqual([255, 256, 70_000, 1]);
+    expect(packed.size).toBe(200);
   });
 
   it('deleting while iterating skips what was deleted, as a Map does', () => {

@@ -18,10 +18,32 @@ export function indexOfSorted(ids: Uint32Array, count: number, id: number): numb
 /** A field's postings are packed once they hold this many: smaller Maps cost little either way */
 const PACK_AT = 16;
 
+/** Term frequencies in a byte each, widened to two or four bytes when one does not fit */
+export type Frequencies = Uint8Array | Uint16Array | Uint32Array;
+
+/** `freqs` copied into an array of the smallest kind that holds `freq` too, with room for `capacity`. */
+function widened(freqs: Frequencies, freq: number, capacity: number): Frequencies {
+  const wide =
+    freq <= 0xff
+      ? new Uint8Array(capacity)
+      : freq <= 0xffff
+        ? new Uint16Array(capacity)
+        : new Uint32Array(capacity);
+  wide.set(freqs);
+  return wide;
+}
+
+/** The largest frequency `freqs` holds */
+function largest(freqs: Frequencies): number {
+  return freqs instanceof Uint8Array ? 0xff : freqs instanceof Uint16Array ? 0xffff : 0xffffffff;
+}
+
 /**
  * One field's postings of one term, as TermIndex keeps them (`Map<shortId, frequency>`), held in
- * two typed arrays instead of a hash table: 8 bytes a posting instead of about 40. A cold index at
- * 100,000 notes holds 12.5 million postings, and as Maps they were 600 MB of its peak.
+ * two typed arrays instead of a hash table: 5 bytes a posting instead of about 40. A cold index at
+ * 100,000 notes holds 12.5 million postings, and as Maps they were 600 MB of its peak. The
+ * frequencies take a byte each (a word seldom comes 256 times in one field of one section), and
+ * two or four when one does not fit: 4 bytes each were some 45 MiB of that peak.
  *
  * Short ids only grow (TermIndex never reuses one), so postings arrive in increasing id order
  * and are appended; a lookup is a binary search, or the posting just iterated or just added. A
@@ -31,7 +53,7 @@ const PACK_AT = 16;
  */
 export class PackedPostings extends Map<number, number> {
   private ids: Uint32Array;
-  private freqs: Uint32Array;
+  private freqs: Frequencies;
   /** Postings stored, deleted ones included */
   private count = 0;
   /** Postings not deleted */
@@ -45,7 +67,7 @@ export class PackedPostings extends Map<number, number> {
     super();
     const capacity = Math.max(PACK_AT, from.size + (from.size >> 2));
     this.ids = new Uint32Array(capacity);
-    this.freqs = new Uint32Array(capacity);
+    this.freqs = new Uint8Array(capacity);
     for (const [id, freq] of from) this.set(id, freq);
   }
 
@@ -54,7 +76,7 @@ export class PackedPostings extends Map<number, number> {
    * one): the first `count` slots, in order, a frequency of 0 marking a deleted posting; undefined
    * once this has become an ordinary Map. Valid until the next change.
    */
-  packed(): { ids: Uint32Array; freqs: Uint32Array; count: number } | undefined {
+  packed(): { ids: Uint32Array; freqs: Frequencies; count: number } | undefined {
     return this.plain ? undefined : { ids: this.ids, freqs: this.freqs, count: this.count };
   }
 
@@ -85,7 +107,7 @@ export class PackedPostings extends Map<number, number> {
     this.plain = true;
     for (let i = 0; i < count; i++) if (freqs[i] !== 0) super.set(ids[i] as number, freqs[i] as number);
     this.ids = new Uint32Array(0);
-    this.freqs = new Uint32Array(0);
+    this.freqs = new Uint8Array(0);
     this.count = 0;
     this.live = 0;
   }
@@ -119,6 +141,7 @@ export class PackedPostings extends Map<number, number> {
       (count === 0 || id > (this.ids[count - 1] as number))
     ) {
       if (count === this.ids.length) this.grow();
+      if (freq > largest(this.freqs)) this.freqs = widened(this.freqs, freq, this.ids.length);
       this.ids[count] = id;
       this.freqs[count] = freq;
       this.count = count + 1;
@@ -128,6 +151,7 @@ export class PackedPostings extends Map<number, number> {
     }
     const at = fits ? this.find(id) : -1;
     if (at >= 0 && this.freqs[at] !== 0) {
+      if (freq > largest(this.freqs)) this.freqs = widened(this.freqs, freq, this.ids.length);
       this.freqs[at] = freq;
       this.cursor = at;
       return this;
@@ -159,7 +183,7 @@ export class PackedPostings extends Map<number, number> {
     const capacity = this.ids.length + (this.ids.length >> 1) + 16;
     const ids = new Uint32Array(capacity);
     ids.set(this.ids);
-    const freqs = new Uint32Array(capacity);
+    const freqs = new (this.freqs.constructor as new (length: number) => Frequencies)(capacity);
     freqs.set(this.freqs);
     this.ids = ids;
     this.freqs = freqs;

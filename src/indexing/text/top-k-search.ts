@@ -1,5 +1,5 @@
 import { type ListHolder, listArenas } from './list-arenas.js';
-import { indexOfSorted, PackedPostings } from './packed-postings.js';
+import { type Frequencies, indexOfSorted, PackedPostings } from './packed-postings.js';
 import type { Postings, TermData } from './postings.js';
 import { type SavedTerm, savedTerm } from './saved-postings.js';
 import { searchScratch } from './search-scratch.js';
@@ -373,7 +373,7 @@ export class TopKSearch implements ListHolder {
    */
   private score(
     ids: Uint32Array,
-    freqs: Uint32Array,
+    freqs: Frequencies,
     count: number,
     fieldId: number,
     bm25: Bm25,
