@@ -3,8 +3,10 @@
 // 2 GiB or more) it lets the heap grow to up to four times its live data. A server's garbage is
 // mostly what its caches dropped, already old: `mem serve` of a 100,000-note vault held about
 // 150 MiB of live heap and 700-760 MiB of RSS after 1,300 varied queries. A growth of 50 % ended
-// the same load at 375-405 MiB, for 7 % more CPU per query (median of three pairs). Short
-// commands keep V8's own step.
+// the same load at 375-405 MiB, for 7 % more CPU per query (median of three pairs). `mem index`,
+// which may build a whole index in its heap, bounds it too (with packed frequencies of a byte, the
+// cold build of that vault peaked at 525/527 MiB against 584/591 unbounded). Other short commands
+// keep V8's own step.
 import { setFlagsFromString } from 'node:v8';
 
 /** How far a server's heap grows past its live data before a full collection, in percent */

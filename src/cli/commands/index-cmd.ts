@@ -44,6 +44,9 @@ export function indexCommand(program: Command, io: CliIO): void {
     .option('--json', 'machine-readable output')
     .action(async (options: { rebuild?: boolean; embed?: boolean; json?: boolean }, command: Command) => {
       const started = performance.now();
+      // A whole index may be built in this heap: its garbage (each note's parse) is collected
+      // before the heap grows far past what is live, as a server's is (server-heap.ts).
+      (await import('../../serve/server-heap.js')).boundHeapGrowth();
       const progress = io.isTTY && !options.json ? indexProgress(io) : undefined;
       // Indexing writes a cache into the folder: only into a vault made by `mem init`.
       const vault = await openFromCli(command, io, {
