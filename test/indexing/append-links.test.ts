@@ -57,8 +57,9 @@ describe('a day note with many links, written by chat adds', () => {
     for (let seed = 1; seed <= 8; seed++) {
       const r = seeded(seed);
       const files: Record<string, string> = { ...FILES };
-      // Some days start as a person's note with links of its own, under a heading.
-      if (seed % 3 === 0)
+      // Some days start as a person's note with links of its own, under a heading: saved with the
+      // cache, the first add reads where they point from the saved rows.
+      if (seed % 3 === 0 || seed === 1)
         files[DAY] =
           '# 30 November\n\nMet [[Mochi]] and [[Nobody]].\n\n## Chat\n\n- 08:00 hello [[user]] ^e1\n';
       const root = await makeVault(files, { config: { timezone: 'UTC', git: { autoCommit: false } } });
@@ -85,7 +86,7 @@ describe('a day note with many links, written by chat adds', () => {
         });
         const graph = graphOf(vault);
         kinds.add(graph instanceof SavedLinkGraph && !graph.materialized ? 'saved' : 'whole');
-        if (i % 4 === 3 || i === 23) expectSameAsRebuilt(vault, `seed ${seed}, add ${i}`);
+        if (i === 0 || i % 4 === 3 || i === 23) expectSameAsRebuilt(vault, `seed ${seed}, add ${i}`);
       }
       expect(vault.note(DAY).links.length).toBeGreaterThan(30);
       await vault.close();
@@ -93,5 +94,41 @@ describe('a day note with many links, written by chat adds', () => {
     // Most adds were read as appends, on both kinds of graph.
     expect(appended).toBeGreaterThan(8 * 16);
     expect([...kinds].sort()).toEqual(['saved', 'whole']);
+  });
+
+  it("reads where a long saved day's links point from the saved rows at its first add, and resolves only the new ones", async () => {
+    // A day of some 100 KiB of records: the cache reads it a part at a time (saved-note.ts), and
+    // an add to it is an append of the note the table holds.
+    const r = seeded(11);
+    const entries = Array.from(
+      { length: 600 },
+      (_, i) =>
+        `- ${String(8 + Math.floor(i / 60)).padStart(2, '0')}:${String(i % 60).padStart(2, '0')} ${sentence(r)} ^e${i + 1}`,
+    );
+    const files = { ...FILES, [DAY]: `# 30 November\n\n## Chat\n\n${entries.join('\n')}\n` };
+    const root = await makeVault(files, { config: { timezone: 'UTC', git: { autoCommit: false } } });
+    await (await openVault({ path: root })).close();
+    const vault = await openVault({ path: root });
+    const graph = graphOf(vault);
+    expect(graph).toBeInstanceOf(SavedLinkGraph);
+    const before = vault.note(DAY).links.length;
+    expect(before).toBeGreaterThan(600);
+    await vault.addExchange({
+      user: 'pottery again',
+      assistant: 'noted',
+      at: new Date('2026-11-30T20:00:00Z'),
+    });
+    // No link added, none resolved: no index of every path was made for it.
+    expect((graph as unknown as { pathIndex?: unknown }).pathIndex).toBeUndefined();
+    expectSameAsRebuilt(vault, 'after an add of no link');
+    await vault.addExchange({
+      user: `${LINKS.join(' ')} and [[Someone new]]`,
+      assistant: '[[Twin]]',
+      at: new Date('2026-11-30T20:01:00Z'),
+    });
+    expect(vault.note(DAY).links.length).toBe(before + LINKS.length + 2);
+    expectSameAsRebuilt(vault, 'after an add of every kind of link');
+    expect((graph as unknown as { materialized: boolean }).materialized).toBe(false);
+    await vault.close();
   });
 });

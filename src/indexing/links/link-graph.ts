@@ -204,16 +204,25 @@ export class LinkGraph {
 }
 
 /**
- * Whether `note`'s links are `previous`'s (the same objects, in order: an append reads only its own
- * text, appendToNote) and then more. The links shared keep where they point and the section they
+ * Whether `note`'s links are `previous`'s (the same objects, in order, as an append that reads
+ * only its own text makes them, appendToNote; or equal copies, as a note decoded again from the
+ * cache gives them) and then more. The links shared keep where they point and the section they
  * are in: an append adds sections after them, and the one it widens keeps its anchor.
  */
 export function appendedLinks(previous: Note, note: Note): boolean {
   const before = previous.links;
   const after = note.links;
   if (after.length < before.length || previous.path !== note.path) return false;
-  for (let i = 0; i < before.length; i++) if (after[i] !== before[i]) return false;
+  for (let i = 0; i < before.length; i++)
+    if (!sameLink(before[i] as LinkRef, after[i] as LinkRef)) return false;
   return true;
+}
+
+/** Whether two links are one: the same object, or copies with every field alike. */
+function sameLink(a: LinkRef, b: LinkRef): boolean {
+  if (a === b) return true;
+  const keys = Object.keys(a) as Array<keyof LinkRef>;
+  return keys.length === Object.keys(b).length && keys.every((key) => a[key] === b[key]);
 }
 
 /** The note's links from the `from`-th on, as edges not yet resolved. */

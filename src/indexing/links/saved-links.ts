@@ -92,10 +92,14 @@ export class SavedLinkGraph implements Graph {
       return;
     }
     const { path } = note;
-    // An append to a note written since (a chat turn's day): its links so far point where they
-    // did, and only the appended ones are resolved (see LinkGraph.upsert).
-    const held = this.written.get(path);
+    // An append (a chat turn's entry): the note's links so far point where they did, as written
+    // since or as saved, and only the appended ones are resolved (see LinkGraph.upsert). The
+    // first add to a saved day so made no index of every path when it adds no link (58 ms at
+    // 100,000 notes).
+    const held = this.written.get(path) ?? (previous ? this.savedRow(path, previous) : undefined);
     if (previous && held?.length === previous.links.length && appendedLinks(previous, note)) {
+      if (this.written.get(path) !== held) this.hold(path, held);
+      if (note.links.length === held.length) return;
       const paths = this.pathIndexNow();
       for (const link of note.links.slice(held.length)) {
         const to = resolveLink(link.target, path, paths);
@@ -131,6 +135,15 @@ export class SavedLinkGraph implements Graph {
       if (targets[i] === undefined) this.dangling.add(nameOf(link.target));
     });
     this.hold(path, targets);
+  }
+
+  /** Where the links of a note not written since point, from its saved row; undefined when the row is not `previous`'s. */
+  private savedRow(path: string, previous: Note): Array<string | undefined> | undefined {
+    const slot = this.notes.slotOf(path);
+    if (slot === undefined) return undefined;
+    const { outStart } = this.links;
+    const saved = (outStart[slot + 1] as number) - (outStart[slot] as number);
+    return saved === previous.links.length ? this.outTargets(path) : undefined;
   }
 
   /** Holds `targets` as where the links of the note at `from` point now, in place of what was held or saved. */
