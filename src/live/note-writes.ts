@@ -367,8 +367,11 @@ export class NoteWrites {
   }
 }
 
-/** Per index, per note path: the highest id cited in it, and the graph and link changes it was found at */
-const citedIds = new WeakMap<VaultIndex, Map<string, { graph: Graph; linkChanges: number; top: number }>>();
+/**
+ * Per index: the highest id cited in each note asked about, and the graph and link changes they
+ * were found at (a save's rebase gives the index a new graph; the old one is not held here)
+ */
+const citedIds = new WeakMap<VaultIndex, { graph: Graph; linkChanges: number; tops: Map<string, number> }>();
 
 /**
  * The highest id number (`^eN`, `^eN-tag`) any note's link cites in the note at `path`: an id still
@@ -378,16 +381,15 @@ const citedIds = new WeakMap<VaultIndex, Map<string, { graph: Graph; linkChanges
  */
 function highestCitedId(index: VaultIndex, path: string): number {
   let known = citedIds.get(index);
-  if (!known) {
-    known = new Map();
+  if (!known || known.graph !== index.graph || known.linkChanges !== index.linkChanges) {
+    known = { graph: index.graph, linkChanges: index.linkChanges, tops: new Map() };
     citedIds.set(index, known);
   }
-  const held = known.get(path);
-  if (held && held.graph === index.graph && held.linkChanges === index.linkChanges) return held.top;
-  const top = citedIn(index, path);
-  // A process writes a day or two at a time: what older days held is let go.
-  if (known.size >= 16) known.clear();
-  known.set(path, { graph: index.graph, linkChanges: index.linkChanges, top });
+  let top = known.tops.get(path);
+  if (top === undefined) {
+    top = citedIn(index, path);
+    known.tops.set(path, top);
+  }
   return top;
 }
 
