@@ -109,6 +109,9 @@ export function decodeChunk(chunk: Chunk, into: TermData): void {
   if (reader.pos !== end) throw new Error('a term record of the index cache is longer than its fields');
 }
 
+/** The records after the first of a term saved in one (nearly every term): shared, never written to */
+const NO_CHUNKS: readonly Chunk[] = [];
+
 /** Bytes read for a record's head: its field count and length, and with them the whole of most records */
 const HEAD_READ = 256;
 
@@ -127,9 +130,11 @@ const HEAD_READ = 256;
  * them: a chat add to a long-lived vault posts common words ("story", "lake"), and decoding their
  * saved postings into Maps to add one entry kept 8 MiB of a 10,000-note vault's 44 MiB heap after
  * 1,000 adds, and cost the first adds of a day most of their CPU. Every reader sees the saved
- * postings then the added ones, field by field, as the Map decoding them first would hold them. As a subclass of Map, with the record in an array of arrays,
- * a loaded term took some 300 bytes (an empty Map's table alone is 152), 3.5 MiB of the 6 MiB
- * heap each loaded vault of 1,000 notes cost a `mem serve --vaults` pool.
+ * postings then the added ones, field by field, as the Map decoding them first would hold them.
+ *
+ * As a subclass of Map, with the record in an array of arrays, a loaded term took some 300 bytes
+ * (an empty Map's table alone is 152), 3.5 MiB of the 6 MiB heap each loaded vault of 1,000 notes
+ * cost a `mem serve --vaults` pool.
  */
 export class LazyTermData implements Map<number, Postings> {
   /** The segment holding the first saved record, until decoded */
@@ -191,7 +196,7 @@ export class LazyTermData implements Map<number, Postings> {
   /** The saved records after the first, while not decoded. */
   private more(): readonly Chunk[] {
     const { rest } = this;
-    return rest instanceof Additions ? rest.more : ((rest as Chunk[] | undefined) ?? []);
+    return rest instanceof Additions ? rest.more : ((rest as Chunk[] | undefined) ?? NO_CHUNKS);
   }
 
   /** The postings added since the load, while the saved ones are not decoded; undefined for none. */
@@ -219,7 +224,8 @@ export class LazyTermData implements Map<number, Postings> {
   savedCounts(): Map<number, number> | undefined {
     if (this.source === undefined) return undefined;
     const counts = new Map<number, number>();
-    for (let c = 0; c <= this.more().length; c++) {
+    const records = 1 + this.more().length;
+    for (let c = 0; c < records; c++) {
       const [reader, fieldCount] = this.reader(c);
       for (let f = 0; f < fieldCount; f++) {
         const fieldId = reader.next();
@@ -244,7 +250,8 @@ export class LazyTermData implements Map<number, Postings> {
   readSaved(fieldId: number, ids: Uint32Array, freqs: Uint32Array): number {
     if (this.source === undefined) return -1;
     let n = 0;
-    for (let c = 0; c <= this.more().length; c++) {
+    const records = 1 + this.more().length;
+    for (let c = 0; c < records; c++) {
       const [reader, fieldCount] = this.reader(c);
       for (let f = 0; f < fieldCount; f++) {
         const field = reader.next();
