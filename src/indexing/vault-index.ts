@@ -107,7 +107,7 @@ export class VaultIndex {
     const previous = this.notes.get(note.path);
     this.version++;
     const added = previous && appendedSections(previous, note);
-    if (!(added && appendedLinks(previous, note) && note.links.length === previous.links.length))
+    if (!(added && note.links.length === previous.links.length && appendedLinks(previous, note)))
       this.linkVersion++;
     const appended = added ? { ...note, sections: added } : undefined;
     for (const tracker of this.trackers.values()) tracker.update(note.path, note, appended);
