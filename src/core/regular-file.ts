@@ -122,8 +122,13 @@ export function readRegularFileSync(path: string): Buffer {
   return readRegularFileStatSync(path).bytes;
 }
 
-/** readRegularFileSync, with the fstat of the handle it read: the file as it was before the read. */
-export function readRegularFileStatSync(path: string): { bytes: Buffer; info: Stats } {
+/**
+ * readRegularFileSync, with the fstat of the handle it read: the file as it was before the read
+ * (`info`) and after it. When the two differ, a write ran during the read, which may hold a mix of
+ * the old and the new text or only the first part of the new (nothing keeps a reader out while an
+ * editor's save copies its pages in).
+ */
+export function readRegularFileStatSync(path: string): { bytes: Buffer; info: Stats; after: Stats } {
   let fd: number;
   try {
     fd = openSync(path, READ);
@@ -133,7 +138,8 @@ export function readRegularFileStatSync(path: string): { bytes: Buffer; info: St
   try {
     const info = fstatSync(fd);
     assertRegularFile(path, info);
-    return { bytes: readFileSync(fd), info };
+    const bytes = readFileSync(fd);
+    return { bytes, info, after: fstatSync(fd) };
   } finally {
     closeSync(fd);
   }

@@ -8,9 +8,10 @@ import { appendToNote, keepAppendState } from '../vault/markdown/append-note.js'
 import { parseNote, parseNoteParts } from '../vault/markdown/parse-note.js';
 import { findOnDisk } from '../vault/paths.js';
 import { isNotePath, type VaultFile, walkVault } from '../vault/read-vault.js';
+import { statKey } from '../vault/steady-read.js';
 import { removeLeftoverTemps } from '../vault/temp-name.js';
 import type { FolderHook } from '../vault/track-changes.js';
-import { hashText, ownText, statKey } from '../vault/write-note.js';
+import { hashText, ownText } from '../vault/write-note.js';
 import { boundLinks, boundNote } from './bound-note.js';
 import { ColdBuild } from './cold-build.js';
 import type { VaultIndex } from './vault-index.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { closeSync, lstatSync, type Stats } from 'node:fs';
+import { closeSync, fstatSync, lstatSync } from 'node:fs';
 import { link, lstat, mkdir, open, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -9,12 +9,13 @@ import {
   fsyncDescriptor,
   openRegularFileSync,
   readRegularFile,
-  readRegularFileStatSync,
   statOrUndefined,
   writeAllSync,
 } from '../core/regular-file.js';
 import { writeError } from '../core/write-error.js';
 import { crashPoint } from './crash-point.js';
+import { racePoint } from './race-point.js';
+import { type FileRead, isWhole, readSteady, readSteadySoon, settledRead, statKey } from './steady-read.js';
 import { tempPathFor } from './temp-name.js';
 
 export interface WriteOptions {
@@ -241,12 +242,15 @@ export async function appendVerified(
       'INVALID_PATH',
       `${label} is a symlink; mem appends only to a regular file. Replace the link with the note it points to; nothing was written`,
     );
+  // Appends that found the file changed between their read and their write, each planned again.
+  let stale = 0;
   for (let attempt = 0; attempt <= retries; attempt++) {
     // A try again reads the file: what was kept of it may be what made the last try fail (a
     // clock too coarse to show a same-size rewrite in its stat).
-    if (attempt > 0) ownTexts.delete(abs);
+    if (attempt > 0 || stale > 0) ownTexts.delete(abs);
+    racePoint('before-read', abs);
     // The first look is the lstat above (nothing was written since).
-    const info = attempt === 0 ? found : await lstat(abs).catch(() => undefined);
+    const info = attempt === 0 && stale === 0 ? found : await lstat(abs).catch(() => undefined);
     const own = info && ownWrites.get(abs);
     const asLeft = own !== undefined && own.key === statKey(info!);
     const foreignAt = !info ? undefined : asLeft ? own.foreignAt : info.mtimeMs;
@@ -255,15 +259,21 @@ export async function appendVerified(
     const quiet = foreignAt === undefined || Date.now() - foreignAt > QUIET_MS;
     // A file just as this process's last append left it is that append's text, not read again:
     // the read back below still compares the whole file with it and what is appended.
-    let current = quiet ? (asLeft && ownText(abs, own.key)) || (await readForWrite(abs)) : undefined;
-    // A quiet file read empty or cut short is being saved right now after all.
-    if (!quiet || !isWhole(current)) {
-      try {
-        current = await settledRead(abs, label);
-      } catch (error) {
-        if (!(error instanceof MemError) || error.code !== 'CONFLICT') throw error;
-        continue;
+    const kept = quiet && asLeft ? ownText(abs, own.key) : undefined;
+    let current = kept && { ...kept, key: own!.key };
+    if (!kept) {
+      const seen = seenText(abs);
+      let read = quiet ? readSteady(abs) : undefined;
+      // A quiet file read empty, cut short or while a write ran is being saved right now after all.
+      if (!quiet || !isWhole(read, seen)) {
+        try {
+          read = await settledRead(abs, label, seen);
+        } catch (error) {
+          if (!(error instanceof MemError) || error.code !== 'CONFLICT') throw error;
+          continue;
+        }
       }
+      current = read && textOf(abs, read);
     }
     const planned = plan(current?.text);
     const replace = typeof planned === 'object' && current !== undefined ? planned.replace : undefined;
@@ -279,15 +289,22 @@ export async function appendVerified(
           if (!(error instanceof MemError) || error.code !== 'CONFLICT') throw error;
           continue;
         }
-      } else {
-        await appendBytes(abs, addition!, label);
+      } else if (!(await appendBytes(abs, addition!, label, current.key))) {
+        // Saved since the read: the plan may add lines the file holds now. Planned again on a new
+        // read, which the next look at the file makes.
+        if (++stale > STALE_REPLANS) break;
+        attempt--;
+        continue;
       }
       changed = true;
+      racePoint('after-write', abs);
       const expected = replace ?? (current?.text ?? '') + addition!;
-      const after = readStamped(abs);
-      ours = after?.text === expected ? after?.text : undefined;
+      const read = await readSteadySoon(abs);
+      const after = read?.steady ? textOf(abs, read) : undefined;
+      ours = after?.text === expected ? after.text : undefined;
+      if (after) seeText(abs, read!.bytes);
       // Nobody but mem touched the file lately, and nobody around the write: one read suffices.
-      if (quiet && after?.text === expected) {
+      if (quiet && after !== undefined && ours !== undefined) {
         keepOwnWrite(abs, after.key, foreignAt ?? 0, after);
         return { text: after.text, changed };
       }
@@ -316,6 +333,33 @@ export async function appendVerified(
   );
 }
 
+/**
+ * Per file: the text this process last found in it after one of its appends, for a short while. A
+ * read that is the first part of it is taken for a save under way (see steady-read.ts), not for the
+ * note: an append planned on it would put back lines the rest of the save still holds.
+ */
+const seenTexts = new Map<string, { bytes: Buffer; at: number }>();
+const SEEN_MS = 10_000;
+
+function seeText(abs: string, bytes: Buffer): void {
+  seenTexts.delete(abs);
+  seenTexts.set(abs, { bytes, at: Date.now() });
+  if (seenTexts.size > OWN_TEXTS) seenTexts.delete(seenTexts.keys().next().value!);
+}
+
+function seenText(abs: string): Buffer | undefined {
+  const seen = seenTexts.get(abs);
+  return seen && Date.now() - seen.at < SEEN_MS ? seen.bytes : undefined;
+}
+
+/** How many times an append planned again because the file was saved between its read and its write. */
+const STALE_REPLANS = 50;
+
+/** A read's text (UTF-8, or INVALID_ARGUMENT as readForWrite's text), hash and stat key. */
+function textOf(abs: string, read: FileRead): { text: string; hash: string; key: string } {
+  return { text: decodeUtf8(read.bytes, abs), hash: hashText(read.bytes), key: read.key };
+}
+
 /** Waits before each look that confirms appended lines survived a concurrent save (ms, jittered). */
 const CONFIRM_WAITS = [15, 60];
 
@@ -337,15 +381,6 @@ const ownWrites = new Map<string, { key: string; foreignAt: number }>();
  */
 const ownTexts = new Map<string, { key: string; text: string; hash: string }>();
 const OWN_TEXTS = 8;
-
-/**
- * The key an unchanged file keeps: its size, mtime, ctime and inode. The ctime too: a tool that
- * rewrites a file in place and sets its mtime back (`touch -d`, `cp -p`, `rsync -t`) cannot set
- * the ctime back, and a same-size rewrite with the mtime restored was otherwise this file still.
- */
-export function statKey(info: { size: number; mtimeMs: number; ctimeMs: number; ino: number }): string {
-  return `${info.size}:${info.mtimeMs}:${info.ctimeMs}:${info.ino}`;
-}
 
 async function noteOwnWrite(abs: string, foreignAt: number): Promise<void> {
   const info = await lstat(abs).catch(() => undefined);
@@ -376,58 +411,10 @@ export function ownText(abs: string, key: string): { text: string; hash: string 
 }
 
 /**
- * Reads a regular file synchronously with the stat key its handle had before the read (a write
- * during the read leaves the file with a newer one); undefined when it does not exist. Throws
- * INVALID_ARGUMENT when it is not UTF-8, as readForWrite's text does.
+ * Appends through O_APPEND, so the bytes go after whatever the file holds at that moment: only
+ * when the file is still as read (stat `key`); false, writing nothing, when it was saved since.
  */
-function readStamped(abs: string): { text: string; hash: string; key: string } | undefined {
-  let read: { bytes: Buffer; info: Stats };
-  try {
-    read = readRegularFileStatSync(abs);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-  return { text: decodeUtf8(read.bytes, abs), hash: hashText(read.bytes), key: statKey(read.info) };
-}
-
-/** A read an append can build on: not empty and ending with a line break (no save cut it short). */
-function isWhole(read: { text: string } | undefined): boolean {
-  return read === undefined || (read.text !== '' && read.text.endsWith('\n'));
-}
-
-/**
- * How long an empty or cut-short file must stay so before an append trusts it: an in-place save
- * truncates, then writes, and under load the two can be a hundred milliseconds apart or more.
- */
-const PARTIAL_SETTLE_MS = 1000;
-
-/**
- * Reads a file an editor may be saving in place: a read between its truncate and its last write
- * sees the file empty or cut short, and lines appended after that read would land after the content
- * it is about to write back (twice, when that content already has them). Reads until two reads a
- * moment apart agree and the text is whole (not empty, ending with a line break), or, for a file
- * that keeps changing, until a read is whole; a text that is not whole is taken only once it has
- * stayed the same for PARTIAL_SETTLE_MS (a note a person emptied). Throws CONFLICT when nothing
- * settles.
- */
-async function settledRead(abs: string, label: string): Promise<{ text: string; hash: string } | undefined> {
-  let last = await readForWrite(abs);
-  let since = Date.now();
-  for (let i = 0; i < 60; i++) {
-    await sleep(Math.min(2 + 3 * i, 50));
-    const next = await readForWrite(abs);
-    const same = next?.hash === last?.hash;
-    if (!same) since = Date.now();
-    if (isWhole(next) && (same || i >= 7)) return next;
-    if (same && Date.now() - since >= PARTIAL_SETTLE_MS) return next;
-    last = next;
-  }
-  throw conflict(label);
-}
-
-/** Appends through O_APPEND, so the bytes go after whatever the file holds at that moment. */
-async function appendBytes(abs: string, text: string, label: string): Promise<void> {
+async function appendBytes(abs: string, text: string, label: string, key: string): Promise<boolean> {
   // The lstat, open, write and close synchronously (a chat turn's line into the page cache: each
   // was a thread-pool round trip costing more than the call); the fsync, which waits on the disk,
   // through the pool.
@@ -437,8 +424,11 @@ async function appendBytes(abs: string, text: string, label: string): Promise<vo
   }
   const fd = openRegularFileSync(abs, 'append');
   try {
+    if (statKey(fstatSync(fd)) !== key) return false;
+    racePoint('before-write', abs);
     writeAllSync(fd, text);
     await fsyncDescriptor(fd);
+    return true;
   } catch (error) {
     throw writeError(label, error);
   } finally {

@@ -12,7 +12,8 @@ import { dailyNotePath, dayOfPath, layoutOf, type VaultLayout } from '../vault/l
 import { withVaultLock } from '../vault/lock.js';
 import { entryText } from '../vault/markdown/entry-text.js';
 import { resolveInVault } from '../vault/paths.js';
-import { appendVerified, ownText, statKey } from '../vault/write-note.js';
+import { statKey } from '../vault/steady-read.js';
+import { appendVerified, ownText } from '../vault/write-note.js';
 import { blockIdFloor, raiseBlockIdFloor, readFloors } from './block-id-floor.js';
 import { DayDraft, holdsIn, lineSet, placeEntries, readingOf } from './day-draft.js';
 import { deviceTag } from './device-tag.js';

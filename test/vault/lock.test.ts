@@ -28,6 +28,8 @@ async function buildModules(out: string): Promise<void> {
     'core/cache-dir.ts',
     'vault/lock.ts',
     'vault/crash-point.ts',
+    'vault/race-point.ts',
+    'vault/steady-read.ts',
     'vault/write-note.ts',
   ]) {
     const code = await readFile(join(src, file), 'utf8');
