@@ -26,6 +26,9 @@ import { MemError } from './errors.js';
 const READ = constants.O_RDONLY | constants.O_NONBLOCK;
 /** Append, creating the file: O_NONBLOCK makes the open of a FIFO without a reader fail (ENXIO) instead of waiting. */
 const APPEND = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK;
+/** Append to a file that is there (ENOENT when it is not), never making an empty one. */
+const APPEND_EXISTING = constants.O_WRONLY | constants.O_APPEND | constants.O_NONBLOCK;
+const FLAGS = { read: READ, append: APPEND, 'append-existing': APPEND_EXISTING };
 
 /** What a file is, for an error message: `a FIFO`, `a socket`, `a directory` … */
 export function fileKind(info: Stats): string {
@@ -72,10 +75,10 @@ export async function openRegularFile(path: string, mode: 'read' | 'append' = 'r
  * openRegularFile, synchronously, as a descriptor: for a file held open across many small writes
  * (the add journal), where the thread pool's round trips cost more than the open itself.
  */
-export function openRegularFileSync(path: string, mode: 'read' | 'append' = 'read'): number {
+export function openRegularFileSync(path: string, mode: keyof typeof FLAGS = 'read'): number {
   let fd: number;
   try {
-    fd = openSync(path, mode === 'read' ? READ : APPEND, 0o644);
+    fd = openSync(path, FLAGS[mode], 0o644);
   } catch (error) {
     throw describeOpenErrorSync(path, error);
   }

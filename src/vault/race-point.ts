@@ -1,11 +1,11 @@
 /**
  * A test hook for races with other writers: a test sets a function that runs at named points
- * between the steps of an append (the file about to be read, read again while it settles, checked
- * unchanged and about to be written, written) and does there what an editor's save may do at that
+ * between the steps of an append (the file about to be read, read again while it settles, read,
+ * checked unchanged and about to be written, written) and does there what an editor's save may do at that
  * moment. Unset, a point costs one lookup. Like crash-point.ts, it lets a test walk every
  * interleaving instead of waiting for one.
  */
-export type RacePoint = 'before-read' | 'settling' | 'before-write' | 'after-write';
+export type RacePoint = 'before-read' | 'settling' | 'after-read' | 'before-write' | 'after-write';
 
 let hook: ((point: RacePoint, abs: string) => void) | undefined;
 

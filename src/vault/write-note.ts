@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { closeSync, fstatSync, lstatSync } from 'node:fs';
+import { closeSync, fstatSync } from 'node:fs';
 import { link, lstat, mkdir, open, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -275,6 +275,7 @@ export async function appendVerified(
       }
       current = read && textOf(abs, read);
     }
+    racePoint('after-read', abs);
     const planned = plan(current?.text);
     const replace = typeof planned === 'object' && current !== undefined ? planned.replace : undefined;
     const addition =
@@ -290,8 +291,8 @@ export async function appendVerified(
           continue;
         }
       } else if (!(await appendBytes(abs, addition!, label, current.key))) {
-        // Saved since the read: the plan may add lines the file holds now. Planned again on a new
-        // read, which the next look at the file makes.
+        // Saved (or deleted) since the read: the plan may add lines the file holds now. Planned
+        // again on a new read, which the next look at the file makes.
         if (++stale > STALE_REPLANS) break;
         attempt--;
         continue;
@@ -302,7 +303,9 @@ export async function appendVerified(
       const read = await readSteadySoon(abs);
       const after = read?.steady ? textOf(abs, read) : undefined;
       ours = after?.text === expected ? after.text : undefined;
-      if (after) seeText(abs, read!.bytes);
+      // Only a text mem's append was found to make: a save's first part must not become the text a
+      // later read is compared with.
+      if (ours !== undefined) seeText(abs, read!.bytes);
       // Nobody but mem touched the file lately, and nobody around the write: one read suffices.
       if (quiet && after !== undefined && ours !== undefined) {
         keepOwnWrite(abs, after.key, foreignAt ?? 0, after);
@@ -329,7 +332,7 @@ export async function appendVerified(
   }
   throw new MemError(
     'CONFLICT',
-    `${label} kept changing on disk (${retries + 1} attempts); mem's lines may be missing from it`,
+    `${label} kept changing on disk while mem appended to it; mem's lines may be missing from it`,
   );
 }
 
@@ -412,17 +415,25 @@ export function ownText(abs: string, key: string): { text: string; hash: string 
 
 /**
  * Appends through O_APPEND, so the bytes go after whatever the file holds at that moment: only
- * when the file is still as read (stat `key`); false, writing nothing, when it was saved since.
+ * when the file is still as read (stat `key`); false, writing nothing, when it was saved or
+ * deleted since.
  */
 async function appendBytes(abs: string, text: string, label: string, key: string): Promise<boolean> {
   // The lstat, open, write and close synchronously (a chat turn's line into the page cache: each
   // was a thread-pool round trip costing more than the call); the fsync, which waits on the disk,
   // through the pool.
-  const info = lstatSync(abs);
-  if (info.isSymbolicLink()) {
+  const info = statOrUndefined(abs, true);
+  if (info?.isSymbolicLink()) {
     throw new MemError('INVALID_PATH', `${label} is a symlink; mem does not write through symlinks`);
   }
-  const fd = openRegularFileSync(abs, 'append');
+  let fd: number;
+  try {
+    // Not made again when it was deleted since the read: planned again, from a missing note.
+    fd = openRegularFileSync(abs, 'append-existing');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw writeError(label, error);
+  }
   try {
     if (statKey(fstatSync(fd)) !== key) return false;
     racePoint('before-write', abs);

@@ -4,7 +4,7 @@
 // save stands still between its writes). Whatever the interleaving, every entry is in the day exactly once and every line the
 // person saved is kept. A save under way when mem read the day and ended before mem's write put
 // earlier entries in the day twice (CI, 2026-12-06: 43 entries of 40).
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -21,7 +21,7 @@ afterEach(async () => {
 const DAY = 'episodes/daily/2026-11-30.md';
 const at = new Date('2026-11-30T12:00:00+08:00');
 
-type Save = 'in place' | 'by rename' | 'under way' | 'reload';
+type Save = 'in place' | 'by rename' | 'under way' | 'reload' | 'sync pull' | 'sync push';
 interface Step {
   point: RacePoint;
   /** At the how-manieth time the append passes that point */
@@ -34,12 +34,17 @@ interface Step {
 /** A person's editor: a copy of the note it saves back with a line added. */
 class Editor {
   private buffer: string;
+  /** A second writer's copy (a sync client's): taken from the file, written back as it was */
+  private synced: string;
   private hands = 0;
-  private rest: { text: string; in: number } | undefined;
-  readonly saved: string[] = [];
+  /** A save under way: its open file, its text, where its rest starts, and how many points on */
+  private rest: { fd: number; bytes: Buffer; at: number; in: number } | undefined;
+  /** Lines the person saved that no other writer has since taken out */
+  saved: string[] = [];
 
   constructor(private readonly file: string) {
     this.buffer = readFileSync(file, 'utf8');
+    this.synced = this.buffer;
   }
 
   /** Called at every point the append passes: writes the rest of a save under way when due. */
@@ -47,9 +52,12 @@ class Editor {
     if (this.rest && --this.rest.in <= 0) this.finish();
   }
 
+  /** The rest of a save under way, written at its place in the file, as the save's next write. */
   finish(): void {
     if (!this.rest) return;
-    writeFileSync(this.file, this.rest.text);
+    const { fd, bytes, at } = this.rest;
+    writeSync(fd, bytes, at, bytes.length - at, at);
+    closeSync(fd);
     this.rest = undefined;
   }
 
@@ -57,6 +65,17 @@ class Editor {
     this.finish();
     if (save === 'reload') {
       this.buffer = readFileSync(this.file, 'utf8');
+      return;
+    }
+    if (save === 'sync pull') {
+      this.synced = readFileSync(this.file, 'utf8');
+      return;
+    }
+    if (save === 'sync push') {
+      // Its copy holds no line the editor saved after the copy was taken: those go, by its hand.
+      writeFileSync(this.file, this.synced);
+      const kept = new Set(this.synced.split('\n'));
+      this.saved = this.saved.filter((line) => kept.has(line));
       return;
     }
     const line = `H hand ${this.hands++}`;
@@ -68,10 +87,12 @@ class Editor {
     } else if (save === 'in place') {
       writeFileSync(this.file, this.buffer);
     } else {
-      // The first writes of the save: whole lines up to about half of the text.
-      const half = this.buffer.lastIndexOf('\n', Math.floor(this.buffer.length / 2)) + 1;
-      writeFileSync(this.file, this.buffer.slice(0, half));
-      this.rest = { text: this.buffer, in: restAfter };
+      // Truncated, then the first write: whole lines up to about half of the text.
+      const bytes = Buffer.from(this.buffer);
+      const half = bytes.lastIndexOf(0x0a, Math.floor(bytes.length / 2)) + 1;
+      const fd = openSync(this.file, 'w');
+      writeSync(fd, bytes, 0, half, 0);
+      this.rest = { fd, bytes, at: half, in: restAfter };
     }
   }
 }
@@ -94,16 +115,18 @@ async function run(steps: Step[]): Promise<void> {
     for (const step of steps)
       if (step.point === point && step.nth === nth) editor.act(step.save, step.restAfter);
   });
+  const count = (lines: string[], i: number) =>
+    lines.filter((l) => / \*\*A:\*\* entry (\d+) \^/.exec(l)?.[1] === String(i)).length;
   await say(3);
   setRaceHook(undefined);
   // A save still under way ends; the next append puts back what a late save dropped.
   editor.finish();
+  const between = readFileSync(file, 'utf8').split('\n');
+  for (let i = 0; i < 4; i++) expect(count(between, i)).toBeLessThanOrEqual(1);
   await say(4);
 
   const lines = readFileSync(file, 'utf8').split('\n');
-  for (let i = 0; i < 5; i++) {
-    expect(lines.filter((l) => / \*\*A:\*\* entry (\d+) \^/.exec(l)?.[1] === String(i))).toHaveLength(1);
-  }
+  for (let i = 0; i < 5; i++) expect(count(lines, i)).toBe(1);
   for (const hand of editor.saved) expect(lines).toContain(hand);
   expect(
     lines.filter((l) => !/^(- \d\d:\d\d \*\*A:\*\* entry \d \^e\d+|H hand \d+|# 2026-11-30|)$/.test(l)),
@@ -111,10 +134,10 @@ async function run(steps: Step[]): Promise<void> {
 }
 
 const step: fc.Arbitrary<Step> = fc.record({
-  point: fc.constantFrom<RacePoint>('before-read', 'settling', 'before-write', 'after-write'),
+  point: fc.constantFrom<RacePoint>('before-read', 'settling', 'after-read', 'before-write', 'after-write'),
   nth: fc.integer({ min: 1, max: 2 }),
-  save: fc.constantFrom<Save>('in place', 'by rename', 'under way', 'reload'),
-  restAfter: fc.integer({ min: 1, max: 2 }),
+  save: fc.constantFrom<Save>('in place', 'by rename', 'under way', 'reload', 'sync pull', 'sync push'),
+  restAfter: fc.integer({ min: 1, max: 3 }),
 });
 
 describe('an editor saving at any step of an append', () => {
@@ -123,9 +146,27 @@ describe('an editor saving at any step of an append', () => {
     await run([{ point: 'before-read', nth: 1, save: 'under way', restAfter: 2 }]);
   });
 
+  it('a save under way after the write, then another when the day is read again: no entry twice', async () => {
+    // The first save's first half must not become the text a later read is compared with.
+    await run([
+      { point: 'after-write', nth: 1, save: 'under way', restAfter: 1 },
+      { point: 'before-read', nth: 2, save: 'under way', restAfter: 3 },
+    ]);
+  });
+
+  it('a copy with the entry written back between the read and the append: no entry twice', async () => {
+    // A sync client took the day with the new entry, an editor's older copy dropped it, and the
+    // sync client writes its copy back after mem read the day without it.
+    await run([
+      { point: 'after-write', nth: 1, save: 'sync pull', restAfter: 1 },
+      { point: 'after-write', nth: 1, save: 'in place', restAfter: 1 },
+      { point: 'after-read', nth: 2, save: 'sync push', restAfter: 1 },
+    ]);
+  });
+
   it('any interleaving keeps every entry once and every saved line', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 3 }), async (steps) => {
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 4 }), async (steps) => {
         setRaceHook(undefined);
         await run(steps);
       }),
