@@ -47,7 +47,7 @@ export interface TextStoreLimits {
   record: number;
 }
 
-const LIMITS: TextStoreLimits = { segment: 4 << 20, record: 1 << 16 };
+export const LIMITS: TextStoreLimits = { segment: 4 << 20, record: 1 << 16 };
 
 export interface TextStoreHeader {
   store: number;
@@ -74,6 +74,11 @@ export function textStoreHeader(index: TermIndex): TextStoreHeader {
   };
 }
 
+/** What a document counts toward its docs segment's size (about what it takes there) */
+export const docBytes = (id: string) => id.length + 64;
+/** What a note counts toward its docs segment's size, besides its documents */
+export const noteBytes = (path: string) => path.length + 8;
+
 /** The index as segments, produced a piece at a time: the caller writes each before asking for the next. */
 export function* textStoreSegments(
   index: TermIndex,
@@ -90,11 +95,11 @@ export function* textStoreSegments(
       if (shortId === undefined) throw new Error(`text index: section ${id} has no document`);
       const lengths = index.lengths.map((field) => lengthAt(field, shortId));
       const stored = index.storedOf(shortId) ?? {};
-      bytes += id.length + 64;
+      bytes += docBytes(id);
       return { id, shortId, stored, lengths };
     });
     notes.push({ path, docs });
-    bytes += path.length + 8;
+    bytes += noteBytes(path);
     if (bytes >= limits.segment) {
       yield { part: 'docs', data: encodeDocs(notes, index.fields.length), end: true };
       notes = [];
@@ -102,14 +107,26 @@ export function* textStoreSegments(
     }
   }
   if (notes.length > 0) yield { part: 'docs', data: encodeDocs(notes, index.fields.length), end: true };
+  yield* termSegments(index.terms, index.dead, limits);
+}
 
-  let out = new TermWriter(limits.record, index.dead);
-  for (const [term, data] of index.terms) {
+/** Postings as the terms writer takes them: per field (in the term's order), its (short id, frequency) pairs in order. */
+export type FieldPostings = Iterable<readonly [number, Iterable<readonly [number, number]>]>;
+
+/**
+ * Terms segments of `terms` (in the order given, which a load keeps), leaving out the postings of
+ * documents `dead` marks.
+ */
+export function* termSegments(
+  terms: Iterable<readonly [string, TermData | FieldPostings]>,
+  dead: Uint8Array,
+  limits: TextStoreLimits = LIMITS,
+): Generator<TextSegment> {
+  // One writer for every terms segment: its buffer, grown to a segment's size once, is reused.
+  const out = new TermWriter(limits.record, dead);
+  for (const [term, data] of terms) {
     out.term(term, data);
-    if (out.size >= limits.segment) {
-      yield { part: 'terms', data: out.finish(), end: true };
-      out = new TermWriter(limits.record, index.dead);
-    }
+    if (out.size >= limits.segment) yield { part: 'terms', data: out.finish(), end: true };
   }
   if (out.size > 0) yield { part: 'terms', data: out.finish(), end: true };
 }
@@ -137,7 +154,7 @@ class TermWriter {
    * the tree a load builds has the shape of the live one (its order is the order of prefix and
    * fuzzy matches, and so of the additions in a score), until a vacuum drops it from both.
    */
-  term(label: string, data: TermData): void {
+  term(label: string, data: TermData | FieldPostings): void {
     this.labels.push(label);
     this.records = 0;
     this.postings(data);
@@ -149,7 +166,7 @@ class TermWriter {
     this.varint(2 * fieldCount + (this.records++ > 0 ? 1 : 0));
   }
 
-  private postings(data: TermData): void {
+  private postings(data: TermData | FieldPostings): void {
     // Postings still in their saved bytes are copied from them, never decoded into Maps: a save
     // then allocates next to nothing per term. Those added since follow in records of their own.
     const saved = data instanceof LazyTermData ? data.pending() : undefined;
@@ -162,8 +179,8 @@ class TermWriter {
     this.fresh(data);
   }
 
-  /** Postings held as Maps, in records of at most `recordPostings` postings. */
-  private fresh(data: TermData): void {
+  /** Postings held as Maps (or a cold build's lists), in records of at most `recordPostings` postings. */
+  private fresh(data: FieldPostings): void {
     const { dead } = this;
     let fields: [number, number[]][] = [];
     let count = 0;
@@ -265,12 +282,19 @@ class TermWriter {
     }
   }
 
+  /**
+   * The segment of the terms written since the last finish, and a writer emptied for the next.
+   * Its buffer is kept: grown from 64 KiB by doubling each time, a new one per segment allocated
+   * three times the bytes it wrote (a 100,000-note save's terms are 29 MiB in 4 MiB segments).
+   */
   finish(): Uint8Array {
     const head = encodeTermDictionary(this.labels);
     const out = new Uint8Array(4 + head.length + this.pos);
     new DataView(out.buffer).setUint32(0, head.length, true);
     out.set(head, 4);
     out.set(this.bytes.subarray(0, this.pos), 4 + head.length);
+    this.labels = [];
+    this.pos = 0;
     return out;
   }
 
