@@ -16,6 +16,7 @@ import { LinkGraph } from './links/link-graph.js';
 import { type Graph, SavedLinkGraph, type SavedLinks } from './links/saved-links.js';
 import { NoteSpill } from './note-spill.js';
 import type { NoteTable } from './note-table.js';
+import { ColdTextIndex } from './text/cold/cold-text-index.js';
 import { TypedList } from './typed-list.js';
 import type { VaultIndex } from './vault-index.js';
 
@@ -196,6 +197,15 @@ export class ColdBuild {
   ) {
     this.links = new ColdLinks(index.notes);
     index.graph = this.links;
+    // The text index too is held as the save will write it (cold-text-index.ts), when it is empty.
+    const held = index.text;
+    // Asked of a ColdTextIndex only while it holds its segments: `size` would read saved ones.
+    if (held instanceof ColdTextIndex ? held.holdsSegments && held.size === 0 : held.size === 0) {
+      const text = new ColdTextIndex();
+      text.rebuildFrom = index.text.rebuildFrom;
+      text.onRebuilt = index.text.onRebuilt;
+      index.text = text;
+    }
     index.notes.spillInto(spill.saved);
     // Every declared tracker is told of each note as it comes: the save would otherwise decode
     // every spilled note again to make them.
@@ -238,6 +248,7 @@ export class ColdBuild {
    */
   finish(): void {
     this.spill.finish();
+    if (this.index.text instanceof ColdTextIndex) this.index.text.endCold();
     const graph = this.links.finish();
     this.index.graph = graph;
     if (graph instanceof SavedLinkGraph && this.spill.healthy && this.spill.count === this.index.notes.size)

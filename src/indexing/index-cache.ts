@@ -19,10 +19,12 @@ import {
 import { NoteTable } from './note-table.js';
 import { readNoteNow } from './refresh-index.js';
 import { noteRecords } from './saved-note.js';
-import { CheckedFile, SegmentDamaged } from './segment-source.js';
+import type { CheckedFile } from './segment-source.js';
+import { SegmentDamaged } from './segment-source.js';
 import { type Segment, SegmentFile } from './segment-writer.js';
 import { checkExtents, decodeTable, encodeTable, savedNotes, type TableData } from './table-file.js';
 import { TextIndex } from './text/text-index.js';
+import { openSegment, readSavedText, readTextSegment } from './text-segment-files.js';
 import { formatTrackers, parseTrackers, type SavedTrackers } from './trackers.js';
 import { TypedList } from './typed-list.js';
 import { VaultIndex } from './vault-index.js';
@@ -145,17 +147,13 @@ async function loadGeneration(root: string, base: string, manifest: Manifest): P
         continue;
       }
       if (segment.part === 'docs' || segment.part === 'terms') {
-        const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
-        let checked: ReturnType<typeof CheckedFile.check>;
-        try {
-          checked = CheckedFile.check(fd, segment.file, segment, scratch);
-        } catch (error) {
-          closeSync(fd);
-          throw error;
-        }
-        textFiles.push(checked.file);
-        if (segment.part === 'docs') text.docs(checked.bytes, checked.file);
-        else text.terms(checked.bytes, checked.file);
+        readTextSegment(
+          openSegment(join(base, manifest.generation), segment),
+          segment,
+          text,
+          scratch,
+          textFiles,
+        );
         continue;
       }
       const bytes = await readRegularFile(path);
@@ -266,6 +264,8 @@ async function saveGeneration(
   // Nothing changed while the save ran (saves run on the vault's queue): the index now reads its
   // notes and links from the generation it saved, as a fresh open would.
   if (index.changes === version) rebase(root, index, dir, written);
+  // A cold build's text index is read from what the save wrote from now on, not held twice.
+  if (index.changes === version) readSavedText(index.text, dir, written.segments, written.text);
   await removeOlder(root, base, generation, previous);
   return { saved: true };
 }
@@ -274,6 +274,8 @@ async function saveGeneration(
 interface Written {
   table: TableData;
   notesFiles: string[];
+  segments: Segment[];
+  text: Manifest['text'];
 }
 
 /** Points the index's notes and link graph at the generation just written (see NoteTable.rebase). */
@@ -348,7 +350,8 @@ async function writeGeneration(
   } finally {
     await rm(tmp, { force: true });
   }
-  return { table, notesFiles: segments.filter((s) => s.part === 'notes').map((s) => s.file) };
+  const notesFiles = segments.filter((s) => s.part === 'notes').map((s) => s.file);
+  return { table, notesFiles, segments, text: manifest.text };
 }
 
 /**

@@ -4,7 +4,7 @@
 // links, and the entries of a date range asked about.
 // Each step adds to one map by section id; scoring them is recall.ts's.
 import type { Layer, Note, Section } from '../core/types.js';
-import { TextIndex } from '../indexing/text/text-index.js';
+import { byContextOnly } from '../indexing/text/section-documents.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { rollupPeriod } from '../time/rollup-period.js';
 import { closestAdmitted } from './closest-sections.js';
@@ -103,7 +103,7 @@ export function textCandidates(
     // A hit's terms are an object's keys, never repeated.
     const terms = hit.terms.slice(0, 5).join(', ');
     const matched = new Set(hit.queryTerms);
-    if (TextIndex.byContextOnly(hit, found.note, found.section)) {
+    if (byContextOnly(hit, found.note, found.section)) {
       // A reply found by the topic of the entries before it: compile's context, no hit of its own.
       const reason = `text match in the entries before it: ${terms}`;
       candidates.set(hit.id, { ...found, text, graph: 0, reasons: [reason], adjacent: true });

@@ -4,7 +4,6 @@ import { type CheckedFile, SegmentDamaged, type SegmentSource } from '../segment
 import { boundQueryText, boundTerms } from './query-limits.js';
 import {
   BOOST,
-  byContextOnly,
   documentsById,
   entryContexts,
   FIELDS,
@@ -60,7 +59,7 @@ export interface TextSearchOptions {
 }
 
 /** How sections are turned into terms; the terms of CJK text are looked up exactly (see TermIndexOptions). */
-const TERM_OPTIONS: TermIndexOptions = {
+export const TERM_OPTIONS: TermIndexOptions = {
   fields: FIELDS,
   storeFields: STORED,
   tokenize: (text) => tokenize(text),
@@ -132,6 +131,14 @@ export class TextIndex {
     closeWhenCollected.unregister(this);
     closeFiles(this.files);
     this.onRebuilt?.(error.message);
+  }
+
+  /** Holds what `loaded` holds (its terms and segment files) instead of its own index. */
+  protected take(loaded: TextIndex): void {
+    const files = loaded.files.splice(0);
+    loaded.close();
+    [this.terms, this.pathIds] = [loaded.terms, new Map()];
+    this.holdFiles(files);
   }
 
   /** Keeps `files` open until close() (or until the index is collected): the saved postings are read from them. */
@@ -388,9 +395,6 @@ export class TextIndex {
     return top.map((result) => textHit(storedSource(result.id, result.stored), result));
   }
 
-  /** See byContextOnly (section-documents.ts) */
-  static readonly byContextOnly = byContextOnly;
-
   /** The top-k search over the current index (a cache load replaces it). */
   private topKSearch(): TopKSearch {
     if (this.topK?.index !== this.terms) {
@@ -423,10 +427,7 @@ export class TextIndex {
     return this.guard(() => this.terms.documentFrequency(term));
   }
 
-  /**
-   * How rare `term` is among the sections, `log(1 + sections / df)`: the weight list packing and
-   * restatement give a word (no BM25 smoothing; a term in no section counts as in one).
-   */
+  /** How rare `term` is, `log(1 + sections / df)` (no BM25 smoothing; a term in no section counts as in one). */
   plainIdf(term: string): number {
     return Math.log(1 + this.size / Math.max(1, this.documentFrequency(term)));
   }
