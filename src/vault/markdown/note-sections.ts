@@ -163,9 +163,13 @@ class SectionIds {
     /** Ids the note's earlier sections took (an append numbers on after them) */
     private readonly taken?: ReadonlySet<string>,
   ) {}
-  /** `path#anchor`, with ` (2)`, ` (3)` … appended when two sections share an anchor */
+  /**
+   * `path#anchor`, with ` (2)`, ` (3)` … appended when two sections share an anchor. A `#` of the
+   * anchor (a heading `x.md#y`) is written `%23`: the last `#` then always ends the path, and no
+   * section of one note can have the id of another's (`a.md` + `x.md#y` was `a.md#x.md` + `y`).
+   */
   next(anchor: string): string {
-    const base = `${this.path}#${anchor}`;
+    const base = `${this.path}#${anchor.replaceAll('#', '%23')}`;
     let id = base;
     for (let n = 2; this.used.has(id) || this.taken?.has(id); n++) id = `${base} (${n})`;
     this.used.add(id);
