@@ -267,21 +267,32 @@ describe('a cold build saved', () => {
     return out;
   }
 
-  async function coldBuild(root: string): Promise<VaultIndex> {
+  /**
+   * A vault indexed twice, holding every note (`held`) and by a cold build saved (`index`, whose
+   * text index's rebuilds are told in `reasons`).
+   */
+  async function savedBuild(): Promise<{
+    root: string;
+    held: VaultIndex;
+    index: VaultIndex;
+    reasons: string[];
+  }> {
+    const root = await makeVault(files());
+    const held = new VaultIndex();
+    await refreshIndex(root, held);
     const index = new VaultIndex();
     index.spillFrom = 1;
     await refreshIndex(root, index);
     expect(index.text).toBeInstanceOf(ColdTextIndex);
     expect((index.text as ColdTextIndex).holdsSegments).toBe(true);
-    return index;
+    const reasons: string[] = [];
+    index.text.onRebuilt = (reason) => reasons.push(reason);
+    expect(await saveIndexCache(root, index)).toEqual({ saved: true });
+    return { root, held, index, reasons };
   }
 
   it('reads its text index from the files it saved, answering as an index that held it', async () => {
-    const root = await makeVault(files());
-    const held = new VaultIndex();
-    await refreshIndex(root, held);
-    const index = await coldBuild(root);
-    expect(await saveIndexCache(root, index)).toEqual({ saved: true });
+    const { root, held, index, reasons } = await savedBuild();
     expect((index.text as ColdTextIndex).holdsSegments).toBe(false);
     for (const query of ['tea', 'river 3', 'walk Rain'])
       expect(index.text.search(query)).toEqual(held.text.search(query));
@@ -290,16 +301,11 @@ describe('a cold build saved', () => {
     expect(loaded.index.text.search('tea river')).toEqual(held.text.search('tea river'));
     index.text.close();
     loaded.index.text.close();
+    expect(reasons).toEqual([]);
   });
 
   it('reads the files it saved even when the cache folder is removed before the first search', async () => {
-    const root = await makeVault(files());
-    const held = new VaultIndex();
-    await refreshIndex(root, held);
-    const index = await coldBuild(root);
-    const reasons: string[] = [];
-    index.text.onRebuilt = (reason) => reasons.push(reason);
-    expect(await saveIndexCache(root, index)).toEqual({ saved: true });
+    const { root, held, index, reasons } = await savedBuild();
     await rm(join(root, '.mem'), { recursive: true, force: true });
     expect(index.text.search('tea river')).toEqual(held.text.search('tea river'));
     expect(reasons).toEqual([]);
@@ -307,13 +313,7 @@ describe('a cold build saved', () => {
   });
 
   it('rebuilds its text index from the notes when a saved file is damaged before it is read', async () => {
-    const root = await makeVault(files());
-    const held = new VaultIndex();
-    await refreshIndex(root, held);
-    const index = await coldBuild(root);
-    const reasons: string[] = [];
-    index.text.onRebuilt = (reason) => reasons.push(reason);
-    expect(await saveIndexCache(root, index)).toEqual({ saved: true });
+    const { root, held, index, reasons } = await savedBuild();
     const manifest = JSON.parse(await readFile(join(root, '.mem', 'index', 'manifest.json'), 'utf8'));
     const terms = manifest.segments.find((segment: { part: string }) => segment.part === 'terms');
     await truncate(join(root, '.mem', 'index', manifest.generation, terms.file), 10);
