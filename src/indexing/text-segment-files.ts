@@ -42,7 +42,7 @@ export function openSegment(dir: string, segment: Segment): number {
 export function savedText(
   dir: string,
   segments: readonly Segment[],
-  header: TextIndex extends { storeHeader(): infer H } ? H : never,
+  header: ReturnType<TextIndex['storeHeader']>,
 ): { load(): TextIndex; close(): void } | undefined {
   const parts = segments.filter((segment) => segment.part === 'docs' || segment.part === 'terms');
   const fds: number[] = [];
@@ -83,7 +83,7 @@ export function readSavedText(
   text: TextIndex,
   dir: string,
   segments: readonly Segment[],
-  header: Parameters<typeof savedText>[2],
+  header: ReturnType<TextIndex['storeHeader']>,
 ): void {
   if (!(text instanceof ColdTextIndex) || !text.holdsSegments) return;
   const saved = savedText(dir, segments, header);

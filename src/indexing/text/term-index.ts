@@ -199,10 +199,7 @@ export class TermIndex {
       if (list === undefined) continue;
       const length = new Set(list).size;
       this.setLength(fieldId, shortId, length);
-      // MiniSearch's addFieldLength, with the count of the other documents.
-      const count = this.documentCount - 1;
-      const total = (this.avgFieldLength[fieldId] || 0) * count + length;
-      this.avgFieldLength[fieldId] = total / (count + 1);
+      addFieldLength(this.avgFieldLength, fieldId, this.documentCount, length);
       for (const token of list) {
         const term = processTerm(token);
         if (term) this.addTerm(fieldId, shortId, term);
@@ -366,6 +363,21 @@ export class TermIndex {
     dead.set(this.dead);
     this.dead = dead;
   }
+}
+
+/**
+ * MiniSearch's addFieldLength: the field's average over `documentCount` documents, the one just
+ * added of `length` among them, computed operation for operation so BM25 gets the same doubles.
+ */
+export function addFieldLength(
+  averages: number[],
+  fieldId: number,
+  documentCount: number,
+  length: number,
+): void {
+  const count = documentCount - 1;
+  const total = (averages[fieldId] || 0) * count + length;
+  averages[fieldId] = total / (count + 1);
 }
 
 /** A field's lengths by short id: 2-byte integers, or 4-byte once one does not fit; ABSENT for none. */

@@ -64,7 +64,9 @@ export interface TextSegment {
   end: boolean;
 }
 
-export function textStoreHeader(index: TermIndex): TextStoreHeader {
+export function textStoreHeader(
+  index: Pick<TermIndex, 'documentCount' | 'nextId' | 'fields' | 'avgFieldLength'>,
+): TextStoreHeader {
   return {
     store: TEXT_STORE_VERSION,
     documentCount: index.documentCount,

@@ -6,16 +6,16 @@
 
 import { type DocsNote, encodeDocs } from '../saved-docs.js';
 import type { SectionDocument } from '../section-documents.js';
-import type { TermIndexOptions } from '../term-index.js';
+import { addFieldLength, type TermIndexOptions } from '../term-index.js';
 import {
   docBytes,
   type FieldPostings,
   LIMITS,
   noteBytes,
-  TEXT_STORE_VERSION,
   type TextSegment,
   type TextStoreHeader,
   termSegments,
+  textStoreHeader,
 } from '../text-index-store.js';
 
 /** Bytes of one page of the postings arena; a block never crosses a page */
@@ -63,12 +63,11 @@ export class ColdTerms {
   documentCount = 0;
   nextId = 0;
   readonly avgFieldLength: number[] = [];
+  readonly fields: readonly string[];
   /** Every term, in the order first added, and the first of its lists */
   private readonly terms = new Map<string, number>();
   private lists = new Int32Array(STRIDE * 4096);
   private listCount = 0;
-  /** The last list of each term (by the term's first list): where a new field's list is chained */
-  private readonly lastOfTerm = new Map<number, number>();
   private readonly pages: Uint8Array[] = [];
   /** Bytes of the last page given to blocks */
   private used = 0;
@@ -83,12 +82,13 @@ export class ColdTerms {
   private readonly unusualPrefixes = new Set<string>();
   /** No more notes: the docs segments are complete */
   private closed = false;
-  private readonly counts = new Map<string, number>();
 
   constructor(
     private readonly options: TermIndexOptions,
     private readonly segmentBytes: number = LIMITS.segment,
-  ) {}
+  ) {
+    this.fields = options.fields;
+  }
 
   /**
    * Whether the note at `path` with these documents can be added here: its path sorts after every
@@ -136,11 +136,7 @@ export class ColdTerms {
       const shortId = this.nextId++;
       this.documentCount++;
       doc.lengths.forEach((length, fieldId) => {
-        if (Number.isNaN(length)) return;
-        // MiniSearch's addFieldLength, with the count of the other documents (as TermIndex.add).
-        const count = this.documentCount - 1;
-        const total = (this.avgFieldLength[fieldId] || 0) * count + length;
-        this.avgFieldLength[fieldId] = total / (count + 1);
+        if (!Number.isNaN(length)) addFieldLength(this.avgFieldLength, fieldId, this.documentCount, length);
       });
       doc.terms.forEach((terms, fieldId) => {
         if (terms) for (const [term, freq] of terms) this.post(term, fieldId, shortId, freq);
@@ -166,13 +162,7 @@ export class ColdTerms {
 
   /** What the cache keeps besides the segments (as textStoreHeader gives a TermIndex's). */
   header(): TextStoreHeader {
-    return {
-      store: TEXT_STORE_VERSION,
-      documentCount: this.documentCount,
-      nextId: this.nextId,
-      fieldIds: Object.fromEntries(this.options.fields.map((field, id) => [field, id])),
-      averageFieldLength: [...this.avgFieldLength],
-    };
+    return textStoreHeader(this);
   }
 
   /** The segments (after close()), as textStoreSegments gives them for the TermIndex this stands for. */
@@ -182,11 +172,6 @@ export class ColdTerms {
     this.close();
     for (const data of this.docsSegments) yield { part: 'docs', data, end: true };
     yield* termSegments(this.termPostings(), new Uint8Array(0), { ...LIMITS, segment: this.segmentBytes });
-  }
-
-  /** The segment size the docs were cut at: segments for other limits come from a TermIndex. */
-  get limit(): number {
-    return this.segmentBytes;
   }
 
   private encodePending(): void {
@@ -209,13 +194,12 @@ export class ColdTerms {
       }
       const tokens = tokenize((value as { toString(): string }).toString());
       lengths.push(new Set(tokens).size);
-      const counts = this.counts;
-      counts.clear();
+      const counts = new Map<string, number>();
       for (const token of tokens) {
         const term = processTerm(token);
         if (term) counts.set(term, (counts.get(term) ?? 0) + 1);
       }
-      terms.push(new Map(counts));
+      terms.push(counts);
     }
     const stored: Record<string, unknown> = {};
     for (const field of storeFields) if (source[field] !== undefined) stored[field] = source[field];
@@ -224,21 +208,22 @@ export class ColdTerms {
 
   /** Appends a posting to the term's list for the field, making the term or the list first. */
   private post(term: string, fieldId: number, shortId: number, freq: number): void {
-    let first = this.terms.get(term);
+    const first = this.terms.get(term);
     let list: number;
     if (first === undefined) {
       list = this.newList(fieldId);
-      first = list;
       this.terms.set(term, list);
     } else {
+      // The term's lists, one a field (a few at most), to the field's or the chain's end.
+      let last = first;
       list = first;
-      while (list !== -1 && this.lists[list * STRIDE + FIELD] !== fieldId)
+      while (list !== -1 && this.lists[list * STRIDE + FIELD] !== fieldId) {
+        last = list;
         list = this.lists[list * STRIDE + NEXT] as number;
+      }
       if (list === -1) {
         list = this.newList(fieldId);
-        const last = this.lastOfTerm.get(first) ?? first;
         this.lists[last * STRIDE + NEXT] = list;
-        this.lastOfTerm.set(first, list);
       }
     }
     const at = list * STRIDE;
