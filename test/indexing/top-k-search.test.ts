@@ -405,6 +405,63 @@ describe('top-k search', () => {
     expect(new Set(hits.map((hit) => hit.score)).size).toBe(1);
   });
 
+  it('asks the filter of the matches in rank order down to the last one kept, and reads no id of a match below it', () => {
+    // Copies of a few notes tie by the dozen: the order among them is by id, which a loaded
+    // index reads from its files. An id is read only for a match offered to the filter or tied
+    // with one (its place among equals decides whether it is offered), never for one below.
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(noteSpec, fc.integer({ min: 1, max: 8 })), { minLength: 1, maxLength: 8 }),
+        fc.array(fc.record({ query: phrase(1, 4), limit: fc.integer({ min: 0, max: 12 }), keep: fc.nat() }), {
+          minLength: 1,
+          maxLength: 5,
+        }),
+        (specs, searches) => {
+          let n = 0;
+          const pair = pairOf(
+            specs.flatMap(([spec, copies]) => Array.from({ length: copies }, () => makeNote(spec, n++))),
+          );
+          const terms = termIndexOf(pair.index);
+          const idOf = terms.idOf.bind(terms);
+          const read = new Set<string>();
+          terms.idOf = (shortId: number) => {
+            const id = idOf(shortId);
+            if (id !== undefined) read.add(id);
+            return id;
+          };
+          for (const { query, limit, keep } of searches) {
+            // Keeps a section by its id and the search's seed: some of every run of equals go.
+            const kept = (id: string) => (hash(id) + keep) % 3 !== 0;
+            const asked: string[] = [];
+            read.clear();
+            const hits = pair.index.search(query, {
+              limit,
+              filter: (hit) => {
+                asked.push(hit.id);
+                return kept(hit.id);
+              },
+            });
+            // Every match, best first and by id among equals.
+            const all = pair.reference.search(query);
+            const expected: string[] = [];
+            let taken = 0;
+            for (const match of all) {
+              if (taken === limit) break;
+              expected.push(match.id);
+              if (kept(match.id)) taken++;
+            }
+            expect(asked).toEqual(expected);
+            expect(hits).toEqual(pair.reference.search(query, { limit, filter: (hit) => kept(hit.id) }));
+            const last = all.find((match) => match.id === expected.at(-1));
+            const below = all.filter((match) => last === undefined || match.score < last.score);
+            expect(below.filter((match) => read.has(match.id))).toEqual([]);
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
   it('lists the matched terms as MiniSearch does: integer-like terms first, then in the order matched', () => {
     const pair = new Paired();
     const { index } = pair;
@@ -474,6 +531,13 @@ describe('top-k search', () => {
     expect(kept).toEqual(pair.reference.search('pottery', { limit: 4 }));
   });
 });
+
+/** A number of a string, the same every run (which sections a test's filter keeps). */
+function hash(text: string): number {
+  let value = 0;
+  for (let i = 0; i < text.length; i++) value = (value * 31 + text.charCodeAt(i)) >>> 0;
+  return value;
+}
 
 /** V8's collector, as --expose-gc gives it to a process started without the flag. */
 function collector(): () => void {

@@ -10,14 +10,15 @@
 export class SearchScratch {
   /** Per document: the score so far, summed over query terms in order */
   total = new Float64Array(0);
-  /** Per document: this query term's score so far */
+  /** Per document: this query term's score so far, then (in best()) its final score */
   current = new Float64Array(0);
   /** Per document: how many query terms matched it (MiniSearch's `quality`); 0 between searches */
   matched = new Uint8Array(0);
-  /** Per document: the stamp of the query term that last touched it (or of best(), which marks those it offered) */
+  /** Per document: the stamp of the query term that last touched it */
   stamp = new Uint32Array(0);
-  /** The documents a search touched, then those one query term touched */
+  /** The documents a search touched */
   touched = new Uint32Array(0);
+  /** The documents one query term touched, then (in best()) the heap of them all */
   termTouched = new Uint32Array(0);
   /** Whether a search is under way: a search inside another's filter would overwrite what it reads */
   busy = false;

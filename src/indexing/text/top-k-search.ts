@@ -4,7 +4,7 @@ import type { Postings, TermData } from './postings.js';
 import { type SavedTerm, savedTerm } from './saved-postings.js';
 import { searchScratch } from './search-scratch.js';
 import type { FieldLengths, TermIndex } from './term-index.js';
-import { TopHeap } from './top-heap.js';
+import { RankOrder } from './top-heap.js';
 
 export { LIST_ARENA, resetListArenas } from './list-arenas.js';
 
@@ -202,45 +202,38 @@ export class TopKSearch implements ListHolder {
   }
 
   /**
-   * The best `limit` of the touched documents that pass `filter`, best first. The filter is asked
-   * first of the best `limit` of all (a recall's filter looks a note up by path, and offering it
-   * every document that enters the top on the way, in index order, asked it 3 to 4 times as
-   * often); only when it turned some of them away are the others offered, each only if it would
-   * enter the top as it then stands. The top of a total order does not depend on the order its
-   * documents are offered in, so the answer is the one a single filtered pass gives.
+   * The best `limit` of the touched documents that pass `filter`, best first: taken in rank order
+   * (RankOrder), each offered to the filter as it comes, until `limit` passed. The filter is asked
+   * of no document below the last one kept (a recall's filter looks a note up by path): of the best
+   * `limit` alone when it refuses none of them.
    */
   private best(
     count: number,
     limit: number,
     filter: TopKFilter | undefined,
   ): Array<{ doc: number; score: number }> {
-    const { touched, total, matched, stamp } = searchScratch;
+    const { touched, total, matched, current, termTouched } = searchScratch;
     const { index } = this;
-    const idOf = (doc: number) => index.idOf(doc);
-    const all = new TopHeap(limit, idOf);
+    const idOf = (doc: number) => index.idOf(doc) as string;
+    // `current` and `termTouched` are free once every query term is summed: each document's score
+    // (MiniSearch's: the summed score times the terms matched), and the heap's room.
     for (let i = 0; i < count; i++) {
       const doc = touched[i] as number;
-      const score = (total[doc] as number) * (matched[doc] as number);
-      if (all.admits(doc, score)) all.push(doc, score);
+      current[doc] = (total[doc] as number) * (matched[doc] as number);
+      termTouched[i] = doc;
     }
-    if (filter === undefined) return all.sorted();
-    const passes = (doc: number) => filter(idOf(doc) as string, index.storedOf(doc) ?? {});
-    const heap = new TopHeap(limit, idOf);
-    const offered = searchScratch.takeStamp();
-    let refused = false;
-    all.forEach((doc, score) => {
-      stamp[doc] = offered;
-      if (passes(doc)) heap.push(doc, score);
-      else refused = true;
-    });
-    if (!refused) return heap.sorted();
-    for (let i = 0; i < count; i++) {
-      const doc = touched[i] as number;
-      if (stamp[doc] === offered) continue;
-      const score = (total[doc] as number) * (matched[doc] as number);
-      if (heap.admits(doc, score) && passes(doc)) heap.push(doc, score);
+    const order = new RankOrder(termTouched, current, count);
+    const top: Array<{ doc: number; score: number }> = [];
+    while (top.length < limit) {
+      const rank = order.next(idOf);
+      if (rank === undefined) break;
+      for (const doc of rank.docs) {
+        if (filter && !filter(idOf(doc), index.storedOf(doc) ?? {})) continue;
+        top.push({ doc, score: rank.score });
+        if (top.length === limit) break;
+      }
     }
-    return heap.sorted();
+    return top;
   }
 
   /** The matched terms of each returned document, in the order MiniSearch records them. */
