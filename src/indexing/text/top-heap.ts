@@ -34,11 +34,6 @@ export class TopHeap {
     }
   }
 
-  /** Each document held and its score, in no particular order. */
-  forEach(visit: (doc: number, score: number) => void): void {
-    for (let i = 0; i < this.docs.length; i++) visit(this.docs[i] as number, this.scores[i] as number);
-  }
-
   /** Best first. */
   sorted(): Array<{ doc: number; score: number }> {
     const all = this.docs.map((doc, i) => ({ doc, score: this.scores[i] as number }));
