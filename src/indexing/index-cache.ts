@@ -19,8 +19,7 @@ import {
 import { NoteTable } from './note-table.js';
 import { readNoteNow } from './refresh-index.js';
 import { noteRecords } from './saved-note.js';
-import type { CheckedFile } from './segment-source.js';
-import { SegmentDamaged } from './segment-source.js';
+import { type CheckedFile, SegmentDamaged } from './segment-source.js';
 import { type Segment, SegmentFile } from './segment-writer.js';
 import { checkExtents, decodeTable, encodeTable, savedNotes, type TableData } from './table-file.js';
 import { TextIndex } from './text/text-index.js';
@@ -263,9 +262,11 @@ async function saveGeneration(
   }
   // Nothing changed while the save ran (saves run on the vault's queue): the index now reads its
   // notes and links from the generation it saved, as a fresh open would.
-  if (index.changes === version) rebase(root, index, dir, written);
-  // A cold build's text index is read from what the save wrote from now on, not held twice.
-  if (index.changes === version) readSavedText(index.text, dir, written.segments, written.text);
+  if (index.changes === version) {
+    rebase(root, index, dir, written);
+    // A cold build's text index is read from what the save wrote from now on, not held twice.
+    readSavedText(index.text, dir, written.segments, written.text);
+  }
   await removeOlder(root, base, generation, previous);
   return { saved: true };
 }
