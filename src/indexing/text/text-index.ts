@@ -409,7 +409,9 @@ export class TextIndex {
    * the sections that hold the term in any field. (idf² measured within noise of it on LoCoMo.)
    */
   private rarity(terms: string[]): Map<string, number> {
-    const total = this.terms.documentCount;
+    // A term's count takes in the sections discarded until a vacuum: so must the total, or a term of
+    // most sections weighs less than nothing once a few are replaced (a recall then scored all 0).
+    const total = this.terms.documentCount + this.terms.dirtCount;
     const weights = new Map<string, number>();
     for (const term of terms) {
       const df = this.documentFrequency(term);
