@@ -4,13 +4,12 @@
 // links, and the entries of a date range asked about.
 // Each step adds to one map by section id; scoring them is recall.ts's.
 import type { Layer, Note, Section } from '../core/types.js';
-import { byContextOnly } from '../indexing/text/section-documents.js';
+import type { TextHitSource } from '../indexing/text/section-documents.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
-import { rollupPeriod } from '../time/rollup-period.js';
+import { readStoredFacts, type SectionFacts, sectionFacts } from '../vault/section-facts.js';
 import { closestAdmitted } from './closest-sections.js';
 import { entriesNewestFirst } from './episode-entries.js';
 import { graphNeighbours } from './graph-neighbours.js';
-import { isRetired } from './rank.js';
 import type { SemanticInput } from './semantic.js';
 
 /** A date range as recall takes it (its DateRange, which recall.ts declares): inclusive `YYYY-MM-DD`. */
@@ -30,19 +29,78 @@ const IN_RANGE = { event: 0.1, other: 0.05 };
 const RANGE_ENTRIES = 200;
 const EVENT = /^\(event\)/i;
 
-/** A section recall may return, with the text and graph scores the steps below gave it. */
-export interface Candidate {
-  note: Note;
-  section: Section;
-  text: number;
-  graph: number;
-  reasons: string[];
+/**
+ * A section recall may return, with the text and graph scores the steps below gave it. It is
+ * ranked by its facts; its note and section are decoded when first read: a text hit's come from
+ * the index's stored fields, so of the hundreds a query's words find only those shown (and the
+ * strongest, whose links are followed) are decoded.
+ */
+export class Candidate {
+  text = 0;
+  graph = 0;
   /** Brought in only as an entry next to a hit on its day: context, not a hit (RecallOptions.context) */
   adjacent?: boolean;
+  /** A text hit's query terms (newestVersionsFirst) */
+  matched?: Set<string>;
+  private found: { note: Note; section: Section } | undefined;
+
+  private constructor(
+    readonly id: string,
+    readonly path: string,
+    readonly anchor: string,
+    readonly facts: SectionFacts,
+    readonly reasons: string[],
+    private readonly index: VaultIndex | undefined,
+    found?: { note: Note; section: Section },
+  ) {
+    this.found = found;
+  }
+
+  /** A section whose note is in hand. */
+  static of(note: Note, section: Section, reasons: string[] = []): Candidate {
+    const facts = sectionFacts(note, section);
+    return new Candidate(section.id, note.path, section.anchor, facts, reasons, undefined, { note, section });
+  }
+
+  /**
+   * A text hit, from what the index stores of it; undefined for the stand-in document of a note
+   * without sections, or a hit whose note is gone.
+   */
+  static fromHit(index: VaultIndex, hit: TextHitSource): Candidate | undefined {
+    if (hit.facts === '' || !index.notes.has(hit.path)) return undefined;
+    const facts = readStoredFacts(hit.layer, hit.date, hit.facts);
+    return new Candidate(hit.id, hit.path, hit.anchor, facts, [], index);
+  }
+
+  get note(): Note {
+    return this.load().note;
+  }
+
+  get section(): Section {
+    return this.load().section;
+  }
+
+  /** Whether its section is there to be read (always, unless the index and the notes disagree). */
+  get readable(): boolean {
+    this.found ??= this.index?.section(this.id);
+    return this.found !== undefined;
+  }
+
+  private load(): { note: Note; section: Section } {
+    this.found ??= this.index?.section(this.id);
+    if (!this.found) throw new Error(`recall: section ${this.id} is in the text index but not in its note`);
+    return this.found;
+  }
+}
+
+/** What recall admits a section by: its facts, and its section (read only to tell a template's text). */
+export interface Place {
+  readonly facts: SectionFacts;
+  readonly section: Section;
 }
 
 /** Whether recall may return a section: its note's state and layer, the filtered range, no template text. */
-export type Admit = (note: Note, date: string | undefined, section?: Section) => boolean;
+export type Admit = (place: Place, date: string | undefined) => boolean;
 
 /** A candidate's closeness in meaning to the query (semanticCandidates), when embeddings are fused in. */
 export interface Closeness {
@@ -58,12 +116,24 @@ export function admitter(
 ): Admit {
   const layers = options.layers && options.layers.length > 0 ? new Set(options.layers) : undefined;
   // A section that is only a template's text (the daily template's empty `## Plan`) is no memory.
-  return (note, date, section) =>
-    (options.all || !isRetired(note)) &&
-    (!layers || layers.has(note.layer)) &&
-    inRange(date, note, filterRange) &&
-    (section === undefined || !index.isTemplateSection(section));
+  // A block is never a template's text, nor a section longer than every template's, and without
+  // templates nothing is: the section stays undecoded.
+  const mostLines = index.templates && index.templates.size > 0 ? index.templates.mostLines : -1;
+  const template = (place: Place) =>
+    !place.facts.block && (place.facts.lines ?? 0) <= mostLines && index.isTemplateSection(place.section);
+  // The section is read through the place, not taken apart from it: that would decode it.
+  return (place, date) =>
+    (options.all || !place.facts.retired) &&
+    (!layers || layers.has(place.facts.layer)) &&
+    inRange(date, place.facts, filterRange) &&
+    !template(place);
 }
+
+/** An admit rule for a section whose note is in hand. */
+const admitting =
+  (admit: Admit) =>
+  (note: Note, date: string | undefined, section: Section): boolean =>
+    admit({ facts: sectionFacts(note, section), section }, date);
 
 /**
  * The BM25 hits of the query's words (without the speakers and the "now" it named), each a
@@ -77,6 +147,8 @@ export function textCandidates(
   admit: Admit,
 ): { candidates: Map<string, Candidate>; versions: Array<Candidate & { matched: Set<string> }> } {
   const candidates = new Map<string, Candidate>();
+  // What the filter made of each hit it was asked about: the hits returned are among them.
+  const asked = new Map<string, Candidate>();
   const textHits = index.text.search(words, {
     limit: TEXT_CANDIDATES,
     rareTerms: true,
@@ -90,37 +162,41 @@ export function textCandidates(
         !(hit.date >= filterRange.from && hit.date <= filterRange.to)
       )
         return false;
-      const found = index.section(hit.id);
-      return found !== undefined && admit(found.note, hit.date, found.section);
+      const candidate = Candidate.fromHit(index, hit);
+      if (candidate === undefined || !admit(candidate, hit.date)) return false;
+      asked.set(hit.id, candidate);
+      return true;
     },
   });
   const best = textHits[0]?.score ?? 0;
   const versions: Array<Candidate & { matched: Set<string> }> = [];
   for (const hit of textHits) {
-    const found = index.section(hit.id);
-    if (!found) continue;
-    const text = best > 0 ? hit.score / best : 0;
+    const candidate = asked.get(hit.id);
+    if (!candidate) continue;
+    candidate.text = best > 0 ? hit.score / best : 0;
     // A hit's terms are an object's keys, never repeated.
     const terms = hit.terms.slice(0, 5).join(', ');
-    const matched = new Set(hit.queryTerms);
-    if (byContextOnly(hit, found.note, found.section)) {
+    if (byContextOnly(hit, candidate.facts)) {
       // A reply found by the topic of the entries before it: compile's context, no hit of its own.
-      const reason = `text match in the entries before it: ${terms}`;
-      candidates.set(hit.id, { ...found, text, graph: 0, reasons: [reason], adjacent: true });
+      candidate.reasons.push(`text match in the entries before it: ${terms}`);
+      candidate.adjacent = true;
+      candidates.set(hit.id, candidate);
       continue;
     }
-    const candidate = {
-      note: found.note,
-      section: found.section,
-      text,
-      graph: 0,
-      reasons: [`text match: ${terms}`],
-      matched,
-    };
+    candidate.reasons.push(`text match: ${terms}`);
     candidates.set(hit.id, candidate);
-    versions.push(candidate);
+    candidate.matched = new Set(hit.queryTerms);
+    versions.push(candidate as Candidate & { matched: Set<string> });
   }
   return { candidates, versions };
+}
+
+/**
+ * Whether a hit matched only its context (the entries before it on its day), none of its own words:
+ * a reply found by the topic it answers, which recall keeps as context (TextHit.onlyContext).
+ */
+function byContextOnly(hit: { onlyContext: boolean }, facts: SectionFacts): boolean {
+  return facts.layer === 'episodes' && facts.block && hit.onlyContext;
 }
 
 /**
@@ -136,7 +212,7 @@ export function semanticCandidates(
   admit: Admit,
   limit: number,
 ): Closeness {
-  const closest = closestAdmitted(index, semantic, admit, limit);
+  const closest = closestAdmitted(index, semantic, admitting(admit), limit);
   const best = closest[0]?.score ?? 0;
   const top = new Map<string, number>();
   if (best <= 0) return { of: () => 0, top };
@@ -145,7 +221,7 @@ export function semanticCandidates(
     const reason = `close in meaning (cosine ${score.toFixed(2)})`;
     const existing = candidates.get(section.id);
     if (existing) existing.reasons.push(reason);
-    else candidates.set(section.id, { note, section, text: 0, graph: 0, reasons: [reason] });
+    else candidates.set(section.id, Candidate.of(note, section, [reason]));
   }
   const of = (section: Section) => Math.max(0, semantic.similarity(section) ?? 0) / best;
   return { of, top };
@@ -169,23 +245,19 @@ export function spreadToNeighbours(
   for (const seed of seeds) {
     if (seed.text < 0.2) continue;
     for (const neighbour of graphNeighbours(index, seed.note, seed.section)) {
-      if (!admit(neighbour.note, neighbour.section.date, neighbour.section)) continue;
-      const strength = seed.text * neighbour.weight;
       const existing = candidates.get(neighbour.section.id);
+      const candidate = existing ?? Candidate.of(neighbour.note, neighbour.section, [neighbour.reason]);
+      if (!admit(candidate, neighbour.section.date)) continue;
+      const strength = seed.text * neighbour.weight;
       if (existing) {
         if (strength > existing.graph) existing.graph = strength;
         if (!neighbour.adjacent) existing.adjacent = false;
         if (existing.reasons.length < 4 && !existing.reasons.includes(neighbour.reason))
           existing.reasons.push(neighbour.reason);
       } else {
-        candidates.set(neighbour.section.id, {
-          note: neighbour.note,
-          section: neighbour.section,
-          text: 0,
-          graph: strength,
-          reasons: [neighbour.reason],
-          ...(neighbour.adjacent ? { adjacent: true } : {}),
-        });
+        candidate.graph = strength;
+        if (neighbour.adjacent) candidate.adjacent = true;
+        candidates.set(neighbour.section.id, candidate);
       }
     }
   }
@@ -205,15 +277,16 @@ export function addRangeEntries(
   let added = 0;
   for (const { note, section } of entriesNewestFirst(index, filterRange)) {
     const date = section.date ?? '';
-    if (!admit(note, date, section)) continue;
     const known = candidates.get(section.id);
+    const candidate = known ?? Candidate.of(note, section, ['in the date range']);
+    if (!admit(candidate, date)) continue;
     if (known) {
       // In the range asked about: a memory of its own, whatever brought it in first.
       known.adjacent = false;
       continue;
     }
-    const graph = EVENT.test(section.text) ? IN_RANGE.event : IN_RANGE.other;
-    candidates.set(section.id, { note, section, text: 0, graph, reasons: ['in the date range'] });
+    candidate.graph = EVENT.test(section.text) ? IN_RANGE.event : IN_RANGE.other;
+    candidates.set(section.id, candidate);
     if (++added >= RANGE_ENTRIES) break;
   }
 }
@@ -227,19 +300,25 @@ export function addPreferredRange(
 ): void {
   // Every entry has a date (isDayEntry), so those of the range are the range's slice of them.
   for (const { note, section } of entriesNewestFirst(index, range)) {
-    if (admit(note, section.date, section) && inRange(section.date, note, range)) {
-      candidates.set(section.id, { note, section, text: 0, graph: 0.5, reasons: ['in the date range'] });
+    const candidate = Candidate.of(note, section, ['in the date range']);
+    if (admit(candidate, section.date) && inRange(section.date, candidate.facts, range)) {
+      candidate.graph = 0.5;
+      candidates.set(section.id, candidate);
     }
   }
 }
 
 /** Whether a note's entry (or a rollup's whole period) lies in a date range; other layers always do. */
-export function inRange(date: string | undefined, note: Note, range: DateRange | undefined): boolean {
-  if (!range || note.layer !== 'episodes') return true;
+export function inRange(
+  date: string | undefined,
+  facts: Pick<SectionFacts, 'layer' | 'period'>,
+  range: DateRange | undefined,
+): boolean {
+  if (!range || facts.layer !== 'episodes') return true;
   if (date) return date >= range.from && date <= range.to;
   // A rollup speaks for its whole period: it is in range only when that period lies inside the
   // range. A question about one day is answered by that day's entries, not by the summary of its
   // quarter (nor of another month), and the raw entries always stay in the vault to answer it.
-  const period = note.frontmatter['type'] === 'rollup' ? rollupPeriod(note.frontmatter['period']) : undefined;
+  const { period } = facts;
   return !period || (period.from >= range.from && period.to <= range.to);
 }

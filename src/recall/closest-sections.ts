@@ -14,7 +14,7 @@ export type Close = { note: Note; section: Section; score: number };
 export function closestAdmitted(
   index: VaultIndex,
   semantic: SemanticInput,
-  admit: (note: Note, date: string | undefined, section?: Section) => boolean,
+  admit: (note: Note, date: string | undefined, section: Section) => boolean,
   limit: number,
 ): Close[] {
   return nearestAdmitted(index, semantic, admit, limit) ?? scanAll(index, semantic, admit, limit);
@@ -29,7 +29,7 @@ export function closestAdmitted(
 function nearestAdmitted(
   index: VaultIndex,
   semantic: SemanticInput,
-  admit: (note: Note, date: string | undefined, section?: Section) => boolean,
+  admit: (note: Note, date: string | undefined, section: Section) => boolean,
   limit: number,
 ): Close[] | undefined {
   if (!semantic.nearest) return undefined;
@@ -50,7 +50,7 @@ function nearestAdmitted(
 function scanAll(
   index: VaultIndex,
   semantic: SemanticInput,
-  admit: (note: Note, date: string | undefined, section?: Section) => boolean,
+  admit: (note: Note, date: string | undefined, section: Section) => boolean,
   limit: number,
 ): Close[] {
   const ids: string[] = [];

@@ -1,19 +1,13 @@
 import type { Note, Section } from '../core/types.js';
 import { declareFacet } from '../indexing/trackers.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
-import { isJournalSection } from '../vault/markdown/journal-items.js';
+import { isDayEntry } from '../vault/section-facts.js';
+
+export { isDayEntry };
 
 const isEpisode = (note: Note) => note.layer === 'episodes';
 // Declared so that a save keeps it and an open restores it instead of scanning every note.
 declareFacet('episodes', isEpisode);
-
-/**
- * An entry of a day: one of mem's (a dated block with its `^id`), or a section of the person's
- * own daily note (their headings, paragraphs, lists and tasks, whatever their daily format): a
- * journal written by hand is memory by date as much as what mem wrote into it.
- */
-export const isDayEntry = (note: Note, section: Section): boolean =>
-  (section.kind === 'block' && section.date !== undefined) || isJournalSection(note, section);
 
 /**
  * Where an entry is, as one string that sorts as the entries do: date, time, note path, place in

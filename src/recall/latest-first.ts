@@ -1,6 +1,7 @@
-import type { Note, Section } from '../core/types.js';
+import type { Section } from '../core/types.js';
 import { processTerm, tokenize } from '../indexing/text/tokenize.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
+import type { SectionFacts } from '../vault/section-facts.js';
 
 /**
  * Words that ask about the present: "where do I live now", "我现在住在哪里". They say when, not what,
@@ -37,8 +38,10 @@ export function asksCurrentState(query: string): boolean {
 }
 
 interface Version {
-  note: Note;
-  section: Section;
+  /** What ranks it: its layer, day, time and speaker */
+  facts: SectionFacts;
+  /** Read only to tell a restatement (its words) */
+  readonly section: Section;
   text: number;
   /** The query terms it matched */
   matched: Set<string>;
@@ -97,7 +100,7 @@ export function restatementIn(index: VaultIndex): Restatement {
 }
 
 function restates(first: Version, hit: Version, by: Restatement): boolean {
-  if (hit.matched.size === 0 || first.section.speaker !== hit.section.speaker) return false;
+  if (hit.matched.size === 0 || first.facts.speaker !== hit.facts.speaker) return false;
   for (const term of hit.matched) if (!first.matched.has(term)) return false;
   const a = by.wordsOf(first.section);
   const b = by.wordsOf(hit.section);
@@ -118,7 +121,7 @@ function restates(first: Version, hit: Version, by: Restatement): boolean {
 }
 
 /** Entries of one vault share its zone, so their day and clock time order them. */
-const when = (hit: Version) => `${hit.section.date}T${hit.section.time ?? '12:00'}`;
+const when = (hit: Version) => `${hit.facts.date}T${hit.facts.time ?? '12:00'}`;
 
 /**
  * Several entries that match the same words of a question are versions of the same thing ("I
@@ -133,7 +136,7 @@ export function newestVersionsFirst(hits: Version[], restatement?: Restatement):
   const groups: Version[][] = [];
   const restating: Array<[Version, Version[]]> = [];
   for (const hit of hits) {
-    if (hit.note.layer !== 'episodes' || !hit.section.date) continue;
+    if (hit.facts.layer !== 'episodes' || !hit.facts.date) continue;
     const strong = hit.text >= VERSION_FLOOR;
     const group = strong
       ? groups.find((g) => overlap(g[0]?.matched ?? new Set(), hit.matched) >= SAME_TERMS)

@@ -1,6 +1,8 @@
 import type { MemConfig } from '../core/config/config.js';
-import type { Layer, Note, Section } from '../core/types.js';
 import { entryInstant, instantMs } from '../time/entry-instant.js';
+import { importanceOf, isRetired, type SectionFacts } from '../vault/section-facts.js';
+
+export { importanceOf, isRetired };
 
 /** Each part of a recall score, every one in 0..1, so `--explain` can show why a hit ranks where it does. */
 export interface ScoreParts {
@@ -23,43 +25,23 @@ export interface ScoreParts {
   semantic?: number;
 }
 
-const DEFAULT_IMPORTANCE: Record<Layer, number> = {
-  persona: 0.8,
-  profile: 0.7,
-  insights: 0.6,
-  episodes: 0.4,
-  archive: 0.1,
-  other: 0.3,
-};
-
 const DAY_MS = 86_400_000;
-
-/** An episode entry's own `[importance:: x]` (remember --importance) wins over its note's. */
-export function importanceOf(note: Note, section?: Section): number {
-  if (section?.importance !== undefined) return section.importance;
-  const value = Number(note.frontmatter['importance']);
-  return Number.isFinite(value) &&
-    note.frontmatter['importance'] !== null &&
-    note.frontmatter['importance'] !== ''
-    ? Math.min(1, Math.max(0, value))
-    : DEFAULT_IMPORTANCE[note.layer];
-}
 
 /**
  * When a memory happened (episode entries) or was last known true (other notes), as epoch ms. An
  * entry's `HH:MM` is a clock reading in the vault's zone, and so is a frontmatter time without an
  * offset (`updated: 2026-11-30 09:00`); one with an offset is that instant.
  */
-export function memoryTime(note: Note, section: Section, timeZone: string): number | undefined {
-  if (section.date) return entryInstant(section.date, section.time ?? '12:00', timeZone);
-  for (const key of ['updated', 'created', 'date']) {
-    const value = note.frontmatter[key];
-    if (typeof value === 'string' && value !== '') {
-      // parseInstant's own offset rule: Date.parse, used here before, read no `+08` or `,5` and
-      // the memory lost its time.
-      const time = instantMs(value, timeZone);
-      if (time !== undefined) return time;
-    }
+export function memoryTime(
+  facts: Pick<SectionFacts, 'date' | 'time' | 'since'>,
+  timeZone: string,
+): number | undefined {
+  if (facts.date) return entryInstant(facts.date, facts.time ?? '12:00', timeZone);
+  for (const value of facts.since ?? []) {
+    // parseInstant's own offset rule: Date.parse, used here before, read no `+08` or `,5` and
+    // the memory lost its time.
+    const time = instantMs(value, timeZone);
+    if (time !== undefined) return time;
   }
   return undefined;
 }
@@ -79,12 +61,6 @@ export function combineScore(parts: ScoreParts, weights: MemConfig['recall']['we
   const prior =
     1 + weights.recency * parts.recency + weights.importance * parts.importance + weights.layer * parts.layer;
   return relevance * prior;
-}
-
-/** Notes that recall leaves out unless asked for everything. */
-export function isRetired(note: Note): boolean {
-  const status = String(note.frontmatter['status'] ?? 'active').toLowerCase();
-  return note.layer === 'archive' || status === 'superseded' || status === 'archived';
 }
 
 /** A score or score part as recall shows it: four decimals. */

@@ -13,7 +13,6 @@ import {
   spreadToNeighbours,
   textCandidates,
 } from './candidates.js';
-import { isDayEntry } from './episode-entries.js';
 import {
   asksCurrentState,
   belowSuccessors,
@@ -22,7 +21,7 @@ import {
   readPresent,
   restatementIn,
 } from './latest-first.js';
-import { combineScore, importanceOf, memoryTime, recencyOf, round, type ScoreParts } from './rank.js';
+import { combineScore, memoryTime, recencyOf, round, type ScoreParts } from './rank.js';
 import { fuseRanks, type SemanticInput } from './semantic.js';
 import { makeSnippet } from './snippet.js';
 import { readSpeakers, SPEAKER_PRIOR } from './speaker-prior.js';
@@ -161,9 +160,13 @@ export function recall(
   });
   if (options.semantic) fuseRanks(ranked, semanticScore, options.semantic.rrfK);
   if (options.all) belowSuccessors(index, ranked);
-  return diversify(ranked)
-    .slice(0, k)
-    .map((hit) => toHit(index, query, hit));
+  // Only the hits shown are decoded (their title, text and citation): Candidate.
+  const hits: RecallHit[] = [];
+  for (const hit of diversify(ranked)) {
+    if (hits.length === k) break;
+    if (hit.candidate.readable) hits.push(toHit(index, query, hit));
+  }
+  return hits;
 }
 
 /**
@@ -179,11 +182,11 @@ function scoreCandidates(
 ): { ranked: Ranked[]; semanticScore: Map<string, number> } {
   const { now, speakers, closeness } = asked;
   const outside = (c: Candidate) =>
-    options.rangeMode === 'prefer' && !inRange(c.section.date, c.note, options.range);
+    options.rangeMode === 'prefer' && !inRange(c.facts.date, c.facts, options.range);
   // Entries of other speakers than the ones named rank lower; notes and entries without a speaker
   // keep their score, so a fact about a person is not outranked by everything they said.
   const otherSpeaker = (c: Candidate) =>
-    speakers.size > 0 && c.section.speaker !== undefined && !speakers.has(c.section.speaker.toLowerCase());
+    speakers.size > 0 && c.facts.speaker !== undefined && !speakers.has(c.facts.speaker.toLowerCase());
   // A question about the present ("now", "现在") wants the newest version of what it asks about.
   const weights = asked.present
     ? { ...config.recall.weights, recency: config.recall.weights.recency * PRESENT_RECENCY }
@@ -198,15 +201,13 @@ function scoreCandidates(
     const out = outside(c);
     const other = otherSpeaker(c);
     if (out) c.reasons.push(`outside the date range (score × ${OUT_OF_RANGE})`);
-    if (other) c.reasons.push(`said by ${c.section.speaker}, ${notNamed}`);
+    if (other) c.reasons.push(`said by ${c.facts.speaker}, ${notNamed}`);
     const parts: ScoreParts = {
       text: round(c.text),
       graph: round(c.graph),
-      recency: round(
-        recencyOf(memoryTime(c.note, c.section, config.timezone), now, config.recall.halfLifeDays),
-      ),
-      importance: round(importanceOf(c.note, c.section)),
-      layer: round(config.recall.layerPrior[c.note.layer] ?? 0.5),
+      recency: round(recencyOf(memoryTime(c.facts, config.timezone), now, config.recall.halfLifeDays)),
+      importance: round(c.facts.importance),
+      layer: round(config.recall.layerPrior[c.facts.layer] ?? 0.5),
     };
     const factors = (out ? OUT_OF_RANGE : 1) * (other ? 1 / SPEAKER_PRIOR : 1);
     const score = round(
@@ -215,16 +216,16 @@ function scoreCandidates(
     if (closeness) {
       parts.semantic = round(closeness.of(c.section));
       // The semantic ranking: closeness scaled by the same priors and factors as the words.
-      const close = closeness.top.get(c.section.id);
+      const close = closeness.top.get(c.id);
       if (close)
-        semanticScore.set(c.section.id, combineScore({ ...parts, text: close, graph: 0 }, weights) * factors);
+        semanticScore.set(c.id, combineScore({ ...parts, text: close, graph: 0 }, weights) * factors);
     }
     ranked.push({
       candidate: c,
-      id: c.section.id,
-      path: c.note.path,
-      anchor: c.section.anchor,
-      layer: c.note.layer,
+      id: c.id,
+      path: c.path,
+      anchor: c.anchor,
+      layer: c.facts.layer,
       score,
       parts,
       reasons: c.reasons,
@@ -269,7 +270,7 @@ function diversify(hits: Ranked[]): Ranked[] {
   hits.sort(byScore);
   const seen = new Map<string, number>();
   for (const hit of hits) {
-    if (isDayEntry(hit.candidate.note, hit.candidate.section)) continue;
+    if (hit.candidate.facts.dayEntry) continue;
     const n = seen.get(hit.path) ?? 0;
     seen.set(hit.path, n + 1);
     if (n > 0) {

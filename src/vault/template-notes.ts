@@ -141,7 +141,7 @@ function linePattern(line: string): string {
 }
 
 /** Lines as compared: each without trailing whitespace, blank ones left out. */
-const lines = (text: string) =>
+export const lines = (text: string) =>
   text
     .split(/\r?\n/)
     .map((line) => line.trimEnd())
@@ -189,6 +189,11 @@ interface TemplateSection {
 export class TemplateSections {
   private readonly sections: TemplateSection[] = [];
   private readonly known = new WeakMap<Section, boolean>();
+  /**
+   * The most lines (as `lines` counts them) a section may have and still be a template's text:
+   * each line of a template matches one line of a note, so a longer section is none.
+   */
+  mostLines = 0;
 
   constructor(templates: Array<{ path: string; text: string }>) {
     for (const { path, text } of templates) {
@@ -196,6 +201,7 @@ export class TemplateSections {
         if (section.kind === 'block') continue;
         const matchText = textMatcher(section.text);
         if (!matchText) continue;
+        this.mostLines = Math.max(this.mostLines, lines(section.text.replace(VARIABLE, MARK)).length);
         const heading = section.kind === 'heading' ? (section.heading ?? section.anchor) : '';
         const marked = heading.replace(VARIABLE, MARK);
         // Nothing of the template's own in it (`# {{title}}` over nothing): it would take every

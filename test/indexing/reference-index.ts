@@ -146,6 +146,7 @@ function source(result: SearchResult): TextHitSource {
     path: result['path'] as string,
     anchor: result['anchor'] as string,
     layer: result['layer'] as TextHitSource['layer'],
+    facts: typeof result['facts'] === 'string' ? result['facts'] : '',
   };
   if (typeof result['date'] === 'string') hit.date = result['date'];
   return hit;

@@ -104,6 +104,8 @@ describe('TextIndex', () => {
         anchor: '^e1',
         layer: 'episodes',
         date: '2026-11-29',
+        // An entry of a day, a block, of importance 0.4 (its layer's), without time or speaker.
+        facts: '[6,0.4,null,null,null,null,null]',
         score: expect.any(Number),
         terms: ['上', '上海', '海'],
         queryTerms: ['上', '上海', '海'],

@@ -3,14 +3,18 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Note, Section } from '../../src/core/types.js';
 import { defaultConfig, openVault } from '../../src/index.js';
-import { memoryTime } from '../../src/recall/rank.js';
+import { memoryTime as timeOf } from '../../src/recall/rank.js';
 import { parseInstant } from '../../src/time/parse-instant.js';
+import { timeSources } from '../../src/vault/section-facts.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 
 afterAll(cleanupVaults);
 
 const note = (frontmatter: Record<string, unknown>) => ({ frontmatter }) as unknown as Note;
 const section = (date?: string, time?: string) => ({ date, time }) as unknown as Section;
+/** A section's memory time from the facts recall ranks it by (its note's times when it has no day). */
+const memoryTime = (n: Note, s: Section, zone: string) =>
+  timeOf({ date: s.date, time: s.time, since: s.date ? undefined : timeSources(n) }, zone);
 
 describe('memoryTime', () => {
   it("reads an entry's day and time in the vault's zone", () => {

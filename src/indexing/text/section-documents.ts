@@ -2,6 +2,7 @@
 // and the query options (prefix and fuzzy matching) it searches them with.
 import type { Layer, Note, Section } from '../../core/types.js';
 import { MONTH_NAMES } from '../../time/number-words.js';
+import { noteFactsKey, storedFacts } from '../../vault/section-facts.js';
 import { QUERY_LIMITS } from './query-limits.js';
 
 /** Where a hit points; what a search filter sees. */
@@ -14,6 +15,11 @@ export interface TextHitSource {
   layer: Layer;
   /** Episode date `YYYY-MM-DD` of the section, when it has one */
   date?: string;
+  /**
+   * What recall ranks the section by besides its words (vault/section-facts.ts storedFacts); `''`
+   * for the stand-in document of a note without sections, which is no section recall may return
+   */
+  facts: string;
 }
 
 export interface SectionDocument extends TextHitSource {
@@ -34,7 +40,7 @@ export interface SectionDocument extends TextHitSource {
 }
 
 export const FIELDS = ['title', 'aliases', 'tags', 'headings', 'speaker', 'when', 'text', 'context'];
-export const STORED = ['path', 'anchor', 'layer', 'date'];
+export const STORED = ['path', 'anchor', 'layer', 'date', 'facts'];
 // A query word in the title or an alias says more about a note than one in its body.
 // The entries before an entry say what it is about, not what it says: a third of its own words.
 export const BOOST = {
@@ -100,7 +106,11 @@ export function sameSection(before: Section | undefined, after: Section): boolea
     before.text === after.text &&
     before.heading === after.heading &&
     before.date === after.date &&
-    before.speaker === after.speaker
+    before.speaker === after.speaker &&
+    // What its stored facts read of the section (storedFacts); the importance field is not in its text.
+    before.kind === after.kind &&
+    before.time === after.time &&
+    before.importance === after.importance
   );
 }
 
@@ -111,7 +121,8 @@ export function sameNoteFields(before: Note, after: Note): boolean {
     before.layer === after.layer &&
     before.title === after.title &&
     sameList(before.aliases, after.aliases) &&
-    sameList(before.tags, after.tags)
+    sameList(before.tags, after.tags) &&
+    noteFactsKey(before) === noteFactsKey(after)
   );
 }
 
@@ -165,10 +176,10 @@ export function sectionDocuments(note: Note, only?: ReadonlySet<string>, from = 
     tags: note.tags.join(' '),
   };
   // A note with no sections (only frontmatter) is still found by its title, aliases and tags.
-  const sections: Section[] =
-    note.sections.length > 0
-      ? note.sections
-      : [{ id: `${note.path}#`, anchor: '', kind: 'preamble', text: '', start: 0, end: 0, line: 1 }];
+  const stand = note.sections.length === 0;
+  const sections: Section[] = !stand
+    ? note.sections
+    : [{ id: `${note.path}#`, anchor: '', kind: 'preamble', text: '', start: 0, end: 0, line: 1 }];
   const contexts = entryContexts(note, from);
   const byId = new Map<string, SectionDocument>();
   for (let k = from; k < sections.length; k++) {
@@ -186,6 +197,7 @@ export function sectionDocuments(note: Note, only?: ReadonlySet<string>, from = 
       id: section.id,
       anchor: section.anchor,
       ...(section.date === undefined ? {} : { date: section.date }),
+      facts: stand ? '' : storedFacts(note, section),
       headings: section.heading === undefined ? note.title : `${section.heading}\n${note.title}`,
       speaker: section.speaker ?? '',
       when: section.date ? dateWords(section.date) : '',
@@ -194,15 +206,6 @@ export function sectionDocuments(note: Note, only?: ReadonlySet<string>, from = 
     });
   }
   return [...byId.values()];
-}
-
-/**
- * Whether a hit of `section` matched only its context (the entries before it on its day), none
- * of its own words: a reply found by the topic it answers, which recall keeps as context. The
- * search tells it from the postings (TextHit.onlyContext): nothing is split again.
- */
-export function byContextOnly(hit: { onlyContext: boolean }, note: Note, section: Section): boolean {
-  return note.layer === 'episodes' && section.kind === 'block' && hit.onlyContext;
 }
 
 /** `2023-05-08` → `2023-05-08 8 May 2023`: the day as written in a note and as people say it. */
@@ -219,6 +222,7 @@ export function storedSource(id: string, stored: Record<string, unknown>): TextH
     path: stored['path'] as string,
     anchor: stored['anchor'] as string,
     layer: stored['layer'] as Layer,
+    facts: typeof stored['facts'] === 'string' ? stored['facts'] : '',
   };
   if (typeof stored['date'] === 'string') source.date = stored['date'];
   return source;

@@ -32,7 +32,7 @@ import { type QueryTerm, type TopKOptions, type TopKResult, TopKSearch } from '.
 export { dateWords, type TextHitSource } from './section-documents.js';
 
 /** Bump when the tokenizer, the stemmer, the stop words or the fields change: old caches are then rebuilt. */
-export const TEXT_INDEX_VERSION = 7;
+export const TEXT_INDEX_VERSION = 8;
 
 export interface TextHit extends TextHitSource {
   /** BM25 score (as MiniSearch computes it), field boosts included */
