@@ -2,11 +2,13 @@
 // plugin and of Templater, and the daily template, are not indexed; a section still only its
 // template's text (variables filled in) is no hit and no compile item; template frontmatter never
 // makes the yaml package print a warning on stderr.
+
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseNote } from '../../src/vault/markdown/parse-note.js';
-import { TemplateSections } from '../../src/vault/template-notes.js';
+import { lines, TemplateSections } from '../../src/vault/template-notes.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 import { mem, memProcess } from '../helpers/run-cli.js';
 
@@ -201,5 +203,39 @@ describe('TemplateSections', () => {
     const [mood, summary] = sectionsOf('## Mood\nrested and glad\n## Summary\nA good day at the lake\n');
     expect(mood && person.matches(mood)).toBe(false);
     expect(summary && person.matches(summary)).toBe(false);
+  });
+
+  it('takes no section of more lines than its longest template section for one (mostLines)', () => {
+    // Recall rules a section out by its stored line count alone, without decoding it: a section a
+    // template matches must never have more lines than mostLines.
+    const line = fc.constantFrom(
+      '- [ ] ',
+      '- [ ] {{date}}',
+      '1. ',
+      '{{title}}',
+      '<% tp.date.now() %>',
+      'Slept well.',
+      '',
+      '  ',
+    );
+    const body = fc.array(line, { maxLength: 6 }).map((lines) => lines.join('\n'));
+    const heading = fc.constantFrom('## Plan', '## {{date}}', '## Notes');
+    const text = fc
+      .array(fc.tuple(heading, body), { minLength: 1, maxLength: 3 })
+      .map((parts) => parts.map(([h, b]) => `${h}\n${b}\n`).join('\n'));
+    let matched = 0;
+    fc.assert(
+      fc.property(text, text, (template, note) => {
+        const sections = new TemplateSections([{ path: 'T/t.md', text: template }]);
+        for (const section of parseNote('Journal/2026-11-01.md', note).sections) {
+          if (!sections.matches(section)) continue;
+          matched++;
+          expect(lines(section.text).length).toBeLessThanOrEqual(sections.mostLines);
+        }
+      }),
+      { numRuns: 300 },
+    );
+    // Not a vacuous property: some sections drawn are a template's.
+    expect(matched).toBeGreaterThan(0);
   });
 });
