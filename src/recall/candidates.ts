@@ -72,23 +72,13 @@ export class Candidate {
     return new Candidate(hit.id, hit.path, hit.anchor, facts, [], index);
   }
 
-  get note(): Note {
-    return this.load().note;
-  }
-
-  get section(): Section {
-    return this.load().section;
-  }
-
-  /** Whether its section is there to be read (always, unless the index and the notes disagree). */
-  get readable(): boolean {
+  /**
+   * Its note and section, decoded at the first call; undefined when the section is not in its note
+   * (never, unless the index and the notes disagree: recall then leaves it out, as it did when it
+   * decoded every hit).
+   */
+  read(): { note: Note; section: Section } | undefined {
     this.found ??= this.index?.section(this.id);
-    return this.found !== undefined;
-  }
-
-  private load(): { note: Note; section: Section } {
-    this.found ??= this.index?.section(this.id);
-    if (!this.found) throw new Error(`recall: section ${this.id} is in the text index but not in its note`);
     return this.found;
   }
 }
@@ -96,7 +86,7 @@ export class Candidate {
 /** What recall admits a section by: its facts, and its section (read only to tell a template's text). */
 export interface Place {
   readonly facts: SectionFacts;
-  readonly section: Section;
+  read(): { section: Section } | undefined;
 }
 
 /** Whether recall may return a section: its note's state and layer, the filtered range, no template text. */
@@ -119,9 +109,11 @@ export function admitter(
   // A block is never a template's text, nor a section longer than every template's, and without
   // templates nothing is: the section stays undecoded.
   const mostLines = index.templates && index.templates.size > 0 ? index.templates.mostLines : -1;
-  const template = (place: Place) =>
-    !place.facts.block && (place.facts.lines ?? 0) <= mostLines && index.isTemplateSection(place.section);
-  // The section is read through the place, not taken apart from it: that would decode it.
+  const template = (place: Place) => {
+    if (place.facts.block || (place.facts.lines ?? 0) > mostLines) return false;
+    const section = place.read()?.section;
+    return section !== undefined && index.isTemplateSection(section);
+  };
   return (place, date) =>
     (options.all || !place.facts.retired) &&
     (!layers || layers.has(place.facts.layer)) &&
@@ -133,7 +125,7 @@ export function admitter(
 const admitting =
   (admit: Admit) =>
   (note: Note, date: string | undefined, section: Section): boolean =>
-    admit({ facts: sectionFacts(note, section), section }, date);
+    admit({ facts: sectionFacts(note, section), read: () => ({ section }) }, date);
 
 /**
  * The BM25 hits of the query's words (without the speakers and the "now" it named), each a
@@ -243,8 +235,9 @@ export function spreadToNeighbours(
     seeds.push(candidate);
   }
   for (const seed of seeds) {
-    if (seed.text < 0.2) continue;
-    for (const neighbour of graphNeighbours(index, seed.note, seed.section)) {
+    const found = seed.text < 0.2 ? undefined : seed.read();
+    if (!found) continue;
+    for (const neighbour of graphNeighbours(index, found.note, found.section)) {
       const existing = candidates.get(neighbour.section.id);
       const candidate = existing ?? Candidate.of(neighbour.note, neighbour.section, [neighbour.reason]);
       if (!admit(candidate, neighbour.section.date)) continue;

@@ -40,8 +40,8 @@ export function asksCurrentState(query: string): boolean {
 interface Version {
   /** What ranks it: its layer, day, time and speaker */
   facts: SectionFacts;
-  /** Read only to tell a restatement (its words) */
-  readonly section: Section;
+  /** Its section, read only to tell a restatement (its words); undefined when it cannot be read */
+  read(): { section: Section } | undefined;
   text: number;
   /** The query terms it matched */
   matched: Set<string>;
@@ -102,8 +102,10 @@ export function restatementIn(index: VaultIndex): Restatement {
 function restates(first: Version, hit: Version, by: Restatement): boolean {
   if (hit.matched.size === 0 || first.facts.speaker !== hit.facts.speaker) return false;
   for (const term of hit.matched) if (!first.matched.has(term)) return false;
-  const a = by.wordsOf(first.section);
-  const b = by.wordsOf(hit.section);
+  const [firstSection, hitSection] = [first.read()?.section, hit.read()?.section];
+  if (!firstSection || !hitSection) return false;
+  const a = by.wordsOf(firstSection);
+  const b = by.wordsOf(hitSection);
   let shared = 0;
   let sharedWeight = 0;
   let weightA = 0;

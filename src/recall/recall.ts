@@ -1,5 +1,5 @@
 import type { MemConfig } from '../core/config/config.js';
-import type { Layer } from '../core/types.js';
+import type { Layer, Note, Section } from '../core/types.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { linkableAnchor } from '../vault/links/link-name.js';
 import {
@@ -164,7 +164,8 @@ export function recall(
   const hits: RecallHit[] = [];
   for (const hit of diversify(ranked)) {
     if (hits.length === k) break;
-    if (hit.candidate.readable) hits.push(toHit(index, query, hit));
+    const found = hit.candidate.read();
+    if (found) hits.push(toHit(index, query, hit, found));
   }
   return hits;
 }
@@ -214,7 +215,8 @@ function scoreCandidates(
       combineScore(parts, weights) * (out ? OUT_OF_RANGE : 1) * (other ? 1 / SPEAKER_PRIOR : 1),
     );
     if (closeness) {
-      parts.semantic = round(closeness.of(c.section));
+      const section = c.read()?.section;
+      parts.semantic = round(section ? closeness.of(section) : 0);
       // The semantic ranking: closeness scaled by the same priors and factors as the words.
       const close = closeness.top.get(c.id);
       if (close)
@@ -237,7 +239,8 @@ function scoreCandidates(
 function toHit(
   index: VaultIndex,
   query: string,
-  { candidate: { note, section }, score, parts, reasons }: Ranked,
+  { score, parts, reasons }: Ranked,
+  { note, section }: { note: Note; section: Section },
 ): RecallHit {
   return {
     id: section.id,

@@ -168,6 +168,34 @@ describe('the facts recall ranks a text hit by', () => {
   });
 });
 
+describe('a hit whose section its note does not have', () => {
+  it('is left out, as when recall decoded every hit, by every step that reads a section', async () => {
+    // Templates (the template check reads a short section), a strong hit (its links are followed),
+    // a question about now (restatements read entries' words), embeddings off.
+    const root = await makeVault({
+      ...FILES,
+      '.obsidian/templates.json': '{"folder":"Templates"}',
+      'Templates/Day.md': '# {{title}}\n\n## Coffee habit\n\nCoffee every morning.\n',
+    });
+    const vault = await openVault({ path: root, cache: false });
+    const index = indexOf(vault);
+    expect(index.templates?.size).toBeGreaterThan(0);
+    // The index and the notes disagree about these sections (what a bug would leave).
+    const gone = new Set(['insights/coffee-habit.md#Coffee habit', 'episodes/daily/2026-11-20.md#^e2']);
+    const section = index.section.bind(index);
+    vi.spyOn(index, 'section').mockImplementation((id: string) => (gone.has(id) ? undefined : section(id)));
+    for (const query of ['coffee', 'what coffee do I drink now', 'Mel coffee again']) {
+      const ids = vault.recall(query, { k: 20, now: NOW }).hits.map((hit) => hit.id);
+      expect(ids.length, query).toBeGreaterThan(0);
+      expect(
+        ids.filter((id) => gone.has(id)),
+        query,
+      ).toEqual([]);
+    }
+    await vault.close();
+  });
+});
+
 describe('a recall over many matches', () => {
   it('decodes the notes it shows and those whose links it follows, not every hit', async () => {
     const files: Record<string, string> = {};
