@@ -3,9 +3,9 @@
 
 import type { Note } from '../core/types.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
-import { isRetired } from '../recall/rank.js';
 import { addDays } from '../time/calendar-day.js';
 import { commitmentsPath } from '../vault/layout.js';
+import { isRetired } from '../vault/section-facts.js';
 
 /** Where commitments live: a profile note, so a person reads and edits them like any other. */
 

@@ -5,7 +5,6 @@
 import type { Note } from '../core/types.js';
 import { declareFacet } from '../indexing/trackers.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
-import { isRetired } from '../recall/rank.js';
 import { addDays } from '../time/calendar-day.js';
 import { parseInstant } from '../time/parse-instant.js';
 import {
@@ -17,6 +16,7 @@ import {
   rollupPeriod,
 } from '../time/rollup-period.js';
 import { dayOf } from '../time/zoned-date.js';
+import { isRetired } from '../vault/section-facts.js';
 
 export interface Rollup {
   note: Note;

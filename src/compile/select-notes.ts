@@ -5,8 +5,8 @@ import type { Note, Section } from '../core/types.js';
 import { declareFacet } from '../indexing/trackers.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { entriesNewestFirst } from '../recall/episode-entries.js';
-import { isRetired } from '../recall/rank.js';
 import { userNotePath } from '../vault/layout.js';
+import { isRetired } from '../vault/section-facts.js';
 
 const byPath = (a: Note, b: Note) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
 

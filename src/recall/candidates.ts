@@ -42,8 +42,6 @@ export class Candidate {
   adjacent?: boolean;
   /** A text hit's query terms (newestVersionsFirst) */
   matched?: Set<string>;
-  private found: { note: Note; section: Section } | undefined;
-
   private constructor(
     readonly id: string,
     readonly path: string,
@@ -51,10 +49,8 @@ export class Candidate {
     readonly facts: SectionFacts,
     readonly reasons: string[],
     private readonly index: VaultIndex | undefined,
-    found?: { note: Note; section: Section },
-  ) {
-    this.found = found;
-  }
+    private found?: { note: Note; section: Section },
+  ) {}
 
   /** A section whose note is in hand. */
   static of(note: Note, section: Section, reasons: string[] = []): Candidate {

@@ -3,8 +3,6 @@ import { declareFacet } from '../indexing/trackers.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { isDayEntry } from '../vault/section-facts.js';
 
-export { isDayEntry };
-
 const isEpisode = (note: Note) => note.layer === 'episodes';
 // Declared so that a save keeps it and an open restores it instead of scanning every note.
 declareFacet('episodes', isEpisode);

@@ -1,8 +1,6 @@
 import type { MemConfig } from '../core/config/config.js';
 import { entryInstant, instantMs } from '../time/entry-instant.js';
-import { importanceOf, isRetired, type SectionFacts } from '../vault/section-facts.js';
-
-export { importanceOf, isRetired };
+import type { SectionFacts } from '../vault/section-facts.js';
 
 /** Each part of a recall score, every one in 0..1, so `--explain` can show why a hit ranks where it does. */
 export interface ScoreParts {

@@ -4,11 +4,11 @@ import { readRegularText } from '../core/regular-file.js';
 import { TEMPLATES_DIR } from '../core/templates-dir.js';
 import type { Note } from '../core/types.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
-import { isDayEntry } from '../recall/episode-entries.js';
 import { citation } from '../recall/recall.js';
 import { commitmentsPath, inLayout, userNotePath } from '../vault/layout.js';
 import { withoutComments } from '../vault/markdown/comments.js';
 import { findOnDisk } from '../vault/paths.js';
+import { isDayEntry } from '../vault/section-facts.js';
 import { operationsJsonSchema } from './operations.js';
 
 /** Characters of touched notes shown to the model; the episodes themselves are never cut. */

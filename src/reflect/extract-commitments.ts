@@ -5,9 +5,9 @@ import type { MemConfig } from '../core/config/config.js';
 import type { Note, Section } from '../core/types.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { entriesNewestFirst } from '../recall/episode-entries.js';
-import { isRetired } from '../recall/rank.js';
 import { citation } from '../recall/recall.js';
 import { userNotePath } from '../vault/layout.js';
+import { isRetired } from '../vault/section-facts.js';
 import { resolveDueDate } from './due-date.js';
 
 export interface FoundCommitment {

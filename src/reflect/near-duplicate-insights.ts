@@ -4,7 +4,7 @@
 import type { Note } from '../core/types.js';
 import { tokenize } from '../indexing/text/tokenize.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
-import { isRetired } from '../recall/rank.js';
+import { isRetired } from '../vault/section-facts.js';
 
 /** Token sets at least this alike (Jaccard) say the same thing; 0.8 merged "likes tea" with "likes green tea". */
 const ALIKE = 0.85;

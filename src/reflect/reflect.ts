@@ -7,12 +7,12 @@ import { commitReviewBranch, committedText, type ReviewCommit } from '../git/rev
 import type { VaultIndex } from '../indexing/vault-index.js';
 import { checkContextWindow } from '../models/context-window.js';
 import type { Llm, LlmUsage } from '../models/llm.js';
-import { isDayEntry } from '../recall/episode-entries.js';
 import { citation } from '../recall/recall.js';
 import { parseIsoDay } from '../time/calendar-day.js';
 import { parseInstant } from '../time/parse-instant.js';
 import { dayOf, isDayOver } from '../time/zoned-date.js';
 import { dayOfPath } from '../vault/layout.js';
+import { isDayEntry } from '../vault/section-facts.js';
 import { runWritePlan } from '../write/write-plan.js';
 import {
   applyChanges,

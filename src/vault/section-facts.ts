@@ -89,8 +89,8 @@ export function rollupOf(note: Note): Period | undefined {
  */
 export function noteFactsKey(note: Note): string {
   const rollup = note.frontmatter['type'] === 'rollup';
+  // Its layer is compared on its own (sameNoteFields).
   return JSON.stringify([
-    note.layer,
     isRetired(note),
     importanceOf(note),
     timeSources(note),
@@ -122,8 +122,7 @@ export function sectionFacts(note: Note, section: Section): SectionFacts {
 
 /**
  * The facts of a section as the text index stores them (one string, so two versions of a
- * document compare with `===`): all but the layer, date and speaker, which it stores or indexes
- * on their own.
+ * document compare with `===`): all but the layer and date, which it stores on their own.
  */
 export function storedFacts(note: Note, section: Section): string {
   const f = sectionFacts(note, section);

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Note, Section } from '../../src/core/types.js';
-import { entriesNewestFirst, isDayEntry } from '../../src/recall/episode-entries.js';
+import { entriesNewestFirst } from '../../src/recall/episode-entries.js';
+import { isDayEntry } from '../../src/vault/section-facts.js';
 import { cleanupVaults, indexOf, makeVault } from '../helpers/make-vault.js';
 import { seeded } from '../helpers/seeded.js';
 

@@ -2,10 +2,10 @@
 // a vault that never talks to a model still folds. Chosen by importance, link centrality, recency
 // within the period and substance; shown in time order, ending with a one-line capsule.
 
-import { importanceOf } from '../../recall/rank.js';
 import { periodDays } from '../../time/calendar-day.js';
 import { MONTH_NAMES } from '../../time/number-words.js';
 import type { RollupLevel } from '../../time/rollup-period.js';
+import { importanceOf } from '../../vault/section-facts.js';
 import type { RollupEntry, RollupInput } from './rollup-input.js';
 
 export interface RollupText {

@@ -6,7 +6,6 @@ import { capsuleOf, rollupNotes } from '../../compile/fold-rollups.js';
 import type { Note, Section } from '../../core/types.js';
 import type { VaultIndex } from '../../indexing/vault-index.js';
 import { entriesNewestFirst } from '../../recall/episode-entries.js';
-import { isRetired } from '../../recall/rank.js';
 import { citation } from '../../recall/recall.js';
 import {
   levelBelow,
@@ -16,6 +15,7 @@ import {
   rollupPeriod,
   within,
 } from '../../time/rollup-period.js';
+import { isRetired } from '../../vault/section-facts.js';
 
 export interface RollupEntry {
   note: Note;
