@@ -13,6 +13,7 @@ import {
   resolveLink,
 } from '../vault/links/resolve-link.js';
 import { LinkGraph } from './links/link-graph.js';
+import { type LinkingPlace, type LinkPlace, linkPlaces, PlacePacker } from './links/link-places.js';
 import { type Graph, SavedLinkGraph, type SavedLinks } from './links/saved-links.js';
 import { NoteSpill } from './note-spill.js';
 import type { NoteTable } from './note-table.js';
@@ -42,6 +43,8 @@ export class ColdLinks implements Graph {
   private readonly outStart = new TypedList(Int32Array);
   private readonly outTarget = new TypedList(Int32Array);
   private readonly outOffset = new TypedList(Int32Array);
+  private readonly outPlace = new TypedList(Int32Array);
+  private readonly places = new PlacePacker();
 
   constructor(private readonly notes: NoteTable) {
     this.outStart.push(0);
@@ -54,6 +57,7 @@ export class ColdLinks implements Graph {
     }
     this.order.set(note.path, this.slotPaths.length);
     this.slotPaths.push(note.path);
+    for (const place of linkPlaces(note)) this.outPlace.push(this.places.pack(place));
     for (const link of note.links) {
       let id = this.targetIds.get(link.target);
       if (id === undefined) {
@@ -115,7 +119,13 @@ export class ColdLinks implements Graph {
         if (to === -1) unresolved.push(i);
       }
     }
-    return { outStart, outTarget, dangling: this.danglingNames(unresolved, outStart) };
+    return {
+      outStart,
+      outTarget,
+      outPlace: this.outPlace.done(),
+      subpaths: this.places.subpaths,
+      dangling: this.danglingNames(unresolved, outStart),
+    };
   }
 
   /** The distinct folded names of the unresolved links `edges`, by linking note then offset. */
@@ -161,6 +171,14 @@ export class ColdLinks implements Graph {
 
   unresolved(): Edge[] {
     return this.whole().unresolved();
+  }
+
+  linksTo(path: string): LinkingPlace[] {
+    return this.whole().linksTo(path);
+  }
+
+  outPlaces(path: string): LinkPlace[] {
+    return this.whole().outPlaces(path);
   }
 
   neighbours(path: string): string[] {

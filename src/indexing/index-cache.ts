@@ -6,8 +6,8 @@ import { CACHE_DIR, ensureCacheDir } from '../core/cache-dir.js';
 import { readRegularFile, readRegularText } from '../core/regular-file.js';
 import type { Note } from '../core/types.js';
 import { DEFAULT_LAYOUT, type VaultLayout } from '../vault/layout.js';
-import { basenameOf, foldPath } from '../vault/links/resolve-link.js';
-import { SavedLinkGraph, type SavedLinks } from './links/saved-links.js';
+import { linkRows } from './links/link-rows.js';
+import { SavedLinkGraph } from './links/saved-links.js';
 import {
   abandoned,
   generationName,
@@ -32,7 +32,7 @@ import { VaultIndex } from './vault-index.js';
  * Bump whenever the shape of a parsed note, the tokenizer, the index options or the cache layout
  * change: a cache from another schema is rebuilt, never trusted.
  */
-export const CACHE_SCHEMA = 17;
+export const CACHE_SCHEMA = 18;
 
 /**
  * The layout, in `.mem/index/`:
@@ -320,7 +320,7 @@ async function writeGeneration(
   let table: TableData;
   try {
     table = spill
-      ? { ...spilledTable(spill), links: savedLinks(index) }
+      ? { ...spilledTable(spill), links: linkRows(index.graph, index.notes) }
       : await writeNotes(index, start, end);
     await (await start('table')).write(encodeTable(table));
     await end();
@@ -378,7 +378,7 @@ async function writeNotes(
     recordCrc: new Uint32Array(0),
     size: new Float64Array(count),
     mtime: new Float64Array(count),
-    links: savedLinks(index),
+    links: linkRows(index.graph, index.notes),
   };
   const lengths = new TypedList(Uint32Array);
   const crcs = new TypedList(Uint32Array);
@@ -432,30 +432,6 @@ function spilledTable(spill: NoteSpill): Omit<TableData, 'links'> {
 }
 
 const NEWLINE = Buffer.from('\n');
-
-/**
- * The link graph's rows over the slots of this save (slots are the notes' order). A graph still
- * as the cache saved it is copied as it is: no note changed, so no slot moved.
- */
-function savedLinks(index: VaultIndex): SavedLinks {
-  const { graph, notes } = index;
-  if (graph instanceof SavedLinkGraph && graph.saved) return graph.saved;
-  const slots = new Map<string, number>();
-  for (const path of notes.keys()) slots.set(path, slots.size);
-  const outStart = new Int32Array(notes.size + 1);
-  const targets: number[] = [];
-  let slot = 0;
-  for (const path of notes.keys()) {
-    // A link to a file that is not a note (LinkGraph.addFile) is saved as unresolved; nothing adds such files yet.
-    for (const to of graph.outTargets(path)) targets.push(to === undefined ? -1 : (slots.get(to) ?? -1));
-    outStart[++slot] = targets.length;
-  }
-  const dangling =
-    graph instanceof SavedLinkGraph
-      ? graph.danglingNames()
-      : [...new Set(graph.unresolved().map((edge) => foldPath(basenameOf(edge.link.target))))];
-  return { outStart, outTarget: Int32Array.from(targets), dangling };
-}
 
 /**
  * Removes the generations saved before this one (`previous`, the one the manifest named when this

@@ -2,13 +2,14 @@
 // each record's length and CRC-32, the note's size and mtime, and the link graph's rows, as typed
 // arrays read in one piece at open.
 
+import { placesFit } from './links/link-places.js';
 import type { SavedLinks } from './links/saved-links.js';
 import type { SavedNotes } from './note-table.js';
 import { SECTION_RECORD } from './saved-note.js';
 
 /** `MEMT`, then a word written as 1 that reads 1 only in the byte order it was written in */
 const MAGIC = 0x544d454d;
-const FORMAT = 3;
+const FORMAT = 4;
 const HEAD = 24;
 
 /** The table as saved: everything of SavedNotes but the open files, and the links. */
@@ -20,9 +21,11 @@ export function encodeTable(data: TableData): Buffer {
   const count = data.paths.length;
   const edges = data.links.outTarget.length;
   const records = data.recordLength.length;
-  const names = Buffer.from(JSON.stringify({ paths: data.paths, dangling: data.links.dangling }));
+  const names = Buffer.from(
+    JSON.stringify({ paths: data.paths, dangling: data.links.dangling, subpaths: data.links.subpaths }),
+  );
   let at = pad8(HEAD + names.length);
-  const total = at + count * 8 * 3 + count * 4 * 2 + (count + 1) * 8 + records * 8 + edges * 4;
+  const total = at + count * 8 * 3 + count * 4 * 2 + (count + 1) * 8 + records * 8 + edges * 8;
   const out = Buffer.alloc(total);
   out.writeUInt32LE(MAGIC, 0);
   // Native order, so the arrays are copied as they are; a table from a machine of the other order
@@ -44,6 +47,7 @@ export function encodeTable(data: TableData): Buffer {
     data.recordCrc,
     data.links.outStart,
     data.links.outTarget,
+    data.links.outPlace,
   ]) {
     out.set(new Uint8Array(array.buffer, array.byteOffset, array.byteLength), at);
     at += array.byteLength;
@@ -62,18 +66,22 @@ export function decodeTable(bytes: Buffer, files: readonly number[]): TableData 
   const namesLength = bytes.readUInt32LE(16);
   const recordCount = bytes.readUInt32LE(20);
   let at = pad8(HEAD + namesLength);
-  if (bytes.length !== at + count * 32 + (count + 1) * 8 + recordCount * 8 + edges * 4)
+  if (bytes.length !== at + count * 32 + (count + 1) * 8 + recordCount * 8 + edges * 8)
     throw new Error('the note table is cut short');
   const head = JSON.parse(bytes.toString('utf8', HEAD, HEAD + namesLength)) as {
     paths?: unknown;
     dangling?: unknown;
+    subpaths?: unknown;
   };
-  const { paths, dangling } = head ?? {};
+  const { paths, dangling, subpaths } = head ?? {};
   if (!Array.isArray(paths) || paths.length !== count || !paths.every((p) => typeof p === 'string')) {
     throw new Error('the note table lists other paths than it counts');
   }
   if (!Array.isArray(dangling) || !dangling.every((name) => typeof name === 'string')) {
     throw new Error('the note table lists no names of unresolved links');
+  }
+  if (!Array.isArray(subpaths) || !subpaths.every((name) => typeof name === 'string')) {
+    throw new Error('the note table lists no anchors that links name');
   }
   // Copies: a view needs its offset aligned to its element size, which a read buffer need not be.
   const take = <T extends Float64Array | Uint32Array | Int32Array>(
@@ -95,6 +103,7 @@ export function decodeTable(bytes: Buffer, files: readonly number[]): TableData 
   const recordCrc = take(Uint32Array, recordCount);
   const outStart = take(Int32Array, count + 1);
   const outTarget = take(Int32Array, edges);
+  const outPlace = take(Int32Array, edges);
   for (let i = 0; i < count; i++) {
     if ((file[i] as number) >= files.length)
       throw new Error('the note table names a notes file that is not there');
@@ -109,6 +118,7 @@ export function decodeTable(bytes: Buffer, files: readonly number[]): TableData 
     const to = outTarget[i] as number;
     if (to < -1 || to >= count) throw new Error('a link points past the note table');
   }
+  if (!placesFit(outPlace, subpaths)) throw new Error('a link names an anchor the note table does not list');
   return {
     paths: paths as string[],
     file,
@@ -119,7 +129,7 @@ export function decodeTable(bytes: Buffer, files: readonly number[]): TableData 
     recordCrc,
     size,
     mtime,
-    links: { outStart, outTarget, dangling: dangling as string[] },
+    links: { outStart, outTarget, outPlace, subpaths: subpaths as string[], dangling: dangling as string[] },
   };
 }
 

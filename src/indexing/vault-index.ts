@@ -1,10 +1,10 @@
 import { expectString, MemError } from '../core/errors.js';
 import type { Note, Section } from '../core/types.js';
 import { DEFAULT_LAYOUT, type VaultLayout } from '../vault/layout.js';
-import { linkableAnchor } from '../vault/links/link-name.js';
 import type { TemplateSections } from '../vault/template-notes.js';
 import { DEFAULT_LIMITS, type IndexLimits } from './bound-note.js';
 import { appendedLinks, LinkGraph } from './links/link-graph.js';
+import { pickAnchor } from './links/link-places.js';
 import type { Graph } from './links/saved-links.js';
 import { NameCounts, nameKey } from './name-counts.js';
 import type { PendingGeneration } from './note-spill.js';
@@ -277,23 +277,16 @@ export class VaultIndex {
   sectionByAnchor(path: string, anchor: string | undefined): { note: Note; section: Section } | undefined {
     const note = this.notes.get(path);
     if (!note) return undefined;
-    const wanted = (anchor ?? '').replace(/^#/, '');
-    const lower = wanted.toLowerCase();
+    // A note from the cache: the anchors choose, and only the section chosen is decoded.
     const anchors = savedAnchors(note);
-    if (anchors) {
-      // A note from the cache: the anchors choose, and only the section chosen is decoded.
-      const section = savedSectionAt(note, pickAnchor(anchors, wanted, lower));
-      return section ? { note, section } : undefined;
-    }
-    const section =
-      note.sections.find((s) => s.anchor === wanted) ??
-      note.sections.find((s) => s.anchor.toLowerCase() === lower) ??
-      // `[[Note#H1#H2]]` names the innermost heading last.
-      note.sections.find((s) => s.anchor.toLowerCase() === lower.split('#').pop()) ??
-      // A heading cited with the characters a link cannot hold replaced by spaces.
-      note.sections.find((s) => linkableAnchor(s.anchor).toLowerCase() === lower) ??
-      note.sections[0];
-    return section ? { note, section } : undefined;
+    return this.sectionAt(path, pickAnchor(anchors ?? note.sections.map((s) => s.anchor), anchor));
+  }
+
+  /** Section `k` (in order) of the note at `path`; a note from the cache decodes only it. */
+  sectionAt(path: string, k: number): { note: Note; section: Section } | undefined {
+    const note = this.notes.get(path);
+    const section = note && (savedAnchors(note) ? savedSectionAt(note, k) : note.sections[k]);
+    return note && section ? { note, section } : undefined;
   }
 
   /**
@@ -364,16 +357,6 @@ function sameButSpan(a: Section, b: Section): boolean {
   const keys = Object.keys(a) as Array<keyof Section>;
   if (keys.length !== Object.keys(b).length) return false;
   return keys.every((key) => key === 'start' || key === 'end' || key === 'line' || a[key] === b[key]);
-}
-
-/** The position of the section `sectionByAnchor` takes, by the same rules, from the anchors alone; -1: none. */
-function pickAnchor(anchors: readonly string[], wanted: string, lower: string): number {
-  const innermost = lower.split('#').pop();
-  let k = anchors.indexOf(wanted);
-  if (k === -1) k = anchors.findIndex((a) => a.toLowerCase() === lower);
-  if (k === -1) k = anchors.findIndex((a) => a.toLowerCase() === innermost);
-  if (k === -1) k = anchors.findIndex((a) => linkableAnchor(a).toLowerCase() === lower);
-  return k === -1 && anchors.length > 0 ? 0 : k;
 }
 
 /** The first `count` entries (block sections) from `at` towards `direction`, nearest first. */

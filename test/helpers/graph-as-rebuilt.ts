@@ -17,6 +17,8 @@ export function expectSameAsRebuilt(vault: Vault, where: string): void {
     expect(graph.backlinks(path), `${where}: backlinks of ${path}`).toEqual(reference.backlinks(path));
     expect(graph.neighbours(path), `${where}: neighbours of ${path}`).toEqual(reference.neighbours(path));
     expect(graph.outTargets(path), `${where}: targets of ${path}`).toEqual(reference.outTargets(path));
+    expect(graph.outPlaces(path), `${where}: places of ${path}`).toEqual(reference.outPlaces(path));
+    expect(graph.linksTo(path), `${where}: links to ${path}`).toEqual(reference.linksTo(path));
   }
   expect(graph.unresolved(), where).toEqual(reference.unresolved());
 }

@@ -34,7 +34,8 @@ function randomLinks(n: number, seed: number): SavedLinks {
     }
     outStart[from + 1] = targets.length;
   }
-  return { outStart, outTarget: Int32Array.from(targets), dangling: [] };
+  const outPlace = new Int32Array(targets.length).fill(-1);
+  return { outStart, outTarget: Int32Array.from(targets), outPlace, subpaths: [], dangling: [] };
 }
 
 describe('the linking slots of a saved graph', () => {

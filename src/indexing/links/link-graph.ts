@@ -8,6 +8,7 @@ import {
   PathIndex,
   resolveLink,
 } from '../../vault/links/resolve-link.js';
+import { type LinkingPlace, type LinkPlace, placeOf, sectionOf, subpathOf } from './link-places.js';
 
 /** An edge as held inside the graph: mutable target, plus the key that finds it when files appear. */
 interface EdgeRecord {
@@ -15,6 +16,8 @@ interface EdgeRecord {
   to: string | undefined;
   readonly link: LinkRef;
   readonly section: string;
+  /** Its place in its note (link-places.ts) */
+  readonly source: number;
   /** Folded file name of the link target (`note` for `[[x/Note]]`); `''` for same-note links */
   readonly name: string;
 }
@@ -124,6 +127,22 @@ export class LinkGraph {
     return [...(this.incoming.get(path) ?? [])].sort(bySource).map(toEdge);
   }
 
+  /** Where each link resolved to `path` is written (its own same-note links included), by linking note then offset. */
+  linksTo(path: string): LinkingPlace[] {
+    return [...(this.incoming.get(path) ?? [])].sort(bySource).map((edge) => ({
+      from: edge.from,
+      place: { source: edge.source, subpath: subpathOf(edge.link) },
+    }));
+  }
+
+  /** The place of each of the note's links, in source order. */
+  outPlaces(path: string): LinkPlace[] {
+    return (this.outgoing.get(path) ?? []).map((edge) => ({
+      source: edge.source,
+      subpath: subpathOf(edge.link),
+    }));
+  }
+
   /** Links that point to no file, by linking note then offset. */
   unresolved(): Edge[] {
     return [...this.dangling].sort(bySource).map(toEdge);
@@ -227,29 +246,18 @@ function sameLink(a: LinkRef, b: LinkRef): boolean {
 
 /** The note's links from the `from`-th on, as edges not yet resolved. */
 function edgesOf(note: Note, from = 0): EdgeRecord[] {
-  return note.links.slice(from).map(
-    (link): EdgeRecord => ({
+  const anchors = note.sections.map((section) => section.anchor);
+  return note.links.slice(from).map((link): EdgeRecord => {
+    const section = sectionOf(note.sections, link);
+    return {
       from: note.path,
       to: undefined,
       link,
-      section: sectionOf(note.sections, link),
+      section,
+      source: placeOf(link, section, anchors).source,
       name: nameOf(link.target),
-    }),
-  );
-}
-
-/** Anchor of the innermost section holding the link; `''` for frontmatter links and links outside any. */
-export function sectionOf(
-  sections: ReadonlyArray<{ anchor: string; start: number; end: number }>,
-  link: LinkRef,
-): string {
-  if (link.kind === 'frontmatter') return '';
-  let best: { anchor: string; start: number; end: number } | undefined;
-  for (const section of sections) {
-    if (section.start > link.start || link.start >= section.end) continue;
-    if (!best || section.end - section.start < best.end - best.start) best = section;
-  }
-  return best?.anchor ?? '';
+    };
+  });
 }
 
 function nameOf(target: string): string {

@@ -8,7 +8,8 @@ import {
 } from '../../vault/links/resolve-link.js';
 import type { NoteTable } from '../note-table.js';
 import { sectionSpans } from '../saved-note.js';
-import { appendedLinks, LinkGraph, sectionOf } from './link-graph.js';
+import { appendedLinks, LinkGraph } from './link-graph.js';
+import { type LinkingPlace, type LinkPlace, linkPlaces, sectionOf, unpackPlace } from './link-places.js';
 
 /**
  * The link graph as the cache saved it, in compressed-row form over the saved notes' slots:
@@ -18,6 +19,10 @@ import { appendedLinks, LinkGraph, sectionOf } from './link-graph.js';
 export interface SavedLinks {
   outStart: Int32Array;
   outTarget: Int32Array;
+  /** Where each link is written in its note, packed (link-places.ts: PlacePacker) */
+  outPlace: Int32Array;
+  /** The anchors links name, as the packed places number them */
+  subpaths: string[];
   /**
    * The folded file names (`note.md`, `note`) unresolved links name: a new note of such a name
    * would take them over. May name more than are still unresolved, never fewer.
@@ -40,6 +45,8 @@ export type Graph = Pick<
   | 'paths'
   | 'resolve'
   | 'outTargets'
+  | 'linksTo'
+  | 'outPlaces'
 >;
 
 /**
@@ -239,6 +246,43 @@ export class SavedLinkGraph implements Graph {
       for (const edge of edges) if (edge.to === path) found.push(edge);
     }
     return found.sort(bySource);
+  }
+
+  /**
+   * Where each link to `path` is written, by linking note (then in its order): from the saved
+   * rows, without decoding the linking notes; a note written since is decoded.
+   */
+  linksTo(path: string): LinkingPlace[] {
+    if (this.graph) return this.graph.linksTo(path);
+    const found: LinkingPlace[] = [];
+    for (const from of [...this.linkingTo(path)].sort(compareStrings)) {
+      const places = this.outPlaces(from);
+      const targets = this.outTargets(from);
+      if (places.length !== targets.length) return this.whole().linksTo(path);
+      targets.forEach((to, i) => {
+        if (to === path) found.push({ from, place: places[i] as LinkPlace });
+      });
+    }
+    return found;
+  }
+
+  outPlaces(path: string): LinkPlace[] {
+    if (this.graph) return this.graph.outPlaces(path);
+    if (!this.notes.has(path)) return [];
+    const slot = this.notes.slotOf(path);
+    if (!this.written.has(path) && slot !== undefined) {
+      const { outStart, outPlace, subpaths } = this.links;
+      const places: LinkPlace[] = [];
+      for (let i = outStart[slot] as number; i < (outStart[slot + 1] as number); i++) {
+        const place = unpackPlace(outPlace[i] as number, subpaths);
+        if (!place) break;
+        places.push(place);
+      }
+      if (places.length === (outStart[slot + 1] as number) - (outStart[slot] as number)) return places;
+    }
+    // Written since, or saved without a place that fits: the note says.
+    const note = this.notes.get(path);
+    return note ? linkPlaces(note) : [];
   }
 
   neighbours(path: string): string[] {
