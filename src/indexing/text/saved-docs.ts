@@ -20,6 +20,8 @@ const HEADER = 16;
 /** Whether this machine's typed arrays read the segments' little-endian words as they are */
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 const NOTE_BYTES = 8;
+/** How many notes of a segment one kept path stands for (DocsSegment.find) */
+const KEY_STEP = 32;
 
 /** One note's documents for a segment: its path and, per section, id, stored fields and field lengths. */
 export interface DocsNote {
@@ -78,6 +80,9 @@ class DocsSegment {
   private readonly docsAt: number;
   private readonly docBytes: number;
   private readonly stringsAt: number;
+  /** Every KEY_STEP-th path, and the last, read at the first find */
+  private keys: string[] | undefined;
+  private last: string | undefined;
 
   /** `head`: the segment's first bytes, its header at least (not kept). */
   constructor(
@@ -175,8 +180,26 @@ class DocsSegment {
    * (saved in path order); undefined when the segment has no such note.
    */
   find(path: string): [from: number, to: number] | undefined {
-    let low = 0;
-    let high = this.noteCount - 1;
+    // Every KEY_STEP-th path is kept (a thirty-second of them): a search reads a few paths of one
+    // stretch, not a path at every step over the whole segment. Recall's backlinks look up the
+    // notes they are written in by path, hundreds a recall.
+    if (this.noteCount === 0) return undefined;
+    if (!this.keys) {
+      this.keys = [];
+      for (let n = 0; n < this.noteCount; n += KEY_STEP) this.keys.push(this.path(n));
+      this.last = this.path(this.noteCount - 1);
+    }
+    if (path < (this.keys[0] as string) || path > (this.last as string)) return undefined;
+    let stretch = 0;
+    for (let a = 1, b = this.keys.length - 1; a <= b; ) {
+      const mid = (a + b) >>> 1;
+      if ((this.keys[mid] as string) <= path) {
+        stretch = mid;
+        a = mid + 1;
+      } else b = mid - 1;
+    }
+    let low = stretch * KEY_STEP;
+    let high = Math.min(this.noteCount - 1, low + KEY_STEP - 1);
     while (low <= high) {
       const mid = (low + high) >>> 1;
       const at = this.path(mid);

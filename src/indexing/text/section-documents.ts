@@ -4,6 +4,7 @@ import type { Layer, Note, Section } from '../../core/types.js';
 import { MONTH_NAMES } from '../../time/number-words.js';
 import { noteFactsKey, storedFacts } from '../../vault/section-facts.js';
 import { QUERY_LIMITS } from './query-limits.js';
+import type { TopKOptions } from './top-k-search.js';
 
 /** Where a hit points; what a search filter sees. */
 export interface TextHitSource {
@@ -81,6 +82,18 @@ export const SEARCH_OPTIONS = {
   // many neighbours at distance 1 (`cat`, `car`, `hat`) to guess which one was meant.
   fuzzy: (term: string) => (isLatinTerm(term, 6) && term.length <= QUERY_LIMITS.maxFuzzyLength ? 1 : false),
   weights: { prefix: 0.3, fuzzy: 0.2 },
+};
+
+/** SEARCH_OPTIONS as the top-k search takes them; BM25's parameters are MiniSearch's defaults. */
+export const TOP_K_OPTIONS: TopKOptions = {
+  fieldBoosts: FIELDS.map((field) =>
+    Object.hasOwn(BOOST, field) ? BOOST[field as keyof typeof BOOST] || 1 : 1,
+  ),
+  weights: SEARCH_OPTIONS.weights,
+  bm25: { k: 1.2, b: 0.7, d: 0.5 },
+  maxFuzzy: 6,
+  // A section's own words: every field but the entries before it (TextHit.onlyContext).
+  ownFields: FIELDS.reduce((mask, field, f) => (field === 'context' ? mask : mask | (1 << f)), 0),
 };
 
 export function documentsById(note: Note): Map<string, SectionDocument> {

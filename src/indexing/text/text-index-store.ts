@@ -421,3 +421,13 @@ export class TextStoreLoader {
     return index;
   }
 }
+
+/** Throws unless a saved index's version is `expected`: an index of another version is rebuilt. */
+export function checkStoreVersion(version: unknown, expected: number): void {
+  if (version !== expected) {
+    throw new MemError(
+      'INVALID_ARGUMENT',
+      `text index: saved version ${JSON.stringify(version)} does not match ${expected}; rebuild it`,
+    );
+  }
+}

@@ -1,9 +1,7 @@
-import { MemError } from '../../core/errors.js';
 import type { Note, Section } from '../../core/types.js';
 import { type CheckedFile, SegmentDamaged, type SegmentSource } from '../segment-source.js';
 import { boundQueryText, boundTerms } from './query-limits.js';
 import {
-  BOOST,
   documentsById,
   entryContexts,
   FIELDS,
@@ -16,9 +14,11 @@ import {
   sectionDocuments,
   storedSource,
   type TextHitSource,
+  TOP_K_OPTIONS,
 } from './section-documents.js';
 import { TermIndex, type TermIndexOptions } from './term-index.js';
 import {
+  checkStoreVersion,
   type TextSegment,
   type TextStoreHeader,
   type TextStoreLimits,
@@ -27,7 +27,7 @@ import {
   textStoreSegments,
 } from './text-index-store.js';
 import { CJK_CHARACTER, processTerm, tokenize } from './tokenize.js';
-import { type QueryTerm, type TopKOptions, type TopKResult, TopKSearch } from './top-k-search.js';
+import { type QueryTerm, type TopKResult, TopKSearch } from './top-k-search.js';
 
 export { dateWords, type TextHitSource } from './section-documents.js';
 
@@ -65,18 +65,6 @@ export const TERM_OPTIONS: TermIndexOptions = {
   tokenize: (text) => tokenize(text),
   processTerm: (term) => processTerm(term),
   separate: CJK_CHARACTER,
-};
-
-/** SEARCH_OPTIONS as the top-k search takes them; BM25's parameters are MiniSearch's defaults. */
-const TOP_K_OPTIONS: TopKOptions = {
-  fieldBoosts: FIELDS.map((field) =>
-    Object.hasOwn(BOOST, field) ? BOOST[field as keyof typeof BOOST] || 1 : 1,
-  ),
-  weights: SEARCH_OPTIONS.weights,
-  bm25: { k: 1.2, b: 0.7, d: 0.5 },
-  maxFuzzy: 6,
-  // A section's own words: every field but the entries before it (TextHit.onlyContext).
-  ownFields: FIELDS.reduce((mask, field, f) => (field === 'context' ? mask : mask | (1 << f)), 0),
 };
 
 /** Sections added between two packings of the postings */
@@ -429,6 +417,26 @@ export class TextIndex {
     return this.guard(() => this.terms.documentFrequency(term));
   }
 
+  /**
+   * The stored source of section `k` of the note at `path` (a note's documents are its sections, in
+   * order), read from the index without the note; undefined when the index has no such section.
+   */
+  sectionSource(path: string, k: number): TextHitSource | undefined {
+    return this.guard(() => {
+      const changed = this.pathIds.get(path);
+      const id = changed?.[k];
+      const shortId =
+        changed === undefined
+          ? this.terms.saved?.shortIdsOf(path)?.[k]
+          : id === undefined
+            ? undefined
+            : this.terms.shortIdOf(id);
+      const stored = shortId === undefined ? undefined : this.terms.storedOf(shortId);
+      const own = shortId === undefined ? undefined : (id ?? this.terms.idOf(shortId));
+      return stored && own !== undefined ? storedSource(own, stored) : undefined;
+    });
+  }
+
   /** How rare `term` is, `log(1 + sections / df)` (no BM25 smoothing; a term in no section counts as in one). */
   plainIdf(term: string): number {
     return Math.log(1 + this.size / Math.max(1, this.documentFrequency(term)));
@@ -453,7 +461,7 @@ export class TextIndex {
     terms(bytes: Uint8Array, source?: SegmentSource): void;
     finish(): TextIndex;
   } {
-    checkVersion(header?.version);
+    checkStoreVersion(header?.version, TEXT_INDEX_VERSION);
     const loader = new TextStoreLoader(new TermIndex(TERM_OPTIONS), header);
     return {
       docs: (bytes, source) => loader.docs(bytes, source),
@@ -475,15 +483,6 @@ function closeFiles(files: CheckedFile[]): void {
 }
 
 const closeWhenCollected = new FinalizationRegistry<CheckedFile[]>(closeFiles);
-
-function checkVersion(version: unknown): void {
-  if (version !== TEXT_INDEX_VERSION) {
-    throw new MemError(
-      'INVALID_ARGUMENT',
-      `text index: saved version ${JSON.stringify(version)} does not match ${TEXT_INDEX_VERSION}; rebuild it`,
-    );
-  }
-}
 
 /**
  * A hit: its source with the score and matched terms added to it. Spread into a new object

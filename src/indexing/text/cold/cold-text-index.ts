@@ -9,6 +9,7 @@ import {
   TERM_OPTIONS,
   TEXT_INDEX_VERSION,
   type TextHit,
+  type TextHitSource,
   TextIndex,
   type TextSearchOptions,
 } from '../text-index.js';
@@ -151,6 +152,11 @@ export class ColdTextIndex extends TextIndex {
   override plainIdf(term: string): number {
     this.warm();
     return super.plainIdf(term);
+  }
+
+  override sectionSource(path: string, k: number): TextHitSource | undefined {
+    this.warm();
+    return super.sectionSource(path, k);
   }
 
   override storeHeader(): TextStoreHeader & { version: number } {
