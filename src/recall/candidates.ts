@@ -9,7 +9,7 @@ import type { VaultIndex } from '../indexing/vault-index.js';
 import { readStoredFacts, type SectionFacts, sectionFacts } from '../vault/section-facts.js';
 import { closestAdmitted } from './closest-sections.js';
 import { entriesNewestFirst } from './episode-entries.js';
-import { graphNeighbours } from './graph-neighbours.js';
+import { graphNeighbours, type Neighbour } from './graph-neighbours.js';
 import type { SemanticInput } from './semantic.js';
 
 /** A date range as recall takes it (its DateRange, which recall.ts declares): inclusive `YYYY-MM-DD`. */
@@ -234,9 +234,9 @@ export function spreadToNeighbours(
     const found = seed.text < 0.2 ? undefined : seed.read();
     if (!found) continue;
     for (const neighbour of graphNeighbours(index, found.note, found.section)) {
-      const existing = candidates.get(neighbour.section.id);
-      const candidate = existing ?? Candidate.of(neighbour.note, neighbour.section, [neighbour.reason]);
-      if (!admit(candidate, neighbour.section.date)) continue;
+      const existing = candidates.get(neighbour.id);
+      const candidate = existing ?? neighbourCandidate(index, neighbour);
+      if (!candidate || !admit(candidate, neighbour.date)) continue;
       const strength = seed.text * neighbour.weight;
       if (existing) {
         if (strength > existing.graph) existing.graph = strength;
@@ -246,10 +246,18 @@ export function spreadToNeighbours(
       } else {
         candidate.graph = strength;
         if (neighbour.adjacent) candidate.adjacent = true;
-        candidates.set(neighbour.section.id, candidate);
+        candidates.set(neighbour.id, candidate);
       }
     }
   }
+}
+
+/** A neighbour as a candidate: from its section in hand, or from what the index stores of it. */
+function neighbourCandidate(index: VaultIndex, { found, reason }: Neighbour): Candidate | undefined {
+  if ('note' in found) return Candidate.of(found.note, found.section, [reason]);
+  const candidate = Candidate.fromHit(index, found.hit);
+  candidate?.reasons.push(reason);
+  return candidate;
 }
 
 /**

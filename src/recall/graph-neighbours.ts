@@ -1,10 +1,15 @@
 import type { Note, Section } from '../core/types.js';
+import { type LinkingPlace, NO_SECTION } from '../indexing/links/link-places.js';
+import type { TextHitSource } from '../indexing/text/text-index.js';
 import { processTerm, tokenize } from '../indexing/text/tokenize.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
 
 export interface Neighbour {
-  note: Note;
-  section: Section;
+  /** Its section's id and date */
+  id: string;
+  date: string | undefined;
+  /** Its section and note in hand, or what the text index stores of it (a linking note is not decoded) */
+  found: { note: Note; section: Section } | { hit: TextHitSource };
   /** 0..1: how directly the link ties the two (a link from or to this very section counts most) */
   weight: number;
   reason: string;
@@ -47,7 +52,7 @@ function adjacentEntries(index: VaultIndex, note: Note, section: Section): Neigh
   return found;
 
   function neighbour(s: Section, weight: number): Neighbour {
-    return { note, section: s, weight, reason: `next to ${section.anchor}`, adjacent: true };
+    return { ...inHand(note, s), weight, reason: `next to ${section.anchor}`, adjacent: true };
   }
 }
 
@@ -81,36 +86,41 @@ function adds(index: VaultIndex, section: Section): number {
 /** Most notes whose backlinks are kept between recalls (until the vault changes). */
 const BACKLINK_NOTES = 1024;
 
-interface Backlink {
-  /** The anchor the link names, without `#`, when it names one */
-  subpath: string | undefined;
-  /** The note the link is written in, and the id of its section (undefined for a link from the note itself) */
-  from: string;
-  source: string | undefined;
-}
-
 /**
- * The backlinks of a note, in the graph's order, each with the anchor it names and the section it
- * is written in. A recall's 20 seeds are often entries of one daily note, which hundreds of
- * insights cite, and a person's note is linked from hundreds of days: sorting and copying its
- * backlinks and finding each one's section once per seed was most of a recall's graph step at
- * 100,000 notes. Kept as section ids, not notes: a day of recalls would otherwise hold every note
- * that links anywhere, past the vault's bound on decoded notes.
+ * The links to a note, each with the note it is written in, the section there and the anchor it
+ * names (the graph's order), read from the saved link rows without decoding the linking notes. A
+ * recall's 20 seeds are often entries of one daily note, which hundreds of insights cite, and a
+ * person's note is linked from hundreds of days: finding each link's section once per seed was most
+ * of a recall's graph step at 100,000 notes. Kept as places, not notes: a day of recalls would
+ * otherwise hold every note that links anywhere, past the vault's bound on decoded notes.
  */
-function backlinks(index: VaultIndex, path: string): Backlink[] {
-  const kept = index.view('recall:backlinks', () => new Map<string, Backlink[]>());
+function backlinks(index: VaultIndex, path: string): LinkingPlace[] {
+  const kept = index.view('recall:backlinks', () => new Map<string, LinkingPlace[]>());
   let found = kept.get(path);
   if (found === undefined) {
-    found = index.graph.backlinks(path).map((edge) => ({
-      subpath: edge.link.subpath?.replace(/^#/, ''),
-      from: edge.from,
-      source: edge.from === path ? undefined : index.sectionByAnchor(edge.from, edge.section)?.section.id,
-    }));
+    found = index.graph.linksTo(path);
     if (kept.size >= BACKLINK_NOTES) kept.clear();
     kept.set(path, found);
   }
   return found;
 }
+
+/** What the text index stores of the section a link is written in, found once per version of the vault. */
+function sourceOf(index: VaultIndex, link: LinkingPlace): TextHitSource | undefined {
+  const found = index.view('recall:sources', () => new WeakMap<LinkingPlace, TextHitSource | null>());
+  let source = found.get(link);
+  if (source === undefined) {
+    source = index.text.sectionSource(link.from, link.place.source) ?? null;
+    found.set(link, source);
+  }
+  return source ?? undefined;
+}
+
+const inHand = (note: Note, section: Section) => ({
+  id: section.id,
+  date: section.date,
+  found: { note, section },
+});
 
 /**
  * Links and backlinks of one section, and for an episode entry its neighbouring entries: the
@@ -126,21 +136,24 @@ export function graphNeighbours(index: VaultIndex, note: Note, section: Section)
     if (!target) continue;
     const weight =
       LINK_WEIGHT * (edge.section === section.anchor ? 0.8 : 0.4) * (edge.link.subpath ? 1 : 0.75);
-    found.push({ note: target.note, section: target.section, weight, reason: linkedFrom });
+    found.push({ ...inHand(target.note, target.section), weight, reason: linkedFrom });
   }
   const linksTo = `links to [[${from}]]`;
-  for (const { subpath, from: linkingPath, source } of backlinks(index, note.path)) {
-    // A link from the note itself (source undefined), or one to another part of this note, says
-    // little about this section.
-    if (!source || (subpath && subpath !== section.anchor)) continue;
-    const linking = index.sectionIn(linkingPath, source);
-    if (!linking) continue;
-    found.push({
-      note: linking.note,
-      section: linking.section,
-      weight: LINK_WEIGHT * (subpath ? 0.8 : 0.5),
-      reason: linksTo,
-    });
+  for (const link of backlinks(index, note.path)) {
+    const { from: linkingPath, place } = link;
+    const { source, subpath } = place;
+    // A link from the note itself, or one to another part of this note, says little about this section.
+    if (linkingPath === note.path || source === NO_SECTION || (subpath && subpath !== section.anchor))
+      continue;
+    const weight = LINK_WEIGHT * (subpath ? 0.8 : 0.5);
+    // The section's stored fields rank it; only a section shown is decoded (Candidate).
+    const hit = sourceOf(index, link);
+    if (hit) {
+      found.push({ id: hit.id, date: hit.date, found: { hit }, weight, reason: linksTo });
+      continue;
+    }
+    const linking = index.sectionAt(linkingPath, source);
+    if (linking) found.push({ ...inHand(linking.note, linking.section), weight, reason: linksTo });
   }
   return found;
 }

@@ -20,7 +20,7 @@ describe('graph neighbours', () => {
     const reasons = (anchor: string) => {
       const seed = index.section(`${DAY}#${anchor}`);
       if (!seed) throw new Error(`no section ${anchor}`);
-      return graphNeighbours(index, seed.note, seed.section).map((n) => `${n.section.id} ${n.reason}`);
+      return graphNeighbours(index, seed.note, seed.section).map((n) => `${n.id} ${n.reason}`);
     };
     expect(reasons('^e1')).toContain('insights/facts/likes-pottery.md#Likes pottery links to [[2026-11-28]]');
     // A backlink to another entry says nothing about this one.
