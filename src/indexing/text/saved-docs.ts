@@ -304,6 +304,15 @@ export class SavedDocs {
     return undefined;
   }
 
+  /** The short id of the `k`-th saved document of the note at `path`, reading no other's; undefined when none. */
+  shortIdAt(path: string, k: number): number | undefined {
+    for (const segment of this.segments) {
+      const found = segment.find(path);
+      if (found) return k >= 0 && found[0] + k < found[1] ? segment.shortId(found[0] + k) : undefined;
+    }
+    return undefined;
+  }
+
   /** Each saved note's path and its documents' short ids, in the order they were saved. */
   *notes(): Generator<[path: string, shortIds: number[]]> {
     for (const segment of this.segments) {

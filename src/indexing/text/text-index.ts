@@ -427,7 +427,7 @@ export class TextIndex {
       const id = changed?.[k];
       const shortId =
         changed === undefined
-          ? this.terms.saved?.shortIdsOf(path)?.[k]
+          ? this.terms.saved?.shortIdAt(path, k)
           : id === undefined
             ? undefined
             : this.terms.shortIdOf(id);
