@@ -4,13 +4,13 @@
 // after 1,000 queries. Two generations of at most `limit` values each: a read finds a value in
 // `young`, one found in `old` moves to `young`; a full `young` becomes `old` and the old `old` goes.
 
-export class RecentValues<T> {
-  private young = new Map<number, T>();
-  private old = new Map<number, T>();
+export class RecentValues<T, K = number> {
+  private young = new Map<K, T>();
+  private old = new Map<K, T>();
 
   constructor(private readonly limit: number) {}
 
-  get(slot: number): T | undefined {
+  get(slot: K): T | undefined {
     const young = this.young.get(slot);
     if (young !== undefined) return young;
     const old = this.old.get(slot);
@@ -21,7 +21,7 @@ export class RecentValues<T> {
     return old;
   }
 
-  set(slot: number, value: T): void {
+  set(slot: K, value: T): void {
     if (this.young.size >= this.limit) {
       this.old = this.young;
       this.young = new Map();

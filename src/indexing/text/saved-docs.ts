@@ -15,11 +15,14 @@
 // change finds a note's documents by a binary search (cache schema 15), not by reading every path.
 import { Buffer } from 'node:buffer';
 import type { SegmentSource } from '../segment-source.js';
+import { RecentValues } from './recent-values.js';
 
 const HEADER = 16;
 /** Whether this machine's typed arrays read the segments' little-endian words as they are */
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 const NOTE_BYTES = 8;
+/** How many notes' places a SavedDocs keeps after a lookup by path, in each of two generations */
+const LOCATED_KEPT = 4096;
 /** How many notes of a segment one kept path stands for (DocsSegment.find) */
 const KEY_STEP = 32;
 
@@ -239,6 +242,8 @@ export class SavedDocs {
   private segmentOf: Uint16Array | Uint32Array;
   /** Per short id: its position in its segment */
   private positionOf: Uint16Array | Uint32Array;
+  /** Where the notes recently looked up by path are (see locate) */
+  private readonly located = new RecentValues<[DocsSegment, number, number] | null, string>(LOCATED_KEPT);
 
   constructor(
     size: number,
@@ -294,23 +299,37 @@ export class SavedDocs {
 
   /** The short ids of the saved documents of the note at `path` (a note is in one segment), or undefined. */
   shortIdsOf(path: string): number[] | undefined {
-    for (const segment of this.segments) {
-      const found = segment.find(path);
-      if (!found) continue;
-      const shortIds: number[] = [];
-      for (let k = found[0]; k < found[1]; k++) shortIds.push(segment.shortId(k));
-      return shortIds;
-    }
-    return undefined;
+    const found = this.locate(path);
+    if (!found) return undefined;
+    const [segment, from, to] = found;
+    const shortIds: number[] = [];
+    for (let k = from; k < to; k++) shortIds.push(segment.shortId(k));
+    return shortIds;
   }
 
   /** The short id of the `k`-th saved document of the note at `path`, reading no other's; undefined when none. */
   shortIdAt(path: string, k: number): number | undefined {
+    const found = this.locate(path);
+    return found && k >= 0 && found[1] + k < found[2] ? found[0].shortId(found[1] + k) : undefined;
+  }
+
+  /**
+   * The segment holding the note at `path` and its documents' positions there, kept for the paths
+   * recently asked about: recall's backlinks ask for the same linking notes query after query.
+   */
+  private locate(path: string): [DocsSegment, number, number] | undefined {
+    const known = this.located.get(path);
+    if (known !== undefined) return known ?? undefined;
+    let found: [DocsSegment, number, number] | null = null;
     for (const segment of this.segments) {
-      const found = segment.find(path);
-      if (found) return k >= 0 && found[0] + k < found[1] ? segment.shortId(found[0] + k) : undefined;
+      const range = segment.find(path);
+      if (range) {
+        found = [segment, range[0], range[1]];
+        break;
+      }
     }
-    return undefined;
+    this.located.set(path, found);
+    return found ?? undefined;
   }
 
   /** Each saved note's path and its documents' short ids, in the order they were saved. */
