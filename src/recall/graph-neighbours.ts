@@ -52,7 +52,7 @@ function adjacentEntries(index: VaultIndex, note: Note, section: Section): Neigh
   return found;
 
   function neighbour(s: Section, weight: number): Neighbour {
-    return { ...inHand(note, s), weight, reason: `next to ${section.anchor}`, adjacent: true };
+    return inHand(note, s, weight, `next to ${section.anchor}`, true);
   }
 }
 
@@ -116,10 +116,20 @@ function sourceOf(index: VaultIndex, link: LinkingPlace): TextHitSource | undefi
   return source ?? undefined;
 }
 
-const inHand = (note: Note, section: Section) => ({
+/** A neighbour whose section is in hand (one literal: a spread copy cost a third of the graph step). */
+const inHand = (
+  note: Note,
+  section: Section,
+  weight: number,
+  reason: string,
+  adjacent = false,
+): Neighbour => ({
   id: section.id,
   date: section.date,
   found: { note, section },
+  weight,
+  reason,
+  adjacent,
 });
 
 /**
@@ -136,7 +146,7 @@ export function graphNeighbours(index: VaultIndex, note: Note, section: Section)
     if (!target) continue;
     const weight =
       LINK_WEIGHT * (edge.section === section.anchor ? 0.8 : 0.4) * (edge.link.subpath ? 1 : 0.75);
-    found.push({ ...inHand(target.note, target.section), weight, reason: linkedFrom });
+    found.push(inHand(target.note, target.section, weight, linkedFrom));
   }
   const linksTo = `links to [[${from}]]`;
   for (const link of backlinks(index, note.path)) {
@@ -149,11 +159,11 @@ export function graphNeighbours(index: VaultIndex, note: Note, section: Section)
     // The section's stored fields rank it; only a section shown is decoded (Candidate).
     const hit = sourceOf(index, link);
     if (hit) {
-      found.push({ id: hit.id, date: hit.date, found: { hit }, weight, reason: linksTo });
+      found.push({ id: hit.id, date: hit.date, found: { hit }, weight, reason: linksTo, adjacent: false });
       continue;
     }
     const linking = index.sectionAt(linkingPath, source);
-    if (linking) found.push({ ...inHand(linking.note, linking.section), weight, reason: linksTo });
+    if (linking) found.push(inHand(linking.note, linking.section, weight, linksTo));
   }
   return found;
 }
