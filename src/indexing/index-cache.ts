@@ -21,7 +21,7 @@ import { readNoteNow } from './refresh-index.js';
 import { noteRecords } from './saved-note.js';
 import { type CheckedFile, SegmentDamaged } from './segment-source.js';
 import { type Segment, SegmentFile } from './segment-writer.js';
-import { checkExtents, decodeTable, encodeTable, savedNotes, type TableData } from './table-file.js';
+import { checkExtents, encodeTable, readTable, savedNotes, type TableData } from './table-file.js';
 import { TextIndex } from './text/text-index.js';
 import { openSegment, readSavedText, readTextSegment } from './text-segment-files.js';
 import { formatTrackers, parseTrackers, type SavedTrackers } from './trackers.js';
@@ -131,7 +131,7 @@ async function loadGeneration(root: string, base: string, manifest: Manifest): P
   const textFiles: CheckedFile[] = [];
   const scratch = { buffer: Buffer.alloc(0) };
   try {
-    let table: Buffer | undefined;
+    let table: { path: string; bytes: number; crc: number } | undefined;
     let trackers: SavedTrackers | undefined;
     for (const segment of manifest.segments) {
       const path = join(base, manifest.generation, segment.file);
@@ -155,17 +155,21 @@ async function loadGeneration(root: string, base: string, manifest: Manifest): P
         );
         continue;
       }
+      if (segment.part === 'table') {
+        // Read after the notes files are open, straight into its arrays (readTable).
+        table = { path, bytes: segment.bytes, crc: segment.crc };
+        continue;
+      }
       const bytes = await readRegularFile(path);
       if (bytes.length !== segment.bytes || crc32(bytes) !== segment.crc) {
         throw new Error(`${segment.file} is not the file that was saved`);
       }
-      if (segment.part === 'table') table = bytes;
-      else if (segment.part === 'trackers') trackers = parseTrackers(bytes);
+      if (segment.part === 'trackers') trackers = parseTrackers(bytes);
       else throw new Error(`unknown segment ${String(segment.part)}`);
     }
     if (!table) throw new Error('the cache has no note table');
     if (!trackers) throw new Error('the saved trackers are not what a save writes');
-    const data = decodeTable(table, fds);
+    const data = readTable(table.path, table, fds);
     checkExtents(data, sizes);
     if (data.paths.length !== manifest.notes) {
       throw new Error(`${data.paths.length} notes in the table, ${manifest.notes} in the manifest`);
