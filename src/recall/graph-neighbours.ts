@@ -94,26 +94,29 @@ const BACKLINK_NOTES = 1024;
  * of a recall's graph step at 100,000 notes. Kept as places, not notes: a day of recalls would
  * otherwise hold every note that links anywhere, past the vault's bound on decoded notes.
  */
-function backlinks(index: VaultIndex, path: string): LinkingPlace[] {
-  const kept = index.view('recall:backlinks', () => new Map<string, LinkingPlace[]>());
+function backlinks(index: VaultIndex, path: string): Backlink[] {
+  const kept = index.view('recall:backlinks', () => new Map<string, Backlink[]>());
   let found = kept.get(path);
   if (found === undefined) {
-    found = index.graph.linksTo(path);
+    found = index.graph.linksTo(path).map(({ from, place }) => ({ from, place, hit: undefined }));
     if (kept.size >= BACKLINK_NOTES) kept.clear();
     kept.set(path, found);
   }
   return found;
 }
 
-/** What the text index stores of the section a link is written in, found once per version of the vault. */
-function sourceOf(index: VaultIndex, link: LinkingPlace): TextHitSource | undefined {
-  const found = index.view('recall:sources', () => new WeakMap<LinkingPlace, TextHitSource | null>());
-  let source = found.get(link);
-  if (source === undefined) {
-    source = index.text.sectionSource(link.from, link.place.source) ?? null;
-    found.set(link, source);
-  }
-  return source ?? undefined;
+/** A link to a note, and what the text index stores of the section it is written in, once looked up. */
+interface Backlink extends LinkingPlace {
+  hit: TextHitSource | null | undefined;
+}
+
+/**
+ * What the text index stores of the section a link is written in, kept with the link while its
+ * note's backlinks are (a WeakMap beside them cost the garbage collector more than the lookups).
+ */
+function sourceOf(index: VaultIndex, link: Backlink): TextHitSource | undefined {
+  if (link.hit === undefined) link.hit = index.text.sectionSource(link.from, link.place.source) ?? null;
+  return link.hit ?? undefined;
 }
 
 /** A neighbour whose section is in hand (one literal: a spread copy cost a third of the graph step). */
