@@ -4,11 +4,12 @@
 // promises: the neighbours found that way are the ones the notes themselves give, read from the
 // cache, after edits, or built fresh; and a hit cited by many notes decodes none of them.
 
-import { appendFile, writeFile } from 'node:fs/promises';
+import { appendFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { openVault, type Vault } from '../../src/api/open-vault.js';
+import type { Section } from '../../src/core/types.js';
 import {
   NO_SECTION,
   PlacePacker,
@@ -16,6 +17,7 @@ import {
   UNKNOWN_PLACE,
   unpackPlace,
 } from '../../src/indexing/links/link-places.js';
+import { refreshIndex } from '../../src/indexing/refresh-index.js';
 import type { VaultIndex } from '../../src/indexing/vault-index.js';
 import { graphNeighbours } from '../../src/recall/graph-neighbours.js';
 import { cleanupVaults, indexOf, makeVault } from '../helpers/make-vault.js';
@@ -121,6 +123,87 @@ describe('backlinks from the saved link places', () => {
     }
   });
 
+  it("move with every kind of edit that keeps a note's links, in every state of the graph", async () => {
+    // Edits that leave the links as they were (same text, same offsets) or append some: the graph
+    // keeps their edges, and where each one is written must still be what the note says.
+    const EDITS: Array<[string, Record<string, string>, string, (text: string) => string]> = [
+      [
+        'a note without sections gains a body',
+        { 'insights/a.md': '---\nrelated: "[[b]]"\n---\n' },
+        'insights/a.md',
+        (t) => `${t}Now a body about glazes.\n`,
+      ],
+      [
+        'a heading whose anchor links as nothing is appended',
+        { 'insights/a.md': '---\nrelated: "[[b]]"\n---\n# Title\n\nText.\n' },
+        'insights/a.md',
+        (t) => `${t}\n## :\n\nMore.\n`,
+      ],
+      [
+        'a heading before a link is renamed to one of the same length',
+        { 'insights/a.md': '# Title\n\n## Foo\n\nSee [[b]].\n' },
+        'insights/a.md',
+        (t) => t.replace('## Foo', '## Bar'),
+      ],
+      [
+        'an entry with a link is appended to a day',
+        { 'episodes/daily/2026-11-28.md': '# 2026-11-28\n\n- 10:00 Pottery [[b]] ^e1\n' },
+        'episodes/daily/2026-11-28.md',
+        (t) => `${t}- 10:05 Glaze [[b#B]] ^e2\n`,
+      ],
+    ];
+    for (const [kind, extra, path, edit] of EDITS) {
+      for (const state of ['fresh', 'cached', 'cached, whole graph']) {
+        const files = {
+          ...extra,
+          'insights/b.md': '# B\n\nThe target note about pottery.\n',
+          'insights/c.md': 'c\n',
+        };
+        const root = await makeVault(files);
+        const where = `${kind} (${state})`;
+        const index = state === 'fresh' ? await indexOf(root) : undefined;
+        if (state !== 'fresh') await (await openVault({ path: root })).close();
+        const vault = state === 'fresh' ? undefined : await openVault({ path: root });
+        // A removal makes the saved graph whole: the edit then meets a LinkGraph.
+        if (state === 'cached, whole graph') await rm(join(root, 'insights/c.md'));
+        await writeFile(join(root, path), edit(files[path as keyof typeof files] as string));
+        if (index) await refreshIndex(root, index);
+        else await vault?.refresh();
+        const live = index ?? liveIndex(vault as Vault);
+        const fresh = await indexOf(root);
+        expect(allNeighbours(live), where).toEqual(allNeighbours(fresh));
+        expect(
+          allNeighbours(live).some((line) => line.includes('links to')),
+          `${where}: vacuous`,
+        ).toBe(true);
+        if (vault) {
+          await vault.close();
+          const reopened = await openVault({ path: root });
+          expect(allNeighbours(liveIndex(reopened)), `${where}, reopened`).toEqual(allNeighbours(fresh));
+          await reopened.close();
+        }
+      }
+    }
+  });
+
+  it('hold for a link in any section of a note, past the 65,535th too', async () => {
+    const headings = Array.from({ length: 65_537 }, (_, i) => `# h${i}\n`);
+    const body = (at: number) =>
+      [...headings.slice(0, at + 1), 'pottery [[b]]\n', ...headings.slice(at + 1)].join('');
+    const root = await makeVault({
+      'insights/at-65535.md': body(65_535),
+      'insights/at-65536.md': body(65_536),
+      'insights/b.md': '# B\n\nThe target note about pottery.\n',
+    });
+    await (await openVault({ path: root })).close();
+    const vault = await openVault({ path: root });
+    const index = liveIndex(vault);
+    const b = index.notes.get('insights/b.md');
+    const ids = b ? graphNeighbours(index, b, b.sections[0] as Section).map((n) => n.id) : [];
+    expect(ids.sort()).toEqual(['insights/at-65535.md#h65535', 'insights/at-65536.md#h65536']);
+    await vault.close();
+  }, 120_000);
+
   it('decode none of the notes that cite a hit', async () => {
     const day = 'episodes/daily/2026-11-28.md';
     const files: Record<string, string> = {
@@ -152,7 +235,7 @@ describe('backlinks from the saved link places', () => {
 describe('packed link places', () => {
   it('read back as packed, or as unknown when they do not fit', () => {
     const place = fc.record({
-      source: fc.oneof(fc.integer({ min: 0, max: 0x10010 }), fc.constant(NO_SECTION)),
+      source: fc.oneof(fc.integer({ min: 0, max: 0x10010 }), fc.constantFrom(NO_SECTION, 0xfffe, 0xffff)),
       subpath: fc.option(fc.string({ maxLength: 4 }), { nil: undefined }),
     });
     fc.assert(
@@ -162,7 +245,7 @@ describe('packed link places', () => {
         expect(placesFit(packed, packer.subpaths)).toBe(true);
         places.forEach((p, i) => {
           const back = unpackPlace(packed[i] as number, packer.subpaths);
-          if (p.source > 0xfffe && p.source !== NO_SECTION) expect(back).toBeUndefined();
+          if (p.source > 0xfffe) expect(back).toBeUndefined();
           else expect(back).toEqual(p);
         });
       }),

@@ -8,7 +8,8 @@ import {
   PathIndex,
   resolveLink,
 } from '../../vault/links/resolve-link.js';
-import { type LinkingPlace, type LinkPlace, placeOf, sectionOf, subpathOf } from './link-places.js';
+import { sectionSpans } from '../saved-note.js';
+import { type LinkingPlace, type LinkPlace, pickKept, placeOf, sectionOf, subpathOf } from './link-places.js';
 
 /** An edge as held inside the graph: mutable target, plus the key that finds it when files appear. */
 interface EdgeRecord {
@@ -16,8 +17,8 @@ interface EdgeRecord {
   to: string | undefined;
   readonly link: LinkRef;
   readonly section: string;
-  /** Its place in its note (link-places.ts) */
-  readonly source: number;
+  /** Its place in its note (link-places.ts): where its section's anchor picks, among the note's */
+  source: number;
   /** Folded file name of the link target (`note` for `[[x/Note]]`); `''` for same-note links */
   readonly name: string;
 }
@@ -49,8 +50,17 @@ export class LinkGraph {
       previous &&
       kept?.length === previous.links.length &&
       kept.at(-1)?.link === previous.links.at(-1) &&
-      appendedLinks(previous, note)
+      appendedLinks(previous, note) &&
+      appendedSections(previous, note)
     ) {
+      // A kept link sits in the section it sat in; the one its anchor picks moves only when that was
+      // a fallback (no section of that anchor, or none at all): an appended one may take it.
+      const before = sectionSpans(previous).map((span) => span.anchor);
+      const anchors = sectionSpans(note).map((span) => span.anchor);
+      for (const edge of kept) {
+        if (!pickKept(edge.source, edge.section, before))
+          edge.source = placeOf(edge.link, edge.section, anchors).source;
+      }
       const fresh = edgesOf(note, kept.length);
       for (const edge of fresh) {
         kept.push(edge);
@@ -234,6 +244,23 @@ export function appendedLinks(previous: Note, note: Note): boolean {
   if (after.length < before.length || previous.path !== note.path) return false;
   for (let i = 0; i < before.length; i++)
     if (!sameLink(before[i] as LinkRef, after[i] as LinkRef)) return false;
+  return true;
+}
+
+/**
+ * Whether `note`'s sections are `previous`'s, then more: each by its anchor and start, the last of
+ * them perhaps longer (an append widens it). A link kept then sits in the section it sat in.
+ */
+function appendedSections(previous: Note, note: Note): boolean {
+  const before = sectionSpans(previous);
+  const after = sectionSpans(note);
+  if (after.length < before.length) return false;
+  for (let i = 0; i < before.length; i++) {
+    const a = before[i] as { anchor: string; start: number; end: number };
+    const b = after[i] as { anchor: string; start: number; end: number };
+    if (a.anchor !== b.anchor || a.start !== b.start || (a.end !== b.end && i < before.length - 1))
+      return false;
+  }
   return true;
 }
 

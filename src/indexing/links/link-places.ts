@@ -24,8 +24,10 @@ export interface LinkingPlace {
   place: LinkPlace;
 }
 
-/** LinkPlace.source of a link in a note without sections */
-export const NO_SECTION = 0xffff;
+/** LinkPlace.source of a link in a note without sections (packed as PACKED_NONE) */
+export const NO_SECTION = -1;
+/** The packed source of NO_SECTION: a position past 0xfffe packs as UNKNOWN_PLACE, so none is 0xffff */
+const PACKED_NONE = 0xffff;
 /** A packed place that says nothing: the linking note must be decoded to know it */
 export const UNKNOWN_PLACE = -1;
 /** Most distinct anchors a save packs (15 bits); the links naming others are saved as unknown */
@@ -74,14 +76,22 @@ export function linkPlaces(note: Note): LinkPlace[] {
       k = pickAnchor(anchors, section);
       picked.set(section, k);
     }
-    return { source: k === -1 ? NO_SECTION : k, subpath: subpathOf(link) };
+    return { source: k, subpath: subpathOf(link) };
   });
 }
 
 /** One link's place, given the anchor of the section holding it and the note's anchors. */
 export function placeOf(link: LinkRef, section: string, anchors: readonly string[]): LinkPlace {
-  const k = pickAnchor(anchors, section);
-  return { source: k === -1 ? NO_SECTION : k, subpath: subpathOf(link) };
+  return { source: pickAnchor(anchors, section), subpath: subpathOf(link) };
+}
+
+/**
+ * Whether a link's place, picked among `before`'s anchors, is what the same anchor picks once
+ * sections are appended after them: an exact match stays the first one; a fallback pick (no
+ * section of that anchor, or none at all) may land on an appended section.
+ */
+export function pickKept(source: number, section: string, before: readonly string[]): boolean {
+  return source !== NO_SECTION && before[source] === section.replace(/^#/, '');
 }
 
 /** The anchor a link names, without its `#`; undefined for none or an empty one. */
@@ -98,7 +108,7 @@ export class PlacePacker {
   private readonly numbers = new Map<string, number>();
 
   pack(place: LinkPlace | undefined): number {
-    if (!place || (place.source > 0xfffe && place.source !== NO_SECTION)) return UNKNOWN_PLACE;
+    if (!place || place.source > 0xfffe || place.source < NO_SECTION) return UNKNOWN_PLACE;
     let sub = 0;
     if (place.subpath !== undefined) {
       sub = this.numbers.get(place.subpath) ?? 0;
@@ -109,7 +119,7 @@ export class PlacePacker {
         this.numbers.set(place.subpath, sub);
       }
     }
-    return (sub << 16) | place.source;
+    return (sub << 16) | (place.source === NO_SECTION ? PACKED_NONE : place.source);
   }
 }
 
@@ -117,7 +127,11 @@ export class PlacePacker {
 export function unpackPlace(packed: number, subpaths: readonly string[]): LinkPlace | undefined {
   if (packed === UNKNOWN_PLACE) return undefined;
   const sub = packed >>> 16;
-  return { source: packed & 0xffff, subpath: sub === 0 ? undefined : subpaths[sub - 1] };
+  const source = packed & 0xffff;
+  return {
+    source: source === PACKED_NONE ? NO_SECTION : source,
+    subpath: sub === 0 ? undefined : subpaths[sub - 1],
+  };
 }
 
 /** Whether every packed place is unknown or names an anchor of `subpaths`: a damaged table is not trusted. */
