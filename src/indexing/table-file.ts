@@ -1,9 +1,10 @@
 // The cache's note table (`table-0000.bin`): where each saved note's records lie in the notes files,
 // each record's length and CRC-32, the note's size and mtime, and the link graph's rows, as typed
-// arrays read in one piece at open.
+// arrays each read from the file into its own buffer at open.
 
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, readSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
+import { openRegularFileSync } from '../core/regular-file.js';
 import { placesFit } from './links/link-places.js';
 import type { SavedLinks } from './links/saved-links.js';
 import type { SavedNotes } from './note-table.js';
@@ -70,11 +71,10 @@ export function readTable(
   saved: { bytes: number; crc: number },
   files: readonly number[],
 ): TableData {
-  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  const fd = openRegularFileSync(path);
   try {
     const info = fstatSync(fd);
-    if (!info.isFile() || info.size !== saved.bytes)
-      throw new Error(`${path} is not the file that was saved`);
+    if (info.size !== saved.bytes) throw new Error(`${path} is not the file that was saved`);
     let at = 0;
     let crc = 0;
     const data = decodeWith(info.size, files, (target) => {
