@@ -279,14 +279,14 @@ export class VaultIndex {
     if (!note) return undefined;
     // A note from the cache: the anchors choose, and only the section chosen is decoded.
     const anchors = savedAnchors(note);
-    return this.sectionAt(path, pickAnchor(anchors ?? note.sections.map((s) => s.anchor), anchor));
+    const k = pickAnchor(anchors ?? note.sections.map((s) => s.anchor), anchor);
+    return inNote(note, anchors ? savedSectionAt(note, k) : note.sections[k]);
   }
 
   /** Section `k` (in order) of the note at `path`; a note from the cache decodes only it. */
   sectionAt(path: string, k: number): { note: Note; section: Section } | undefined {
     const note = this.notes.get(path);
-    const section = note && (savedAnchors(note) ? savedSectionAt(note, k) : note.sections[k]);
-    return note && section ? { note, section } : undefined;
+    return note && inNote(note, savedAnchors(note) ? savedSectionAt(note, k) : note.sections[k]);
   }
 
   /**
@@ -358,6 +358,8 @@ function sameButSpan(a: Section, b: Section): boolean {
   if (keys.length !== Object.keys(b).length) return false;
   return keys.every((key) => key === 'start' || key === 'end' || key === 'line' || a[key] === b[key]);
 }
+
+const inNote = (note: Note, section: Section | undefined) => (section ? { note, section } : undefined);
 
 /** The first `count` entries (block sections) from `at` towards `direction`, nearest first. */
 function entriesFrom(sections: Section[], at: number, direction: 1 | -1, count: number): Section[] {
