@@ -9,7 +9,14 @@ import {
   resolveLink,
 } from '../../vault/links/resolve-link.js';
 import { sectionSpans } from '../saved-note.js';
-import { type LinkingPlace, type LinkPlace, pickKept, placeOf, sectionOf, subpathOf } from './link-places.js';
+import {
+  type LinkingPlace,
+  type LinkPlace,
+  pickAnchor,
+  pickKept,
+  placedLinks,
+  subpathOf,
+} from './link-places.js';
 
 /** An edge as held inside the graph: mutable target, plus the key that finds it when files appear. */
 interface EdgeRecord {
@@ -46,33 +53,41 @@ export class LinkGraph {
    */
   upsert(note: Note, previous?: Note): void {
     const kept = this.outgoing.get(note.path);
-    if (
-      previous &&
-      kept?.length === previous.links.length &&
-      kept.at(-1)?.link === previous.links.at(-1) &&
-      appendedLinks(previous, note) &&
-      appendedSections(previous, note)
-    ) {
-      // A kept link sits in the section it sat in; the one its anchor picks moves only when that was
-      // a fallback (no section of that anchor, or none at all): an appended one may take it.
-      const before = sectionSpans(previous).map((span) => span.anchor);
-      const anchors = sectionSpans(note).map((span) => span.anchor);
-      for (const edge of kept) {
-        if (!pickKept(edge.source, edge.section, before))
-          edge.source = placeOf(edge.link, edge.section, anchors).source;
-      }
-      const fresh = edgesOf(note, kept.length);
-      for (const edge of fresh) {
-        kept.push(edge);
-        if (edge.name !== '') addTo(this.byName, edge.name, edge);
-        edge.to = resolveLink(edge.link.target, edge.from, this.index);
-        this.track(edge);
-      }
-      return;
-    }
+    if (previous && kept && this.appendTo(kept, previous, note)) return;
     this.dropEdges(note.path);
     if (this.index.add(note.path)) this.reresolveNamed(note.path);
     this.attach(note.path, edgesOf(note));
+  }
+
+  /**
+   * Adds the links `note` appends to `previous` (whose edges are `kept`), keeping the others; false
+   * (nothing done) when `note` is not `previous` with links and sections appended.
+   */
+  private appendTo(kept: EdgeRecord[], previous: Note, note: Note): boolean {
+    if (
+      kept.length !== previous.links.length ||
+      kept.at(-1)?.link !== previous.links.at(-1) ||
+      !appendedLinks(previous, note)
+    )
+      return false;
+    const before = sectionSpans(previous);
+    const after = sectionSpans(note);
+    if (!appendedSections(before, after)) return false;
+    // A kept link sits in the section it sat in; the one its anchor picks moves only when that was
+    // a fallback (no section of that anchor, or none at all): an appended one may take it.
+    const anchorsBefore = before.map((span) => span.anchor);
+    const anchors = after.map((span) => span.anchor);
+    for (const edge of kept) {
+      if (!pickKept(edge.source, edge.section, anchorsBefore))
+        edge.source = pickAnchor(anchors, edge.section);
+    }
+    for (const edge of edgesOf(note, kept.length)) {
+      kept.push(edge);
+      if (edge.name !== '') addTo(this.byName, edge.name, edge);
+      edge.to = resolveLink(edge.link.target, edge.from, this.index);
+      this.track(edge);
+    }
+    return true;
   }
 
   /** The graph of many notes at once: every path first, so each link is resolved once, against them all. */
@@ -247,17 +262,18 @@ export function appendedLinks(previous: Note, note: Note): boolean {
   return true;
 }
 
+type Span = { anchor: string; start: number; end: number };
+
 /**
- * Whether `note`'s sections are `previous`'s, then more: each by its anchor and start, the last of
- * them perhaps longer (an append widens it). A link kept then sits in the section it sat in.
+ * Whether a note's sections (`after`) are its previous version's (`before`), then more: each by its
+ * anchor and start, the last of them perhaps longer (an append widens it). A link kept then sits
+ * in the section it sat in.
  */
-function appendedSections(previous: Note, note: Note): boolean {
-  const before = sectionSpans(previous);
-  const after = sectionSpans(note);
+function appendedSections(before: readonly Span[], after: readonly Span[]): boolean {
   if (after.length < before.length) return false;
   for (let i = 0; i < before.length; i++) {
-    const a = before[i] as { anchor: string; start: number; end: number };
-    const b = after[i] as { anchor: string; start: number; end: number };
+    const a = before[i] as Span;
+    const b = after[i] as Span;
     if (a.anchor !== b.anchor || a.start !== b.start || (a.end !== b.end && i < before.length - 1))
       return false;
   }
@@ -273,17 +289,9 @@ function sameLink(a: LinkRef, b: LinkRef): boolean {
 
 /** The note's links from the `from`-th on, as edges not yet resolved. */
 function edgesOf(note: Note, from = 0): EdgeRecord[] {
-  const anchors = note.sections.map((section) => section.anchor);
-  return note.links.slice(from).map((link): EdgeRecord => {
-    const section = sectionOf(note.sections, link);
-    return {
-      from: note.path,
-      to: undefined,
-      link,
-      section,
-      source: placeOf(link, section, anchors).source,
-      name: nameOf(link.target),
-    };
+  return placedLinks(note, from).map(({ section, source }, i): EdgeRecord => {
+    const link = note.links[from + i] as LinkRef;
+    return { from: note.path, to: undefined, link, section, source, name: nameOf(link.target) };
   });
 }
 

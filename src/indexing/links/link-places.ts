@@ -63,26 +63,32 @@ export function pickAnchor(anchors: readonly string[], anchor: string | undefine
   return k === -1 && anchors.length > 0 ? 0 : k;
 }
 
-/** The place of each of the note's links, in order (a note from the cache decodes no section for it). */
-export function linkPlaces(note: Note): LinkPlace[] {
+/**
+ * Each of the note's links from the `from`-th on: the anchor of the innermost section holding it,
+ * and the position that anchor picks (a note from the cache decodes no section for it).
+ */
+export function placedLinks(note: Note, from = 0): Array<{ section: string; source: number }> {
   const spans = sectionSpans(note);
   const anchors = spans.map((span) => span.anchor);
   // Most of a note's links are in a few sections: each is picked once.
   const picked = new Map<string, number>();
-  return note.links.map((link) => {
+  return note.links.slice(from).map((link) => {
     const section = sectionOf(spans, link);
-    let k = picked.get(section);
-    if (k === undefined) {
-      k = pickAnchor(anchors, section);
-      picked.set(section, k);
+    let source = picked.get(section);
+    if (source === undefined) {
+      source = pickAnchor(anchors, section);
+      picked.set(section, source);
     }
-    return { source: k, subpath: subpathOf(link) };
+    return { section, source };
   });
 }
 
-/** One link's place, given the anchor of the section holding it and the note's anchors. */
-export function placeOf(link: LinkRef, section: string, anchors: readonly string[]): LinkPlace {
-  return { source: pickAnchor(anchors, section), subpath: subpathOf(link) };
+/** The place of each of the note's links, in order. */
+export function linkPlaces(note: Note): LinkPlace[] {
+  return placedLinks(note).map(({ source }, i) => ({
+    source,
+    subpath: subpathOf(note.links[i] as LinkRef),
+  }));
 }
 
 /**
