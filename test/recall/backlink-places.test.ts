@@ -7,7 +7,7 @@
 import { appendFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { openVault, type Vault } from '../../src/api/open-vault.js';
 import type { Section } from '../../src/core/types.js';
 import {
@@ -21,15 +21,12 @@ import { refreshIndex } from '../../src/indexing/refresh-index.js';
 import type { VaultIndex } from '../../src/indexing/vault-index.js';
 import { graphNeighbours } from '../../src/recall/graph-neighbours.js';
 import { cleanupVaults, indexOf, makeVault } from '../helpers/make-vault.js';
+import { liveIndexOf, notesReadBy } from '../helpers/notes-read.js';
 import { seeded } from '../helpers/seeded.js';
 
 afterAll(cleanupVaults);
 
 const NOW = new Date('2026-12-01T09:00:00+08:00');
-
-function liveIndex(vault: Vault): VaultIndex {
-  return (vault as unknown as { live: { index: VaultIndex } }).live.index;
-}
 
 const HEADINGS = ['Plans', 'plans', 'Notes', 'Trip #2', 'A [b]', 'Notes'];
 const SUBPATHS = [
@@ -99,7 +96,7 @@ describe('backlinks from the saved link places', () => {
       const root = await makeVault(files);
       await (await openVault({ path: root })).close();
       const vault = await openVault({ path: root });
-      const cached = allNeighbours(liveIndex(vault));
+      const cached = allNeighbours(liveIndexOf(vault));
       expect(cached, `seed ${seed}`).toEqual(allNeighbours(await indexOf(root)));
       expect(
         cached.some((line) => line.includes('links to')),
@@ -111,12 +108,12 @@ describe('backlinks from the saved link places', () => {
       await writeFile(join(root, first), `# Moved\n\nNow here [[n3#Plans]] and [[n5]].\n`);
       await appendFile(join(root, second), `\n## Added\n\nSee [[n1#^e1]] and [[n2#notes]].\n`);
       await vault.refresh();
-      expect(allNeighbours(liveIndex(vault)), `seed ${seed} edited`).toEqual(
+      expect(allNeighbours(liveIndexOf(vault)), `seed ${seed} edited`).toEqual(
         allNeighbours(await indexOf(root)),
       );
       await vault.close();
       const reopened = await openVault({ path: root });
-      expect(allNeighbours(liveIndex(reopened)), `seed ${seed} reopened`).toEqual(
+      expect(allNeighbours(liveIndexOf(reopened)), `seed ${seed} reopened`).toEqual(
         allNeighbours(await indexOf(root)),
       );
       await reopened.close();
@@ -169,7 +166,7 @@ describe('backlinks from the saved link places', () => {
         await writeFile(join(root, path), edit(files[path as keyof typeof files] as string));
         if (index) await refreshIndex(root, index);
         else await vault?.refresh();
-        const live = index ?? liveIndex(vault as Vault);
+        const live = index ?? liveIndexOf(vault as Vault);
         const fresh = await indexOf(root);
         expect(allNeighbours(live), where).toEqual(allNeighbours(fresh));
         expect(
@@ -179,7 +176,7 @@ describe('backlinks from the saved link places', () => {
         if (vault) {
           await vault.close();
           const reopened = await openVault({ path: root });
-          expect(allNeighbours(liveIndex(reopened)), `${where}, reopened`).toEqual(allNeighbours(fresh));
+          expect(allNeighbours(liveIndexOf(reopened)), `${where}, reopened`).toEqual(allNeighbours(fresh));
           await reopened.close();
         }
       }
@@ -197,7 +194,7 @@ describe('backlinks from the saved link places', () => {
     });
     await (await openVault({ path: root })).close();
     const vault = await openVault({ path: root });
-    const index = liveIndex(vault);
+    const index = liveIndexOf(vault);
     const b = index.notes.get('insights/b.md');
     const ids = b ? graphNeighbours(index, b, b.sections[0] as Section).map((n) => n.id) : [];
     expect(ids.sort()).toEqual(['insights/at-65535.md#h65535', 'insights/at-65536.md#h65536']);
@@ -215,15 +212,8 @@ describe('backlinks from the saved link places', () => {
     const root = await makeVault(files);
     await (await openVault({ path: root })).close();
     const vault = await openVault({ path: root });
-    const table = liveIndex(vault).notes;
-    const read = new Set<string>();
-    const get = table.get.bind(table);
-    const spy = vi.spyOn(table, 'get').mockImplementation((path: string) => {
-      read.add(path);
-      return get(path);
-    });
-    const { hits } = vault.recall('pottery', { k: 8, now: NOW });
-    spy.mockRestore();
+    const { result, read } = notesReadBy(vault, () => vault.recall('pottery', { k: 8, now: NOW }));
+    const { hits } = result;
     // The entry and 7 of the 120 insights that cite it are shown; the rest were ranked undecoded.
     expect(hits).toHaveLength(8);
     expect(hits.filter((hit) => hit.reasons.includes('links to [[2026-11-28]]'))).toHaveLength(7);

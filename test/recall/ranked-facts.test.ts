@@ -12,6 +12,7 @@ import type { VaultIndex } from '../../src/indexing/vault-index.js';
 import { parseNote } from '../../src/vault/markdown/parse-note.js';
 import { readStoredFacts, sectionFacts, storedFacts } from '../../src/vault/section-facts.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
+import { notesReadBy } from '../helpers/notes-read.js';
 
 afterAll(cleanupVaults);
 
@@ -205,15 +206,8 @@ describe('a recall over many matches', () => {
     const root = await makeVault(files);
     await (await openVault({ path: root })).close();
     const vault = await openVault({ path: root });
-    const table = indexOf(vault).notes;
-    const read = new Set<string>();
-    const get = table.get.bind(table);
-    const spy = vi.spyOn(table, 'get').mockImplementation((path: string) => {
-      read.add(path);
-      return get(path);
-    });
-    const { hits } = vault.recall('coffee', { k: 8, now: NOW });
-    spy.mockRestore();
+    const { result, read } = notesReadBy(vault, () => vault.recall('coffee', { k: 8, now: NOW }));
+    const { hits } = result;
     expect(hits).toHaveLength(8);
     // 150 notes match; the 20 strongest are followed for their links, the 8 shown are among them.
     expect(read.size).toBeGreaterThanOrEqual(8);
