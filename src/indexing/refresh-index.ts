@@ -54,16 +54,22 @@ export async function refreshIndex(
   // Temp files of writes killed before their rename: removed here, at the first refresh after.
   const temps: string[] = [];
   const onTempFile = (abs: string) => temps.push(abs);
-  const renamed = await walkVault(root, { ...options, onFolder, onTempFile }, (path, abs, size, mtimeMs) => {
-    // The size and mtime the index holds: a note restored from the cache is not decoded for them.
-    const same = index.notes.sameStat(path, size, mtimeMs);
-    if (same !== undefined) known++;
-    if (same === true) stats.unchanged++;
-    else toRead.push({ path, abs, size, mtimeMs });
-  });
+  const mayRepeat = await walkVault(
+    root,
+    { ...options, onFolder, onTempFile },
+    (path, abs, size, mtimeMs) => {
+      // The size and mtime the index holds: a note restored from the cache is not decoded for them.
+      const same = index.notes.sameStat(path, size, mtimeMs);
+      if (same !== undefined) known++;
+      if (same === true) stats.unchanged++;
+      else toRead.push({ path, abs, size, mtimeMs });
+    },
+  );
   if (temps.length > 0) await removeLeftoverTemps(temps);
   // In path order, as a listing would give them: a new vault's notes enter the index in one order.
   toRead.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  // A path the walk visited twice is read once, as the later visit found it.
+  if (mayRepeat) dropRepeats(toRead);
   const indexed = index.notes.size;
   // Every note of an empty index that will be saved: each leaves the heap once indexed.
   // `.mem/` and its .gitignore first: the build writes into it before any save.
@@ -77,16 +83,29 @@ export async function refreshIndex(
   } finally {
     cold?.finish();
   }
-  // Notes were removed (or a path was walked twice, an NFD and an NFC name counted as two): a
-  // second walk lists the paths. Once per removal, not per refresh: afterwards the counts agree.
-  if (known < indexed || renamed) {
+  // Notes were removed (or a path may have been walked twice and counted as two): a second walk
+  // lists the paths. Once per removal, not per refresh: afterwards the counts agree.
+  if (known < indexed || mayRepeat) {
     const seen = new Set<string>();
     await walkVault(root, options, (path) => seen.add(path));
+    let stayed = 0;
     for (const path of [...index.notes.keys()]) {
-      if (!seen.has(path) && index.remove(path)) tally(stats, 'removed', path, changed);
+      if (seen.has(path)) stayed++;
+      else if (index.remove(path)) tally(stats, 'removed', path, changed);
     }
+    // A path visited twice was counted at each visit: the notes that stayed are counted once.
+    if (mayRepeat) stats.unchanged = Math.max(0, stayed - stats.added - stats.changed);
   }
   return stats;
+}
+
+/** Keeps the last of each run of files with one path, in place. */
+function dropRepeats(files: VaultFile[]): void {
+  let kept = 0;
+  for (let i = 0; i < files.length; i++) {
+    if (files[i]?.path !== files[i + 1]?.path) files[kept++] = files[i] as VaultFile;
+  }
+  files.length = kept;
 }
 
 /** Counts one change, and remembers its path in `changed` when the caller keeps such a set. */

@@ -1,4 +1,4 @@
-import { type Dirent, readdirSync, realpathSync } from 'node:fs';
+import { type Dir, type Dirent, opendirSync, realpathSync, type Stats } from 'node:fs';
 import { resolve, sep } from 'node:path';
 import { isIgnoredName, isIgnoredPath } from '../core/ignored-path.js';
 import { statOrUndefined } from '../core/regular-file.js';
@@ -53,19 +53,26 @@ export type VisitNote = (path: string, abs: string, size: number, mtimeMs: numbe
 export async function readVault(root: string, options: ReadVaultOptions = {}): Promise<VaultFile[]> {
   const files: VaultFile[] = [];
   await walkVault(root, options, (path, abs, size, mtimeMs) => files.push({ path, abs, size, mtimeMs }));
-  return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  // A path visited twice (see walkVault) is listed once: as found the second time, the later look.
+  return files.filter((file, i) => file.path !== files[i + 1]?.path);
 }
 
 /**
  * Calls `visit` for every Markdown note below `root`, in no particular order; resolves to whether
- * two names on disk may have come to the same vault path (an NFD and an NFC spelling of one name:
- * the only way a path can be visited twice).
+ * a path may have been visited twice: an NFD and an NFC spelling of one name on disk, or a folder
+ * that changed while it was read (a directory read while entries come and go may return an entry
+ * renamed into place a second time; one that stayed is returned once). A folder changed just
+ * before its read, where a change during the read could share its timestamp, is read keeping the
+ * names it returned, and visits each once.
  *
- * Folders are listed and notes `stat`ed synchronously, a slice at a time with a yield between
+ * Folders are read and notes `stat`ed synchronously, a slice at a time with a yield between
  * slices: a promise and a thread-pool round trip per note cost about four times the CPU of the
- * system call itself, and this walk runs on every open and on every fresh read of a server. Nothing
- * is kept per note but what `visit` keeps: at 100,000 notes an array of them, sorted, and the
- * young-generation garbage collections that copied it cost more than the stat calls.
+ * system call itself, and this walk runs on every open and on every fresh read of a server.
+ * Nothing is kept per note but what `visit` keeps. A folder is read a few entries at a time
+ * (`opendir`), not listed whole: at 100,000 notes a listing's entries lived through the young
+ * generation's collections, which grew it to its largest size, 30 MiB of memory a process kept
+ * after the walk; and copying an array of every note was dearer than the stat calls.
  */
 export async function walkVault(root: string, options: ReadVaultOptions, visit: VisitNote): Promise<boolean> {
   // Real paths of the folders walked, when symlinks are followed: a link back up is not walked again.
@@ -74,56 +81,104 @@ export async function walkVault(root: string, options: ReadVaultOptions, visit: 
   const top = resolve(root);
   const folders: Array<{ dir: string; rel: string }> = [{ dir: top, rel: '' }];
   let sinceYield = 0;
-  let renamed = false;
+  let mayRepeat = false;
   for (let folder = folders.pop(); folder !== undefined; folder = folders.pop()) {
     const { dir, rel } = folder;
     options.onFolder?.(dir, rel);
-    let entries: Dirent[];
+    const before = statOrUndefined(dir);
+    // Names returned so far, for a folder whose timestamps cannot show a change during its read.
+    const returned = racy(before) ? new Set<string>() : undefined;
+    let reader: Dir;
     try {
-      entries = readdirSync(dir, { withFileTypes: true });
+      reader = opendirSync(dir, { bufferSize: DIR_BATCH });
     } catch (error) {
       // A folder removed while we walk (or unreadable) is simply not part of the vault now.
       if (rel !== '') continue;
       throw error;
     }
     const prefix = rel === '' ? '' : `${rel}/`;
-    for (const entry of entries) {
-      if (++sinceYield >= WALK_SLICE) {
-        sinceYield = 0;
-        await yieldToLoop();
-      }
-      const name = entry.name.normalize('NFC');
-      if (name !== entry.name) renamed = true;
-      if (isIgnoredName(name)) {
-        if (options.onTempFile && entry.isFile() && tempWriterPid(name) !== undefined)
-          options.onTempFile(`${dir}${sep}${entry.name}`);
-        continue;
-      }
-      if (options.skip?.(prefix + name)) continue;
-      // Concatenated, not join()ed: `dir` is already normal, and join's normalising is a tenth of the walk.
-      const abs = `${dir}${sep}${entry.name}`;
-      if (entry.isSymbolicLink()) {
-        if (!options.followSymlinks) continue;
-        const info = statOrUndefined(abs);
-        if (info?.isFile() && isMarkdownName(name)) {
-          visit(prefix + name, abs, info.size, info.mtimeMs);
-        } else if (info?.isDirectory()) {
-          const real = realpathOr(abs, undefined);
-          if (real === undefined || walked.has(real)) continue;
-          walked.add(real);
-          folders.push({ dir: abs, rel: prefix + name });
+    try {
+      for (let entry = readEntry(reader, rel); entry !== null; entry = readEntry(reader, rel)) {
+        if (++sinceYield >= WALK_SLICE) {
+          sinceYield = 0;
+          await yieldToLoop();
         }
-      } else if (entry.isDirectory()) {
-        folders.push({ dir: abs, rel: prefix + name });
-      } else if (entry.isFile() && isMarkdownName(name)) {
-        const info = statOrUndefined(abs);
-        if (info) visit(prefix + name, abs, info.size, info.mtimeMs);
-      } else if (isMarkdownName(name)) {
-        options.onNotAFile?.(prefix + name, abs);
+        const name = entry.name.normalize('NFC');
+        if (name !== entry.name) mayRepeat = true;
+        if (returned) {
+          if (returned.has(entry.name)) continue;
+          returned.add(entry.name);
+        }
+        if (isIgnoredName(name)) {
+          if (options.onTempFile && entry.isFile() && tempWriterPid(name) !== undefined)
+            options.onTempFile(`${dir}${sep}${entry.name}`);
+          continue;
+        }
+        if (options.skip?.(prefix + name)) continue;
+        // Concatenated, not join()ed: `dir` is already normal, and join's normalising is a tenth of the walk.
+        const abs = `${dir}${sep}${entry.name}`;
+        if (entry.isSymbolicLink()) {
+          if (!options.followSymlinks) continue;
+          const info = statOrUndefined(abs);
+          if (info?.isFile() && isMarkdownName(name)) {
+            visit(prefix + name, abs, info.size, info.mtimeMs);
+          } else if (info?.isDirectory()) {
+            const real = realpathOr(abs, undefined);
+            if (real === undefined || walked.has(real)) continue;
+            walked.add(real);
+            folders.push({ dir: abs, rel: prefix + name });
+          }
+        } else if (entry.isDirectory()) {
+          folders.push({ dir: abs, rel: prefix + name });
+        } else if (entry.isFile() && isMarkdownName(name)) {
+          const info = statOrUndefined(abs);
+          if (info) visit(prefix + name, abs, info.size, info.mtimeMs);
+        } else if (isMarkdownName(name)) {
+          options.onNotAFile?.(prefix + name, abs);
+        }
       }
+    } finally {
+      reader.closeSync();
     }
+    if (!returned && !unchanged(before, statOrUndefined(dir))) mayRepeat = true;
   }
-  return renamed;
+  return mayRepeat;
+}
+
+/** Entries a folder read fetches at once: more kept no fewer system calls, only more memory. */
+const DIR_BATCH = 32;
+
+/**
+ * A folder's change within this long before its read began may share its timestamp with one made
+ * during the read: a file system's clock ticks coarsely (a jiffy on Linux, 2 s on FAT), and a
+ * network file system's runs on its server.
+ */
+const RACY_MS = 2000;
+
+/** The next entry of a folder being read; null at its end, or when a folder below the top went meanwhile. */
+function readEntry(reader: Dir, rel: string): Dirent | null {
+  try {
+    return reader.readSync();
+  } catch (error) {
+    if (rel !== '') return null;
+    throw error;
+  }
+}
+
+/** Whether a folder's last change is too recent to be told by its timestamps from one made now. */
+function racy(folder: Stats | undefined): boolean {
+  return folder === undefined || Math.max(folder.mtimeMs, folder.ctimeMs) >= Date.now() - RACY_MS;
+}
+
+/** Whether a folder is the same, with no entry added, removed or renamed (each moves its mtime and ctime). */
+function unchanged(before: Stats | undefined, after: Stats | undefined): boolean {
+  return (
+    before !== undefined &&
+    after !== undefined &&
+    before.ino === after.ino &&
+    before.mtimeMs === after.mtimeMs &&
+    before.ctimeMs === after.ctimeMs
+  );
 }
 
 const isMarkdownName = (name: string) => name.endsWith('.md') || name.toLowerCase().endsWith('.md');
