@@ -7,7 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -67,3 +67,8 @@ const chunks = Object.fromEntries(
     .map(([file, output]) => [relative(CLI_OUT, join(ROOT, file)), Object.keys(output.inputs)]),
 );
 writeFileSync(join(DIST, 'cli-chunks.json'), `${JSON.stringify(chunks, null, 1)}\n`);
+
+// The token counters' rank tables (compile/token-ranks.ts): made once here from gpt-tokenizer's
+// ranks, so that no process parses those (50-70 MiB of memory for o200k) to count a token.
+const { writeRankTables } = await import(pathToFileURL(join(DIST, 'compile', 'token-ranks.js')).href);
+writeRankTables(join(DIST, 'token-ranks'));

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
+import { type Encoding, loadRankTable, type RankTable } from './token-ranks.js';
 
-export type Encoding = 'o200k_base' | 'cl100k_base';
+export type { Encoding } from './token-ranks.js';
 
 export interface Tokenizer {
   encoding: Encoding;
@@ -8,28 +9,89 @@ export interface Tokenizer {
   count(text: string): number;
 }
 
-type CountFn = (text: string, options: { disallowedSpecial: Set<string> }) => number;
-
-// A note may quote `<|endoftext|>`; by default the library throws on it. An empty disallowed set
-// with nothing allowed makes it ordinary text, as it is for a model reading the context.
-const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
+type CountFn = (text: string) => number;
 
 const require = createRequire(import.meta.url);
 const counters = new Map<Encoding, CountFn>();
 
+/** The pattern that cuts text into the pieces an encoding merges within (gpt-tokenizer's own). */
+function splitPattern(encoding: Encoding): RegExp {
+  const constants = require('gpt-tokenizer/cjs/encodingParams/constants') as Record<string, RegExp>;
+  const pattern =
+    constants[encoding === 'o200k_base' ? 'O200K_TOKEN_SPLIT_REGEX' : 'CL100K_TOKEN_SPLIT_REGEX'];
+  if (!(pattern instanceof RegExp)) throw new Error(`gpt-tokenizer has no split pattern for ${encoding}`);
+  return pattern;
+}
+
 function counterFor(encoding: Encoding): CountFn {
   let counter = counters.get(encoding);
   if (!counter) {
-    // The ranks are megabytes to parse (about 40 MiB of memory for o200k): load an encoding only
-    // when something counts with it, so a process that only recalls never pays. The CommonJS
-    // build loads synchronously, which keeps count() synchronous.
     if (encoding !== 'cl100k_base' && encoding !== 'o200k_base') {
       throw new TypeError(`unknown token encoding ${JSON.stringify(encoding)}`);
     }
-    counter = (require(`gpt-tokenizer/cjs/encoding/${encoding}`) as { countTokens: CountFn }).countTokens;
+    // Loaded when something first counts with it: a process that only recalls never pays.
+    counter = bpeCounter(loadRankTable(encoding), splitPattern(encoding));
     counters.set(encoding, counter);
   }
   return counter;
+}
+
+/**
+ * Counts as gpt-tokenizer's `countTokens` does with no special token allowed (a marker is text):
+ * each piece of the split pattern is one token when some token is its bytes, else as many as the
+ * byte-pair merges leave, merging the lowest-ranked adjacent pair first.
+ */
+export function bpeCounter(table: RankTable, split: RegExp): CountFn {
+  const encoder = new TextEncoder();
+  let scratch = new Uint8Array(1024);
+  return (text) => {
+    let count = 0;
+    for (const [piece] of text.matchAll(split)) {
+      if (scratch.length < piece.length * 3) scratch = new Uint8Array(piece.length * 6);
+      const { written } = encoder.encodeInto(piece, scratch);
+      // A lone surrogate is no token's text: its replacement character's bytes are merged.
+      if (
+        (piece as unknown as { isWellFormed(): boolean }).isWellFormed() &&
+        table.rank(scratch, 0, written) !== -1
+      )
+        count++;
+      else count += mergedCount(table, scratch, written);
+    }
+    return count;
+  };
+}
+
+/** How many tokens the byte-pair merges make of `piece[0 … length-1]` (gpt-tokenizer's bytePairMerge). */
+function mergedCount(table: RankTable, piece: Uint8Array, length: number): number {
+  const starts: number[] = [];
+  const ranks: number[] = [];
+  const rankOf = (i: number): number => {
+    const end = starts[i + 2];
+    if (end === undefined) return Number.POSITIVE_INFINITY;
+    const rank = table.rank(piece, starts[i] as number, end);
+    return rank === -1 ? Number.POSITIVE_INFINITY : rank;
+  };
+  for (let i = 0; i <= length; i++) {
+    starts.push(i);
+    const rank = i < length - 1 ? table.rank(piece, i, i + 2) : -1;
+    ranks.push(rank === -1 ? Number.POSITIVE_INFINITY : rank);
+  }
+  while (starts.length > 1) {
+    let lowest = Number.POSITIVE_INFINITY;
+    let at = -1;
+    for (let i = 0; i < ranks.length - 1; i++) {
+      if ((ranks[i] as number) < lowest) {
+        lowest = ranks[i] as number;
+        at = i;
+      }
+    }
+    if (at === -1) break;
+    starts.splice(at + 1, 1);
+    ranks.splice(at, 1);
+    ranks[at] = rankOf(at);
+    if (at > 0) ranks[at - 1] = rankOf(at - 1);
+  }
+  return starts.length - 1;
 }
 
 /**
@@ -42,13 +104,13 @@ const PIECE = 400;
 const LONG_RUN = new RegExp(`\\S{${PIECE},}`);
 
 function countBounded(counter: CountFn, text: string): number {
-  if (!LONG_RUN.test(text)) return counter(text, PLAIN_TEXT);
+  if (!LONG_RUN.test(text)) return counter(text);
   let tokens = 0;
   for (let at = 0; at < text.length; at += PIECE) {
     // Never split a surrogate pair: that would count two replacement characters.
     let end = Math.min(text.length, at + PIECE);
     if (end < text.length && /[\uD800-\uDBFF]/.test(text[end - 1]!)) end++;
-    tokens += counter(text.slice(at, end), PLAIN_TEXT);
+    tokens += counter(text.slice(at, end));
     at = end - PIECE;
   }
   return tokens;
