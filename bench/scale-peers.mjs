@@ -129,6 +129,9 @@ async function load(url, pid, bodies, clients) {
 /** Requests before a server's first measured pass */
 const SERVE_WARMUP = 20;
 
+/** Compiles `mem serve` answers after its searches */
+const SERVE_COMPILES = 50;
+
 /**
  * The `/memory/search` bodies of a server's passes (warm-up, one client, eight clients unmeasured,
  * eight measured), each pass of queries the server has not been asked before, in the shapes of the
@@ -151,6 +154,8 @@ function servePasses(people, reps) {
     one: take(reps.serial),
     warmEight: take(reps.parallel),
     eight: take(reps.parallel),
+    /** `/compile` messages after the searches (`benchServe` only) */
+    compiles: makeMessages(people, SERVE_COMPILES, 29).map((m) => m.text),
   };
 }
 
@@ -233,7 +238,19 @@ export async function benchServe(cli, root, queries, passes, reps, now) {
       served.wallMs.push(r.wallMs);
     }
     const memory = await procRss(child.pid);
+    // A companion's turns after the searches: `POST /compile` of new messages, one at a time (the
+    // first loads the token counter); server CPU per compile and RSS after them.
+    const compileCpuFrom = await procCpuMs(child.pid);
+    for (const message of passes.compiles) {
+      await postJson(agent, url, '/compile', { message, budget: BUDGET, now });
+    }
+    const compiles = {
+      count: passes.compiles.length,
+      serverCpuMsPerCompile: round(((await procCpuMs(child.pid)) - compileCpuFrom) / passes.compiles.length),
+      rssMiB: mib((await procRss(child.pid)).rssBytes),
+    };
     return {
+      compiles,
       startMs: round(startMs),
       fullAnswerMs: round(fullAnswerMs),
       idleCpuMsPerSecond: round(idleCpuMsPerSecond),
@@ -415,7 +432,9 @@ async function benchSize(total, { cli, qmd, rg, quick, log }) {
       ? await benchQmdResident(
           qmd,
           qmdEnv,
-          Object.values(passes).flatMap((bodies) => bodies.map((b) => b.query)),
+          [passes.warmup, passes.one, passes.warmEight, passes.eight].flatMap((bodies) =>
+            bodies.map((b) => b.query),
+          ),
         )
       : null;
     if (qmdResident)
