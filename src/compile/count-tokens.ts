@@ -68,12 +68,12 @@ function mergedCount(table: RankTable, piece: Uint8Array, length: number): numbe
   const rankOf = (i: number): number => {
     const end = starts[i + 2];
     if (end === undefined) return Number.POSITIVE_INFINITY;
-    const rank = table.rank(piece, starts[i] as number, end);
+    const rank = table.mergeRank(piece, starts[i] as number, end);
     return rank === -1 ? Number.POSITIVE_INFINITY : rank;
   };
   for (let i = 0; i <= length; i++) {
     starts.push(i);
-    const rank = i < length - 1 ? table.rank(piece, i, i + 2) : -1;
+    const rank = i < length - 1 ? table.mergeRank(piece, i, i + 2) : -1;
     ranks.push(rank === -1 ? Number.POSITIVE_INFINITY : rank);
   }
   while (starts.length > 1) {

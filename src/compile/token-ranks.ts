@@ -3,6 +3,7 @@
 // gpt-tokenizer keeps them as a JavaScript string per token in Maps: loading o200k_base cost
 // 150 ms of CPU and 50-70 MiB of a process's memory, in every process that counted a token (every
 // server that compiled a turn). This table is 4 MiB, read in a few milliseconds.
+import { isUtf8 } from 'node:buffer';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -33,6 +34,18 @@ export class RankTable {
     private readonly slots: Int32Array,
   ) {}
 
+  /**
+   * The rank a byte-pair merge finds for `piece[from … to-1]`, as gpt-tokenizer's does: it turns
+   * bytes that are UTF-8 into a string with a TextDecoder, which drops a leading byte-order mark,
+   * so such bytes count as the token of the rest (none when nothing is left).
+   */
+  mergeRank(piece: Uint8Array, from: number, to: number): number {
+    if (to - from >= 3 && piece[from] === 0xef && piece[from + 1] === 0xbb && piece[from + 2] === 0xbf) {
+      if (isUtf8(piece.subarray(from, to))) return to - from === 3 ? -1 : this.rank(piece, from + 3, to);
+    }
+    return this.rank(piece, from, to);
+  }
+
   /** The rank of `piece[from … to-1]`, or -1 when no token is those bytes. */
   rank(piece: Uint8Array, from: number, to: number): number {
     const { starts, bytes, slots } = this;
@@ -49,7 +62,12 @@ export class RankTable {
     }
   }
 
-  /** The table of `ranks` (gpt-tokenizer's: by rank, a token's text, or its bytes when they are not UTF-8). */
+  /**
+   * The table of `ranks` (gpt-tokenizer's: by rank, a token's text, or its bytes when its text
+   * would not give them back). A token kept as bytes that are UTF-8 (those starting with a
+   * byte-order mark) is one gpt-tokenizer never finds (see mergeRank): it is left out of the
+   * lookup too, so the counts stay gpt-tokenizer's.
+   */
   static fromRanks(ranks: ReadonlyArray<string | readonly number[] | undefined>): RankTable {
     const encoder = new TextEncoder();
     const tokens = Array.from(ranks, (token) =>
@@ -70,6 +88,7 @@ export class RankTable {
     const table = new RankTable(starts, bytes, slots);
     tokens.forEach((token, r) => {
       if (token.length === 0 || table.rank(token, 0, token.length) !== -1) return;
+      if (typeof ranks[r] !== 'string' && isUtf8(token)) return;
       let i = fnv1a(token, 0, token.length) & (size - 1);
       while (slots[i] !== -1) i = (i + 1) & (size - 1);
       slots[i] = r;
@@ -93,8 +112,9 @@ export class RankTable {
 
   /** The table a file holds; throws when it is not one whole table of this format. */
   static decode(file: Uint8Array): RankTable {
-    // Views need 4-byte alignment: a buffer that does not start on one is copied.
-    const data = file.byteOffset % 4 === 0 ? file : file.slice();
+    // Views need 4-byte alignment: a buffer that does not start on one is copied (a Buffer's
+    // slice() would be a view).
+    const data = file.byteOffset % 4 === 0 ? file : new Uint8Array(file);
     if (data.length < HEADER_WORDS * 4) throw new Error('the token rank table is cut short');
     const header = new Uint32Array(data.buffer, data.byteOffset, HEADER_WORDS);
     const [magic, format, ranks, byteCount, slotCount, crc] = header as unknown as number[];
@@ -105,11 +125,19 @@ export class RankTable {
     if (data.length !== HEADER_WORDS * 4 + startsBytes + slotsBytes + (byteCount as number))
       throw new Error('the token rank table is not whole');
     if (crc32(data.subarray(HEADER_WORDS * 4)) !== crc) throw new Error('the token rank table is damaged');
+    const starts = new Uint32Array(data.buffer, at, (ranks as number) + 1);
     const slots = new Int32Array(data.buffer, at + startsBytes, slotCount as number);
-    if ((slotCount as number) & ((slotCount as number) - 1))
-      throw new Error('the token rank table is damaged');
+    // A lookup ends at an empty slot: the table must be a power of two with more slots than ranks,
+    // every slot empty or a rank, and every token's bytes inside the bytes.
+    const count = ranks as number;
+    let sound = slots.length > count && (slots.length & (slots.length - 1)) === 0 && starts[0] === 0;
+    for (let r = 0; sound && r < count; r++) sound = (starts[r] as number) <= (starts[r + 1] as number);
+    sound &&= starts[count] === byteCount;
+    for (let i = 0; sound && i < slots.length; i++)
+      sound = (slots[i] as number) >= -1 && (slots[i] as number) < count;
+    if (!sound) throw new Error('the token rank table is damaged');
     return new RankTable(
-      new Uint32Array(data.buffer, at, (ranks as number) + 1),
+      starts,
       new Uint8Array(data.buffer, at + startsBytes + slotsBytes, byteCount as number),
       slots,
     );

@@ -3,6 +3,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { bpeCounter } from '../../src/compile/count-tokens.js';
@@ -79,6 +80,14 @@ const PIECES = [
   '!!!',
   '://',
   'https://x.y/z?a=1',
+  // A byte-order mark: gpt-tokenizer never finds the tokens that start with one (it drops the mark
+  // when it turns bytes into a string), and mem counts as it does.
+  '\ufeff',
+  '\ufeffusing',
+  '\ufeff\n\n',
+  '\ufeffnamespace',
+  '\ufeff//',
+  'x\ufeff',
 ];
 
 const text = fc
@@ -135,6 +144,37 @@ describe('the rank tables', () => {
         expect(() => RankTable.decode(damaged), `byte ${at}`).toThrow();
       }
       expect(() => RankTable.decode(file.subarray(0, file.length - 4))).toThrow(/not whole/);
+      // Read from a buffer that does not start on a 4-byte boundary: copied, not refused.
+      const unaligned = Buffer.alloc(file.length + 2);
+      unaligned.set(file, 2);
+      expect(bpeCounter(RankTable.decode(unaligned.subarray(2)), split(encoding))('Hello, world!')).toBe(
+        want('Hello, world!', PLAIN),
+      );
+    });
+
+    it(`refuses a table whose lookups would not end, in ${encoding}`, () => {
+      // Whole and with a right CRC-32, but no empty slot (none at all, or a rank out of range).
+      const crafted = (slots: number[]) => {
+        const body = Buffer.concat([
+          Buffer.from(Uint32Array.of(0, 1).buffer),
+          Buffer.from(Int32Array.from(slots).buffer),
+          Buffer.from([0x61]),
+        ]);
+        const magic = new Uint32Array(table.encode().buffer, 0, 2);
+        const header = Uint32Array.of(
+          magic[0] as number,
+          magic[1] as number,
+          1,
+          1,
+          slots.length,
+          crc32(body),
+        );
+        return new Uint8Array(Buffer.concat([Buffer.from(header.buffer), body]));
+      };
+      expect(() => RankTable.decode(crafted([]))).toThrow(/damaged/);
+      expect(() => RankTable.decode(crafted([0]))).toThrow(/damaged/);
+      expect(() => RankTable.decode(crafted([0, 5]))).toThrow(/damaged/);
+      expect(RankTable.decode(crafted([0, -1])).rank(Uint8Array.of(0x61), 0, 1)).toBe(0);
     });
 
     it.runIf(existsSync(join(RANKS_DIR, `${encoding}.bin`)))(
