@@ -3,7 +3,7 @@ import { isConflictNote } from '../core/conflict-note.js';
 import { invalidUtf8Reason } from '../core/decode-utf8.js';
 import { fileKind, readRegularFile } from '../core/regular-file.js';
 import { basenameOf, foldPath } from '../vault/links/resolve-link.js';
-import { readVault } from '../vault/read-vault.js';
+import { walkVault } from '../vault/read-vault.js';
 import type { VaultIndex } from './vault-index.js';
 
 export interface DoctorReport {
@@ -97,14 +97,24 @@ export async function findUnreadableNotes(
   options: { followSymlinks?: boolean } = {},
 ): Promise<UnreadableNote[]> {
   const found: UnreadableNote[] = [];
-  const notes = await readVault(root, {
-    followSymlinks: options.followSymlinks,
-    onNotAFile: (path, abs) => {
-      const info = lstatSync(abs, { throwIfNoEntry: false });
-      if (info) found.push({ path, reason: `${fileKind(info)}, not a regular file; left out of the vault` });
+  const notes: Array<{ path: string; abs: string }> = [];
+  await walkVault(
+    root,
+    {
+      followSymlinks: options.followSymlinks,
+      onNotAFile: (path, abs) => {
+        const info = lstatSync(abs, { throwIfNoEntry: false });
+        if (info)
+          found.push({ path, reason: `${fileKind(info)}, not a regular file; left out of the vault` });
+      },
     },
-  });
+    (path, abs) => notes.push({ path, abs }),
+  );
+  // A file the walk returned twice is read once; two files of one path (an NFC and an NFD name) both are.
+  const read = new Set<string>();
   for (const { path, abs } of notes) {
+    if (read.has(abs)) continue;
+    read.add(abs);
     let bytes: Buffer;
     try {
       bytes = await readRegularFile(abs);

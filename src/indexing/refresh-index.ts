@@ -68,8 +68,9 @@ export async function refreshIndex(
   if (temps.length > 0) await removeLeftoverTemps(temps);
   // In path order, as a listing would give them: a new vault's notes enter the index in one order.
   toRead.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  // A path the walk visited twice is read once, as the later visit found it.
-  if (mayRepeat) dropRepeats(toRead);
+  // A path the walk visited twice is read once, as the later visit found it. Always: a file system
+  // that does not move a folder's times when its entries change could repeat one unannounced.
+  dropRepeats(toRead);
   const indexed = index.notes.size;
   // Every note of an empty index that will be saved: each leaves the heap once indexed.
   // `.mem/` and its .gitignore first: the build writes into it before any save.
