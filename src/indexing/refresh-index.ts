@@ -7,7 +7,7 @@ import type { VaultLayout } from '../vault/layout.js';
 import { appendToNote, keepAppendState } from '../vault/markdown/append-note.js';
 import { parseNote, parseNoteParts } from '../vault/markdown/parse-note.js';
 import { findOnDisk } from '../vault/paths.js';
-import { isNotePath, type VaultFile, walkVault } from '../vault/read-vault.js';
+import { dropRepeatedPaths, isNotePath, type VaultFile, walkVault } from '../vault/read-vault.js';
 import { statKey } from '../vault/steady-read.js';
 import { removeLeftoverTemps } from '../vault/temp-name.js';
 import type { FolderHook } from '../vault/track-changes.js';
@@ -68,9 +68,9 @@ export async function refreshIndex(
   if (temps.length > 0) await removeLeftoverTemps(temps);
   // In path order, as a listing would give them: a new vault's notes enter the index in one order.
   toRead.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  // A path the walk visited twice is read once, as the later visit found it. Always: a file system
-  // that does not move a folder's times when its entries change could repeat one unannounced.
-  dropRepeats(toRead);
+  // Always: a file system that does not move a folder's times when its entries change could repeat
+  // a path unannounced.
+  dropRepeatedPaths(toRead);
   const indexed = index.notes.size;
   // Every note of an empty index that will be saved: each leaves the heap once indexed.
   // `.mem/` and its .gitignore first: the build writes into it before any save.
@@ -98,15 +98,6 @@ export async function refreshIndex(
     if (mayRepeat) stats.unchanged = Math.max(0, stayed - stats.added - stats.changed);
   }
   return stats;
-}
-
-/** Keeps the last of each run of files with one path, in place. */
-function dropRepeats(files: VaultFile[]): void {
-  let kept = 0;
-  for (let i = 0; i < files.length; i++) {
-    if (files[i]?.path !== files[i + 1]?.path) files[kept++] = files[i] as VaultFile;
-  }
-  files.length = kept;
 }
 
 /** Counts one change, and remembers its path in `changed` when the caller keeps such a set. */

@@ -54,8 +54,21 @@ export async function readVault(root: string, options: ReadVaultOptions = {}): P
   const files: VaultFile[] = [];
   await walkVault(root, options, (path, abs, size, mtimeMs) => files.push({ path, abs, size, mtimeMs }));
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  // A path visited twice (see walkVault) is listed once: as found the second time, the later look.
-  return files.filter((file, i) => file.path !== files[i + 1]?.path);
+  dropRepeatedPaths(files);
+  return files;
+}
+
+/**
+ * Keeps the last of each run of files with one path, in place, in a list sorted by path (a stable
+ * sort keeps the walk's order within a run): a path the walk visited twice (see walkVault) counts
+ * once, as the later look found it.
+ */
+export function dropRepeatedPaths(files: VaultFile[]): void {
+  let kept = 0;
+  for (let i = 0; i < files.length; i++) {
+    if (files[i]?.path !== files[i + 1]?.path) files[kept++] = files[i] as VaultFile;
+  }
+  files.length = kept;
 }
 
 /**
@@ -86,8 +99,8 @@ export async function walkVault(root: string, options: ReadVaultOptions, visit: 
     const { dir, rel } = folder;
     options.onFolder?.(dir, rel);
     const before = statOrUndefined(dir);
-    // Names returned so far, for a folder whose timestamps cannot show a change during its read.
-    const returned = racy(before) ? new Set<string>() : undefined;
+    // A folder whose timestamps cannot show a change during its read keeps the names it returned.
+    const keepNames = racy(before);
     let reader: Dir;
     try {
       reader = opendirSync(dir, { bufferSize: DIR_BATCH });
@@ -97,50 +110,42 @@ export async function walkVault(root: string, options: ReadVaultOptions, visit: 
       throw error;
     }
     const prefix = rel === '' ? '' : `${rel}/`;
-    try {
-      for (let entry = readEntry(reader, rel); entry !== null; entry = readEntry(reader, rel)) {
-        if (++sinceYield >= WALK_SLICE) {
-          sinceYield = 0;
-          await yieldToLoop();
-        }
-        const name = entry.name.normalize('NFC');
-        if (name !== entry.name) mayRepeat = true;
-        if (returned) {
-          if (returned.has(entry.name)) continue;
-          returned.add(entry.name);
-        }
-        if (isIgnoredName(name)) {
-          if (options.onTempFile && entry.isFile() && tempWriterPid(name) !== undefined)
-            options.onTempFile(`${dir}${sep}${entry.name}`);
-          continue;
-        }
-        if (options.skip?.(prefix + name)) continue;
-        // Concatenated, not join()ed: `dir` is already normal, and join's normalising is a tenth of the walk.
-        const abs = `${dir}${sep}${entry.name}`;
-        if (entry.isSymbolicLink()) {
-          if (!options.followSymlinks) continue;
-          const info = statOrUndefined(abs);
-          if (info?.isFile() && isMarkdownName(name)) {
-            visit(prefix + name, abs, info.size, info.mtimeMs);
-          } else if (info?.isDirectory()) {
-            const real = realpathOr(abs, undefined);
-            if (real === undefined || walked.has(real)) continue;
-            walked.add(real);
-            folders.push({ dir: abs, rel: prefix + name });
-          }
-        } else if (entry.isDirectory()) {
-          folders.push({ dir: abs, rel: prefix + name });
-        } else if (entry.isFile() && isMarkdownName(name)) {
-          const info = statOrUndefined(abs);
-          if (info) visit(prefix + name, abs, info.size, info.mtimeMs);
-        } else if (isMarkdownName(name)) {
-          options.onNotAFile?.(prefix + name, abs);
-        }
+    for (const entry of entriesOf(reader, rel, keepNames)) {
+      if (++sinceYield >= WALK_SLICE) {
+        sinceYield = 0;
+        await yieldToLoop();
       }
-    } finally {
-      reader.closeSync();
+      const name = entry.name.normalize('NFC');
+      if (name !== entry.name) mayRepeat = true;
+      if (isIgnoredName(name)) {
+        if (options.onTempFile && entry.isFile() && tempWriterPid(name) !== undefined)
+          options.onTempFile(`${dir}${sep}${entry.name}`);
+        continue;
+      }
+      if (options.skip?.(prefix + name)) continue;
+      // Concatenated, not join()ed: `dir` is already normal, and join's normalising is a tenth of the walk.
+      const abs = `${dir}${sep}${entry.name}`;
+      if (entry.isSymbolicLink()) {
+        if (!options.followSymlinks) continue;
+        const info = statOrUndefined(abs);
+        if (info?.isFile() && isMarkdownName(name)) {
+          visit(prefix + name, abs, info.size, info.mtimeMs);
+        } else if (info?.isDirectory()) {
+          const real = realpathOr(abs, undefined);
+          if (real === undefined || walked.has(real)) continue;
+          walked.add(real);
+          folders.push({ dir: abs, rel: prefix + name });
+        }
+      } else if (entry.isDirectory()) {
+        folders.push({ dir: abs, rel: prefix + name });
+      } else if (entry.isFile() && isMarkdownName(name)) {
+        const info = statOrUndefined(abs);
+        if (info) visit(prefix + name, abs, info.size, info.mtimeMs);
+      } else if (isMarkdownName(name)) {
+        options.onNotAFile?.(prefix + name, abs);
+      }
     }
-    if (!returned && !unchanged(before, statOrUndefined(dir))) mayRepeat = true;
+    if (!keepNames && !unchanged(before, statOrUndefined(dir))) mayRepeat = true;
   }
   return mayRepeat;
 }
@@ -155,13 +160,28 @@ const DIR_BATCH = 32;
  */
 const RACY_MS = 2000;
 
-/** The next entry of a folder being read; null at its end, or when a folder below the top went meanwhile. */
-function readEntry(reader: Dir, rel: string): Dirent | null {
+/**
+ * A folder's entries, read a few at a time, each name once when `keepNames`; it ends early when a
+ * folder below the top goes meanwhile, and the folder is closed once the caller is done with it.
+ */
+function* entriesOf(reader: Dir, rel: string, keepNames: boolean): Generator<Dirent> {
+  const returned = keepNames ? new Set<string>() : undefined;
   try {
-    return reader.readSync();
-  } catch (error) {
-    if (rel !== '') return null;
-    throw error;
+    for (;;) {
+      let entry: Dirent | null;
+      try {
+        entry = reader.readSync();
+      } catch (error) {
+        if (rel !== '') return;
+        throw error;
+      }
+      if (entry === null) return;
+      if (returned?.has(entry.name)) continue;
+      returned?.add(entry.name);
+      yield entry;
+    }
+  } finally {
+    reader.closeSync();
   }
 }
 
