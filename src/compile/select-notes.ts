@@ -30,11 +30,7 @@ const isPersona = (n: Note) =>
 // Declared so that a save keeps it and an open restores it instead of scanning every note.
 declareFacet('persona', isPersona);
 
-/** The test of a core profile note under one layout (an index keeps its layout for life). */
-const isCoreProfile = (userPath: string) => (n: Note) =>
-  n.layer === 'profile' &&
-  !isRetired(n) &&
-  (n.path === userPath || isPinned(n) || Number(n.frontmatter['importance']) >= 0.9);
+const isImportant = (n: Note) => isPinned(n) || Number(n.frontmatter['importance']) >= 0.9;
 
 /**
  * The profile notes that are core under some layout: pinned, important, or a `user.md`. A test of
@@ -44,10 +40,7 @@ const isCoreProfile = (userPath: string) => (n: Note) =>
 const mayBeCoreProfile = (n: Note) =>
   n.layer === 'profile' &&
   !isRetired(n) &&
-  (isPinned(n) ||
-    Number(n.frontmatter['importance']) >= 0.9 ||
-    n.path === 'user.md' ||
-    n.path.endsWith('/user.md'));
+  (isImportant(n) || n.path === 'user.md' || n.path.endsWith('/user.md'));
 declareFacet('core-profile', mayBeCoreProfile);
 
 export function personaNotes(index: VaultIndex): Note[] {
@@ -61,7 +54,8 @@ export function coreProfileNotes(index: VaultIndex): Note[] {
   const facet = index.facet('core-profile', mayBeCoreProfile);
   return index.viewOf('compile:core-profile', facet, () =>
     [...facet.notes.values()]
-      .filter(isCoreProfile(userPath))
+      // Core under this layout: its own user note, or pinned or important.
+      .filter((n) => n.path === userPath || isImportant(n))
       .sort((a, b) => (a.path === userPath ? -1 : b.path === userPath ? 1 : byOrder(a, b))),
   );
 }
