@@ -65,16 +65,14 @@ export function bpeCounter(table: RankTable, split: RegExp): CountFn {
 function mergedCount(table: RankTable, piece: Uint8Array, length: number): number {
   const starts: number[] = [];
   const ranks: number[] = [];
-  const rankOf = (i: number): number => {
-    const end = starts[i + 2];
-    if (end === undefined) return Number.POSITIVE_INFINITY;
-    const rank = table.mergeRank(piece, starts[i] as number, end);
+  /** The rank of the bytes `from … to-1` merged; Infinity when no token is them */
+  const rankOf = (from: number, to: number | undefined): number => {
+    const rank = to === undefined ? -1 : table.mergeRank(piece, from, to);
     return rank === -1 ? Number.POSITIVE_INFINITY : rank;
   };
   for (let i = 0; i <= length; i++) {
     starts.push(i);
-    const rank = i < length - 1 ? table.mergeRank(piece, i, i + 2) : -1;
-    ranks.push(rank === -1 ? Number.POSITIVE_INFINITY : rank);
+    ranks.push(rankOf(i, i < length - 1 ? i + 2 : undefined));
   }
   while (starts.length > 1) {
     let lowest = Number.POSITIVE_INFINITY;
@@ -88,8 +86,8 @@ function mergedCount(table: RankTable, piece: Uint8Array, length: number): numbe
     if (at === -1) break;
     starts.splice(at + 1, 1);
     ranks.splice(at, 1);
-    ranks[at] = rankOf(at);
-    if (at > 0) ranks[at - 1] = rankOf(at - 1);
+    ranks[at] = rankOf(starts[at] as number, starts[at + 2]);
+    if (at > 0) ranks[at - 1] = rankOf(starts[at - 1] as number, starts[at + 1]);
   }
   return starts.length - 1;
 }
