@@ -72,6 +72,10 @@ function isAlive(pid: number): boolean {
  */
 function isStale(found: { holder?: Holder; mtimeMs: number }, staleMs: number): boolean {
   const { holder } = found;
+  // No holder in it: one killed between its create and its write (tryCreate), after which nothing
+  // renews it. Judged by its mtime, and soon: a live holder writes it within microseconds.
+  if (holder === null || typeof holder !== 'object')
+    return Math.abs(Date.now() - found.mtimeMs) > Math.min(staleMs, UNWRITTEN_MS);
   const stamped = holder && typeof holder.time === 'string' ? Date.parse(holder.time) : Number.NaN;
   const heartbeat = Number.isFinite(stamped) ? stamped : found.mtimeMs;
   if (Math.abs(Date.now() - heartbeat) > staleMs) return true;
@@ -83,6 +87,12 @@ function isStale(found: { holder?: Holder; mtimeMs: number }, staleMs: number): 
     (holder.pid <= 0 || !isAlive(holder.pid))
   );
 }
+
+/**
+ * How long a lock file with no holder in it is taken for one being written: past this, for one
+ * left by a holder killed before it wrote (the next writer waited staleMs for it, past its timeout).
+ */
+const UNWRITTEN_MS = 5000;
 
 /**
  * Creates the lock file (O_EXCL: only one process can) with its holder in it. Synchronously: a
@@ -97,8 +107,9 @@ function tryCreate(lockPath: string, holder: Holder): boolean {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw writeError(lockPath, error);
   }
+  const content = JSON.stringify(holder);
   try {
-    writeFileSync(fd, JSON.stringify(holder));
+    writeFileSync(fd, content);
   } catch (error) {
     // A lock left empty (a full disk) would be taken for another process's until it went stale.
     try {
@@ -110,7 +121,9 @@ function tryCreate(lockPath: string, holder: Holder): boolean {
     throw writeError(lockPath, error);
   }
   closeSync(fd);
-  return true;
+  // A writer stalled between its create and its write may have had the empty file broken under it
+  // (isStale): it holds the lock only if the file at the lock's path is the one it wrote.
+  return readHolderQuietly(lockPath)?.raw === content;
 }
 
 /**

@@ -10,14 +10,17 @@ import { reportReliability } from '../helpers/reliability-report.js';
 // When a lock left in the way is broken: every combination of who holds it (this process, another
 // live process such as a pid reused since, a dead pid, pid 0), when its heartbeat says it last
 // renewed (far and near in the past and future, now), on which host, and whether the heartbeat is
-// in the file or only in its mtime (a holder killed between create and write). A lock stamped in
-// the future once blocked every write for ever.
+// in the file or only in its mtime, or the file is empty (a holder killed between create and
+// write). A lock stamped in the future once blocked every write for ever; an empty one blocked
+// every write for 30 s, past a writer's timeout.
 
 const STALE_MS = 30_000;
 const PIDS = ['self', 'other-alive', 'dead', 'zero'] as const;
 const OFFSETS = [-10 * STALE_MS, -2 * STALE_MS, -STALE_MS / 2, 0, STALE_MS / 2, 2 * STALE_MS, 10 * STALE_MS];
 const HOSTS = ['same', 'other'] as const;
-const STAMPS = ['field', 'mtime'] as const;
+const STAMPS = ['field', 'mtime', 'empty'] as const;
+/** An empty lock file is taken for one being written this long (lock.ts UNWRITTEN_MS) */
+const UNWRITTEN_MS = 5000;
 
 let dead: number;
 beforeAll(async () => {
@@ -27,7 +30,13 @@ beforeAll(async () => {
 });
 
 /** The rule, written plainly. */
-function expectedStale(pid: (typeof PIDS)[number], offset: number, host: (typeof HOSTS)[number]): boolean {
+function expectedStale(
+  pid: (typeof PIDS)[number],
+  offset: number,
+  host: (typeof HOSTS)[number],
+  stamp: (typeof STAMPS)[number],
+): boolean {
+  if (stamp === 'empty') return Math.abs(offset) > UNWRITTEN_MS;
   if (Math.abs(offset) > STALE_MS) return true;
   return host === 'same' && (pid === 'dead' || pid === 'zero');
 }
@@ -51,8 +60,8 @@ describe('a lock left in the way', () => {
               token: 'left',
               ...(stamp === 'field' ? { time: when.toISOString() } : {}),
             };
-            await writeFile(lock, JSON.stringify(holder));
-            if (stamp === 'mtime') await utimes(lock, when, when);
+            await writeFile(lock, stamp === 'empty' ? '' : JSON.stringify(holder));
+            if (stamp !== 'field') await utimes(lock, when, when);
             const outcome = await withLock(lock, async () => 'broken', {
               timeoutMs: 30,
               staleMs: STALE_MS,
@@ -60,7 +69,7 @@ describe('a lock left in the way', () => {
               if (error instanceof MemError && error.code === 'LOCKED') return 'held';
               throw error;
             });
-            const want = expectedStale(pidKind, offset, host) ? 'broken' : 'held';
+            const want = expectedStale(pidKind, offset, host, stamp) ? 'broken' : 'held';
             const name = `${pidKind} ${offset / 1000}s ${host} ${stamp}`;
             seen.push(want);
             if (outcome !== want) wrong.push(`${name}: ${outcome}, expected ${want}`);
