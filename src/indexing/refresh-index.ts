@@ -122,7 +122,7 @@ export async function refreshPaths(
   changed?: Set<string>,
 ): Promise<RefreshStats> {
   const stats: RefreshStats = { added: 0, changed: 0, removed: 0, unchanged: 0, touched: 0 };
-  const toRead: Array<VaultFile & { known?: { text: string; hash: string } }> = [];
+  const toRead: Array<VaultFile & { known?: { text: string; hash: string; bytes?: Buffer } }> = [];
   for (const path of new Set(paths)) {
     const rel = path.normalize('NFC');
     if (!isNotePath(rel) || index.skipPath?.(rel)) {
@@ -164,7 +164,7 @@ async function insideVault(root: string, abs: string): Promise<boolean> {
 
 async function readInto(
   index: VaultIndex,
-  toRead: Array<VaultFile & { known?: { text: string; hash: string } }>,
+  toRead: Array<VaultFile & { known?: { text: string; hash: string; bytes?: Buffer } }>,
   stats: RefreshStats,
   changed: Set<string> | undefined,
   onProgress?: RefreshProgress,
@@ -191,7 +191,15 @@ async function readInto(
         continue;
       }
       const stat = { size: file.size, mtimeMs: file.mtimeMs };
-      const note = noteOf(index, file.path, text, hash, stat, appends ? (known ?? null) : undefined);
+      const note = noteOf(
+        index,
+        file.path,
+        text,
+        hash,
+        stat,
+        appends ? (known ?? null) : undefined,
+        file.known?.bytes,
+      );
       if (cold) cold.add(note);
       else index.upsert(note);
       tally(stats, known ? 'changed' : 'added', file.path, changed);
@@ -212,10 +220,12 @@ function noteOf(
    * entries appended: then only those are read, and what the next append needs is kept
    */
   previous?: Note | null,
+  /** The file's bytes, when the caller holds them (append-note.ts) */
+  bytes?: Buffer,
 ): Note {
   try {
     if (previous) {
-      const appended = appendToNote(previous, text, hash, stat, index.limits);
+      const appended = appendToNote(previous, text, hash, stat, index.limits, bytes);
       if (appended) return appended;
     }
     const bounded = boundNote(path, text, index.limits);

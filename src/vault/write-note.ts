@@ -14,6 +14,7 @@ import {
 } from '../core/regular-file.js';
 import { writeError } from '../core/write-error.js';
 import { crashPoint } from './crash-point.js';
+import { grownText } from './grown-text.js';
 import { racePoint } from './race-point.js';
 import { type FileRead, isWhole, readSteady, readSteadySoon, settledRead, statKey } from './steady-read.js';
 import { tempPathFor } from './temp-name.js';
@@ -299,10 +300,9 @@ export async function appendVerified(
       }
       changed = true;
       racePoint('after-write', abs);
-      const expected = replace ?? (current?.text ?? '') + addition!;
       const read = await readSteadySoon(abs);
-      const after = read?.steady ? textOf(abs, read) : undefined;
-      ours = after?.text === expected ? after.text : undefined;
+      const after = read?.steady ? madeByWrite(abs, read, current, replace, addition!) : undefined;
+      ours = after?.text;
       // Only a text mem's append was found to make: a save's first part must not become the text a
       // later read is compared with.
       if (ours !== undefined) seeText(abs, read!.bytes);
@@ -358,9 +358,51 @@ function seenText(abs: string): Buffer | undefined {
 /** How many times an append planned again because the file was saved between its read and its write. */
 const STALE_REPLANS = 50;
 
+/** A file's text as a read found it, with its bytes, their hash and the file's stat key. */
+interface OwnRead {
+  text: string;
+  hash: string;
+  key: string;
+  bytes: Buffer;
+}
+
 /** A read's text (UTF-8, or INVALID_ARGUMENT as readForWrite's text), hash and stat key. */
-function textOf(abs: string, read: FileRead): { text: string; hash: string; key: string } {
-  return { text: decodeUtf8(read.bytes, abs), hash: hashText(read.bytes), key: read.key };
+function textOf(abs: string, read: FileRead): OwnRead {
+  return { text: decodeUtf8(read.bytes, abs), hash: hashText(read.bytes), key: read.key, bytes: read.bytes };
+}
+
+/**
+ * The file read back after a write, when it holds exactly what the write made of `current`: the
+ * text before with `addition` after it, or `replace`, or (for a note that was not there) `addition`
+ * alone. Undefined when the file holds anything else. An append compares bytes, the ones read
+ * before and the ones appended, and its text is the two texts joined (grown-text.ts): a chat turn
+ * neither decodes the whole day again nor makes a copy of it to compare.
+ */
+function madeByWrite(
+  abs: string,
+  read: FileRead,
+  current: OwnRead | undefined,
+  replace: string | undefined,
+  addition: string,
+): OwnRead | undefined {
+  const { bytes } = read;
+  if (current !== undefined && replace === undefined) {
+    const added = Buffer.from(addition, 'utf8');
+    const start = current.bytes.length;
+    // A lone surrogate is written as U+FFFD: the text read back would not be the two joined.
+    if (added.toString('utf8') === addition) {
+      const same =
+        bytes.length === start + added.length &&
+        bytes.compare(current.bytes, 0, start, 0, start) === 0 &&
+        bytes.compare(added, 0, added.length, start) === 0;
+      return same
+        ? { text: grownText(current.text, addition), hash: hashText(bytes), key: read.key, bytes }
+        : undefined;
+    }
+  }
+  const after = textOf(abs, read);
+  const expected = replace ?? (current?.text ?? '') + addition;
+  return after.text === expected ? after : undefined;
 }
 
 /** Waits before each look that confirms appended lines survived a concurrent save (ms, jittered). */
@@ -382,7 +424,7 @@ const ownWrites = new Map<string, { key: string; foreignAt: number }>();
  * reading, decoding and hashing the whole day again (its cost grew with the day). A change made
  * during the read gives the file a newer stat than the one kept, so it is read again.
  */
-const ownTexts = new Map<string, { key: string; text: string; hash: string }>();
+const ownTexts = new Map<string, OwnRead>();
 const OWN_TEXTS = 8;
 
 async function noteOwnWrite(abs: string, foreignAt: number): Promise<void> {
@@ -390,27 +432,22 @@ async function noteOwnWrite(abs: string, foreignAt: number): Promise<void> {
   if (info) keepOwnWrite(abs, statKey(info), foreignAt);
 }
 
-function keepOwnWrite(
-  abs: string,
-  key: string,
-  foreignAt: number,
-  read?: { text: string; hash: string },
-): void {
+function keepOwnWrite(abs: string, key: string, foreignAt: number, read?: OwnRead): void {
   ownWrites.set(abs, { key, foreignAt });
   if (ownWrites.size > 1000) ownWrites.delete(ownWrites.keys().next().value!);
   ownTexts.delete(abs);
   if (!read) return;
-  ownTexts.set(abs, { key, text: read.text, hash: read.hash });
+  ownTexts.set(abs, { ...read, key });
   if (ownTexts.size > OWN_TEXTS) ownTexts.delete(ownTexts.keys().next().value!);
 }
 
 /**
- * The text and hash of the file at `abs` as this process's last append left it, when `key` (its
- * stat now) is still the one it had then; else undefined (read it).
+ * The text, hash and bytes of the file at `abs` as this process's last append left it, when `key`
+ * (its stat now) is still the one it had then; else undefined (read it).
  */
-export function ownText(abs: string, key: string): { text: string; hash: string } | undefined {
+export function ownText(abs: string, key: string): { text: string; hash: string; bytes: Buffer } | undefined {
   const own = ownTexts.get(abs);
-  return own?.key === key ? { text: own.text, hash: own.hash } : undefined;
+  return own?.key === key ? { text: own.text, hash: own.hash, bytes: own.bytes } : undefined;
 }
 
 /**

@@ -3,6 +3,7 @@
 // the entries added before it, and all of them are placed in one splice. Checking each entry
 // against the whole text (a search per entry for its line, its id and the next free id, and a new
 // copy of the note per placed entry) made one conversation of 20,000 messages cost minutes.
+import { textAfter } from '../vault/grown-text.js';
 import { addLinesUnderHeading } from '../vault/markdown/add-under-heading.js';
 import { ownString } from '../vault/markdown/own-string.js';
 import {
@@ -61,26 +62,41 @@ export class DayReading {
     readonly lines: Set<string>,
     readonly ids: Set<string>,
     readonly counted: IdCount,
+    /** Whether the text holds a CRLF line break (then an entry is written with them) */
+    public crlf: boolean,
+    /** Whether the text ends in a line break */
+    public endsInBreak: boolean,
   ) {}
 
   static of(text: string): DayReading {
-    return new DayReading(text, lineSet(text), new Set(blockIdsOf(text)), countIds(countedIds(text)));
+    return new DayReading(
+      text,
+      lineSet(text),
+      new Set(blockIdsOf(text)),
+      countIds(countedIds(text)),
+      text.includes('\r\n'),
+      text.endsWith('\n'),
+    );
   }
 
   /**
    * This reading moved on to `text`, the text it read with more after it; false (nothing changed)
    * when `text` is not that. Lines and ids are read line by line, so the text read must end in a
    * line break, and so must `text` (a last line without one is no line yet of the one it becomes).
+   * What it reads is the part after: an append's text is never copied whole (grown-text.ts).
    */
   grow(text: string): boolean {
     const { text: read } = this;
-    if (text.length <= read.length || !read.endsWith('\n') || !text.endsWith('\n') || !text.startsWith(read))
-      return false;
+    if (text.length <= read.length || !this.endsInBreak) return false;
+    const after = textAfter(text, read);
+    if (after === undefined || !after.endsWith('\n')) return false;
     // Its own copy: a slice would keep this version of the day alive in the lines kept from it.
-    const tail = ownString(text.slice(read.length));
+    const tail = ownString(after);
     for (const line of tail.split(/\r?\n/)) this.lines.add(line);
     for (const id of blockIdsOf(tail)) this.ids.add(id);
     countIds(countedIds(tail), this.counted);
+    // The text before ends in `\n`: a CRLF can only be whole inside the tail.
+    this.crlf ||= tail.includes('\r\n');
     this.text = text;
     return true;
   }
@@ -171,6 +187,7 @@ export class DayDraft {
   tail(heading: string | undefined): string | undefined {
     if (heading) return undefined;
     if (this.added.length === 0) return '';
-    return appendedPart(this.base, this.added.join('\n'));
+    const { crlf, endsInBreak } = this.reading;
+    return appendedPart(this.base, this.added.join('\n'), { crlf, endsInBreak });
   }
 }

@@ -195,9 +195,20 @@ export function appendLine(text: string, line: string): string {
   return `${text}${appendedPart(text, line)}`;
 }
 
-/** What appendLine puts after `text`: a line break the text lacks, then `line` in its line endings. */
-export function appendedPart(text: string, line: string): string {
-  const eol = text.includes('\r\n') ? '\r\n' : '\n';
-  const gap = text === '' || text.endsWith('\n') ? '' : eol;
+/**
+ * What appendLine puts after `text`: a line break the text lacks, then `line` in its line endings.
+ * `known`: whether the text holds a CRLF and ends in a line break, when the caller has read that
+ * (day-draft.ts), so the whole day is not searched again.
+ */
+export function appendedPart(
+  text: string,
+  line: string,
+  known: { crlf: boolean; endsInBreak: boolean } = {
+    crlf: text.includes('\r\n'),
+    endsInBreak: text.endsWith('\n'),
+  },
+): string {
+  const eol = known.crlf ? '\r\n' : '\n';
+  const gap = text === '' || known.endsInBreak ? '' : eol;
   return `${gap}${line.replace(/\n/g, eol)}${eol}`;
 }

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Note } from '../../src/core/types.js';
 import { DEFAULT_LIMITS } from '../../src/indexing/bound-note.js';
+import { grownText } from '../../src/vault/grown-text.js';
 import { appendToNote, isAppendable, keepAppendState } from '../../src/vault/markdown/append-note.js';
 import { parseNote, parseNoteParts } from '../../src/vault/markdown/parse-note.js';
 import { hashText } from '../../src/vault/write-note.js';
@@ -20,14 +21,18 @@ function readWhole(text: string, step: number): Note {
   return parts.note;
 }
 
-/** `previous` read on with `text`: as an append when it is one, else undefined. */
-function readAppend(previous: Note, text: string, step: number): Note | undefined {
-  return appendToNote(previous, text, hashText(text), stat(text, step), DEFAULT_LIMITS);
+/**
+ * `previous` read on with `text`: as an append when it is one, else undefined. `bytes`: the file's,
+ * as a chat write hands them over with the text it joined (grown-text.ts).
+ */
+function readAppend(previous: Note, text: string, step: number, bytes?: Buffer): Note | undefined {
+  return appendToNote(previous, text, hashText(text), stat(text, step), DEFAULT_LIMITS, bytes);
 }
 
 describe('an append read alone', () => {
   it('gives what a parse of the whole note gives, over random day notes and appends', () => {
     let incremental = 0;
+    let joined = 0;
     let steps = 0;
     for (let seed = 1; seed <= 300; seed++) {
       const r = random(seed);
@@ -36,11 +41,16 @@ describe('an append read alone', () => {
       let note = readWhole(text, 0);
       for (let step = 1; step <= 6; step++) {
         const tail = appended(r, day);
-        // As the writer appends (a line break first when the note lacks one), or by hand.
+        // As the writer appends (a line break first when the note lacks one), joined as a chat
+        // write joins them and handed over with the file's bytes, or by hand.
+        const before = text;
         text = r.chance(0.85) ? appendLine(text, tail.replace(/\n$/, '')) : text + tail;
+        const chat = r.chance(0.5);
+        if (chat) text = grownText(before, text.slice(before.length));
         steps++;
         const whole = parseNote(PATH, text, stat(text, step), hashText(text));
-        const read = readAppend(note, text, step);
+        const read = readAppend(note, text, step, chat ? Buffer.from(text) : undefined);
+        if (read && chat) joined++;
         if (read) {
           incremental++;
           expect(JSON.stringify(read), `seed ${seed} step ${step}:\n${text}`).toBe(JSON.stringify(whole));
@@ -51,6 +61,7 @@ describe('an append read alone', () => {
     }
     // Most appends to a note that ended in an entry are read alone; the test must exercise them.
     expect(incremental).toBeGreaterThan(steps / 5);
+    expect(joined).toBeGreaterThan(steps / 10);
   });
 
   it('reads the whole note after a hand edit before the end, whatever the size', () => {
@@ -74,8 +85,20 @@ describe('an append read alone', () => {
     const text = '- 09:00 cites\n  the next ^e2\n  more ^e1\n';
     const note = readWhole(text, 0);
     expect(isAppendable(note)).toBe(true);
-    const next = `${text}- 10:00 **Rain:** new ^e2\n`;
+    const entry = '- 10:00 **Rain:** new ^e2\n';
+    const next = `${text}${entry}`;
     expect(readAppend(note, next, 1)).toBeUndefined();
+    // Found in the bytes too, past text that is more bytes than characters.
+    const wide = `- 09:00 引用\n  下一个 ^e2\n  更多 ^e1\n`;
+    expect(
+      readAppend(readWhole(wide, 0), grownText(wide, entry), 1, Buffer.from(wide + entry)),
+    ).toBeUndefined();
+    // The control: the entry's own id, after the text before, is no mention.
+    const plain = '- 09:00 引用 ^e1\n';
+    const read = readAppend(readWhole(plain, 0), grownText(plain, entry), 1, Buffer.from(plain + entry));
+    expect(read).toStrictEqual(
+      parseNote(PATH, plain + entry, stat(plain + entry, 1), hashText(plain + entry)),
+    );
     const whole = parseNote(PATH, next, stat(next, 1), hashText(next));
     expect(whole.sections[0]?.text).toBe('cites\nthe next\nmore');
   });

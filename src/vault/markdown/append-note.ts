@@ -6,6 +6,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import type { Root } from 'mdast';
 import type { Block, Note, Section } from '../../core/types.js';
+import { grownTail } from '../grown-text.js';
 import { maskIgnored, scanLinks } from '../links/scan-links.js';
 import { commentSpans } from './comments.js';
 import { appendedEntries, readStructure } from './note-sections.js';
@@ -111,12 +112,18 @@ export function appendToNote(
   stat: { size: number; mtimeMs: number },
   /** The index's bounds (bound-note.ts): a note that passes one is read whole, and cut */
   limits: { maxNoteChars: number; maxLineChars: number; maxLinksPerNote: number },
+  /**
+   * The file's bytes, when the caller holds them (an append of this process): the search for an
+   * id's mention before the entries runs on them, and the text (joined by grown-text.ts, not
+   * copied) is not read whole
+   */
+  bytes?: Buffer,
 ): Note | undefined {
   const state = states.get(previous);
   if (!state || text.length <= state.length || text.length > limits.maxNoteChars) return undefined;
   // Its own copy: what is read from it (entry texts, ids) is held for the life of the note, and a
   // slice would keep this whole version of the day alive with it, one more version per append.
-  const tail = ownString(text.slice(state.length));
+  const tail = ownString(grownTail(text, state.length) ?? text.slice(state.length));
   if (!ITEM_START.test(tail) || tail.includes('\r')) return undefined;
   for (let from = 0; from < tail.length; ) {
     const eol = tail.indexOf('\n', from);
@@ -139,11 +146,14 @@ export function appendToNote(
   if (previous.links.length + links.length > limits.maxLinksPerNote) return undefined;
   const { headings, blocks } = readStructure(tree, blankSpans(tail, hidden), hidden);
   const fresh = new Set(blocks.map((b) => b.id));
+  // Where the entries start in the bytes: a mention (ASCII) starts before them in the bytes when
+  // it does in the text.
+  const tailStart = bytes && bytes.length - Buffer.byteLength(tail, 'utf8');
   for (const id of fresh) {
     if (state.blockIds.has(id)) continue;
     // An earlier entry that mentions this id at a line end would lose it from its text.
-    const at = text.indexOf(`^${id}`);
-    if (at !== -1 && at < offset) return undefined;
+    const at = tailStart === undefined ? text.indexOf(`^${id}`) : bytes!.indexOf(`^${id}`);
+    if (at !== -1 && at < (tailStart ?? offset)) return undefined;
   }
   const ids = { has: (id: string) => state.blockIds.has(id) || fresh.has(id) };
   const entries = appendedEntries(
