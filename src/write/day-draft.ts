@@ -25,7 +25,7 @@ export function lineSet(text: string): Set<string> {
 
 /** Whether `lines` holds every line of `line` (an entry may continue on indented lines) as a whole line. */
 export function holdsIn(lines: ReadonlySet<string>, line: string): boolean {
-  return line.split('\n').every((part) => lines.has(part));
+  return line.includes('\n') ? line.split('\n').every((part) => lines.has(part)) : lines.has(line);
 }
 
 /** Block ids ending a line (after a space or alone; `\^id` is escaped text), as `hasBlockId` finds them. */
@@ -146,7 +146,9 @@ export class DayDraft {
   /** Whether the note, with the lines added so far, holds `line` whole. */
   holds(line: string): boolean {
     const { lines } = this.reading;
-    return line.split('\n').every((part) => lines.has(part) || this.lines.has(part));
+    const held = (part: string) => lines.has(part) || this.lines.has(part);
+    // Most entries are one line: checked without a list of their parts (a busy day checks 200).
+    return line.includes('\n') ? line.split('\n').every(held) : held(line);
   }
 
   /** Whether `^id` ends a line of the note or of a line added so far. */
