@@ -78,6 +78,8 @@ export class TextIndex {
    * rest found in the saved documents (idsOf): a whole map took a first add at 100k notes 1.3 s.
    */
   private pathIds = new Map<string, string[] | null>();
+  /** The section ids of the note appended to last (appendSections), as a set, and the list they are */
+  private appended: { ids: readonly string[]; set: Set<string> } | undefined;
   /** Sections added since the postings were last packed */
   private unpacked = 0;
   /** Searches for the best few hits, keeping typed copies of common postings between searches */
@@ -342,14 +344,22 @@ export class TextIndex {
       if (ids[k] !== a.id) return false;
       if (a !== b && (a.kind !== b.kind || !sameSection(a, b))) return false;
     }
-    const added = after.slice(before.length);
-    const seen = new Set(ids);
+    // The ids must stay unique. The note appended to last keeps its ids as a set, while the index
+    // holds the very list it was made for: a chat turn checks its new ids, not the day's.
+    const last = this.appended?.ids === ids ? this.appended.set : undefined;
+    const seen = last ?? new Set(ids);
     if (seen.size !== ids.length) return false;
-    for (const section of added) {
-      if (seen.has(section.id)) return false;
-      seen.add(section.id);
+    const fresh = new Set<string>();
+    for (let k = before.length; k < after.length; k++) {
+      const { id } = after[k] as Section;
+      if (seen.has(id) || fresh.has(id)) return false;
+      fresh.add(id);
     }
-    this.addFresh(note.path, [...seen], sectionDocuments(note, undefined, before.length), ids);
+    const all = [...ids, ...fresh];
+    for (const id of fresh) seen.add(id);
+    this.appended = undefined;
+    this.addFresh(note.path, all, sectionDocuments(note, undefined, before.length), ids);
+    this.appended = { ids: all, set: seen };
     return true;
   }
 
