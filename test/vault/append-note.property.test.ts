@@ -88,19 +88,20 @@ describe('an append read alone', () => {
     const entry = '- 10:00 **Rain:** new ^e2\n';
     const next = `${text}${entry}`;
     expect(readAppend(note, next, 1)).toBeUndefined();
-    // Found in the bytes too, past text that is more bytes than characters.
-    const wide = `- 09:00 引用\n  下一个 ^e2\n  更多 ^e1\n`;
-    expect(
-      readAppend(readWhole(wide, 0), grownText(wide, entry), 1, Buffer.from(wide + entry)),
-    ).toBeUndefined();
-    // The control: the entry's own id, after the text before, is no mention.
+    // Found in the bytes too, past text that is more bytes than characters: the mention is at
+    // byte 57, past the 39 characters of the text before.
+    const wide = '- 09:00 引用引用引用引用引用引用\n  下一个 ^e2\n  m ^e1\n';
+    const bytes = (text: string) => Buffer.from(text);
+    expect(readAppend(readWhole(wide, 0), grownText(wide, entry), 1, bytes(wide + entry))).toBeUndefined();
+    // The controls: the entry's own id, and a mention of it in the entry, are no earlier mention,
+    // however many bytes the entry's characters take.
     const plain = '- 09:00 引用 ^e1\n';
-    const read = readAppend(readWhole(plain, 0), grownText(plain, entry), 1, Buffer.from(plain + entry));
-    expect(read).toStrictEqual(
-      parseNote(PATH, plain + entry, stat(plain + entry, 1), hashText(plain + entry)),
-    );
-    const whole = parseNote(PATH, next, stat(next, 1), hashText(next));
-    expect(whole.sections[0]?.text).toBe('cites\nthe next\nmore');
+    for (const own of [entry, '- 10:00 ^e2 好好好好好好好好 ^e2\n']) {
+      const read = readAppend(readWhole(plain, 0), grownText(plain, own), 1, bytes(plain + own));
+      expect(read, own).toStrictEqual(
+        parseNote(PATH, plain + own, stat(plain + own, 1), hashText(plain + own)),
+      );
+    }
   });
 
   it('keeps nothing for a note left inside an open code fence or comment', () => {
