@@ -13,8 +13,10 @@ import {
   sameSection,
   sectionDocuments,
   storedSource,
+  type TextHit,
   type TextHitSource,
   TOP_K_OPTIONS,
+  textHit,
 } from './section-documents.js';
 import { TermIndex, type TermIndexOptions } from './term-index.js';
 import {
@@ -27,23 +29,12 @@ import {
   textStoreSegments,
 } from './text-index-store.js';
 import { CJK_CHARACTER, processTerm, tokenize } from './tokenize.js';
-import { type QueryTerm, type TopKResult, TopKSearch } from './top-k-search.js';
+import { type QueryTerm, TopKSearch } from './top-k-search.js';
 
-export { dateWords, type TextHitSource } from './section-documents.js';
+export { dateWords, type TextHit, type TextHitSource } from './section-documents.js';
 
 /** Bump when the tokenizer, the stemmer, the stop words or the fields change: old caches are then rebuilt. */
 export const TEXT_INDEX_VERSION = 8;
-
-export interface TextHit extends TextHitSource {
-  /** BM25 score (as MiniSearch computes it), field boosts included */
-  score: number;
-  /** Indexed terms that matched (after stemming; a prefix or fuzzy match shows the longer term) */
-  terms: string[];
-  /** Query terms that matched */
-  queryTerms: string[];
-  /** Matched in the entries before it alone (its context field), in none of its own words */
-  onlyContext: boolean;
-}
 
 export interface TextSearchOptions {
   /** Most hits to return (default: all) */
@@ -493,16 +484,3 @@ function closeFiles(files: CheckedFile[]): void {
 }
 
 const closeWhenCollected = new FinalizationRegistry<CheckedFile[]>(closeFiles);
-
-/**
- * A hit: its source with the score and matched terms added to it. Spread into a new object
- * instead, each hit was a dictionary of about a kilobyte, a fifth of what a recall allocated.
- */
-function textHit(source: TextHitSource, { score, terms, queryTerms, own }: TopKResult): TextHit {
-  const hit = source as TextHit;
-  hit.score = score;
-  hit.terms = terms;
-  hit.queryTerms = queryTerms;
-  hit.onlyContext = !own;
-  return hit;
-}
