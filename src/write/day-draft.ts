@@ -23,9 +23,17 @@ export function lineSet(text: string): Set<string> {
   return new Set(text.split(/\r?\n/));
 }
 
-/** Whether `lines` holds every line of `line` (an entry may continue on indented lines) as a whole line. */
+/**
+ * Whether `held` is true of every line of `line` (an entry may continue on indented lines). Most
+ * entries are one line: checked without a list of their parts (a busy day checks 200 of them).
+ */
+function everyLine(line: string, held: (part: string) => boolean): boolean {
+  return line.includes('\n') ? line.split('\n').every(held) : held(line);
+}
+
+/** Whether `lines` holds every line of `line` as a whole line. */
 export function holdsIn(lines: ReadonlySet<string>, line: string): boolean {
-  return line.includes('\n') ? line.split('\n').every((part) => lines.has(part)) : lines.has(line);
+  return everyLine(line, (part) => lines.has(part));
 }
 
 /** Block ids ending a line (after a space or alone; `\^id` is escaped text), as `hasBlockId` finds them. */
@@ -64,8 +72,8 @@ export class DayReading {
     readonly counted: IdCount,
     /** Whether the text holds a CRLF line break (then an entry is written with them) */
     public crlf: boolean,
-    /** Whether the text ends in a line break */
-    public endsInBreak: boolean,
+    /** Whether the text ends in a line break (a reading grows only on one that does, and stays so) */
+    readonly endsInBreak: boolean,
   ) {}
 
   static of(text: string): DayReading {
@@ -146,9 +154,7 @@ export class DayDraft {
   /** Whether the note, with the lines added so far, holds `line` whole. */
   holds(line: string): boolean {
     const { lines } = this.reading;
-    const held = (part: string) => lines.has(part) || this.lines.has(part);
-    // Most entries are one line: checked without a list of their parts (a busy day checks 200).
-    return line.includes('\n') ? line.split('\n').every(held) : held(line);
+    return everyLine(line, (part) => lines.has(part) || this.lines.has(part));
   }
 
   /** Whether `^id` ends a line of the note or of a line added so far. */
