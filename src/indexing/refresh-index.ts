@@ -11,7 +11,7 @@ import { dropRepeatedPaths, isNotePath, type VaultFile, walkVault } from '../vau
 import { statKey } from '../vault/steady-read.js';
 import { removeLeftoverTemps } from '../vault/temp-name.js';
 import type { FolderHook } from '../vault/track-changes.js';
-import { hashText, ownText } from '../vault/write-note.js';
+import { hashText, type OwnRead, ownText } from '../vault/write-note.js';
 import { boundLinks, boundNote } from './bound-note.js';
 import { ColdBuild } from './cold-build.js';
 import type { VaultIndex } from './vault-index.js';
@@ -111,6 +111,9 @@ function tally(
   changed?.add(path);
 }
 
+/** A file to read, or its text and bytes when this process's own append left it so (ownText). */
+type FileToRead = VaultFile & { known?: OwnRead };
+
 /**
  * Re-reads only the given vault paths (from a watcher): a path that is no longer a readable note
  * is removed from the index. Much cheaper than walking the whole vault for one change.
@@ -122,7 +125,7 @@ export async function refreshPaths(
   changed?: Set<string>,
 ): Promise<RefreshStats> {
   const stats: RefreshStats = { added: 0, changed: 0, removed: 0, unchanged: 0, touched: 0 };
-  const toRead: Array<VaultFile & { known?: { text: string; hash: string; bytes?: Buffer } }> = [];
+  const toRead: FileToRead[] = [];
   for (const path of new Set(paths)) {
     const rel = path.normalize('NFC');
     if (!isNotePath(rel) || index.skipPath?.(rel)) {
@@ -164,7 +167,7 @@ async function insideVault(root: string, abs: string): Promise<boolean> {
 
 async function readInto(
   index: VaultIndex,
-  toRead: Array<VaultFile & { known?: { text: string; hash: string; bytes?: Buffer } }>,
+  toRead: FileToRead[],
   stats: RefreshStats,
   changed: Set<string> | undefined,
   onProgress?: RefreshProgress,

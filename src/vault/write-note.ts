@@ -261,7 +261,7 @@ export async function appendVerified(
     // A file just as this process's last append left it is that append's text, not read again:
     // the read back below still compares the whole file with it and what is appended.
     const kept = quiet && asLeft ? ownText(abs, own.key) : undefined;
-    let current = kept && { ...kept, key: own!.key };
+    let current = kept;
     if (!kept) {
       const seen = seenText(abs);
       let read = quiet ? readSteady(abs) : undefined;
@@ -359,7 +359,7 @@ function seenText(abs: string): Buffer | undefined {
 const STALE_REPLANS = 50;
 
 /** A file's text as a read found it, with its bytes, their hash and the file's stat key. */
-interface OwnRead {
+export interface OwnRead {
   text: string;
   hash: string;
   key: string;
@@ -445,9 +445,9 @@ function keepOwnWrite(abs: string, key: string, foreignAt: number, read?: OwnRea
  * The text, hash and bytes of the file at `abs` as this process's last append left it, when `key`
  * (its stat now) is still the one it had then; else undefined (read it).
  */
-export function ownText(abs: string, key: string): { text: string; hash: string; bytes: Buffer } | undefined {
+export function ownText(abs: string, key: string): OwnRead | undefined {
   const own = ownTexts.get(abs);
-  return own?.key === key ? { text: own.text, hash: own.hash, bytes: own.bytes } : undefined;
+  return own?.key === key ? own : undefined;
 }
 
 /**
