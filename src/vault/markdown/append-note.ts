@@ -146,14 +146,15 @@ export function appendToNote(
   if (previous.links.length + links.length > limits.maxLinksPerNote) return undefined;
   const { headings, blocks } = readStructure(tree, blankSpans(tail, hidden), hidden);
   const fresh = new Set(blocks.map((b) => b.id));
-  // Where the entries start in the bytes: a mention (ASCII) starts before them in the bytes when
-  // it does in the text.
-  const tailStart = bytes && bytes.length - Buffer.byteLength(tail, 'utf8');
+  // Searched in the bytes when given, where the entries start that many bytes before the end: a
+  // mention (ASCII) starts before them in the bytes when it does in the text.
+  const mentionAt = (needle: string) => (bytes ? bytes.indexOf(needle) : text.indexOf(needle));
+  const entriesAt = bytes ? bytes.length - Buffer.byteLength(tail, 'utf8') : offset;
   for (const id of fresh) {
     if (state.blockIds.has(id)) continue;
     // An earlier entry that mentions this id at a line end would lose it from its text.
-    const at = tailStart === undefined ? text.indexOf(`^${id}`) : bytes!.indexOf(`^${id}`);
-    if (at !== -1 && at < (tailStart ?? offset)) return undefined;
+    const at = mentionAt(`^${id}`);
+    if (at !== -1 && at < entriesAt) return undefined;
   }
   const ids = { has: (id: string) => state.blockIds.has(id) || fresh.has(id) };
   const entries = appendedEntries(
