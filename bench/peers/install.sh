@@ -35,7 +35,7 @@ else
 fi
 
 if command -v rg >/dev/null 2>&1; then
-  echo "peers: ripgrep found: $(rg --version | head -1)" >&2
+  echo "peers: ripgrep found: $(rg --version | sed -n 1p)" >&2
 elif [[ "${1:-}" == "--rg" ]] && command -v apt-get >/dev/null 2>&1; then
   echo "peers: installing ripgrep from Debian's packages" >&2
   { apt-get install -y ripgrep >/dev/null 2>&1 || { apt-get update >/dev/null 2>&1 && apt-get install -y ripgrep >/dev/null 2>&1; }; } ||
