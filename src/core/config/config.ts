@@ -438,8 +438,15 @@ function withDerivedDefaults(parsed: ParsedConfig): MemConfig {
   };
 }
 
+/**
+ * A process parses its config once or twice: zod's compiled fast path (generated code, evaluated
+ * at the first parse of each object schema) costs more to build than such parses save. Without
+ * it, the first parse of this schema costs about half as much (every command pays it at startup).
+ */
+const PARSED_ONCE = { jitless: true } as const;
+
 export function defaultConfig(): MemConfig {
-  return withDerivedDefaults(configSchema.parse({}));
+  return withDerivedDefaults(configSchema.parse({}, PARSED_ONCE));
 }
 
 /**
@@ -452,6 +459,7 @@ export function resolveConfig(raw: unknown, onNotice?: (message: string) => void
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
     throw new MemError('INVALID_CONFIG', `${CONFIG_FILE}: expected a JSON object`);
   const { result, unknown } = parseWithoutUnknownKeys(configSchema, raw, {
+    ...PARSED_ONCE,
     error: issuePhrase,
     reportInput: true,
   });
