@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
+import { LONG_RUNNING_MMAP_THRESHOLD, longRunningEnv } from '../../src/cli/start-daemon.js';
 import { isAlive, type ServeRecord, serveRecordPath } from '../../src/core/serve-record.js';
 import { VERSION } from '../../src/core/version.js';
 import { cleanupVaults, copyExampleVault, REPO_ROOT } from '../helpers/make-vault.js';
@@ -142,6 +143,11 @@ describe('the background daemon of a large vault', () => {
     expect(record.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(isAlive(record.pid)).toBe(true);
     expect(first.stderr).toContain(`answered by the daemon (pid ${record.pid}, started now)`);
+    // A long-running process: glibc's mmap threshold stays fixed (longRunningEnv).
+    if (existsSync(`/proc/${record.pid}/environ`)) {
+      const environ = readFileSync(`/proc/${record.pid}/environ`, 'utf8').split('\0');
+      expect(environ).toContain(`MALLOC_MMAP_THRESHOLD_=${LONG_RUNNING_MMAP_THRESHOLD}`);
+    }
     // The token is in the record, which only its owner may read.
     expect(record.token?.length).toBeGreaterThanOrEqual(32);
     expect(statSync(serveRecordPath(root, 'daemon')).mode & 0o777).toBe(0o600);
@@ -349,5 +355,22 @@ describe('the background daemon of a large vault', () => {
     expect(record.version).toBe(VERSION);
     expect(record.pid).not.toBe(process.pid);
     expect(run.stderr).toContain(`answered by the daemon (pid ${record.pid}, started now)`);
+  });
+});
+
+describe('longRunningEnv', () => {
+  it("fixes glibc's mmap threshold, and leaves one the user set as it is", () => {
+    const env = { PATH: '/usr/bin' };
+    expect(longRunningEnv(env)).toEqual({
+      PATH: '/usr/bin',
+      MALLOC_MMAP_THRESHOLD_: LONG_RUNNING_MMAP_THRESHOLD,
+    });
+    expect(env).toEqual({ PATH: '/usr/bin' });
+    const own = { MALLOC_MMAP_THRESHOLD_: '65536' };
+    expect(longRunningEnv(own)).toBe(own);
+    const tuned = { GLIBC_TUNABLES: 'glibc.malloc.trim_threshold=1:glibc.malloc.mmap_threshold=262144' };
+    expect(longRunningEnv(tuned)).toBe(tuned);
+    const other = { GLIBC_TUNABLES: 'glibc.malloc.arena_max=2' };
+    expect(longRunningEnv(other)).toEqual({ ...other, MALLOC_MMAP_THRESHOLD_: LONG_RUNNING_MMAP_THRESHOLD });
   });
 });
