@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PathIndex, resolveLink } from '../../src/vault/links/resolve-link.js';
+import { basenameOf, foldPath, PathIndex, resolveLink } from '../../src/vault/links/resolve-link.js';
 
 function vault(...paths: string[]): PathIndex {
   const index = new PathIndex();
@@ -24,6 +25,45 @@ describe('PathIndex', () => {
     expect(index.add('a.md')).toBe(true);
     expect(index.add('a.md')).toBe(false);
     expect(index.candidates('a.md')).toEqual(['a.md']);
+  });
+
+  it('answers as a list of the paths in the order last added, for any adds and removes', () => {
+    // Names that fold alike (case, NFC and NFD, folders), so that one name holds one path, then
+    // several, then one again.
+    const pool = [
+      'a.md',
+      'A.md',
+      'x/a.md',
+      'x/y/A.MD',
+      'b.md',
+      'x/b.md',
+      'caf\u00e9.md',
+      'x/cafe\u0301.md',
+      'CAF\u00c9.md',
+    ];
+    const names = [...new Set(pool.map((path) => foldPath(basenameOf(path))))];
+    const step = fc.record({ add: fc.boolean(), path: fc.constantFrom(...pool) });
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 60 }), (steps) => {
+        const index = new PathIndex();
+        let model: string[] = [];
+        for (const { add, path } of steps) {
+          const present = model.includes(path);
+          if (add) {
+            expect(index.add(path)).toBe(!present);
+            if (!present) model.push(path);
+          } else {
+            expect(index.remove(path)).toBe(present);
+            model = model.filter((p) => p !== path);
+          }
+          for (const name of names)
+            expect(index.candidates(name)).toEqual(model.filter((p) => foldPath(basenameOf(p)) === name));
+          for (const p of pool) expect(index.has(p)).toBe(model.includes(p));
+          expect(index.size).toBe(model.length);
+          expect(index.paths()).toEqual([...model].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+        }
+      }),
+    );
   });
 });
 
