@@ -173,6 +173,10 @@ export class ColdLinks implements Graph {
     return this.whole().unresolved();
   }
 
+  mayBeNamedUnresolved(folded: string): boolean {
+    return this.whole().mayBeNamedUnresolved(folded);
+  }
+
   linksTo(path: string): LinkingPlace[] {
     return this.whole().linksTo(path);
   }

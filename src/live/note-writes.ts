@@ -7,8 +7,10 @@ import type { MemConfig } from '../core/config/config.js';
 import { expectOptions, expectString, isOptions, MemError, refused } from '../core/errors.js';
 import type { DeriveContent } from '../git/commit-paths.js';
 import { commitWrite } from '../git/commit-write.js';
+import { subpathOf } from '../indexing/links/link-places.js';
 import type { Graph } from '../indexing/links/saved-links.js';
 import type { VaultIndex } from '../indexing/vault-index.js';
+import { basenameOf, foldPath } from '../vault/links/resolve-link.js';
 import { withVaultLock } from '../vault/lock.js';
 import { type EditNoteOptions, editNote, type NoteEdit } from '../write/edit-note.js';
 import { blockIdNumber } from '../write/episode-entry.js';
@@ -395,19 +397,27 @@ function highestCitedId(index: VaultIndex, path: string): number {
 
 function citedIn(index: VaultIndex, path: string): number {
   let top = 0;
-  // A deleted note's citations no longer resolve: they are matched by the name they give it.
+  // `^e7`, or another device's `^e7-k7q2` (7): one number for every device.
+  const cite = (subpath: string | undefined) => {
+    const n = blockIdNumber(/^\^(.*)$/.exec(subpath ?? '')?.[1] ?? '');
+    if (n > top) top = n;
+  };
+  if (index.notes.has(path)) {
+    // Where the links to it are written, from the saved link rows: no linking note is decoded.
+    for (const { place } of index.graph.linksTo(path)) cite(place.subpath);
+    return top;
+  }
+  // A deleted note's citations no longer resolve: they are matched by the name they give it. The
+  // graph knows which names unresolved links give (at 100,000 notes, finding them decoded every
+  // note holding one, on the first add of each new day).
+  const folded = foldPath(basenameOf(path));
+  if (!index.graph.mayBeNamedUnresolved(folded) && !index.graph.mayBeNamedUnresolved(folded.slice(0, -3)))
+    return top;
   const name = path.slice(0, -3).toLowerCase();
   const base = name.slice(name.lastIndexOf('/') + 1);
-  const unresolved = index.notes.has(path)
-    ? []
-    : index.graph.unresolved().filter((edge) => {
-        const target = edge.link.target.toLowerCase().replace(/\.md$/, '');
-        return target === base || target === name;
-      });
-  for (const edge of [...index.graph.backlinks(path), ...unresolved]) {
-    // `^e7`, or another device's `^e7-k7q2` (7): one number for every device.
-    const n = blockIdNumber(/^#?\^(.*)$/.exec(edge.link.subpath ?? '')?.[1] ?? '');
-    if (n > top) top = n;
+  for (const edge of index.graph.unresolved()) {
+    const target = edge.link.target.toLowerCase().replace(/\.md$/, '');
+    if (target === base || target === name) cite(subpathOf(edge.link));
   }
   return top;
 }

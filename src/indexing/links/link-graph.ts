@@ -173,6 +173,15 @@ export class LinkGraph {
     return [...this.dangling].sort(bySource).map(toEdge);
   }
 
+  /**
+   * Whether an unresolved link may name a file of folded name `folded` (`note.md` or `note`, as
+   * foldPath gives a link target's file name): false only when none does.
+   */
+  mayBeNamedUnresolved(folded: string): boolean {
+    for (const edge of this.dangling) if (nameOf(edge.link.target) === folded) return true;
+    return false;
+  }
+
   /** Distinct notes that `path` links to or that link to it, itself excluded, sorted. */
   neighbours(path: string): string[] {
     const found = new Set<string>();

@@ -40,6 +40,7 @@ export type Graph = Pick<
   | 'outEdges'
   | 'backlinks'
   | 'unresolved'
+  | 'mayBeNamedUnresolved'
   | 'neighbours'
   | 'has'
   | 'paths'
@@ -229,6 +230,10 @@ export class SavedLinkGraph implements Graph {
       for (const edge of this.edgesOf(path) ?? []) if (edge.to === undefined) found.push(edge);
     }
     return found.sort(bySource);
+  }
+
+  mayBeNamedUnresolved(folded: string): boolean {
+    return this.graph ? this.graph.mayBeNamedUnresolved(folded) : this.dangling.has(folded);
   }
 
   outEdges(path: string): Edge[] {
