@@ -409,10 +409,12 @@ function citedIn(index: VaultIndex, path: string): number {
   }
   // A deleted note's citations no longer resolve: they are matched by the name they give it. The
   // graph knows which names unresolved links give (at 100,000 notes, finding them decoded every
-  // note holding one, on the first add of each new day).
+  // note holding one, on the first add of each new day). Its names are folded (NFC, lower case)
+  // and those below only lower-cased, which agree for an ASCII name alone: lower case depends on
+  // the letters around (a Greek final sigma), and NFC and lower case do not commute.
   const folded = foldPath(basenameOf(path));
-  if (!index.graph.mayBeNamedUnresolved(folded) && !index.graph.mayBeNamedUnresolved(folded.slice(0, -3)))
-    return top;
+  const named = (name: string) => index.graph.mayBeNamedUnresolved(name);
+  if (/^[\x00-\x7f]*$/.test(folded) && !named(folded) && !named(folded.slice(0, -3))) return top;
   const name = path.slice(0, -3).toLowerCase();
   const base = name.slice(name.lastIndexOf('/') + 1);
   for (const edge of index.graph.unresolved()) {
