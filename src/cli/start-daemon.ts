@@ -34,7 +34,7 @@ const POLL_MS = { first: 10, max: 250 };
  * glibc would raise it to the size of each large buffer freed (up to 32 MiB). Raised, it puts the
  * buffers an open and its queries make and drop on the heap, which gives back only its top. At
  * 100,000 notes, `mem serve` with it fixed held 135-137 MiB after the open (141-145 without) and
- * 247-254 MiB after 350 new queries (263-275), for the same CPU per request (6 alternating pairs,
+ * 247-254 MiB after 350 new queries (263-275), with CPU per request within noise (6 alternating pairs,
  * median ratio 1.04). Other C libraries ignore the variable.
  */
 export const LONG_RUNNING_MMAP_THRESHOLD = '131072';

@@ -9,14 +9,17 @@ import { describe, expect, it } from 'vitest';
 // here). Any pipeline that ends in a reader which stops early does the same, so no shell script
 // of the repository that sets pipefail may end a pipe in one; `sed -n 1p` reads to the end.
 const ROOT = join(import.meta.dirname, '..', '..');
-const EARLY_READER = /(?<!\|)\|(?!\|)\s*(head\b|grep\s+(-\w*[qm]\w*|--quiet|--max-count)\b|read\b)/;
+const EARLY_READER =
+  /(?<!\|)\|&?(?!\|)\s*(\S*\/)?(head\b|grep\b[^|]*\s(-\w*[qlm]\w*|--quiet|--silent|--max-count\S*|--files-with-matches)\b|sed\s+(-n\s+)?['"]?\d*q\b|read\b)/;
 
 function shellScripts(): string[] {
   const tracked = execFileSync('git', ['ls-files', '-z'], { cwd: ROOT, encoding: 'utf8' }).split('\0');
   return tracked.filter((path) => {
     if (path === '' || path.includes('node_modules/')) return false;
-    if (path.endsWith('.sh')) return true;
-    if (path.includes('.') && !path.startsWith('.ci/')) return false;
+    const name = path.slice(path.lastIndexOf('/') + 1);
+    if (/\.(sh|bash)$/.test(name)) return true;
+    // Any other file with an extension is not a script; one without may be (`.ci/run`, hooks).
+    if (name.includes('.')) return false;
     try {
       return /^#!.*\b(ba)?sh\b/.test(readFileSync(join(ROOT, path), 'utf8').slice(0, 80));
     } catch {
@@ -53,10 +56,28 @@ describe('shell scripts', () => {
   });
 
   it('the check catches the pipe that failed CI', () => {
-    for (const code of ['haproxy -v | head -1', 'rg --version|head -n1', 'x | grep -q y', 'x | grep -m1 y']) {
+    for (const code of [
+      'haproxy -v | head -1',
+      'rg --version|head -n1',
+      'x | grep -q y',
+      'x | grep -m1 y',
+      'x | grep -E -q y',
+      'x | grep --silent y',
+      'x | grep -l y',
+      'x |& head',
+      'x | /usr/bin/head -1',
+      'x | sed 1q',
+      "x | sed -n '1q'",
+    ]) {
       expect(EARLY_READER.test(code), code).toBe(true);
     }
-    for (const code of ['haproxy -v | sed -n 1p', 'x | grep y', 'x || head']) {
+    for (const code of [
+      'haproxy -v | sed -n 1p',
+      'x | grep y',
+      'x || head',
+      'x | grep -v y',
+      'x | sed -n 1p',
+    ]) {
       expect(EARLY_READER.test(code), code).toBe(false);
     }
   });
