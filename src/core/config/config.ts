@@ -438,11 +438,7 @@ function withDerivedDefaults(parsed: ParsedConfig): MemConfig {
   };
 }
 
-/**
- * A process parses its config once or twice: zod's compiled fast path (generated code, evaluated
- * at the first parse of each object schema) costs more to build than such parses save. Without
- * it, the first parse of this schema costs about half as much (every command pays it at startup).
- */
+/** Parsed once or twice a process: zod's compiled fast path would cost more to build than it saves. */
 const PARSED_ONCE = { jitless: true } as const;
 
 export function defaultConfig(): MemConfig {
