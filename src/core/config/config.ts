@@ -438,11 +438,9 @@ function withDerivedDefaults(parsed: ParsedConfig): MemConfig {
   };
 }
 
-/** Parsed once or twice a process: zod's compiled fast path would cost more to build than it saves. */
-const PARSED_ONCE = { jitless: true } as const;
-
 export function defaultConfig(): MemConfig {
-  return withDerivedDefaults(configSchema.parse({}, PARSED_ONCE));
+  // Parsed once or twice a process: zod's compiled fast path would cost more to build than it saves.
+  return withDerivedDefaults(configSchema.parse({}, { jitless: true }));
 }
 
 /**
@@ -455,7 +453,6 @@ export function resolveConfig(raw: unknown, onNotice?: (message: string) => void
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
     throw new MemError('INVALID_CONFIG', `${CONFIG_FILE}: expected a JSON object`);
   const { result, unknown } = parseWithoutUnknownKeys(configSchema, raw, {
-    ...PARSED_ONCE,
     error: issuePhrase,
     reportInput: true,
   });

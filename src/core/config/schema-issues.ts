@@ -116,7 +116,9 @@ export function parseWithoutUnknownKeys<Schema extends z.ZodType>(
   const value = structuredClone(raw);
   const unknown: UnknownKey[] = [];
   for (;;) {
-    const result = schema.safeParse(value, options);
+    // A config is parsed once or twice a process: zod's compiled fast path (generated code,
+    // evaluated at the first parse of each object schema) would cost more to build than it saves.
+    const result = schema.safeParse(value, { jitless: true, ...options });
     const issues = result.success
       ? []
       : result.error.issues.filter(
