@@ -178,7 +178,7 @@ export class LinkGraph {
    * foldPath gives a link target's file name): false only when none does.
    */
   mayBeNamedUnresolved(folded: string): boolean {
-    for (const edge of this.dangling) if (nameOf(edge.link.target) === folded) return true;
+    for (const edge of this.byName.get(folded) ?? []) if (edge.to === undefined) return true;
     return false;
   }
 
