@@ -1,20 +1,13 @@
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { TextIndex } from '../../src/indexing/text/text-index.js';
 import { parseNote } from '../../src/vault/markdown/parse-note.js';
+import { collector } from '../helpers/collect.js';
 import { seeded } from '../helpers/seeded.js';
 
 // What the text index keeps of a note (its sections' ids, anchors, paths, terms) must be strings of
 // their own: V8 makes a cut of 13 characters or more a view of the string it was cut from, and one
 // such view kept for the life of the index keeps the note's whole text with it. A cold index of
 // 100,000 notes held 83 MiB of note texts through the anchors of their headings.
-
-/** V8's collector, as --expose-gc gives it to a process started without the flag. */
-function collector(): () => void {
-  setFlagsFromString('--expose-gc');
-  return runInNewContext('gc') as () => void;
-}
 
 const WORDS = ['pottery', 'rain', 'marathon', 'violin', '花园', '火锅', 'garden', 'coffee', 'museum'];
 

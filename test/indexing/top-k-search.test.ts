@@ -1,5 +1,3 @@
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Layer, Note, Section } from '../../src/core/types.js';
@@ -7,6 +5,7 @@ import { listArenas } from '../../src/indexing/text/list-arenas.js';
 import type { TermIndex } from '../../src/indexing/text/term-index.js';
 import { type TextHitSource, TextIndex } from '../../src/indexing/text/text-index.js';
 import { LIST_ARENA, resetListArenas } from '../../src/indexing/text/top-k-search.js';
+import { collectUntil } from '../helpers/collect.js';
 import { reloaded } from '../helpers/reload-text-index.js';
 import { seeded } from '../helpers/seeded.js';
 import { ReferenceIndex } from './reference-index.js';
@@ -539,12 +538,6 @@ function hash(text: string): number {
   return value;
 }
 
-/** V8's collector, as --expose-gc gives it to a process started without the flag. */
-function collector(): () => void {
-  setFlagsFromString('--expose-gc');
-  return runInNewContext('gc') as () => void;
-}
-
 /** The store a TextIndex searches (its postings, counts and lengths). */
 function termIndexOf(index: TextIndex): TermIndex {
   return (index as unknown as { terms: TermIndex }).terms;
@@ -658,11 +651,7 @@ describe('top-k search with arenas of a few postings', () => {
       return new WeakRef(termIndexOf(index));
     })();
     expect(listArenas().holderCount).toBe(2);
-    const gc = collector();
-    for (let i = 0; i < 10 && gone.deref() !== undefined; i++) {
-      await new Promise((resolve) => setImmediate(resolve));
-      gc();
-    }
+    await collectUntil(() => gone.deref() === undefined);
     expect(gone.deref()).toBeUndefined();
     // The next release sweeps the reference that was left.
     kept.close();
