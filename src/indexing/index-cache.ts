@@ -32,7 +32,7 @@ import { VaultIndex } from './vault-index.js';
  * Bump whenever the shape of a parsed note, the tokenizer, the index options or the cache layout
  * change: a cache from another schema is rebuilt, never trusted.
  */
-export const CACHE_SCHEMA = 19;
+export const CACHE_SCHEMA = 20;
 
 /**
  * The layout, in `.mem/index/`:

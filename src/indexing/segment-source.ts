@@ -3,10 +3,12 @@
 // docs and terms segments are 72 MiB, which every open read and kept for the life of the process,
 // and which made each vault of a `mem serve --vaults` pool cost about 1.8 MiB more at 1,000 notes).
 //
-// A segment is checked whole when it is opened (its CRC-32 against the manifest's, as before), and
-// the CRC-32 of each 4 KiB block is kept from that pass: every later read checks the blocks it
-// covers, so bytes changed on disk after the open are refused, never trusted. The whole file's
-// CRC-32 is put together from the blocks' (crc32Combine), so the open reads each byte once.
+// A terms segment is checked whole when it is opened (its CRC-32 against the manifest's), and the
+// CRC-32 of each 4 KiB block is kept from that pass: every later read checks the blocks it covers,
+// so bytes changed on disk after the open are refused, never trusted. The whole file's CRC-32 is
+// put together from the blocks' (crc32Combine), so the open reads each byte once. A docs segment
+// comes with its blocks' CRC-32s from the manifest (Segment.blocks): the open reads only its
+// tables, and the strings a query reads are checked as they are read, block by block.
 import { closeSync, fstatSync, readSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { MemError } from '../core/errors.js';
@@ -102,6 +104,50 @@ export class CheckedFile implements SegmentSource {
     return { file: new CheckedFile(fd, size, crcs, name), bytes };
   }
 
+  /**
+   * The open file `fd` as its manifest lists it with the CRC-32 of each block: its size checked,
+   * and those CRC-32s against the whole file's, without reading it. Each block is checked when it
+   * is read. Throws when they differ; the caller closes `fd` then.
+   */
+  static withBlocks(
+    fd: number,
+    name: string,
+    expected: { bytes: number; crc: number; blocks: string },
+  ): CheckedFile {
+    const info = fstatSync(fd);
+    if (!info.isFile() || info.size !== expected.bytes)
+      throw new Error(`${name} is not the file that was saved`);
+    const words = Buffer.from(expected.blocks, 'base64');
+    const crcs = new Uint32Array(Math.ceil(info.size / BLOCK));
+    if (words.length !== 4 * crcs.length) throw new Error(`the block CRC-32s of ${name} do not fit its size`);
+    let whole = 0;
+    for (let b = 0; b < crcs.length; b++) {
+      const crc = words.readUInt32LE(4 * b);
+      crcs[b] = crc;
+      whole = b === 0 ? crc : crc32Combine(whole, crc, Math.min(info.size, (b + 1) * BLOCK) - b * BLOCK);
+    }
+    if (whole !== expected.crc) throw new Error(`the block CRC-32s of ${name} are not the file's`);
+    return new CheckedFile(fd, info.size, crcs, name);
+  }
+
+  /**
+   * Bytes `from` to `to`, read into `scratch` (grown when too small) and checked block by block,
+   * kept nowhere: valid until the caller's next use of `scratch`. An open reads tables this way.
+   */
+  readOnce(from: number, to: number, scratch: { buffer: Buffer }): Uint8Array {
+    if (from < 0 || to > this.size || to < from) throw new Error(`a read past the end of ${this.name}`);
+    const first = Math.floor(from / BLOCK);
+    const start = first * BLOCK;
+    const length = Math.min(this.size, Math.max(Math.ceil(to / BLOCK), first + 1) * BLOCK) - start;
+    if (scratch.buffer.length < length)
+      scratch.buffer = Buffer.allocUnsafe(Math.max(length, scratch.buffer.length * 2));
+    const into = scratch.buffer.subarray(0, length);
+    readFully(this.fd, into, start);
+    const bad = this.badBlock(into, first);
+    if (bad !== undefined) throw new Error(`${this.name} is not the file that was saved (block ${bad})`);
+    return into.subarray(from - start, to - start);
+  }
+
   read(from: number, to: number): Uint8Array {
     if (from < 0 || to > this.size || to < from) throw new Error(`a read past the end of ${this.name}`);
     if (from >= this.spanFrom && to <= this.spanTo)
@@ -134,13 +180,11 @@ export class CheckedFile implements SegmentSource {
   /** Reads `into` from block `first` on, checks each block against its CRC-32, and keeps them in the block cache. */
   private readChecked(into: Uint8Array, first: number): void {
     readFully(this.fd, into, first * BLOCK);
-    for (let b = 0; b * BLOCK < into.length; b++) {
-      const block = into.subarray(b * BLOCK, Math.min(into.length, (b + 1) * BLOCK));
-      if (crc32(block) !== this.crcs[first + b]) {
-        throw new SegmentDamaged(
-          `${this.name} changed on disk after it was opened (block ${first + b}): the index cache is damaged`,
-        );
-      }
+    const bad = this.badBlock(into, first);
+    if (bad !== undefined) {
+      throw new SegmentDamaged(
+        `${this.name} changed on disk since it was saved (block ${bad}): the index cache is damaged`,
+      );
     }
     for (let b = 0; b * BLOCK < into.length; b++) {
       blockCache.keep(
@@ -149,6 +193,15 @@ export class CheckedFile implements SegmentSource {
         into.subarray(b * BLOCK, Math.min(into.length, (b + 1) * BLOCK)),
       );
     }
+  }
+
+  /** The first block of `bytes` (read from block `first` on) whose CRC-32 is not the one saved, if any. */
+  private badBlock(bytes: Uint8Array, first: number): number | undefined {
+    for (let b = 0; b * BLOCK < bytes.length; b++) {
+      const block = bytes.subarray(b * BLOCK, Math.min(bytes.length, (b + 1) * BLOCK));
+      if (crc32(block) !== this.crcs[first + b]) return first + b;
+    }
+    return undefined;
   }
 
   close(): void {

@@ -1,6 +1,7 @@
 // One segment file of a cache generation as a save writes it (see index-cache.ts).
 import type { FileHandle } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
+import { BLOCK } from './block-cache.js';
 
 /** A segment as the manifest lists it: its part, file name, size and CRC-32. */
 export interface Segment {
@@ -8,6 +9,11 @@ export interface Segment {
   file: string;
   bytes: number;
   crc: number;
+  /**
+   * A docs segment's CRC-32 of each 4 KiB block, little-endian u32s in base64: an open reads and
+   * checks only the blocks of its tables, and a query each block of strings it reads (cache schema 20).
+   */
+  blocks?: string;
 }
 
 /** Pieces are gathered up to this many characters before a write: small enough for V8's young generation */
@@ -23,12 +29,18 @@ export class SegmentFile {
   private chars = 0;
   bytes = 0;
   crc = 0;
+  /** The CRC-32 of each whole block written so far (docs segments), and of the block being written */
+  private readonly blockCrcs: number[] | undefined;
+  private blockCrc = 0;
+  private blockFill = 0;
 
   constructor(
     private readonly handle: FileHandle,
     readonly part: Segment['part'],
     readonly file: string,
-  ) {}
+  ) {
+    if (part === 'docs') this.blockCrcs = [];
+  }
 
   /** Bytes gathered and not yet written (binary pieces; strings are flushed before a binary write) */
   pending = 0;
@@ -64,7 +76,14 @@ export class SegmentFile {
     } finally {
       await this.handle.close();
     }
-    return { part: this.part, file: this.file, bytes: this.bytes, crc: this.crc };
+    const segment: Segment = { part: this.part, file: this.file, bytes: this.bytes, crc: this.crc };
+    if (this.blockCrcs) {
+      if (this.blockFill > 0) this.blockCrcs.push(this.blockCrc);
+      const words = Buffer.alloc(4 * this.blockCrcs.length);
+      for (let b = 0; b < this.blockCrcs.length; b++) words.writeUInt32LE(this.blockCrcs[b] as number, 4 * b);
+      segment.blocks = words.toString('base64');
+    }
+    return segment;
   }
 
   private async flush(): Promise<void> {
@@ -78,6 +97,22 @@ export class SegmentFile {
   private async out(bytes: Uint8Array): Promise<void> {
     this.crc = crc32(bytes, this.crc);
     this.bytes += bytes.length;
+    if (this.blockCrcs) this.countBlocks(bytes);
     await this.handle.writeFile(bytes);
+  }
+
+  private countBlocks(bytes: Uint8Array): void {
+    const crcs = this.blockCrcs as number[];
+    for (let at = 0; at < bytes.length; ) {
+      const take = Math.min(BLOCK - this.blockFill, bytes.length - at);
+      this.blockCrc = crc32(bytes.subarray(at, at + take), this.blockCrc);
+      this.blockFill += take;
+      at += take;
+      if (this.blockFill === BLOCK) {
+        crcs.push(this.blockCrc);
+        this.blockCrc = 0;
+        this.blockFill = 0;
+      }
+    }
   }
 }

@@ -1,11 +1,12 @@
 import { closeSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { cp, mkdtemp, open, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openVault } from '../../src/api/open-vault.js';
 import { BLOCK, CheckedFile, crc32Combine } from '../../src/indexing/segment-source.js';
+import { SegmentFile } from '../../src/indexing/segment-writer.js';
 import { cleanupVaults, makeVault } from '../helpers/make-vault.js';
 import { seeded } from '../helpers/seeded.js';
 
@@ -86,6 +87,76 @@ describe('CheckedFile', () => {
     }
   });
 
+  it("a docs segment's saved block CRC-32s: written in pieces of any size, they check every block read, and a file or list that differs is refused", async () => {
+    const next = random(20261207);
+    dir = await mkdtemp(join(tmpdir(), 'mem-segment-'));
+    const scratch = { buffer: Buffer.alloc(0) };
+    for (const length of [0, 1, BLOCK - 1, BLOCK, BLOCK + 1, 3 * BLOCK, 5 * BLOCK + 777]) {
+      const bytes = bytesOf(next, length);
+      const path = join(dir, `docs-${length}.bin`);
+      // Written as a save writes: pieces of random sizes, strings and bytes.
+      const writer = new SegmentFile(await open(path, 'wx'), 'docs', `docs-${length}.bin`);
+      for (let at = 0; at < length; ) {
+        const take = Math.min(length - at, 1 + Math.floor(next() * 2 * BLOCK));
+        await writer.write(bytes.subarray(at, at + take));
+        at += take;
+      }
+      const segment = await writer.close();
+      expect(segment).toMatchObject({ part: 'docs', bytes: length, crc: crc32(bytes) });
+      const words = Buffer.from(segment.blocks as string, 'base64');
+      expect(words.length).toBe(4 * Math.ceil(length / BLOCK));
+      for (let b = 0; b * BLOCK < length; b++)
+        expect(words.readUInt32LE(4 * b)).toBe(crc32(bytes.subarray(b * BLOCK, (b + 1) * BLOCK)));
+
+      const fd = openSync(path, 'r');
+      const file = CheckedFile.withBlocks(fd, segment.file, { ...segment, blocks: segment.blocks as string });
+      for (let i = 0; i < 50; i++) {
+        const from = Math.floor(next() * (length + 1));
+        const to = Math.min(length, from + Math.floor(next() * 3 * BLOCK));
+        const what = `${length} bytes, ${from}..${to}`;
+        expect(
+          Buffer.compare(Buffer.from(file.readOnce(from, to, scratch)), bytes.subarray(from, to)),
+          what,
+        ).toBe(0);
+        expect(Buffer.compare(Buffer.from(file.read(from, to)), bytes.subarray(from, to)), what).toBe(0);
+      }
+      file.close();
+      if (length === 0) continue;
+
+      // A list that is not the file's: another size, one CRC-32 changed, one block short.
+      const wrong = Buffer.from(words);
+      wrong.writeUInt32LE((wrong.readUInt32LE(0) ^ 1) >>> 0, 0);
+      for (const [expected, message] of [
+        [
+          { ...segment, bytes: length + 1, blocks: segment.blocks as string },
+          'is not the file that was saved',
+        ],
+        [{ ...segment, blocks: wrong.toString('base64') }, 'are not the file'],
+        [{ ...segment, blocks: words.subarray(4).toString('base64') }, 'do not fit its size'],
+      ] as const) {
+        const again = openSync(path, 'r');
+        expect(() => CheckedFile.withBlocks(again, segment.file, expected), message).toThrow(message);
+        closeSync(again);
+      }
+      // A byte of the last block changed: the list still fits, the block's read is refused.
+      const at = length - 1;
+      const changer = openSync(path, 'r+');
+      writeSync(changer, Buffer.from([(bytes[at] as number) ^ 0xff]), 0, 1, at);
+      closeSync(changer);
+      const damaged = CheckedFile.withBlocks(openSync(path, 'r'), segment.file, {
+        ...segment,
+        blocks: segment.blocks as string,
+      });
+      expect(() => damaged.readOnce(at, at + 1, scratch)).toThrow('is not the file that was saved');
+      expect(() => damaged.read(at, at + 1)).toThrow('changed on disk since it was saved');
+      if (at >= BLOCK)
+        expect(
+          Buffer.compare(Buffer.from(damaged.readOnce(0, BLOCK, scratch)), bytes.subarray(0, BLOCK)),
+        ).toBe(0);
+      damaged.close();
+    }
+  });
+
   it('refuses the bytes of a block changed on disk after the open, and reads the others', async () => {
     const bytes = bytesOf(random(11), 4 * BLOCK);
     const path = await fileOf(bytes);
@@ -103,7 +174,7 @@ describe('CheckedFile', () => {
     writeSync(writer, Buffer.from([(bytes[2 * BLOCK + 5] as number) ^ 0xff]), 0, 1, 2 * BLOCK + 5);
     closeSync(writer);
     expect(() => file.read(2 * BLOCK, 2 * BLOCK + 10)).toThrow(
-      'docs-0000.bin changed on disk after it was opened (block 2)',
+      'docs-0000.bin changed on disk since it was saved (block 2)',
     );
     // A read that covers the block fails too; one beside it reads as saved.
     expect(() => file.read(BLOCK + 4000, 2 * BLOCK + 1)).toThrow('changed on disk');
@@ -229,7 +300,7 @@ describe('an index opened from its cache', () => {
     expect(blocks).toBeGreaterThan(2);
     // The first read meets the damage, the text index is rebuilt from the notes, and it answers.
     expect(answers(vault)).toEqual(clean);
-    expect(notices.join('\n')).toMatch(/changed on disk after it was opened.*rebuilt from the notes/);
+    expect(notices.join('\n')).toMatch(/changed on disk since it was saved.*rebuilt from the notes/);
     await vault.save();
     await vault.close();
 
@@ -285,5 +356,52 @@ describe('an index opened from its cache', () => {
     const last = await openVault({ path: root });
     expect(answers(last)).toEqual(clean);
     await last.close();
+  });
+  it('a docs segment damaged before the open, at each of its blocks: the tables at the open, the strings when read; same answers, and the next save is clean', async () => {
+    const root = await makeVault(files());
+    const first = await openVault({ path: root });
+    const clean = answers(first);
+    await first.close();
+    const saved = join(root, '..', 'saved-mem');
+    await cp(join(root, '.mem'), saved, { recursive: true });
+    const docs = (await segmentFiles(root)).filter((path) => path.includes('docs-'));
+    expect(docs.length).toBeGreaterThan(0);
+    let atOpen = 0;
+    let whenRead = 0;
+    for (const [k] of docs.entries()) {
+      const blocks = Math.ceil(readFileSync(docs[k] as string).length / BLOCK);
+      expect(blocks).toBeGreaterThan(1);
+      for (let block = 0; block < blocks; block++) {
+        await rm(join(root, '.mem'), { recursive: true });
+        await cp(saved, join(root, '.mem'), { recursive: true });
+        const path = (await segmentFiles(root)).filter((p) => p.includes('docs-'))[k] as string;
+        const size = readFileSync(path).length;
+        damage(path, Math.min(size - 1, block * BLOCK + 7));
+        const what = `${path.slice(path.lastIndexOf('/') + 1)} block ${block}`;
+        const notices: string[] = [];
+        const vault = await openVault({ path: root, onNotice: (m) => notices.push(m) });
+        expect(answers(vault), what).toEqual(clean);
+        await vault.save();
+        await vault.close();
+        const said = notices.join('\n');
+        if (/^mem: the index cache is damaged \(docs-\d+\.bin is not the file that was saved/.test(said))
+          atOpen++;
+        else {
+          expect(said, what).toMatch(
+            /changed on disk since it was saved \(block \d+\).*rebuilt from the notes/,
+          );
+          whenRead++;
+        }
+        // What the save wrote opens clean, and answers alike.
+        const later: string[] = [];
+        const again = await openVault({ path: root, onNotice: (m) => later.push(m) });
+        expect(answers(again), what).toEqual(clean);
+        await again.close();
+        expect(later, what).toEqual([]);
+      }
+    }
+    // Both kinds were met: blocks of the tables (read at the open) and of the strings (read later).
+    expect(atOpen).toBeGreaterThan(0);
+    expect(whenRead).toBeGreaterThan(0);
   });
 });

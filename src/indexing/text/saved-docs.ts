@@ -26,6 +26,16 @@ const LOCATED_KEPT = 4096;
 /** How many notes of a segment one kept path stands for (DocsSegment.find) */
 const KEY_STEP = 32;
 
+/**
+ * Where a docs segment's strings start, which is where its tables end, from `head` (its first
+ * bytes, the header at least): an open reads only the bytes before it.
+ */
+export function docsTablesEnd(head: Uint8Array, fieldCount: number): number {
+  if (head.length < HEADER) throw new Error('a docs segment is cut short');
+  const view = new DataView(head.buffer, head.byteOffset, head.byteLength);
+  return HEADER + view.getUint32(4, true) * NOTE_BYTES + view.getUint32(0, true) * (12 + 4 * fieldCount);
+}
+
 /** One note's documents for a segment: its path and, per section, id, stored fields and field lengths. */
 export interface DocsNote {
   path: string;

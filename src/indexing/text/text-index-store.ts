@@ -1,7 +1,7 @@
 import { MemError } from '../../core/errors.js';
 import { BytesSource, type SegmentSource } from '../segment-source.js';
 import type { TermData } from './postings.js';
-import { type DocsNote, encodeDocs, SavedDocs } from './saved-docs.js';
+import { type DocsNote, docsTablesEnd, encodeDocs, SavedDocs } from './saved-docs.js';
 import {
   type Chunk,
   chunkReader,
@@ -371,6 +371,11 @@ export class TextStoreLoader {
       }
       this.loaded++;
     });
+  }
+
+  /** Where a docs segment's tables end, from its first bytes (docsTablesEnd). */
+  docsTablesEnd(head: Uint8Array): number {
+    return docsTablesEnd(head, this.index.fields.length);
   }
 
   /** Takes in one terms segment: its dictionary and where its records are; the postings are read from `source` when asked for. */

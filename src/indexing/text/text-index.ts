@@ -459,6 +459,7 @@ export class TextIndex {
    */
   static loader(header: TextStoreHeader & { version: number }): {
     docs(bytes: Uint8Array, source?: SegmentSource): void;
+    docsTablesEnd(head: Uint8Array): number;
     terms(bytes: Uint8Array, source?: SegmentSource): void;
     finish(): TextIndex;
   } {
@@ -466,6 +467,7 @@ export class TextIndex {
     const loader = new TextStoreLoader(new TermIndex(TERM_OPTIONS), header);
     return {
       docs: (bytes, source) => loader.docs(bytes, source),
+      docsTablesEnd: (head) => loader.docsTablesEnd(head),
       terms: (bytes, source) => loader.terms(bytes, source),
       finish: () => {
         const index = new TextIndex();
