@@ -127,7 +127,8 @@ async function loadGeneration(root: string, base: string, manifest: Manifest): P
   const text = TextIndex.loader(manifest.text);
   const fds: number[] = [];
   const sizes: number[] = [];
-  // The text index's segments: read whole once here, into one buffer reused for each, then read by offset.
+  // The text index's segments: what an open needs read once here (a terms segment whole, a docs
+  // segment's tables), into one buffer reused for each; after it they are read by offset.
   const textFiles: CheckedFile[] = [];
   const scratch = { buffer: Buffer.alloc(0) };
   try {

@@ -17,8 +17,9 @@ import { BLOCK, blockCache } from './block-cache.js';
 export { BLOCK };
 
 /**
- * A segment's bytes changed on disk after the open: the index that reads it rebuilds its text
- * index from the notes (TextIndex.recover) instead of failing every query that touches the block.
+ * A block of a segment read after the open is not the one saved (changed on disk since the save,
+ * before the open or after it): the index that reads it rebuilds its text index from the notes
+ * (TextIndex.recover) instead of failing every query that touches the block.
  */
 export class SegmentDamaged extends Error {
   override readonly name = 'SegmentDamaged';

@@ -79,6 +79,7 @@ export class SegmentFile {
     const segment: Segment = { part: this.part, file: this.file, bytes: this.bytes, crc: this.crc };
     if (this.blockCrcs) {
       if (this.blockFill > 0) this.blockCrcs.push(this.blockCrc);
+      this.blockFill = 0;
       const words = Buffer.alloc(4 * this.blockCrcs.length);
       for (let b = 0; b < this.blockCrcs.length; b++) words.writeUInt32LE(this.blockCrcs[b] as number, 4 * b);
       segment.blocks = words.toString('base64');

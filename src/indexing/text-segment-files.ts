@@ -22,9 +22,12 @@ export function readTextSegment(
     const { blocks } = segment;
     if (segment.part === 'docs' && blocks !== undefined) {
       // Only the tables are read now (at 100,000 notes 9 of 64 MiB); the strings when a query reads them.
+      if (typeof blocks !== 'string')
+        throw new Error(`the manifest's block CRC-32s of ${segment.file} are not text`);
       const file = CheckedFile.withBlocks(fd, segment.file, { ...segment, blocks });
       const head = file.readOnce(0, Math.min(file.size, BLOCK), scratch);
-      checked = { file, bytes: file.readOnce(0, text.docsTablesEnd(head), scratch) };
+      const end = text.docsTablesEnd(head);
+      checked = { file, bytes: end <= head.length ? head : file.readOnce(0, end, scratch) };
     } else checked = CheckedFile.check(fd, segment.file, segment, scratch);
   } catch (error) {
     closeSync(fd);

@@ -249,6 +249,7 @@ export class LiveIndex {
     const result = await saveIndexCache(this.root, this.index);
     if (result.saved) {
       this.stale.clear();
+      this.index.text.recovered = false;
       this.saveFailed = false;
     } else if (!this.saveFailed) {
       this.saveFailed = true;
@@ -263,7 +264,13 @@ export class LiveIndex {
 
   private async saveIfStaleNow(): Promise<void> {
     const stale = this.stale.size;
-    if (stale > 0 && stale >= Math.max(1, Math.floor(this.index.notes.size / 100))) await this.saveNow();
+    // A text index rebuilt from the notes: the cache on disk is damaged, and every process that
+    // opens it would rebuild it again.
+    if (
+      this.index.text.recovered ||
+      (stale > 0 && stale >= Math.max(1, Math.floor(this.index.notes.size / 100)))
+    )
+      await this.saveNow();
   }
 
   /** See Vault.watch */
@@ -405,7 +412,7 @@ export class LiveIndex {
     this.tracker?.close();
     this.tracker = undefined;
     await this.queue.exclusive(async () => {
-      if (this.stale.size > 0) await this.saveNow();
+      if (this.stale.size > 0 || this.index.text.recovered) await this.saveNow();
     });
     // The saved notes' files; a note read after this is read from the vault instead.
     this.index.close();

@@ -264,8 +264,8 @@ export class SavedDocs {
   }
 
   /**
-   * Takes in one segment, `bytes` (read whole, not kept: its strings are read from `source` when
-   * asked for); `place` is told each document's short id (the caller checks it and marks it live)
+   * Takes in one segment, `bytes` (its start, the tables at least, not kept: its strings are read
+   * from `source` when asked for); `place` is told each document's short id (the caller checks it and marks it live)
    * and its field lengths, read from the segment's table.
    */
   load(

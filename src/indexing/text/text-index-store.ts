@@ -355,8 +355,8 @@ export class TextStoreLoader {
 
   /**
    * Takes in one docs segment: which short ids are live and their field lengths; the rest is read
-   * from `source` when asked for. `bytes` are the segment's (read whole once, not kept); without a
-   * source, they are kept and read from.
+   * from `source` when asked for. `bytes` are the segment's from its start, its tables at least
+   * (read once, not kept); without a source, they are the whole segment, kept and read from.
    */
   docs(bytes: Uint8Array, source: SegmentSource = new BytesSource(bytes)): void {
     const { index } = this;

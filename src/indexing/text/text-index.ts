@@ -82,6 +82,8 @@ export class TextIndex {
   rebuildFrom: (() => Iterable<Note>) | undefined;
   /** Told why, after recover() rebuilt the index */
   onRebuilt: ((reason: string) => void) | undefined;
+  /** recover() rebuilt the index since it was loaded or last saved: the cache on disk is damaged */
+  recovered = false;
 
   /** Runs `read`, or after recover() `again` (a change half-applied is made again whole). */
   private guard<T>(read: () => T, again: () => T = read): T {
@@ -94,9 +96,9 @@ export class TextIndex {
   }
 
   /**
-   * After a SegmentDamaged error (bytes changed on disk after the open), makes the index what a
+   * After a SegmentDamaged error (a block read is not the one saved), makes the index what a
    * build from the notes makes it, as the next open would, and closes its segment files: nothing
-   * damaged is read or saved again. Any other error is thrown again.
+   * damaged is read or saved again (`recovered` until the next save). Any other error is thrown again.
    */
   recover(error: unknown): void {
     const notes = this.rebuildFrom;
@@ -111,6 +113,7 @@ export class TextIndex {
     this.topK = undefined;
     closeWhenCollected.unregister(this);
     closeFiles(this.files);
+    this.recovered = true;
     this.onRebuilt?.(error.message);
   }
 
