@@ -272,6 +272,8 @@ async function saveGeneration(
     // A cold build's text index is read from what the save wrote from now on, not held twice.
     readSavedText(index.text, dir, written.segments, written.text);
   }
+  // What was written is the text index as it is now, rebuilt or not: the cache is whole again.
+  index.text.recovered = false;
   await removeOlder(root, base, generation, previous);
   return { saved: true };
 }

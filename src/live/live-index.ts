@@ -249,7 +249,6 @@ export class LiveIndex {
     const result = await saveIndexCache(this.root, this.index);
     if (result.saved) {
       this.stale.clear();
-      this.index.text.recovered = false;
       this.saveFailed = false;
     } else if (!this.saveFailed) {
       this.saveFailed = true;

@@ -82,7 +82,7 @@ export class TextIndex {
   rebuildFrom: (() => Iterable<Note>) | undefined;
   /** Told why, after recover() rebuilt the index */
   onRebuilt: ((reason: string) => void) | undefined;
-  /** recover() rebuilt the index since it was loaded or last saved: the cache on disk is damaged */
+  /** recover() rebuilt the index since it was loaded or last saved (saveIndexCache): the cache on disk is damaged */
   recovered = false;
 
   /** Runs `read`, or after recover() `again` (a change half-applied is made again whole). */
